@@ -1,0 +1,152 @@
+"""Engine cost per streamed token against the bare openai SDK (issue 2 §6).
+
+The scripted server runs in its own process and streams a long reply at
+2,500 tokens/s. In one run, interleaved to cancel the machine's noise, we
+consume the same two streams (the planning round and the tool round) with
+
+- bare: ``AsyncOpenAI.chat.completions.create(stream=True)``, touching each
+  delta's content, and
+- engine: ``ChatHandler`` + ``AgentClient`` + ``StreamParser`` +
+  ``SessionMessageBus`` + ``PlaybackQueue`` (a null view) over
+  ``OpenAIProvider``,
+
+and compare the CPU time of this process per token (the server's CPU is
+not counted). Target: engine/bare ≤ 1.05.
+
+Run: ``.venv/bin/python benchmarks/bench_engine.py [--tokens 3000] [--rounds 5]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from openai import AsyncOpenAI
+
+from desktop_agent.core.agent import AgentClient
+from desktop_agent.core.bus import BusItem, SessionMessageBus
+from desktop_agent.core.conversation import Conversation
+from desktop_agent.core.tool_router import ToolRouter
+from desktop_agent.llm.openai_provider import OpenAIProvider
+
+WORDS = ["The", " quick", " brown", " fox", " jumps", " over", " the", " lazy", " dog", "."]
+
+
+class NullView:
+    def show_text(self, message: dict[str, Any]) -> None:
+        pass
+
+    def tool_event(self, item: BusItem) -> None:
+        pass
+
+    def approval_needed(self, message: dict[str, Any]) -> None:
+        pass
+
+    def notice(self, message: dict[str, Any]) -> None:
+        pass
+
+    def interrupted(self, message: dict[str, Any]) -> None:
+        pass
+
+    def turn_ended(self, message: dict[str, Any]) -> None:
+        pass
+
+
+def start_server(tokens: int, rate: float) -> tuple[subprocess.Popen[str], str]:
+    chunks = [WORDS[i % len(WORDS)] for i in range(tokens)]
+    script = [{"chunks": chunks, "tokens_per_s": rate} for _ in range(1000)]
+    path = Path(tempfile.mkdtemp()) / "replies.json"
+    path.write_text(json.dumps(script))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "desktop_agent.testing.scripted_server", "--script", str(path)],
+        stdout=subprocess.PIPE, text=True,
+    )
+    assert proc.stdout is not None
+    line = proc.stdout.readline().strip()
+    if not line.startswith("READY "):
+        raise SystemExit(f"scripted server did not start: {line!r}")
+    return proc, line.split(" ", 1)[1]
+
+
+async def bare(client: AsyncOpenAI) -> int:
+    count = 0
+    for _ in range(2):
+        stream = await client.chat.completions.create(
+            model="scripted", messages=[{"role": "user", "content": "hi"}], stream=True,
+            stream_options={"include_usage": True},
+        )
+        async for chunk in stream:
+            if chunk.choices and chunk.choices[0].delta.content:
+                count += 1
+    return count
+
+
+async def engine(provider: OpenAIProvider) -> int:
+    conversation = Conversation(AgentClient(provider, ToolRouter(), system_prompt=None))
+    pushed = 0
+
+    def on_bus(bus: SessionMessageBus) -> None:
+        nonlocal pushed
+
+        def count(item: BusItem) -> None:
+            nonlocal pushed
+            pushed += 1
+
+        bus.add_listener(count)
+
+    outcome = await conversation.run_turn("hi", NullView(), on_bus=on_bus)
+    assert outcome.status == "completed", outcome
+    return pushed
+
+
+async def measure(base_url: str, rounds: int) -> dict[str, list[float]]:
+    client = AsyncOpenAI(base_url=base_url, api_key="bench", max_retries=0)
+    provider = OpenAIProvider(base_url=base_url, api_key="bench", model="scripted")
+    results: dict[str, list[float]] = {"bare": [], "engine": [], "bare_wall": [], "engine_wall": []}
+    await bare(client)  # warm up both paths
+    await engine(provider)
+    for _ in range(rounds):
+        for name, run in (("bare", lambda: bare(client)), ("engine", lambda: engine(provider))):
+            cpu0, wall0 = time.process_time(), time.perf_counter()
+            await run()
+            results[name].append(time.process_time() - cpu0)
+            results[name + "_wall"].append(time.perf_counter() - wall0)
+    await client.close()
+    await provider.aclose()
+    return results
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tokens", type=int, default=3000)
+    parser.add_argument("--rate", type=float, default=2500.0, help="tokens per second from the server")
+    parser.add_argument("--rounds", type=int, default=5)
+    args = parser.parse_args()
+    proc, base_url = start_server(args.tokens, args.rate)
+    try:
+        results = asyncio.run(measure(base_url, args.rounds))
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+    tokens = 2 * args.tokens
+    bare_cpu = statistics.median(results["bare"])
+    engine_cpu = statistics.median(results["engine"])
+    print(f"tokens per turn: {tokens} at {args.rate:g} tokens/s, {args.rounds} interleaved rounds")
+    print(f"{'path':8} {'cpu µs/token':>14} {'wall s':>8}")
+    print(f"{'bare':8} {bare_cpu / tokens * 1e6:14.1f} {statistics.median(results['bare_wall']):8.2f}")
+    print(f"{'engine':8} {engine_cpu / tokens * 1e6:14.1f} {statistics.median(results['engine_wall']):8.2f}")
+    ratio = engine_cpu / bare_cpu
+    print(f"engine/bare CPU ratio: {ratio:.3f} (target <= 1.05)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,38 @@
+"""``python -m desktop_agent`` / ``desktop-agent``: the window, or with
+``--cli`` the headless mode (DESIGN §10)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from desktop_agent.cli import add_arguments
+
+    parser = argparse.ArgumentParser(
+        prog="desktop-agent",
+        description="Desktop voice assistant for any OpenAI-compatible model, with MCP tools and approvals.",
+    )
+    parser.add_argument("--cli", action="store_true", help="run headless in the terminal (no window)")
+    add_arguments(parser)
+    gui = parser.add_argument_group("window options")
+    gui.add_argument("--screenshot", metavar="PNG", help="save a screenshot of the window once shown")
+    gui.add_argument("--quit-after-ms", type=int, metavar="MS", help="close the window after this many ms")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.cli:
+        from desktop_agent.cli import main as cli_main
+
+        return cli_main(args)
+    from desktop_agent.app import run_gui
+
+    return run_gui(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,236 @@
+"""AgentClient: one user turn as an async generator (DESIGN §2, seed 000 §1–3).
+
+Planning round (no tools) → intent tag → continuation round (``<no_tool>``)
+or the tool loop (``<need_tool>`` or no tag). The generator suspends at
+``approval_required``; the chat handler resumes it only when the call was
+approved, and otherwise closes it, so nothing of a rejected call runs.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import logging
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from contextlib import aclosing
+from dataclasses import dataclass
+from typing import Any
+
+from desktop_agent.core import prompts
+from desktop_agent.core.events import (
+    LLMChunk,
+    NoticeChunk,
+    RoundEndChunk,
+    SegmentChunk,
+    ToolCallChunk,
+    ToolCallInfo,
+)
+from desktop_agent.core.ports import LLMError, LLMProvider, TextDelta, ToolContext, ToolResult
+from desktop_agent.core.stream_parser import StreamParser, detect_intent, strip_intent_tags
+from desktop_agent.core.tool_router import ToolRouter
+
+log = logging.getLogger(__name__)
+
+JSONDict = dict[str, Any]
+ContextFactory = Callable[[str], ToolContext]
+"""Builds the ToolContext of one call from its tool_call_id."""
+
+
+@dataclass
+class _PendingCall:
+    index: int
+    id: str
+    name: str = ""
+    arguments: str = ""
+    announced: bool = False
+
+
+class _RoundFailed(Exception):
+    def __init__(self, notice: NoticeChunk) -> None:
+        self.notice = notice
+
+
+class AgentClient:
+    def __init__(
+        self,
+        llm: LLMProvider,
+        router: ToolRouter,
+        *,
+        max_steps: int = 10,
+        speak_every_reply: bool = False,
+        system_prompt: str | None = prompts.SYSTEM_PROMPT,
+    ) -> None:
+        self.llm = llm
+        self.router = router
+        self.max_steps = max_steps
+        self.speak_every_reply = speak_every_reply
+        self.system_prompt = system_prompt
+        self._task_ids = itertools.count(1)
+        self._call_ids = itertools.count(1)
+
+    async def chat_stream(
+        self, messages: Sequence[Mapping[str, Any]], context_factory: ContextFactory
+    ) -> AsyncIterator[LLMChunk]:
+        working: list[JSONDict] = [dict(m) for m in messages]
+        if self.system_prompt and not (working and working[0].get("role") == "system"):
+            working.insert(0, {"role": "system", "content": self.system_prompt})
+        try:
+            # Round 0: planning, no tools, temporary planning prompt at the end.
+            planning = {"role": "system", "content": prompts.PLANNING_PROMPT}
+            working.append(planning)
+            parser = self._parser()
+            async with aclosing(self._stream_text(working, parser)) as stream:
+                async for chunk in stream:
+                    yield chunk
+            yield RoundEndChunk(0, "planning")
+            working.remove(planning)
+            full = parser.full_raw_text
+            skip_agent_loop = detect_intent(full) is True
+            if full.strip():
+                working.append({"role": "assistant", "content": full})
+                working.append({"role": "user", "content": prompts.CONTINUE_MESSAGE})
+                for message in working:
+                    if message.get("role") == "assistant" and isinstance(message.get("content"), str):
+                        message["content"] = strip_intent_tags(message["content"])
+
+            rest = self._continuation(working) if skip_agent_loop else self._tool_loop(working, context_factory)
+            async with aclosing(rest) as stream:
+                async for chunk in stream:
+                    yield chunk
+        except _RoundFailed as failed:
+            yield failed.notice
+
+    def _parser(self) -> StreamParser:
+        return StreamParser(speak_everything=self.speak_every_reply)
+
+    async def _stream_text(
+        self, working: list[JSONDict], parser: StreamParser
+    ) -> AsyncIterator[SegmentChunk]:
+        """A round without tools: text only (stray tool calls are ignored)."""
+        try:
+            async with aclosing(self.llm.stream(working, tools=None)) as deltas:
+                async for delta in deltas:
+                    if isinstance(delta, TextDelta):
+                        for segment in parser.feed(delta.text):
+                            yield SegmentChunk(segment)
+        except LLMError as exc:
+            for segment in parser.flush():
+                yield SegmentChunk(segment)
+            raise _RoundFailed(NoticeChunk("error", exc.message, exc.code)) from exc
+        for segment in parser.flush():
+            yield SegmentChunk(segment)
+
+    async def _continuation(self, working: list[JSONDict]) -> AsyncIterator[LLMChunk]:
+        prompt = {"role": "system", "content": prompts.CONTINUATION_PROMPT}
+        working.append(prompt)
+        async with aclosing(self._stream_text(working, self._parser())) as stream:
+            async for chunk in stream:
+                yield chunk
+        yield RoundEndChunk(1, "continuation")
+        working.remove(prompt)
+
+    async def _tool_loop(
+        self, working: list[JSONDict], context_factory: ContextFactory
+    ) -> AsyncIterator[LLMChunk]:
+        tools = self.router.openai_tools() or None
+        for step in range(1, self.max_steps + 1):
+            parser = self._parser()
+            calls: dict[int, _PendingCall] = {}
+            try:
+                async with aclosing(self.llm.stream(working, tools=tools)) as deltas:
+                    async for delta in deltas:
+                        if isinstance(delta, TextDelta):
+                            for segment in parser.feed(delta.text):
+                                yield SegmentChunk(segment)
+                            continue
+                        call = calls.get(delta.index)
+                        if call is None:
+                            call = calls[delta.index] = _PendingCall(
+                                delta.index, delta.id or f"call_{next(self._call_ids)}"
+                            )
+                        if delta.name:
+                            call.name += delta.name
+                        call.arguments += delta.arguments
+                        if call.name and not call.announced:
+                            call.announced = True
+                            yield ToolCallChunk(ToolCallInfo(call.id, call.name, "start"))
+            except LLMError as exc:
+                for segment in parser.flush():
+                    yield SegmentChunk(segment)
+                raise _RoundFailed(NoticeChunk("error", exc.message, exc.code)) from exc
+            for segment in parser.flush():
+                yield SegmentChunk(segment)
+            if not calls:
+                yield RoundEndChunk(step, "tools")
+                return
+
+            ordered = [calls[i] for i in sorted(calls)]
+            text = strip_intent_tags(parser.full_raw_text).strip()
+            working.append(
+                {
+                    "role": "assistant",
+                    "content": text or None,
+                    "tool_calls": [
+                        {
+                            "id": c.id,
+                            "type": "function",
+                            "function": {"name": c.name, "arguments": c.arguments or "{}"},
+                        }
+                        for c in ordered
+                    ],
+                }
+            )
+            for call in ordered:
+                if not call.announced:
+                    yield ToolCallChunk(ToolCallInfo(call.id, call.name or "(no name)", "start"))
+                result: ToolResult | None = None
+                async with aclosing(self._run_call(call, context_factory)) as run:
+                    async for chunk in run:
+                        yield chunk
+                        if chunk.call.state == "result":
+                            result = chunk.call.result
+                assert result is not None
+                working.append({"role": "tool", "tool_call_id": call.id, "content": result.text})
+            yield RoundEndChunk(step, "tools")
+        yield NoticeChunk(
+            "warning", prompts.MAX_STEPS_WARNING.format(steps=self.max_steps), "max_steps"
+        )
+
+    async def _run_call(
+        self, call: _PendingCall, context_factory: ContextFactory
+    ) -> AsyncIterator[ToolCallChunk]:
+        name = call.name or "(no name)"
+        arguments, problem = _parse_arguments(call.arguments)
+        route = self.router.lookup(call.name) if call.name else None
+        if problem is None and route is None:
+            known = ", ".join(s.name for s in self.router.specs()) or "none"
+            problem = f"unknown tool {name!r}; available tools: {known}"
+        if problem is not None or route is None or arguments is None:
+            result = ToolResult(f"Error: {problem}. The tool was not run.", is_error=True)
+            yield ToolCallChunk(ToolCallInfo(call.id, name, "result", arguments, result=result))
+            return
+        if not route.skip_approval:
+            task_id = f"t{next(self._task_ids)}"
+            yield ToolCallChunk(
+                ToolCallInfo(call.id, name, "approval_required", arguments, task_id=task_id)
+            )
+        follow_up = route.post_executing(call.id, arguments)
+        yield ToolCallChunk(ToolCallInfo(call.id, name, "executing", arguments, follow_up=follow_up))
+        try:
+            result = await route.run(arguments, context_factory(call.id))
+        except Exception as exc:  # a broken tool must not end the turn
+            log.exception("tool %s failed", name)
+            result = ToolResult(f"Error: tool {name!r} failed: {exc}", is_error=True)
+        yield ToolCallChunk(ToolCallInfo(call.id, name, "result", arguments, result=result))
+
+
+def _parse_arguments(raw: str) -> tuple[dict[str, Any] | None, str | None]:
+    if not raw.strip():
+        return {}, None
+    try:
+        value = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        return None, f"the arguments are not valid JSON ({exc.msg} at position {exc.pos}): {raw[:200]!r}"
+    if not isinstance(value, dict):
+        return None, f"the arguments must be a JSON object, got {type(value).__name__}"
+    return value, None

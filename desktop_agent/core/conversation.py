@@ -1,0 +1,153 @@
+"""Conversation: one chat thread. Runs turns (handler + playback queue on one
+bus), keeps the history built from what was consumed, and is what the
+window and the terminal call to interrupt and to answer approvals."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from desktop_agent.core.agent import AgentClient
+from desktop_agent.core.approval import ApprovalManager, approval_key
+from desktop_agent.core.bus import SessionMessageBus
+from desktop_agent.core.chat_handler import ChatHandler
+from desktop_agent.core.history import check_history, truncate_for_send
+from desktop_agent.core.playback import PlaybackQueue, PlaybackView
+from desktop_agent.core.ports import AudioSink, SpeechPort
+from desktop_agent.core.session import SessionManager
+
+log = logging.getLogger(__name__)
+
+JSONDict = dict[str, Any]
+
+SpeechFactory = Callable[[SessionMessageBus], SpeechPort | None]
+
+
+@dataclass(frozen=True, slots=True)
+class TurnOutcome:
+    """How a turn ended: ``completed``, ``user``, ``rejected``,
+    ``approval_timeout`` or ``error`` (with the one-line ``error``)."""
+
+    status: str
+    error: str | None = None
+    session_id: str = ""
+
+
+class Conversation:
+    def __init__(
+        self,
+        agent: AgentClient,
+        *,
+        approvals: ApprovalManager | None = None,
+        sessions: SessionManager | None = None,
+        conversation_id: str | None = None,
+        speech_factory: SpeechFactory | None = None,
+        approval_timeout_s: float = 300.0,
+        history: list[JSONDict] | None = None,
+    ) -> None:
+        self.agent = agent
+        self.approvals = approvals or ApprovalManager()
+        self.sessions = sessions or SessionManager()
+        self.sessions.on_cancel(lambda sid, _reason: self.approvals.cancel_session(sid))
+        self.conversation_id = conversation_id or uuid.uuid4().hex
+        self.speech_factory = speech_factory
+        self.approval_timeout_s = approval_timeout_s
+        self.history: list[JSONDict] = list(history or [])
+        self._handler = ChatHandler(agent, self.approvals, self.sessions)
+        self._session_id: str | None = None
+        self._queue: PlaybackQueue | None = None
+
+    @property
+    def busy(self) -> bool:
+        return self._session_id is not None
+
+    @property
+    def session_id(self) -> str | None:
+        return self._session_id
+
+    @property
+    def queue(self) -> PlaybackQueue | None:
+        return self._queue
+
+    def messages_for(self, user_text: str) -> list[JSONDict]:
+        """What the next turn sends: earlier turns truncated, then the user."""
+        return [*truncate_for_send(self.history), {"role": "user", "content": user_text}]
+
+    async def run_turn(
+        self,
+        user_text: str,
+        view: PlaybackView,
+        *,
+        sink: AudioSink | None = None,
+        auto_approve: Callable[[str], bool] = lambda name: False,
+        on_bus: Callable[[SessionMessageBus], None] | None = None,
+    ) -> TurnOutcome:
+        if self._session_id is not None:
+            raise RuntimeError("a turn is already running in this conversation")
+        session_id = uuid.uuid4().hex[:12]
+        bus = SessionMessageBus(session_id)
+        if on_bus is not None:
+            on_bus(bus)
+        speech = self.speech_factory(bus) if self.speech_factory else None
+        queue = PlaybackQueue(
+            view,
+            approver=self._approve,
+            auto_approve=auto_approve,
+            sink=sink,
+            expect_audio=speech is not None,
+        )
+        self._session_id, self._queue = session_id, queue
+        self.sessions.start(session_id)
+        handler = asyncio.create_task(
+            self._handler.handle_chat(
+                session_id,
+                bus,
+                self.messages_for(user_text),
+                conversation_id=self.conversation_id,
+                speech=speech,
+                approval_timeout_s=self.approval_timeout_s,
+            )
+        )
+        try:
+            await queue.run(bus)
+            outcome = await handler
+        finally:
+            if not handler.done():
+                self.sessions.cancel(session_id, "user")
+                await asyncio.gather(handler, return_exceptions=True)
+            self._session_id, self._queue = None, None
+            self.sessions.finish(session_id)
+        turn = [{"role": "user", "content": user_text}, *queue.history.messages]
+        check_history(turn)
+        self.history.extend(turn)
+        return TurnOutcome(outcome.status, outcome.error, session_id)
+
+    def interrupt(self) -> bool:
+        """The interrupt button: False when no turn is running."""
+        session_id, queue = self._session_id, self._queue
+        if session_id is None:
+            return False
+        if queue is not None:
+            queue.stop_now()
+        self.sessions.cancel(session_id, "user")
+        return True
+
+    def answer_approval(self, task_id: str, approved: bool) -> bool:
+        """Answer through the queue so it unblocks; False when not pending."""
+        queue = self._queue
+        if queue is None:
+            return False
+        return queue.answer(task_id, approved)
+
+    def _approve(self, task_id: str, approved: bool) -> bool:
+        session_id = self._session_id
+        if session_id is None:
+            return False
+        ok = self.approvals.respond(approval_key(session_id, task_id), approved)
+        if not approved:
+            self.sessions.cancel(session_id, "rejected")
+        return ok

@@ -1,0 +1,185 @@
+"""FormManager: pending forms of ``ask_user_question``, like approvals but
+carrying answers (DESIGN §4, seed 000 "skip_approval").
+
+The tool registers a form synchronously from its ``on_post_executing`` hook,
+so the form exists before the ``form_request`` bus message can reach anyone
+who might answer it; the tool's ``run`` then waits. Whoever shows the form
+(the window, the headless front end via :meth:`FormManager.pending`) calls
+:meth:`FormManager.respond`. Answers are checked against the questions here,
+once, so every front end gets the same one-line error for the same mistake.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+log = logging.getLogger(__name__)
+
+QuestionType = Literal["text", "choice", "multi_choice"]
+QUESTION_TYPES: tuple[QuestionType, ...] = ("text", "choice", "multi_choice")
+Answers = dict[str, str | list[str]]
+
+
+class FormAnswerError(ValueError):
+    """The answers do not fit the form; the message names the question."""
+
+
+@dataclass(frozen=True, slots=True)
+class FormQuestion:
+    """One question of a form, already validated by whoever built it."""
+
+    id: str
+    question: str
+    type: QuestionType = "text"
+    options: tuple[str, ...] = ()
+    """The choices, for ``choice`` and ``multi_choice``; empty for ``text``."""
+    required: bool = True
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "question": self.question,
+            "type": self.type,
+            "options": list(self.options),
+            "required": self.required,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class FormAnswer:
+    """How a form ended: the answers, or cancelled (no answers)."""
+
+    answers: Answers | None
+    cancelled: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class PendingForm:
+    """A form still waiting for the user."""
+
+    form_id: str
+    questions: tuple[FormQuestion, ...]
+    title: str | None = None
+
+
+class _Entry:
+    """The answer slot of one form; the waiter keeps a reference, so popping
+    the entry (cancel) still wakes it."""
+
+    __slots__ = ("answer", "done", "form")
+
+    def __init__(self, form: PendingForm) -> None:
+        self.form = form
+        self.done = asyncio.Event()
+        self.answer: FormAnswer | None = None
+
+    def finish(self, answer: FormAnswer) -> None:
+        if self.answer is None:
+            self.answer = answer
+            self.done.set()
+
+
+_CANCELLED = FormAnswer(answers=None, cancelled=True)
+
+
+class FormManager:
+    def __init__(self) -> None:
+        self._entries: dict[str, _Entry] = {}
+
+    def register(self, form_id: str, questions: Sequence[FormQuestion], *, title: str | None = None) -> None:
+        """Create the form (synchronous: no await between this and the push)."""
+        if form_id in self._entries:
+            raise ValueError(f"form {form_id!r} is already registered")
+        if not questions:
+            raise ValueError(f"form {form_id!r} has no questions")
+        self._entries[form_id] = _Entry(PendingForm(form_id, tuple(questions), title))
+
+    def __contains__(self, form_id: object) -> bool:
+        """True while the form is registered and its answer not yet collected."""
+        return form_id in self._entries
+
+    def pending(self) -> list[PendingForm]:
+        """Forms still waiting for an answer, in registration order."""
+        return [e.form for e in self._entries.values() if e.answer is None]
+
+    async def wait(self, form_id: str, timeout: float | None = None) -> FormAnswer:
+        """The user's answer; cancelled when the form was cancelled, timed out,
+        or is unknown (already cancelled before the wait began)."""
+        entry = self._entries.get(form_id)
+        if entry is None:
+            log.debug("form %s is gone before the wait began: cancelled", form_id)
+            return _CANCELLED
+        try:
+            async with asyncio.timeout(timeout):
+                await entry.done.wait()
+        except TimeoutError:
+            log.info("form %s timed out after %s s", form_id, timeout)
+        finally:
+            # Collected, timed out or the waiter was cancelled: the form is over.
+            entry.finish(_CANCELLED)
+            if self._entries.get(form_id) is entry:
+                del self._entries[form_id]
+        assert entry.answer is not None
+        return entry.answer
+
+    def respond(self, form_id: str, answers: Mapping[str, Any] | None) -> bool:
+        """Answer a form; ``None`` means the user cancelled it.
+
+        False when no such form is pending. Raises :class:`FormAnswerError`
+        when the answers do not fit (the form stays pending).
+        """
+        entry = self._entries.get(form_id)
+        if entry is None or entry.answer is not None:
+            return False
+        if answers is None:
+            entry.finish(_CANCELLED)
+        else:
+            entry.finish(FormAnswer(validate_answers(entry.form.questions, answers)))
+        return True
+
+    def cancel(self, form_id: str) -> None:
+        """Cancel one form (idempotent); its waiter gets a cancelled answer."""
+        entry = self._entries.pop(form_id, None)
+        if entry is not None:
+            entry.finish(_CANCELLED)
+
+    def cancel_all(self) -> None:
+        """Cancel every form; pops them, so none leaks if no wait ever starts."""
+        entries = list(self._entries.values())
+        self._entries.clear()
+        for entry in entries:
+            entry.finish(_CANCELLED)
+
+
+def validate_answers(questions: Sequence[FormQuestion], answers: Mapping[str, Any]) -> Answers:
+    """Check answers against the questions; returns them in question order,
+    leaving out optional questions left empty."""
+    known = {q.id for q in questions}
+    for key in answers:
+        if key not in known:
+            raise FormAnswerError(f"answer for unknown question {key!r}")
+    result: Answers = {}
+    for q in questions:
+        value = answers.get(q.id)
+        if value is None or value == "" or value == []:
+            if q.required:
+                raise FormAnswerError(f"question {q.id!r} is required")
+            continue
+        if q.type == "multi_choice":
+            if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
+                raise FormAnswerError(f"question {q.id!r} expects a list of options")
+            for v in value:
+                if v not in q.options:
+                    raise FormAnswerError(f"question {q.id!r}: {v!r} is not one of its options")
+            result[q.id] = list(value)
+        elif not isinstance(value, str):
+            raise FormAnswerError(f"question {q.id!r} expects text, got {type(value).__name__}")
+        elif q.type == "choice" and value not in q.options:
+            raise FormAnswerError(f"question {q.id!r}: {value!r} is not one of its options")
+        else:
+            result[q.id] = value
+    return result

@@ -1,0 +1,228 @@
+"""Ports: the Protocols through which the core talks to the outside world.
+
+The core knows nothing of openai, mcp, edge-tts or Qt. Adapters in ``llm/``,
+``mcp_engine/``, ``tools/``, ``voice/`` and ``ui/`` implement these.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol, runtime_checkable
+
+JSONDict = dict[str, Any]
+
+# --------------------------------------------------------------------------- LLM
+
+
+@dataclass(frozen=True, slots=True)
+class TextDelta:
+    """A piece of assistant text from the stream."""
+
+    text: str
+    type: Literal["text"] = "text"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallDelta:
+    """A piece of one tool call, keyed by its ``index`` in the reply."""
+
+    index: int
+    id: str | None = None
+    name: str | None = None
+    arguments: str = ""
+    type: Literal["tool_call"] = "tool_call"
+
+
+LLMDelta = TextDelta | ToolCallDelta
+
+
+class LLMError(Exception):
+    """A failure of the LLM endpoint, already worded for the user.
+
+    ``code`` is one of ``auth``, ``connection``, ``rate_limit``, ``server``,
+    ``bad_request``, ``stream_dropped``, ``config``.
+    """
+
+    def __init__(self, message: str, code: str = "server") -> None:
+        super().__init__(message)
+        self.code = code
+
+    @property
+    def message(self) -> str:
+        return str(self)
+
+
+class LLMProvider(Protocol):
+    """An OpenAI-compatible chat model, streamed."""
+
+    @property
+    def model(self) -> str:
+        """Model name shown to the user."""
+        ...
+
+    @property
+    def is_demo(self) -> bool:
+        """True for the offline demo model."""
+        ...
+
+    def stream(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        *,
+        tools: Sequence[Mapping[str, Any]] | None = None,
+    ) -> AsyncGenerator[LLMDelta, None]:
+        """Stream one reply. Raises :class:`LLMError` on failure."""
+        ...
+
+
+# ------------------------------------------------------------------------- tools
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    """A tool as the LLM sees it, plus where it comes from."""
+
+    name: str
+    description: str
+    parameters: Mapping[str, Any] = field(
+        default_factory=lambda: {"type": "object", "properties": {}}
+    )
+    skip_approval: bool = False
+    """Only built-in tools may set this; MCP tools always need approval."""
+    server: str | None = None
+    """MCP server name, or None for a built-in tool."""
+
+    def to_openai(self) -> JSONDict:
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": dict(self.parameters),
+            },
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ImageContent:
+    """An image a tool returned; kept for the UI, never sent to the model."""
+
+    mime: str
+    data: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResult:
+    """What a tool returns. ``text`` is what the model sees."""
+
+    text: str
+    is_error: bool = False
+    images: tuple[ImageContent, ...] = ()
+
+
+class ToolContext(Protocol):
+    """What an executing tool may do besides returning its result."""
+
+    @property
+    def session_id(self) -> str: ...
+
+    @property
+    def conversation_id(self) -> str: ...
+
+    @property
+    def tool_call_id(self) -> str: ...
+
+    def set_partial(self, key: str, value: Any) -> None:
+        """Record partial output (becomes ``partial_result`` on interrupt)."""
+        ...
+
+    def progress(self, progress: float, total: float | None, message: str | None) -> None:
+        """Report progress: pushes ``tool_progress`` and resets idle timeouts."""
+        ...
+
+    def push_card(self, card: Mapping[str, Any]) -> None:
+        """Push a ``card`` bus message for this call."""
+        ...
+
+
+@runtime_checkable
+class Tool(Protocol):
+    """A built-in tool."""
+
+    @property
+    def spec(self) -> ToolSpec: ...
+
+    async def run(self, arguments: Mapping[str, Any], ctx: ToolContext) -> ToolResult: ...
+
+
+class PostExecutingHook(Protocol):
+    """Optional on built-in tools: called synchronously right after the
+    ``tool_call[executing]`` message is pushed; returns an extra bus message
+    (``{"type": ..., **fields}``) to push adjacent to it, or None."""
+
+    def on_post_executing(
+        self, tool_call_id: str, arguments: Mapping[str, Any]
+    ) -> JSONDict | None: ...
+
+
+class ToolSource(Protocol):
+    """A set of tools from elsewhere (an MCP server group)."""
+
+    def specs(self) -> Sequence[ToolSpec]: ...
+
+    async def call(
+        self, name: str, arguments: Mapping[str, Any], ctx: ToolContext
+    ) -> ToolResult:
+        """Run a tool. Failures come back as ``ToolResult(is_error=True)``."""
+        ...
+
+
+# ------------------------------------------------------------------------ speech
+
+
+@dataclass(frozen=True, slots=True)
+class Speech:
+    """Synthesised audio for one segment."""
+
+    audio: bytes
+    mime: str
+    engine: str
+
+
+class TTSError(Exception):
+    """Synthesis failed; the text still shows."""
+
+
+class TTSEngine(Protocol):
+    @property
+    def name(self) -> str: ...
+
+    async def synthesize(self, text: str) -> Speech: ...
+
+
+class SpeechPort(Protocol):
+    """The synthesis pipeline as the chat handler sees it (one per turn).
+
+    ``submit`` starts synthesis at once; the pipeline pushes ``audio`` bus
+    messages in segment order. ``drain`` waits (bounded) for all of them;
+    ``cancel`` drops what is pending.
+    """
+
+    def submit(self, segment_id: int, text: str) -> None: ...
+
+    async def drain(self) -> None: ...
+
+    def cancel(self) -> None: ...
+
+
+class AudioSink(Protocol):
+    """Plays one clip at a time."""
+
+    async def play(self, audio: bytes, mime: str) -> None:
+        """Return when the clip ended, failed, or was stopped."""
+        ...
+
+    def stop(self) -> None:
+        """Silence now; a pending ``play`` returns."""
+        ...

@@ -1,0 +1,170 @@
+"""The offline demo model: deterministic, no network.
+
+It follows the same protocol a real model is asked to follow (planning
+round with an intent tag, ``<voice>`` spans, real tool calls), so a new user
+sees the whole flow — approval, cards, forms, speech — before connecting a
+real model. It answers in Chinese when the user writes Chinese.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from collections.abc import AsyncGenerator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from desktop_agent.core import prompts
+from desktop_agent.core.ports import LLMDelta, TextDelta, ToolCallDelta
+
+DEMO_MODEL_NAME = "demo"
+CONNECT_HINT = (
+    "This is the offline demo model. To connect a real model, open Settings and enter an "
+    "OpenAI-compatible endpoint, model and API key (or run with --base-url URL --model NAME "
+    "--api-key KEY, or set OPENAI_BASE_URL and OPENAI_API_KEY)."
+)
+CONNECT_HINT_ZH = (
+    "这是离线演示模型。要连接真实模型，请在设置中填写兼容 OpenAI 的接口地址、模型和 API 密钥"
+    "（或使用 --base-url、--model、--api-key 参数，或设置 OPENAI_BASE_URL 与 OPENAI_API_KEY）。"
+)
+
+_USUAL_TOOLS = frozenset({"get_current_time", "run_command", "show_card", "ask_user_question"})
+_CJK = re.compile(r"[\u3400-\u9fff]")
+
+
+@dataclass(frozen=True)
+class _Step:
+    tool: str
+    arguments: dict[str, Any]
+    say: str
+
+
+def _zh(text: str) -> bool:
+    return bool(_CJK.search(text))
+
+
+def _has(text: str, *words: str) -> bool:
+    lowered = text.lower()
+    return any(w in lowered for w in words)
+
+
+class DemoModel:
+    """An :class:`~desktop_agent.core.ports.LLMProvider` that needs nothing."""
+
+    def __init__(self, *, delay_s: float = 0.0, chunk_chars: int = 4) -> None:
+        self._delay_s = delay_s
+        self._chunk = chunk_chars
+        self._calls = 0
+
+    @property
+    def model(self) -> str:
+        return DEMO_MODEL_NAME
+
+    @property
+    def is_demo(self) -> bool:
+        return True
+
+    async def stream(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        *,
+        tools: Sequence[Mapping[str, Any]] | None = None,
+    ) -> AsyncGenerator[LLMDelta, None]:
+        text, call = self._reply(messages, tools)
+        for i in range(0, len(text), self._chunk):
+            if self._delay_s:
+                await asyncio.sleep(self._delay_s)
+            yield TextDelta(text[i : i + self._chunk])
+        if call is not None:
+            self._calls += 1
+            args = json.dumps(call.arguments, ensure_ascii=False)
+            yield ToolCallDelta(0, f"demo_call_{self._calls}", call.tool, "")
+            half = len(args) // 2
+            yield ToolCallDelta(0, None, None, args[:half])
+            yield ToolCallDelta(0, None, None, args[half:])
+
+    # ------------------------------------------------------------ the script
+
+    def _reply(
+        self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]] | None
+    ) -> tuple[str, _Step | None]:
+        user_index = max(
+            (i for i, m in enumerate(messages)
+             if m.get("role") == "user" and m.get("content") != prompts.CONTINUE_MESSAGE),
+            default=-1,
+        )
+        user = str(messages[user_index].get("content") or "") if user_index >= 0 else ""
+        zh = _zh(user)
+        last = messages[-1] if messages else {}
+        tool_names = {str(t["function"]["name"]) for t in tools or ()}
+        if last.get("role") == "system" and last.get("content") == prompts.PLANNING_PROMPT:
+            # The planning round gets no tools: plan as if all the usual ones exist.
+            return self._planning(zh, self._plan(user, zh, _USUAL_TOOLS)), None
+        plan = self._plan(user, zh, tool_names)
+        if last.get("role") == "system" and last.get("content") == prompts.CONTINUATION_PROMPT:
+            return self._chat(user, zh), None
+        done = [m for m in messages[user_index + 1 :] if m.get("role") == "tool"]
+        if len(done) < len(plan) and not any(_rejected(m) for m in done):
+            step = plan[len(done)]
+            return step.say, step
+        return self._summary(zh, done), None
+
+    @staticmethod
+    def _plan(user: str, zh: bool, tools: set[str]) -> list[_Step]:
+        steps: list[_Step] = []
+        tour = _has(user, "demo", "tour", "演示", "展示")
+        if (tour or _has(user, "time", "date", "clock", "几点", "时间", "日期")) and "get_current_time" in tools:
+            steps.append(_Step("get_current_time", {"timezone": "UTC"},
+                               "我用时间工具查一下。" if zh else "Let me ask the time server. "))
+        if (tour or _has(user, "run", "command", "shell", "命令", "运行")) and "run_command" in tools:
+            steps.append(_Step("run_command", {"command": "date"},
+                               "我来运行 date 命令，需要你批准。" if zh else "I'll run `date`; it needs your approval. "))
+        if (tour or _has(user, "card", "卡片")) and "show_card" in tools:
+            steps.append(_Step("show_card", {
+                "title": "演示卡片" if zh else "Demo card",
+                "body": ("这是 **show_card** 工具推送的卡片，无需审批。" if zh
+                         else "This card came from the **show_card** tool; it needs no approval."),
+                "fields": [{"label": "model", "value": DEMO_MODEL_NAME}],
+            }, "给你看一张卡片。" if zh else "Here is a card. "))
+        if (tour or _has(user, "ask me", "question", "form", "问我", "表单", "问题")) and "ask_user_question" in tools:
+            steps.append(_Step("ask_user_question", {
+                "title": "演示表单" if zh else "Demo form",
+                "questions": [
+                    {"id": "name", "question": "怎么称呼你？" if zh else "What should I call you?",
+                     "type": "text", "required": False},
+                    {"id": "color", "question": "最喜欢的颜色？" if zh else "Favourite colour?",
+                     "type": "choice", "options": ["红", "绿", "蓝"] if zh else ["red", "green", "blue"]},
+                ],
+            }, "我有两个问题。" if zh else "I have two questions for you. "))
+        return steps
+
+    @staticmethod
+    def _planning(zh: bool, plan: list[_Step]) -> str:
+        if plan:
+            return ("<voice>好的，我来帮你处理。</voice><need_tool>" if zh
+                    else "<voice>Sure, I'll take care of that.</voice><need_tool>")
+        return ("<voice>你好，我是离线演示模型。</voice><no_tool>" if zh
+                else "<voice>Hello, I'm the offline demo model.</voice><no_tool>")
+
+    @staticmethod
+    def _chat(user: str, zh: bool) -> str:
+        if zh:
+            return (f"<voice>你说的是：{user.strip()[:60]}。</voice>\n\n"
+                    "试试说「演示」，看看审批、卡片、表单和语音如何工作。\n\n" + CONNECT_HINT_ZH)
+        return (f"<voice>You said: {user.strip()[:60]}.</voice>\n\n"
+                "Try typing **demo** to see approvals, cards, forms and speech at work.\n\n" + CONNECT_HINT)
+
+    @staticmethod
+    def _summary(zh: bool, done: list[Mapping[str, Any]]) -> str:
+        if not done:
+            return "<voice>完成了。</voice>" if zh else "<voice>All done.</voice>"
+        lines = [" ".join(str(m.get("content") or "").split())[:160] for m in done]
+        if zh:
+            return "<voice>都完成了。</voice>\n\n" + "\n".join(f"- {line}" for line in lines)
+        return "<voice>All done.</voice>\n\n" + "\n".join(f"- {line}" for line in lines)
+
+
+def _rejected(message: Mapping[str, Any]) -> bool:
+    content = str(message.get("content") or "")
+    return content.startswith("Error:")

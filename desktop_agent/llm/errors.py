@@ -1,0 +1,123 @@
+"""Turning openai SDK failures into one-line :class:`LLMError`s a user can act on.
+
+The SDK's own messages ("Connection error.", "Error code: 401 - {...}") say
+neither which endpoint failed nor what to do; these do, and they never carry
+the API key (a server that echoes it gets it redacted).
+"""
+
+from __future__ import annotations
+
+import re
+import socket
+from http import HTTPStatus
+from urllib.parse import urlsplit, urlunsplit
+
+import openai
+
+from desktop_agent.core.ports import LLMError
+
+_SPACES = re.compile(r"\s+")
+
+
+class StreamEndedEarly(Exception):
+    """The stream ended (cleanly, as far as HTTP goes) without a finish_reason."""
+
+
+def is_retryable(exc: Exception) -> bool:
+    """Worth another attempt, provided nothing has been streamed yet."""
+    if isinstance(exc, openai.APIStatusError):
+        return exc.status_code == 429 or exc.status_code >= 500
+    return isinstance(exc, openai.APIError | StreamEndedEarly)
+
+
+def display_url(base_url: str) -> str:
+    """The base URL without credentials or a trailing slash, for messages."""
+    parts = urlsplit(base_url.strip())
+    if parts.username is not None or parts.password is not None:
+        host = parts.hostname or ""
+        netloc = f"{host}:{parts.port}" if parts.port else host
+        parts = parts._replace(netloc=netloc)
+    return urlunsplit(parts).rstrip("/")
+
+
+def one_line(text: str, *, limit: int = 200) -> str:
+    text = _SPACES.sub(" ", text).strip()
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _server_message(exc: openai.APIError) -> str:
+    body = exc.body
+    if isinstance(body, dict) and isinstance(body.get("message"), str):
+        return str(body["message"])
+    if isinstance(body, str) and body:
+        return body
+    return exc.message
+
+
+def _network_reason(exc: BaseException) -> str:
+    """What went wrong on the wire, from the deepest cause worth naming."""
+    seen: BaseException | None = exc
+    reason = ""
+    while seen is not None:
+        if isinstance(seen, ConnectionRefusedError):
+            return "connection refused"
+        if isinstance(seen, socket.gaierror):
+            return "host not found"
+        if isinstance(seen, ConnectionResetError):
+            return "connection reset"
+        if isinstance(seen, TimeoutError):
+            return "timed out"
+        text = str(seen)
+        if text and text != "Connection error.":
+            reason = text
+        seen = seen.__cause__ or seen.__context__
+    return one_line(reason) or "connection error"
+
+
+def status_error(status: int, url: str, detail: str, model: str) -> LLMError:
+    try:
+        head = f"{status} {HTTPStatus(status).phrase} from {url}"
+    except ValueError:
+        head = f"HTTP {status} from {url}"
+    if status == 401:
+        return LLMError(f"{head}: the API key was rejected (check the key in Settings or --api-key)", "auth")
+    if status == 403:
+        return LLMError(f"{head}: access denied ({detail}); check the key's permissions", "auth")
+    if status == 404:
+        return LLMError(f"{head}: {detail} (check the base URL and the model name {model!r})", "bad_request")
+    if status == 429:
+        return LLMError(f"{head}: rate limited ({detail}); wait a moment and try again", "rate_limit")
+    if status >= 500:
+        return LLMError(f"{head}: the server failed ({detail}); try again later", "server")
+    return LLMError(f"{head}: the request was refused ({detail})", "bad_request")
+
+
+def to_llm_error(
+    exc: Exception, *, base_url: str, model: str, api_key: str, timeout_s: float, started: bool
+) -> LLMError:
+    """Word ``exc`` for the user. ``started``: a delta was already streamed."""
+    url = display_url(base_url)
+    if isinstance(exc, openai.APIStatusError):
+        error = status_error(exc.status_code, url, one_line(_server_message(exc)), model)
+    elif isinstance(exc, openai.APITimeoutError):
+        error = LLMError(f"timed out after {timeout_s:g}s waiting for {url}", "connection")
+    elif isinstance(exc, openai.APIConnectionError):
+        error = LLMError(f"cannot reach {url}: {_network_reason(exc)}", "connection")
+    elif isinstance(exc, openai.APIError):
+        error = LLMError(f"{url} reported an error: {one_line(_server_message(exc))}", "server")
+    else:
+        error = LLMError(
+            f"{url} sent a reply that is not an OpenAI-compatible stream ({type(exc).__name__}: "
+            f"{one_line(str(exc), limit=120)})",
+            "server",
+        )
+    if started:
+        why = _network_reason(exc) if error.code == "connection" else error.message
+        error = LLMError(f"the stream from {url} was cut off mid-reply ({why})", "stream_dropped")
+    return redact(error, api_key)
+
+
+def redact(error: LLMError, api_key: str) -> LLMError:
+    if len(api_key) >= 4 and api_key in error.message:
+        return LLMError(error.message.replace(api_key, "***"), error.code)
+    return error

@@ -1,0 +1,182 @@
+"""Services: the parts a conversation needs, built once from settings and
+command-line overrides. Shared by the window (``app.py``) and the headless
+mode (``cli.py``), so both run the same core the same way."""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from desktop_agent.core.agent import AgentClient
+from desktop_agent.core.approval import ApprovalManager
+from desktop_agent.core.bus import SessionMessageBus
+from desktop_agent.core.conversation import Conversation
+from desktop_agent.core.forms import FormManager
+from desktop_agent.core.ports import LLMError, LLMProvider, SpeechPort, TTSEngine
+from desktop_agent.core.session import SessionManager
+from desktop_agent.core.tool_router import ToolRouter
+from desktop_agent.llm.demo import CONNECT_HINT, DemoModel
+from desktop_agent.llm.openai_provider import OpenAIProvider, resolve_endpoint
+from desktop_agent.mcp_engine import McpEngine, load_mcp_config
+from desktop_agent.storage import secrets
+from desktop_agent.storage.settings import Settings, SettingsStore
+from desktop_agent.tools import builtin_tools
+from desktop_agent.voice import SpeechCache, SpeechPipeline, make_engine
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Services:
+    settings_store: SettingsStore
+    settings: Settings
+    settings_error: str | None
+    llm: LLMProvider
+    forms: FormManager
+    router: ToolRouter
+    mcp: McpEngine | None
+    tts: TTSEngine | None
+    approvals: ApprovalManager = field(default_factory=ApprovalManager)
+    sessions: SessionManager = field(default_factory=SessionManager)
+    startup_warnings: list[str] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)
+    """Things said once while running (a TTS fallback); a UI may drain it."""
+    on_notice: Callable[[str], None] | None = None
+    _speech_cache: SpeechCache = field(default_factory=SpeechCache)
+
+    @property
+    def demo_notice(self) -> str | None:
+        return CONNECT_HINT if self.llm.is_demo else None
+
+    def tts_engine_name(self) -> str | None:
+        return self.tts.name if self.tts is not None else None
+
+    def speech_factory(self, bus: SessionMessageBus) -> SpeechPort | None:
+        if self.tts is None:
+            return None
+        return SpeechPipeline(self.tts, bus, cache=self._speech_cache)
+
+    def new_conversation(self, *, conversation_id: str | None = None) -> Conversation:
+        agent = AgentClient(
+            self.llm,
+            self.router,
+            max_steps=self.settings.max_steps,
+            speak_every_reply=self.settings.speak_every_reply,
+        )
+        return Conversation(
+            agent,
+            approvals=self.approvals,
+            sessions=self.sessions,
+            conversation_id=conversation_id,
+            speech_factory=self.speech_factory,
+            approval_timeout_s=self.settings.approval_timeout_s,
+        )
+
+    def _notice(self, text: str) -> None:
+        self.notices.append(text)
+        log.warning("%s", text)
+        if self.on_notice is not None:
+            self.on_notice(text)
+
+    async def close_conversation(self, conversation_id: str) -> None:
+        if self.mcp is not None:
+            await self.mcp.close_conversation(conversation_id)
+
+    async def aclose(self) -> None:
+        self.forms.cancel_all()
+        if self.mcp is not None:
+            await self.mcp.aclose()
+        close = getattr(self.llm, "aclose", None)
+        if close is not None:
+            await close()
+
+
+def build_llm(
+    settings: Settings,
+    *,
+    base_url: str | None = None,
+    model: str | None = None,
+    api_key: str | None = None,
+) -> LLMProvider:
+    """The configured provider, or the demo model when none is configured.
+
+    Raises :class:`LLMError` (code ``config``) on a bad configuration.
+    """
+    endpoint = resolve_endpoint(
+        settings.base_url, settings.model, secrets.get_api_key(), base_url, model, api_key, os.environ
+    )
+    if endpoint is None:
+        return DemoModel(delay_s=0.0)
+    return OpenAIProvider(base_url=endpoint.base_url, api_key=endpoint.api_key, model=endpoint.model)
+
+
+async def build_services(
+    *,
+    base_url: str | None = None,
+    model: str | None = None,
+    api_key: str | None = None,
+    mcp_config: Path | None = None,
+    tts: str | None = None,
+    max_steps: int | None = None,
+    approval_timeout_s: float | None = None,
+    start_mcp: bool = True,
+    on_notice: Callable[[str], None] | None = None,
+    demo_delay_s: float = 0.0,
+) -> Services:
+    """Raises :class:`LLMError` or ``McpConfigError`` with one line on bad config."""
+    store = SettingsStore()
+    loaded = store.load()
+    settings = loaded.settings
+    overrides: dict[str, object] = {}
+    if tts is not None:
+        overrides["tts_engine"] = tts
+    if max_steps is not None:
+        overrides["max_steps"] = max_steps
+    if approval_timeout_s is not None:
+        overrides["approval_timeout_s"] = approval_timeout_s
+    settings = replace(settings, **overrides).validate()  # type: ignore[arg-type]
+
+    llm = build_llm(settings, base_url=base_url, model=model, api_key=api_key)
+    if isinstance(llm, DemoModel) and demo_delay_s:
+        llm = DemoModel(delay_s=demo_delay_s)
+
+    config_path = mcp_config or (Path(settings.mcp_config_path) if settings.mcp_config_path else None)
+    mcp = McpEngine(load_mcp_config(config_path))
+    forms = FormManager()
+    router = ToolRouter(builtin_tools(forms))
+    router.add_source(mcp.shared_source())
+    router.add_source(mcp.conversation_source())
+
+    services = Services(
+        settings_store=store,
+        settings=settings,
+        settings_error=loaded.error,
+        llm=llm,
+        forms=forms,
+        router=router,
+        mcp=mcp,
+        tts=None,
+        on_notice=on_notice,
+    )
+    services.tts = make_engine(
+        settings.tts_engine,
+        voice=settings.voice,
+        rate=settings.tts_rate,
+        volume=settings.tts_volume,
+        on_notice=services._notice,
+    )
+    if loaded.error:
+        services.startup_warnings.append(loaded.error)
+    if start_mcp:
+        services.startup_warnings.extend(await mcp.start())
+    for spec in router.shadowed():
+        services.startup_warnings.append(
+            f"tool {spec.name!r} from MCP server {spec.server!r} is hidden by a tool of the same name"
+        )
+    return services
+
+
+__all__ = ["LLMError", "Services", "build_llm", "build_services"]

@@ -1,0 +1,26 @@
+"""Where user data lives (DESIGN §11): one folder, overridable with
+``DESKTOP_AGENT_HOME`` (every test sets it to a temp dir)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import platformdirs
+
+APP_NAME = "desktop-agent"
+
+
+def data_dir() -> Path:
+    override = os.environ.get("DESKTOP_AGENT_HOME")
+    path = Path(override) if override else Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def settings_path() -> Path:
+    return data_dir() / "settings.json"
+
+
+def default_mcp_config_path() -> Path:
+    return data_dir() / "mcp_servers.json"

@@ -1,0 +1,93 @@
+"""The API key: in the system keyring when one is available.
+
+Without a usable keyring (a headless server, no Secret Service) the key is
+kept in ``secrets.json`` under the data folder with mode 0600, and
+:func:`storage_note` says so. The key never goes to a log.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from pathlib import Path
+
+import keyring
+import keyring.errors
+from keyring.backends import fail, null
+
+from desktop_agent.storage.paths import data_dir
+
+log = logging.getLogger(__name__)
+
+SERVICE = "desktop-agent"
+USERNAME = "openai-api-key"
+
+
+def _keyring_usable() -> bool:
+    backend = keyring.get_keyring()
+    return not isinstance(backend, (fail.Keyring, null.Keyring))
+
+
+def _file() -> Path:
+    return data_dir() / "secrets.json"
+
+
+def _read_file() -> dict[str, str]:
+    try:
+        data = json.loads(_file().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {k: v for k, v in data.items() if isinstance(v, str)} if isinstance(data, dict) else {}
+
+
+def _write_file(data: dict[str, str]) -> None:
+    path = _file()
+    tmp = path.with_name(path.name + ".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        json.dump(data, fh)
+    os.replace(tmp, path)
+
+
+def get_api_key() -> str | None:
+    if _keyring_usable():
+        try:
+            key = keyring.get_password(SERVICE, USERNAME)
+            if key:
+                return key
+        except keyring.errors.KeyringError as exc:
+            log.warning("keyring unavailable (%s); using the file store", type(exc).__name__)
+    return _read_file().get(USERNAME) or None
+
+
+def set_api_key(key: str | None) -> None:
+    """Store (or with None/empty, forget) the API key."""
+    if _keyring_usable():
+        try:
+            if key:
+                keyring.set_password(SERVICE, USERNAME, key)
+            else:
+                try:
+                    keyring.delete_password(SERVICE, USERNAME)
+                except keyring.errors.PasswordDeleteError:
+                    pass
+            data = _read_file()
+            if data.pop(USERNAME, None) is not None:
+                _write_file(data)
+            return
+        except keyring.errors.KeyringError as exc:
+            log.warning("keyring unavailable (%s); using the file store", type(exc).__name__)
+    data = _read_file()
+    if key:
+        data[USERNAME] = key
+    else:
+        data.pop(USERNAME, None)
+    _write_file(data)
+
+
+def storage_note() -> str:
+    """Where the key is kept, in words for the Settings dialog."""
+    if _keyring_usable():
+        return "stored in the system keyring"
+    return f"no system keyring: stored in {_file()} (readable only by you)"

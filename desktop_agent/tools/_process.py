@@ -1,0 +1,217 @@
+"""Run one shell command in its own process group, stream its output, and
+really stop it (DESIGN §4: "subprocess group killed").
+
+Why a low-level ``SubprocessProtocol`` instead of ``create_subprocess_exec``
+and reader tasks: on Python 3.11, ``Process.wait()`` only returns once every
+pipe is closed, so ``sleep 1000 &`` inside the command (which inherits
+stdout) would hold the wait until the timeout. The protocol tells us when
+the shell itself exited, and each output chunk arrives synchronously, so the
+partial-output cache is updated in the same loop frame as the data.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import codecs
+import logging
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+TAIL_CHARS = 16 * 1024
+"""Characters of each stream kept (the tail); older output is counted, not kept."""
+
+OutputCallback = Callable[[str, str], None]
+"""``(stream name, text so far)``, called on every chunk."""
+
+_STREAMS = {1: "stdout", 2: "stderr"}
+_SIGKILL = getattr(signal, "SIGKILL", signal.SIGTERM)  # Windows has no SIGKILL
+_terminating: set[asyncio.Task[None]] = set()  # keeps shielded kills alive
+
+
+@dataclass(frozen=True, slots=True)
+class StreamText:
+    text: str
+    cut: int
+    """Characters dropped from the head of the stream."""
+
+
+@dataclass(frozen=True, slots=True)
+class ShellOutcome:
+    returncode: int | None
+    stdout: StreamText
+    stderr: StreamText
+    timed_out: bool = False
+    abandoned: bool = False
+    """The shell exited but background processes kept its output open; the
+    group was stopped."""
+
+
+class _Tail:
+    def __init__(self) -> None:
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self.text = ""
+        self.cut = 0
+
+    def feed(self, data: bytes, final: bool = False) -> str:
+        self.text += self._decoder.decode(data, final)
+        excess = len(self.text) - TAIL_CHARS
+        if excess > 0:
+            self.text = self.text[excess:]
+            self.cut += excess
+        return self.text
+
+
+class _Protocol(asyncio.SubprocessProtocol):
+    def __init__(self, on_output: OutputCallback) -> None:
+        self._on_output = on_output
+        self.tails = {fd: _Tail() for fd in _STREAMS}
+        self._open = set(_STREAMS)
+        self.exited = asyncio.Event()
+        self.eof = asyncio.Event()
+        self.muted = False
+        """Set on cancellation: the call is over, its cache must not change."""
+
+    def _emit(self, fd: int, text: str) -> None:
+        if not self.muted:
+            self._on_output(_STREAMS[fd], text)
+
+    def pipe_data_received(self, fd: int, data: bytes | bytearray) -> None:
+        if fd in self.tails:
+            self._emit(fd, self.tails[fd].feed(bytes(data)))
+
+    def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
+        if fd in self._open:
+            self._emit(fd, self.tails[fd].feed(b"", final=True))
+            self._open.discard(fd)
+            if not self._open:
+                self.eof.set()
+
+    def process_exited(self) -> None:
+        self.exited.set()
+
+    def text(self, fd: int) -> StreamText:
+        return StreamText(self.tails[fd].text, self.tails[fd].cut)
+
+
+async def run_shell(
+    command: str,
+    *,
+    cwd: str | None,
+    timeout_s: float,
+    on_output: OutputCallback,
+    eof_grace_s: float = 1.0,
+    kill_grace_s: float = 2.0,
+) -> ShellOutcome:
+    """Run ``command`` through the shell. Raises OSError when it cannot start;
+    on cancellation the whole group is stopped and reaped, then
+    CancelledError propagates."""
+    loop = asyncio.get_running_loop()
+    protocol = _Protocol(on_output)
+    # Shielded: cancelled mid-start, the stdlib kills only the shell and then
+    # waits for its pipes, which a grandchild (``sleep 100``) holds open — a
+    # hang until the grandchild exits. Instead let the start finish and stop
+    # the whole group below.
+    starting = asyncio.ensure_future(
+        loop.subprocess_exec(
+            lambda: protocol,
+            *_argv(command),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=cwd,
+            **_group_kwargs(),
+        )
+    )
+    cancelled_at_start = False
+    try:
+        transport, _ = await asyncio.shield(starting)
+    except asyncio.CancelledError:
+        cancelled_at_start = True
+        transport, _ = await starting
+    timed_out = abandoned = False
+    try:
+        if cancelled_at_start:
+            raise asyncio.CancelledError
+        try:
+            async with asyncio.timeout(timeout_s):
+                await protocol.exited.wait()
+        except TimeoutError:
+            timed_out = True
+        if not timed_out:
+            abandoned = not await _wait(protocol.eof, eof_grace_s)
+        if timed_out or abandoned:
+            await _terminate(transport, protocol, kill_grace_s)
+    except asyncio.CancelledError:
+        protocol.muted = True
+        _signal_group(transport, signal.SIGTERM)  # at once, before any await
+        task = asyncio.ensure_future(_terminate(transport, protocol, kill_grace_s))
+        _terminating.add(task)
+        task.add_done_callback(_terminating.discard)
+        await asyncio.shield(task)
+        raise
+    finally:
+        transport.close()
+    return ShellOutcome(
+        transport.get_returncode(),
+        protocol.text(1),
+        protocol.text(2),
+        timed_out=timed_out,
+        abandoned=abandoned,
+    )
+
+
+async def _terminate(transport: asyncio.SubprocessTransport, protocol: _Protocol, grace_s: float) -> None:
+    """SIGTERM the group, SIGKILL it after the grace, reap the shell, and let
+    the pipes drain (their holders are dead now)."""
+    _signal_group(transport, signal.SIGTERM)
+    await _wait(protocol.exited, grace_s)
+    # The shell if it ignored SIGTERM, and whatever in the group survived it.
+    _signal_group(transport, _SIGKILL)
+    if not await _wait(protocol.exited, grace_s):
+        log.error("process %s did not exit after SIGKILL", transport.get_pid())
+    # A process that left the group (setsid) may still hold the pipes.
+    await _wait(protocol.eof, grace_s)
+
+
+async def _wait(event: asyncio.Event, timeout_s: float) -> bool:
+    try:
+        async with asyncio.timeout(timeout_s):
+            await event.wait()
+    except TimeoutError:
+        return False
+    return True
+
+
+def _argv(command: str) -> list[str]:
+    if sys.platform == "win32":
+        return [os.environ.get("COMSPEC", "cmd.exe"), "/c", command]
+    return ["/bin/sh", "-c", command]
+
+
+def _group_kwargs() -> dict[str, Any]:
+    if sys.platform == "win32":
+        return {"creationflags": subprocess.CREATE_NEW_PROCESS_GROUP}
+    return {"start_new_session": True}
+
+
+def _signal_group(transport: asyncio.SubprocessTransport, sig: int) -> None:
+    """Signal the whole process group (its id is the shell's pid)."""
+    pid = transport.get_pid()
+    if sys.platform == "win32":
+        # Windows has no process-group kill; this stops the shell only.
+        if transport.get_returncode() is None:
+            transport.kill()
+        return
+    try:
+        os.killpg(pid, sig)
+    except ProcessLookupError:
+        pass  # the group is gone already
+    except PermissionError:
+        log.warning("not allowed to signal process group %s", pid)

@@ -1,0 +1,164 @@
+"""PlaybackQueue: ordered consumption, voice waits for audio, approval blocks,
+interrupt clears what is left (DESIGN §6)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from desktop_agent.core.bus import BusItem, SessionMessageBus
+from desktop_agent.core.playback import PlaybackQueue
+from desktop_agent.testing.fake_sink import FakeAudioSink
+
+Msg = dict[str, Any]
+
+
+class RecordingView:
+    def __init__(self) -> None:
+        self.events: list[tuple[str, Any]] = []
+        self.changed = asyncio.Event()
+
+    def _add(self, kind: str, value: Any) -> None:
+        self.events.append((kind, value))
+        self.changed.set()
+
+    def show_text(self, message: Msg) -> None:
+        self._add("text", message["text"])
+
+    def tool_event(self, item: BusItem) -> None:
+        m = item.message
+        self._add("tool", m.get("state") or m["type"])
+
+    def approval_needed(self, message: Msg) -> None:
+        self._add("approval", message["task_id"])
+
+    def notice(self, message: Msg) -> None:
+        self._add("notice", message["message"])
+
+    def interrupted(self, message: Msg) -> None:
+        self._add("interrupted", message["reason"])
+
+    def turn_ended(self, message: Msg) -> None:
+        self._add("turn_end", None)
+
+    async def wait_for(self, kind: str) -> None:
+        while not any(k == kind for k, _ in self.events):
+            self.changed.clear()
+            await self.changed.wait()
+
+
+def push_text(bus: SessionMessageBus, seg: int, text: str, voice: bool = False) -> None:
+    bus.push("text", segment_id=seg, text=text, raw_text=text, voice=voice)
+
+
+def push_audio(bus: SessionMessageBus, seg: int, data: bytes = b"RIFF") -> None:
+    bus.push("audio", audio=data, segment_id=seg, mime="audio/wav", bytes=len(data), engine="fake")
+
+
+async def test_voice_text_waits_for_its_audio_and_plays_in_order() -> None:
+    bus = SessionMessageBus("s")
+    view, sink = RecordingView(), FakeAudioSink()
+    queue = PlaybackQueue(view, approver=lambda t, a: True, sink=sink, expect_audio=True)
+    runner = asyncio.create_task(queue.run(bus))
+    async with asyncio.timeout(5):
+        push_text(bus, 1, "one", voice=True)
+        push_text(bus, 2, "plain")
+        push_text(bus, 3, "three", voice=True)
+        push_audio(bus, 3, b"c3")  # finishes first
+        await asyncio.sleep(0)
+        assert view.events == []  # segment 1 still waits for its audio
+        push_audio(bus, 1, b"c1")
+        await sink.wait_for_plays(1)
+        assert view.events == [("text", "one")]
+        sink.finish()
+        await sink.wait_for_plays(2)
+        sink.finish()
+        bus.push("turn_end")
+        await runner
+    assert [p[0] for p in sink.plays] == [b"c1", b"c3"]
+    assert view.events == [("text", "one"), ("text", "plain"), ("text", "three"), ("turn_end", None)]
+    assert [m["role"] for m in queue.history.messages] == ["assistant"]
+
+
+async def test_failed_audio_still_shows_text_and_queue_goes_on() -> None:
+    bus = SessionMessageBus("s")
+    view, sink = RecordingView(), FakeAudioSink()
+    queue = PlaybackQueue(view, approver=lambda t, a: True, sink=sink, expect_audio=True)
+    push_text(bus, 1, "broken", voice=True)
+    bus.push("audio", segment_id=1, error="offline", engine="fake")
+    bus.push("turn_end")
+    async with asyncio.timeout(5):
+        await queue.run(bus)
+    assert view.events == [("text", "broken"), ("turn_end", None)]
+    assert sink.plays == []
+
+
+async def test_approval_blocks_the_queue_until_answered() -> None:
+    bus = SessionMessageBus("s")
+    view = RecordingView()
+    answers: list[tuple[str, bool]] = []
+    queue = PlaybackQueue(view, approver=lambda t, a: answers.append((t, a)) is None)
+    runner = asyncio.create_task(queue.run(bus))
+    bus.push("tool_call", state="approval_required", tool_call_id="c", tool_name="x", arguments={}, task_id="t1")
+    push_text(bus, 1, "after")
+    async with asyncio.timeout(5):
+        await view.wait_for("approval")
+        await asyncio.sleep(0)
+        assert view.events == [("approval", "t1")]
+        assert queue.waiting_approval == "t1"
+        assert queue.answer("t1", True)
+        await view.wait_for("text")
+        bus.push("turn_end")
+        await runner
+    assert answers == [("t1", True)]
+    assert view.events == [("approval", "t1"), ("text", "after"), ("turn_end", None)]
+
+
+async def test_always_allowed_tool_is_answered_without_asking() -> None:
+    bus = SessionMessageBus("s")
+    view = RecordingView()
+    answers: list[tuple[str, bool]] = []
+    queue = PlaybackQueue(view, approver=lambda t, a: answers.append((t, a)) is None,
+                          auto_approve=lambda name: name == "x")
+    bus.push("tool_call", state="approval_required", tool_call_id="c", tool_name="x", arguments={}, task_id="t1")
+    bus.push("turn_end")
+    async with asyncio.timeout(5):
+        await queue.run(bus)
+    assert answers == [("t1", True)]
+    assert view.events == [("tool", "approval_required"), ("turn_end", None)]
+
+
+async def test_interrupted_drops_unshown_text_and_stops_playback() -> None:
+    bus = SessionMessageBus("s")
+    view, sink = RecordingView(), FakeAudioSink()
+    queue = PlaybackQueue(view, approver=lambda t, a: True, sink=sink, expect_audio=True)
+    runner = asyncio.create_task(queue.run(bus))
+    push_text(bus, 1, "playing", voice=True)
+    push_audio(bus, 1)
+    push_text(bus, 2, "never shown", voice=True)
+    push_text(bus, 3, "never shown either")
+    async with asyncio.timeout(5):
+        await sink.wait_for_plays(1)
+        bus.push("interrupted", reason="user")
+        bus.push("turn_end")
+        await runner
+    assert ("stop",) in sink.log
+    assert view.events == [("text", "playing"), ("interrupted", "user"), ("turn_end", None)]
+    assert queue.history.messages == [{"role": "assistant", "content": "playing"}]
+
+
+async def test_interrupt_unblocks_a_pending_approval() -> None:
+    bus = SessionMessageBus("s")
+    view = RecordingView()
+    queue = PlaybackQueue(view, approver=lambda t, a: True)
+    runner = asyncio.create_task(queue.run(bus))
+    bus.push("tool_call", state="approval_required", tool_call_id="c", tool_name="x", arguments={}, task_id="t1")
+    async with asyncio.timeout(5):
+        await view.wait_for("approval")
+        bus.push("tool_rejected", tool_call_id="c", tool_name="x", arguments={}, reason="timed out")
+        bus.push("interrupted", reason="approval_timeout")
+        bus.push("turn_end")
+        await runner
+    assert view.events == [("approval", "t1"), ("tool", "tool_rejected"),
+                           ("interrupted", "approval_timeout"), ("turn_end", None)]
+    assert queue.history.messages[-1] == {"role": "tool", "tool_call_id": "c", "content": "timed out"}

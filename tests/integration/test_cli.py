@@ -1,0 +1,175 @@
+"""The headless mode as a subprocess (DESIGN §10): JSONL events, history
+file, exit codes, and SIGINT as the interrupt button."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import sys
+from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from desktop_agent.core.history import check_history
+from desktop_agent.testing.procs import live_processes
+from desktop_agent.testing.scripted_server import Reply, ScriptedLLMServer, text_reply, tool_reply
+
+pytestmark = pytest.mark.integration
+MARKER = "sleep 48.75"
+PLAN = text_reply("<voice>On it.</voice><need_tool>")
+
+
+@pytest.fixture
+async def server() -> AsyncIterator[ScriptedLLMServer]:
+    async with ScriptedLLMServer([]) as srv:
+        yield srv
+
+
+class Run:
+    def __init__(self, tmp: Path, server: ScriptedLLMServer) -> None:
+        self.tmp = tmp
+        self.server = server
+        self.events_path = tmp / "events.jsonl"
+        self.history_path = tmp / "history.json"
+        self.mcp = tmp / "mcp.json"
+        self.mcp.write_text('{"mcpServers": {}}')
+
+    def argv(self, *extra: str) -> list[str]:
+        return [sys.executable, "-m", "desktop_agent", "--cli", "--base-url", self.server.base_url,
+                "--model", "scripted", "--api-key", "k", "--tts", "none", "--mcp-config", str(self.mcp),
+                "--events-jsonl", str(self.events_path), "--history-json", str(self.history_path), *extra]
+
+    async def start(self, *extra: str) -> asyncio.subprocess.Process:
+        return await asyncio.create_subprocess_exec(
+            *self.argv(*extra), stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+
+    async def run(self, script: Sequence[Reply], *extra: str) -> tuple[int, str, str]:
+        self.server.set_script(list(script))
+        proc = await self.start(*extra)
+        async with asyncio.timeout(60):
+            out, err = await proc.communicate()
+        assert proc.returncode is not None
+        return proc.returncode, out.decode(), err.decode()
+
+    def events(self) -> list[dict[str, Any]]:
+        return [json.loads(line) for line in self.events_path.read_text().splitlines()]
+
+    def types(self) -> list[str]:
+        return [e["type"] if e["type"] != "tool_call" else f"tool_call:{e['state']}" for e in self.events()]
+
+    def history(self) -> list[dict[str, Any]]:
+        history = json.loads(self.history_path.read_text())
+        check_history(history)
+        return history
+
+
+async def test_approve_all_runs_the_tool(tmp_path: Path, server: ScriptedLLMServer) -> None:
+    run = Run(tmp_path, server)
+    code, out, err = await run.run(
+        [PLAN, tool_reply("run_command", {"command": "echo from-tool"}), text_reply("It said from-tool.")],
+        "--prompt", "run it", "--approve", "all")
+    assert code == 0, err
+    assert run.types() == ["text", "round_end", "tool_call:start", "tool_call:approval_required",
+                           "tool_call:executing", "tool_call:result", "round_end", "text", "round_end", "turn_end"]
+    events = run.events()
+    assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
+    assert len({e["session_id"] for e in events}) == 1
+    assert "It said from-tool." in out
+    assert [m["role"] for m in run.history()] == ["user", "assistant", "assistant", "tool", "assistant"]
+
+
+async def test_approve_none_rejects_and_exits_zero(tmp_path: Path, server: ScriptedLLMServer) -> None:
+    run = Run(tmp_path, server)
+    code, _out, err = await run.run(
+        [PLAN, tool_reply("run_command", {"command": "echo nope"})], "--prompt", "x", "--approve", "none")
+    assert code == 0, err
+    assert run.types()[-3:] == ["tool_rejected", "interrupted", "turn_end"]
+    assert run.events()[-2]["reason"] == "rejected"
+    assert run.history()[-1]["content"] == "The user rejected this tool call."
+    assert len(server.requests) == 2
+
+
+async def test_sigint_while_executing_interrupts_like_the_button(tmp_path: Path, server: ScriptedLLMServer) -> None:
+    run = Run(tmp_path, server)
+    server.set_script([PLAN, tool_reply("run_command", {"command": f"echo partial-line; {MARKER}"})])
+    proc = await run.start("--prompt", "x", "--approve", "all")
+    async with asyncio.timeout(60):
+        while not live_processes(MARKER):
+            await asyncio.sleep(0.05)
+        while "partial-line" not in json.dumps(run.events()) and "executing" not in run.events_path.read_text():
+            await asyncio.sleep(0.05)
+        proc.send_signal(signal.SIGINT)
+        _out, err = await proc.communicate()
+    assert proc.returncode == 0, err.decode()
+    assert "Traceback" not in err.decode()
+    types = run.types()
+    assert types[-3:] == ["tool_rejected", "interrupted", "turn_end"]
+    rejected = run.events()[-3]
+    assert rejected["partial_result"]["stdout"].startswith("partial-line")
+    assert run.events()[-2]["reason"] == "user"
+    assert "partial-line" in run.history()[-1]["content"]
+    assert live_processes(MARKER) == []
+
+
+async def test_llm_failure_exits_one_with_one_line(tmp_path: Path, server: ScriptedLLMServer) -> None:
+    run = Run(tmp_path, server)
+    code, _out, err = await run.run([Reply(status=401, error_message="bad key")], "--prompt", "x")
+    assert code == 1
+    errors = [line for line in err.splitlines() if line.startswith("error")]
+    assert len(errors) == 1 and "401" in errors[0]
+    assert "Traceback" not in err
+
+
+async def test_malformed_settings_file_is_reported_and_kept(tmp_path: Path, server: ScriptedLLMServer) -> None:
+    home = Path(os.environ["DESKTOP_AGENT_HOME"])
+    (home / "settings.json").write_text("{not json")
+    run = Run(tmp_path, server)
+    code, _out, err = await run.run([text_reply("Hi <no_tool>"), text_reply("there")], "--prompt", "x")
+    assert code == 0, err
+    assert "settings file" in err and "not valid JSON" in err
+    kept = list(home.glob("settings.json.corrupt-*"))
+    assert len(kept) == 1 and kept[0].read_text() == "{not json"
+
+
+async def test_bad_mcp_config_exits_two(tmp_path: Path, server: ScriptedLLMServer) -> None:
+    run = Run(tmp_path, server)
+    run.mcp.write_text('{"mcpServers": {"x": {"args": 3}}}')
+    code, _out, err = await run.run([], "--prompt", "x")
+    assert code == 2
+    assert len(err.strip().splitlines()) == 1 and err.startswith("error:") and '"x"' in err
+
+
+async def test_unreachable_endpoint_exits_one(tmp_path: Path) -> None:
+    mcp = tmp_path / "mcp.json"
+    mcp.write_text('{"mcpServers": {}}')
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "desktop_agent", "--cli", "--base-url", "http://127.0.0.1:9/v1", "--model", "m",
+        "--api-key", "k", "--tts", "none", "--mcp-config", str(mcp), "--prompt", "x",
+        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    async with asyncio.timeout(60):
+        _out, err = await proc.communicate()
+    assert proc.returncode == 1
+    assert "cannot reach" in err.decode() and "Traceback" not in err.decode()
+
+
+async def test_demo_model_runs_offline_with_a_real_tool_call(tmp_path: Path) -> None:
+    mcp = tmp_path / "mcp.json"
+    mcp.write_text('{"mcpServers": {}}')
+    events = tmp_path / "e.jsonl"
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "desktop_agent", "--cli", "--model", "demo", "--tts", "none",
+        "--mcp-config", str(mcp), "--prompt", "please run a command", "--approve", "all",
+        "--events-jsonl", str(events),
+        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    async with asyncio.timeout(60):
+        _out, err = await proc.communicate()
+    assert proc.returncode == 0, err.decode()
+    assert "demo" in err.decode() and "--base-url" in err.decode()
+    results = [json.loads(line) for line in events.read_text().splitlines()]
+    ran = [e for e in results if e["type"] == "tool_call" and e["state"] == "result"]
+    assert ran and ran[0]["tool_name"] == "run_command" and not ran[0]["is_error"]

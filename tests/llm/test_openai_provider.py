@@ -1,0 +1,262 @@
+"""OpenAIProvider through the real openai SDK against the real scripted server."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import socket
+from collections.abc import AsyncGenerator, AsyncIterator
+from typing import Any
+
+import pytest
+
+from desktop_agent.core.ports import LLMDelta, LLMError, TextDelta, ToolCallDelta
+from desktop_agent.llm.openai_provider import Endpoint, OpenAIProvider, resolve_endpoint
+from desktop_agent.testing.scripted_server import Reply, ScriptedLLMServer, ToolCallScript, text_reply
+
+HI = [{"role": "user", "content": "hi"}]
+SECRET = "sk-test-SECRET-123456"
+
+
+def make_provider(base_url: str, **kw: Any) -> OpenAIProvider:
+    kw.setdefault("retry_base_delay_s", 0.0)
+    kw.setdefault("timeout_s", 10.0)
+    return OpenAIProvider(base_url=base_url, api_key=SECRET, model="m", **kw)
+
+
+async def collect(provider: OpenAIProvider, **kw: Any) -> list[LLMDelta]:
+    async with asyncio.timeout(10):
+        try:
+            return [d async for d in provider.stream(HI, **kw)]
+        finally:
+            await provider.aclose()
+
+
+async def failure(provider: OpenAIProvider, got: list[LLMDelta] | None = None) -> LLMError:
+    got = [] if got is None else got
+    with pytest.raises(LLMError) as info:
+        async with asyncio.timeout(10):
+            try:
+                async for delta in provider.stream(HI):
+                    got.append(delta)
+            finally:
+                await provider.aclose()
+    assert "\n" not in info.value.message
+    assert SECRET not in info.value.message
+    return info.value
+
+
+@pytest.fixture
+async def server() -> AsyncIterator[ScriptedLLMServer]:
+    async with ScriptedLLMServer([]) as srv:
+        yield srv
+
+
+async def test_text_streams_as_text_deltas_that_join_to_the_reply(server: ScriptedLLMServer) -> None:
+    server.set_script([text_reply("Hello, streaming world!", chunk_size=3)])
+    got = await collect(make_provider(server.base_url))
+    assert got == [TextDelta(p) for p in ("Hel", "lo,", " st", "rea", "min", "g w", "orl", "d!")]
+    assert server.requests == [
+        {"model": "m", "messages": HI, "stream": True, "stream_options": {"include_usage": True}}
+    ]
+
+
+async def test_tools_are_sent_when_given(server: ScriptedLLMServer) -> None:
+    server.set_script([text_reply("ok")])
+    tools = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}]
+    await collect(make_provider(server.base_url), tools=tools)
+    assert server.requests[0]["tools"] == tools
+
+
+async def test_tool_call_arrives_as_header_then_argument_fragments(server: ScriptedLLMServer) -> None:
+    reply = Reply(
+        text="Let me look.", chunk_size=20, tool_calls=(ToolCallScript("search", '{"q": "x"}', chunks=3),)
+    )
+    server.set_script([reply])
+    got = await collect(make_provider(server.base_url))
+    assert got == [
+        TextDelta("Let me look."),
+        ToolCallDelta(0, "call_1", "search", ""),
+        ToolCallDelta(0, None, None, '{"q"'),
+        ToolCallDelta(0, None, None, ': "'),
+        ToolCallDelta(0, None, None, 'x"}'),
+    ]
+
+
+async def test_two_tool_calls_keep_their_indexes(server: ScriptedLLMServer) -> None:
+    calls = (
+        ToolCallScript("a", "{}", id="id_a", chunks=1),
+        ToolCallScript("b", '{"n":2}', id="id_b", chunks=1),
+    )
+    server.set_script([Reply(tool_calls=calls)])
+    got = await collect(make_provider(server.base_url))
+    assert got == [
+        ToolCallDelta(0, "id_a", "a", ""),
+        ToolCallDelta(0, None, None, "{}"),
+        ToolCallDelta(1, "id_b", "b", ""),
+        ToolCallDelta(1, None, None, '{"n":2}'),
+    ]
+
+
+async def test_tool_call_without_an_id_gets_one_the_first_time_its_index_is_seen(
+    server: ScriptedLLMServer,
+) -> None:
+    calls = (ToolCallScript("a", "{}", id=None, chunks=1), ToolCallScript("b", "{}", id=None, chunks=1))
+    server.set_script([Reply(tool_calls=calls)])
+    got = await collect(make_provider(server.base_url))
+    assert all(isinstance(d, ToolCallDelta) for d in got)
+    ids = [d.id for d in got if isinstance(d, ToolCallDelta)]
+    assert ids[1] is None and ids[3] is None
+    assert re.fullmatch(r"call_0_[0-9a-f]{8}", ids[0] or "")
+    assert re.fullmatch(r"call_1_[0-9a-f]{8}", ids[2] or "")
+
+
+async def test_401_is_an_auth_error_without_retry(server: ScriptedLLMServer) -> None:
+    server.set_script([Reply(status=401, error_message=f"Incorrect API key provided: {SECRET}")] * 3)
+    error = await failure(make_provider(server.base_url))
+    assert error.code == "auth"
+    assert error.message == (
+        f"401 Unauthorized from {server.base_url}: the API key was rejected "
+        "(check the key in Settings or --api-key)"
+    )
+    assert len(server.requests) == 1
+
+
+async def test_400_is_a_bad_request_naming_the_server_message_without_retry(
+    server: ScriptedLLMServer,
+) -> None:
+    server.set_script([Reply(status=400, error_message=f"bad\nmessages for key {SECRET}")] * 3)
+    error = await failure(make_provider(server.base_url))
+    assert (error.code, len(server.requests)) == ("bad_request", 1)
+    assert error.message == (
+        f"400 Bad Request from {server.base_url}: the request was refused (bad messages for key ***)"
+    )
+
+
+async def test_500_then_success_is_retried_and_streams_the_reply(server: ScriptedLLMServer) -> None:
+    server.set_script([Reply(status=500, error_message="boom"), text_reply("recovered")])
+    got = await collect(make_provider(server.base_url))
+    assert "".join(d.text for d in got if isinstance(d, TextDelta)) == "recovered"
+    assert len(server.requests) == 2
+
+
+async def test_429_on_every_attempt_gives_up_as_rate_limit_after_max_retries(
+    server: ScriptedLLMServer,
+) -> None:
+    server.set_script([Reply(status=429, error_message="slow down")] * 5)
+    error = await failure(make_provider(server.base_url, max_retries=2))
+    assert error.code == "rate_limit"
+    assert error.message == (
+        f"429 Too Many Requests from {server.base_url}: rate limited (slow down); "
+        "wait a moment and try again (gave up after 3 attempts)"
+    )
+    assert len(server.requests) == 3
+
+
+async def test_drop_before_any_token_is_retried(server: ScriptedLLMServer) -> None:
+    server.set_script([text_reply("lost", drop_after=0), text_reply("second try")])
+    got = await collect(make_provider(server.base_url))
+    assert "".join(d.text for d in got if isinstance(d, TextDelta)) == "second try"
+    assert len(server.requests) == 2
+
+
+async def test_drop_after_the_first_token_is_stream_dropped_and_never_retried(
+    server: ScriptedLLMServer,
+) -> None:
+    server.set_script([text_reply("abcdef", chunk_size=2, drop_after=1), text_reply("must not be used")])
+    got: list[LLMDelta] = []
+    error = await failure(make_provider(server.base_url), got)
+    assert got == [TextDelta("ab")]
+    assert error.code == "stream_dropped"
+    assert error.message.startswith(f"the stream from {server.base_url} was cut off mid-reply (")
+    assert len(server.requests) == 1
+
+
+async def test_unreachable_endpoint_is_a_one_line_connection_error() -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    url = f"http://127.0.0.1:{port}/v1"
+    error = await failure(make_provider(url, max_retries=1))
+    assert error.code == "connection"
+    assert error.message == f"cannot reach {url}: connection refused (gave up after 2 attempts)"
+
+
+async def test_a_stream_that_stalls_past_the_timeout_is_a_connection_error(server: ScriptedLLMServer) -> None:
+    server.set_script([Reply(hang=True)])
+    error = await failure(make_provider(server.base_url, max_retries=0, timeout_s=0.2))
+    assert error.code == "connection"
+    assert error.message == f"timed out after 0.2s waiting for {server.base_url}"
+
+
+async def test_stopping_early_releases_the_connection_for_the_next_stream(server: ScriptedLLMServer) -> None:
+    server.set_script([text_reply("abcdefgh", chunk_size=1), text_reply("next")])
+    provider = make_provider(server.base_url)
+    async with asyncio.timeout(10):
+        stream = provider.stream(HI)
+        assert isinstance(stream, AsyncGenerator)
+        first = await anext(stream)
+        await stream.aclose()
+        rest = [d async for d in provider.stream(HI)]
+        await provider.aclose()
+    assert (first, rest) == (TextDelta("a"), [TextDelta("next")])
+
+
+def test_provider_reports_model_and_is_not_demo() -> None:
+    provider = OpenAIProvider(base_url="http://127.0.0.1:1/v1", api_key="", model="qwen")
+    assert (provider.model, provider.is_demo) == ("qwen", False)
+
+
+def test_provider_without_a_model_is_a_config_error() -> None:
+    with pytest.raises(LLMError, match=r"^no model name: set --model or the model in Settings$") as info:
+        OpenAIProvider(base_url="http://127.0.0.1:1/v1", api_key="", model=" ")
+    assert info.value.code == "config"
+
+
+# ------------------------------------------------------------------ resolve_endpoint
+
+ENV = {"OPENAI_BASE_URL": "http://env/v1", "OPENAI_API_KEY": "env-key"}
+
+
+@pytest.mark.parametrize(
+    ("settings", "cli", "env", "expected"),
+    [
+        (("", "", None), (None, None, None), {}, None),
+        (("", "m", "k"), (None, None, None), {}, None),
+        (("", "m", None), (None, None, None), ENV, Endpoint("http://env/v1", "m", "env-key")),
+        (("http://set/v1", "sm", "sk"), (None, None, None), ENV, Endpoint("http://set/v1", "sm", "sk")),
+        (("http://set/v1", "sm", None), (None, None, None), ENV, Endpoint("http://set/v1", "sm", "env-key")),
+        (
+            ("http://set/v1", "sm", "sk"),
+            ("http://cli/v1", "cm", "ck"),
+            ENV,
+            Endpoint("http://cli/v1", "cm", "ck"),
+        ),
+        (("http://set/v1", "sm", "sk"), (None, "cm", None), {}, Endpoint("http://set/v1", "cm", "sk")),
+        (("", "", None), ("http://cli/v1", "cm", None), {}, Endpoint("http://cli/v1", "cm", "")),
+        (("http://set/v1", "sm", "sk"), ("", "", ""), {}, Endpoint("http://set/v1", "sm", "sk")),
+        (("http://set/v1", "sm", "sk"), (None, "demo", None), ENV, None),
+    ],
+)
+def test_resolve_endpoint_prefers_cli_then_settings_then_env(
+    settings: tuple[str, str, str | None],
+    cli: tuple[str | None, str | None, str | None],
+    env: dict[str, str],
+    expected: Endpoint | None,
+) -> None:
+    assert resolve_endpoint(*settings, *cli, env) == expected
+
+
+def test_resolve_endpoint_with_a_url_but_no_model_is_a_config_error() -> None:
+    with pytest.raises(LLMError, match=r"^no model name: set --model or the model in Settings$") as info:
+        resolve_endpoint("http://set/v1", "", None, None, None, None, {})
+    assert info.value.code == "config"
+
+
+def test_resolve_endpoint_rejects_a_url_without_a_scheme() -> None:
+    with pytest.raises(LLMError, match=r"^base URL 'localhost:8080/v1' must start with http:// or https://$"):
+        resolve_endpoint("", "m", None, "localhost:8080/v1", None, None, {})
+
+
+def test_endpoint_repr_hides_the_key() -> None:
+    assert SECRET not in repr(Endpoint("http://x/v1", "m", SECRET))

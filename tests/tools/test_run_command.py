@@ -1,0 +1,228 @@
+from __future__ import annotations
+
+import asyncio
+import os
+import shlex
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from desktop_agent.core.bus import SessionMessageBus
+from desktop_agent.core.ports import ToolResult
+from desktop_agent.tools.run_command import RunCommandTool
+
+if TYPE_CHECKING:
+    from tests.tools.conftest import WatchedContext
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX shell and process groups")
+
+NOTE_ABANDONED = (
+    "note: background processes kept the output open after the command exited; they were "
+    "stopped (redirect their output, e.g. > file 2>&1 &, to keep them running)"
+)
+
+
+def _no_longer_runs(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    if sys.platform.startswith("linux"):
+        # A killed grandchild is a zombie until init reaps it: it no longer runs.
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except FileNotFoundError:
+            return True
+        return stat.rsplit(")", 1)[1].split()[0] == "Z"
+    return False
+
+
+async def _wait_until_gone(pid: int) -> None:
+    async with asyncio.timeout(10):
+        while not _no_longer_runs(pid):
+            await asyncio.sleep(0.01)  # polling a process table entry: no event to wait on
+
+
+def _lines(partial: dict[str, Any]) -> list[str]:
+    return str(partial.get("stdout", "")).splitlines()
+
+
+@pytest.fixture
+def fifo(tmp_path: Path) -> Iterator[tuple[Path, int]]:
+    """A fifo the test holds open, so the command's ``read x < fifo`` blocks
+    until the test writes a line."""
+    path = tmp_path / "in.fifo"
+    os.mkfifo(path)
+    fd = os.open(path, os.O_RDWR | os.O_NONBLOCK)
+    yield path, fd
+    os.close(fd)
+
+
+async def test_exit_code_and_both_streams_reach_the_model_and_the_cache(
+    ctx: WatchedContext, bus: SessionMessageBus
+) -> None:
+    async with asyncio.timeout(10):
+        result = await RunCommandTool().run({"command": "echo hi; echo err >&2; exit 3"}, ctx)
+
+    assert result == ToolResult("exit code 3\n--- stdout ---\nhi\n--- stderr ---\nerr", is_error=True)
+    assert bus.tool_output_cache == {"_id": "call-1", "stdout": "hi\n", "stderr": "err\n"}
+
+
+async def test_a_successful_command_is_not_an_error(ctx: WatchedContext) -> None:
+    async with asyncio.timeout(10):
+        result = await RunCommandTool().run({"command": "printf '北京\\n'"}, ctx)
+    assert result == ToolResult("exit code 0\n--- stdout ---\n北京")
+
+
+async def test_a_silent_command_says_no_output(ctx: WatchedContext) -> None:
+    async with asyncio.timeout(10):
+        result = await RunCommandTool().run({"command": "true"}, ctx)
+    assert result == ToolResult("exit code 0\n(no output)")
+
+
+async def test_partial_output_is_cached_while_the_command_runs(
+    ctx: WatchedContext, fifo: tuple[Path, int]
+) -> None:
+    path, fd = fifo
+    command = f'echo started; read x < {shlex.quote(str(path))}; echo "got $x"'
+    run = asyncio.create_task(RunCommandTool().run({"command": command}, ctx))
+
+    partial = await ctx.wait_partial(lambda p: p.get("stdout") == "started\n")
+    assert partial == {"stdout": "started\n", "stderr": ""}
+    assert not run.done()
+
+    os.write(fd, b"hello\n")
+    async with asyncio.timeout(10):
+        result = await run
+    assert result == ToolResult("exit code 0\n--- stdout ---\nstarted\ngot hello")
+
+
+async def test_interrupt_kills_the_process_group_and_keeps_the_partial_output(
+    ctx: WatchedContext, bus: SessionMessageBus
+) -> None:
+    command = "echo $$; sleep 1000 & echo $!; echo started; wait"
+    run = asyncio.create_task(RunCommandTool().run({"command": command}, ctx))
+    partial = await ctx.wait_partial(lambda p: _lines(p)[-1:] == ["started"])
+    shell, grandchild = (int(x) for x in _lines(partial)[:2])
+
+    run.cancel()
+
+    with pytest.raises(asyncio.CancelledError):
+        async with asyncio.timeout(10):
+            await run
+    with pytest.raises(ProcessLookupError):
+        os.kill(shell, 0)  # our child: killed and reaped, no zombie
+    await _wait_until_gone(grandchild)
+    assert bus.snapshot_partial() == {"stdout": f"{shell}\n{grandchild}\nstarted\n", "stderr": ""}
+
+
+async def test_interrupt_escalates_to_sigkill_when_the_group_ignores_sigterm(ctx: WatchedContext) -> None:
+    command = "trap '' TERM; echo $$; sleep 1000 & echo $!; echo started; wait"
+    tool = RunCommandTool(kill_grace_s=0.1)
+    run = asyncio.create_task(tool.run({"command": command}, ctx))
+    partial = await ctx.wait_partial(lambda p: _lines(p)[-1:] == ["started"])
+    shell, grandchild = (int(x) for x in _lines(partial)[:2])
+
+    run.cancel()
+
+    with pytest.raises(asyncio.CancelledError):
+        async with asyncio.timeout(10):
+            await run
+    with pytest.raises(ProcessLookupError):
+        os.kill(shell, 0)
+    await _wait_until_gone(grandchild)
+
+
+async def test_timeout_kills_the_group_and_returns_the_output_so_far_as_an_error(
+    ctx: WatchedContext,
+) -> None:
+    # timeout_s above the tool's maximum is capped to it (1 s).
+    tool = RunCommandTool(max_timeout_s=1)
+    command = "echo $$; echo before >&2; exec sleep 1000"
+
+    async with asyncio.timeout(10):
+        result = await tool.run({"command": command, "timeout_s": 600}, ctx)
+
+    shell = int(result.text.split("\n")[2])
+    assert result == ToolResult(
+        f"timed out after 1 s; the command was stopped\n--- stdout ---\n{shell}\n--- stderr ---\nbefore",
+        is_error=True,
+    )
+    with pytest.raises(ProcessLookupError):
+        os.kill(shell, 0)
+
+
+async def test_background_jobs_holding_the_output_are_stopped_when_the_command_ends(
+    ctx: WatchedContext,
+) -> None:
+    tool = RunCommandTool(eof_grace_s=0.05)
+
+    async with asyncio.timeout(10):
+        result = await tool.run({"command": "sleep 1000 & echo $!"}, ctx)
+
+    background = int(result.text.split("\n")[2])
+    assert result == ToolResult(f"exit code 0\n--- stdout ---\n{background}\n{NOTE_ABANDONED}")
+    await _wait_until_gone(background)
+
+
+async def test_long_output_keeps_the_tail_in_the_cache_and_a_shorter_tail_for_the_model(
+    ctx: WatchedContext, bus: SessionMessageBus
+) -> None:
+    command = "i=0; while [ $i -lt 2000 ]; do printf '%09d\\n' $i; i=$((i+1)); done"
+
+    async with asyncio.timeout(20):
+        result = await RunCommandTool().run({"command": command}, ctx)
+
+    full = "".join(f"{i:09d}\n" for i in range(2000))  # 20000 characters
+    assert bus.snapshot_partial() == {"stdout": full[-16384:], "stderr": ""}
+    shown = full.rstrip("\n")[-8192:]
+    cut = len(full.rstrip("\n")) - 8192
+    assert result == ToolResult(f"exit code 0\n--- stdout ---\n[… {cut} earlier characters cut …]\n{shown}")
+
+
+@pytest.fixture
+def real_tmp(tmp_path: Path) -> Path:
+    return tmp_path.resolve()  # pwd -P prints the path without symlinks
+
+
+async def test_the_command_runs_in_the_given_folder(ctx: WatchedContext, real_tmp: Path) -> None:
+    async with asyncio.timeout(10):
+        result = await RunCommandTool().run({"command": "pwd -P", "cwd": str(real_tmp)}, ctx)
+    assert result == ToolResult(f"exit code 0\n--- stdout ---\n{real_tmp}")
+
+
+async def test_a_missing_folder_is_a_clear_error(ctx: WatchedContext, tmp_path: Path) -> None:
+    missing = str(tmp_path / "nope")
+    async with asyncio.timeout(10):
+        result = await RunCommandTool().run({"command": "pwd", "cwd": missing}, ctx)
+    assert result == ToolResult(
+        f"run_command: cwd does not exist or is not a folder: {missing}", is_error=True
+    )
+
+
+@pytest.mark.parametrize(
+    ("arguments", "error"),
+    [
+        ({}, "command must be a non-empty string"),
+        ({"command": "  "}, "command must be a non-empty string"),
+        ({"command": "true", "cwd": 3}, "cwd must be a string, got int"),
+        ({"command": "true", "timeout_s": 0}, "timeout_s must be a positive number of seconds, got 0"),
+        ({"command": "true", "timeout_s": "5"}, "timeout_s must be a positive number of seconds, got '5'"),
+        ({"command": "true", "timeout_s": True}, "timeout_s must be a positive number of seconds, got True"),
+    ],
+)
+async def test_invalid_arguments_give_an_error_naming_the_problem(
+    ctx: WatchedContext, arguments: dict[str, Any], error: str
+) -> None:
+    async with asyncio.timeout(10):
+        result = await RunCommandTool().run(arguments, ctx)
+    assert result == ToolResult(f"run_command: invalid arguments: {error}", is_error=True)
+
+
+def test_the_tool_needs_approval_and_states_its_maximum_timeout() -> None:
+    spec = RunCommandTool(max_timeout_s=30).spec
+    assert (spec.name, spec.skip_approval, spec.server) == ("run_command", False, None)
+    assert "at most 30" in spec.parameters["properties"]["timeout_s"]["description"]
