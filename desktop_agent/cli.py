@@ -94,7 +94,11 @@ class TerminalIO:
                 text = self._stdin.readline()
             except (OSError, ValueError):
                 text = ""
-            loop.call_soon_threadsafe(lambda: future.done() or future.set_result(text))
+            def deliver() -> None:
+                if not future.done():
+                    future.set_result(text)
+
+            loop.call_soon_threadsafe(deliver)
 
         # A daemon thread, not the default executor: a read still blocked on
         # the terminal must not hold up the process exit.

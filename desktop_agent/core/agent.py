@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 import json
 import logging
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from contextlib import aclosing
 from dataclasses import dataclass
 from typing import Any
@@ -70,7 +70,7 @@ class AgentClient:
 
     async def chat_stream(
         self, messages: Sequence[Mapping[str, Any]], context_factory: ContextFactory
-    ) -> AsyncIterator[LLMChunk]:
+    ) -> AsyncGenerator[LLMChunk, None]:
         working: list[JSONDict] = [dict(m) for m in messages]
         if self.system_prompt and not (working and working[0].get("role") == "system"):
             working.insert(0, {"role": "system", "content": self.system_prompt})
@@ -79,9 +79,9 @@ class AgentClient:
             planning = {"role": "system", "content": prompts.PLANNING_PROMPT}
             working.append(planning)
             parser = self._parser()
-            async with aclosing(self._stream_text(working, parser)) as stream:
-                async for chunk in stream:
-                    yield chunk
+            async with aclosing(self._stream_text(working, parser)) as planning_stream:
+                async for segment_chunk in planning_stream:
+                    yield segment_chunk
             yield RoundEndChunk(0, "planning")
             working.remove(planning)
             full = parser.full_raw_text
@@ -105,7 +105,7 @@ class AgentClient:
 
     async def _stream_text(
         self, working: list[JSONDict], parser: StreamParser
-    ) -> AsyncIterator[SegmentChunk]:
+    ) -> AsyncGenerator[SegmentChunk, None]:
         """A round without tools: text only (stray tool calls are ignored)."""
         try:
             async with aclosing(self.llm.stream(working, tools=None)) as deltas:
@@ -120,7 +120,7 @@ class AgentClient:
         for segment in parser.flush():
             yield SegmentChunk(segment)
 
-    async def _continuation(self, working: list[JSONDict]) -> AsyncIterator[LLMChunk]:
+    async def _continuation(self, working: list[JSONDict]) -> AsyncGenerator[LLMChunk, None]:
         prompt = {"role": "system", "content": prompts.CONTINUATION_PROMPT}
         working.append(prompt)
         async with aclosing(self._stream_text(working, self._parser())) as stream:
@@ -131,7 +131,7 @@ class AgentClient:
 
     async def _tool_loop(
         self, working: list[JSONDict], context_factory: ContextFactory
-    ) -> AsyncIterator[LLMChunk]:
+    ) -> AsyncGenerator[LLMChunk, None]:
         tools = self.router.openai_tools() or None
         for step in range(1, self.max_steps + 1):
             parser = self._parser()
@@ -198,7 +198,7 @@ class AgentClient:
 
     async def _run_call(
         self, call: _PendingCall, context_factory: ContextFactory
-    ) -> AsyncIterator[ToolCallChunk]:
+    ) -> AsyncGenerator[ToolCallChunk, None]:
         name = call.name or "(no name)"
         arguments, problem = _parse_arguments(call.arguments)
         route = self.router.lookup(call.name) if call.name else None

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from collections.abc import AsyncGenerator, Mapping, Sequence
+from collections.abc import AsyncGenerator, Mapping, Sequence, Set
 from dataclasses import dataclass
 from typing import Any
 
@@ -111,7 +111,7 @@ class DemoModel:
         return self._summary(zh, done), None
 
     @staticmethod
-    def _plan(user: str, zh: bool, tools: set[str]) -> list[_Step]:
+    def _plan(user: str, zh: bool, tools: Set[str]) -> list[_Step]:
         steps: list[_Step] = []
         tour = _has(user, "demo", "tour", "演示", "展示")
         if (tour or _has(user, "time", "date", "clock", "几点", "时间", "日期")) and "get_current_time" in tools:

@@ -226,3 +226,19 @@ def test_the_tool_needs_approval_and_states_its_maximum_timeout() -> None:
     spec = RunCommandTool(max_timeout_s=30).spec
     assert (spec.name, spec.skip_approval, spec.server) == ("run_command", False, None)
     assert "at most 30" in spec.parameters["properties"]["timeout_s"]["description"]
+
+
+async def test_interrupt_while_the_command_is_still_starting_stops_the_whole_group(ctx: WatchedContext) -> None:
+    # Cancelled inside the stdlib's subprocess start, a grandchild holding the
+    # pipes used to keep the turn waiting until it exited by itself.
+    marker = "sleep 61.125"
+    tool = RunCommandTool()
+    run = asyncio.ensure_future(tool.run({"command": f"{marker} & {marker}"}, ctx))
+    await asyncio.sleep(0)  # now inside loop.subprocess_exec
+    run.cancel()
+    async with asyncio.timeout(10):
+        with pytest.raises(asyncio.CancelledError):
+            await run
+    from desktop_agent.testing.procs import live_processes
+
+    assert live_processes(marker) == []
