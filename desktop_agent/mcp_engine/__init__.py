@@ -1,0 +1,27 @@
+"""MCP engine (DESIGN §8): servers from the user's ``mcpServers`` file, one
+owner task per session, progress, image placeholders, isolation and recovery.
+
+See ``README.md`` in this folder for the rules (duplicate tool names, sandboxes,
+timeouts) and :mod:`desktop_agent.mcp_engine.engine` for the entry point.
+"""
+
+from desktop_agent.mcp_engine.config import (
+    McpConfig,
+    McpConfigError,
+    ServerConfig,
+    default_config,
+    load_mcp_config,
+    parse_mcp_config,
+)
+from desktop_agent.mcp_engine.engine import McpEngine, ServerStatus
+
+__all__ = [
+    "McpConfig",
+    "McpConfigError",
+    "McpEngine",
+    "ServerConfig",
+    "ServerStatus",
+    "default_config",
+    "load_mcp_config",
+    "parse_mcp_config",
+]

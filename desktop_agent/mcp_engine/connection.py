@@ -1,0 +1,322 @@
+"""One live session with one MCP server, owned by one task.
+
+Why an owner task: an mcp 2.x session (and its stdio process or HTTP client)
+must be opened and closed in the same task, or anyio fails with "Attempted to
+exit cancel scope in a different task". So :meth:`ServerConnection.ensure_started`
+spawns a task that opens the transport and the session, lists the tools and
+then parks until it is told to stop or the transport ends; it alone closes
+them, which is what reaps the child process.
+
+Calls are *not* funnelled through that task: the SDK's dispatcher matches
+responses by request id, so the caller's own task sends the request and
+waits. That keeps the per-call cost at the SDK's own (see
+``benchmarks/bench_mcp.py``) and makes the caller's cancellation (the user's
+interrupt) cancel the request directly, which the SDK turns into a
+``notifications/cancelled`` to the server.
+
+What this module does not know: tool names across servers, conversations,
+the bus. It raises; :mod:`desktop_agent.mcp_engine.calls` turns that into
+:class:`ToolResult` errors.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import shutil
+import tempfile
+from collections.abc import Callable, Coroutine, Mapping
+from contextlib import AsyncExitStack
+from pathlib import Path
+from typing import Any, Literal
+
+import mcp_types as types
+from mcp import ClientSession
+from mcp.shared.exceptions import MCPError
+
+from desktop_agent.mcp_engine.config import ServerConfig
+from desktop_agent.mcp_engine.errors import CallTimedOut, ServerDied, ServerStartError, describe
+from desktop_agent.mcp_engine.idle import IdleWatchdog
+from desktop_agent.mcp_engine.stderr import StderrTail
+from desktop_agent.mcp_engine.transports import open_transport
+from desktop_agent.mcp_engine.watch import WatchedReadStream
+
+log = logging.getLogger(__name__)
+
+State = Literal["starting", "ready", "failed", "stopped"]
+ProgressFn = Callable[[float, float | None, str | None], None]
+
+CLIENT_INFO = types.Implementation(name="desktop-agent", version="0.1.0")
+MIN_START_TIMEOUT_S = 30.0
+"""A cold ``npx`` or Python server can take seconds to start even when its
+idle timeout is short, so start-up gets at least this long."""
+STOP_TIMEOUT_S = 10.0
+"""Bound on a clean stop; the SDK's own stdio shutdown escalates to SIGKILL well within it."""
+HEALTH_PING_MAX_S = 5.0
+
+
+class ServerConnection:
+    """A restartable session with one server. Not started until first needed."""
+
+    def __init__(
+        self,
+        config: ServerConfig,
+        *,
+        sandboxed: bool = False,
+        on_change: Callable[[ServerConnection], None] | None = None,
+    ) -> None:
+        self.config = config
+        self.state: State = "stopped"
+        self.error: str | None = None
+        self.tools: tuple[types.Tool, ...] = ()
+        self.starts = 0
+        """How many times a session was opened (restarts included)."""
+        self._sandboxed = sandboxed
+        self._sandbox_dir: Path | None = None
+        self._on_change = on_change
+        self._session: ClientSession | None = None
+        self._owner: asyncio.Task[None] | None = None
+        self._wake = asyncio.Event()
+        self._ended = False
+        self._stopping = False
+        self._closed = False
+        self._lock = asyncio.Lock()
+        self._stderr = StderrTail()
+        self._background: set[asyncio.Task[Any]] = set()
+        self._idle = IdleWatchdog()
+
+    # ------------------------------------------------------------------ life
+
+    @property
+    def alive(self) -> bool:
+        return self._session is not None and not self._ended
+
+    @property
+    def sandbox_dir(self) -> Path | None:
+        return self._sandbox_dir
+
+    async def ensure_started(self) -> ClientSession:
+        """The live session, (re)starting the server if needed.
+
+        Raises :class:`ServerStartError` with a one-line message naming the server.
+        """
+        if self._session is not None and not self._ended:
+            return self._session
+        async with self._lock:
+            if self._closed:
+                raise ServerStartError(f'mcp server "{self.config.name}" is shut down')
+            if self._session is not None and not self._ended:
+                return self._session
+            await self._stop_owner()
+            return await self._start()
+
+    async def _start(self) -> ClientSession:
+        name = self.config.name
+        self._set("starting", None)
+        if self._sandboxed and self._sandbox_dir is None:
+            self._sandbox_dir = Path(tempfile.mkdtemp(prefix=f"desktop-agent-mcp-{name}-"))
+        loop = asyncio.get_running_loop()
+        ready: asyncio.Future[ClientSession] = loop.create_future()
+        ready.add_done_callback(_retrieve)
+        self._wake = asyncio.Event()
+        self._ended = False
+        self._stopping = False
+        self._stderr.reset()
+        self.starts += 1
+        self._owner = asyncio.create_task(self._own(ready, self._wake), name=f"mcp-owner:{name}")
+        timeout = max(self.config.timeout_s, MIN_START_TIMEOUT_S)
+        try:
+            async with asyncio.timeout(timeout):
+                session = await asyncio.shield(ready)
+        except TimeoutError:
+            await self._stop_owner()
+            message = f'mcp server "{name}" did not start within {timeout:g} s{self._stderr.suffix()}'
+            self._set("failed", message)
+            raise ServerStartError(message) from None
+        except asyncio.CancelledError:
+            await self._stop_owner()
+            self._set("stopped", None)
+            raise
+        except Exception as exc:
+            await self._stop_owner()
+            message = f'mcp server "{name}" failed to start: {describe(exc)}{self._stderr.suffix()}'
+            self._set("failed", message)
+            raise ServerStartError(message) from exc
+        if not self._ended:  # it may already have gone again; then it says "failed"
+            self._set("ready", None)
+        return session
+
+    async def _own(self, ready: asyncio.Future[ClientSession], wake: asyncio.Event) -> None:
+        """The owner task: open, list tools, park, close, all in this one task."""
+        try:
+            async with AsyncExitStack() as stack:
+                errlog = stack.enter_context(self._stderr.open())
+                read, write = await stack.enter_async_context(
+                    open_transport(self.config, errlog, self._sandbox_dir)
+                )
+                watched = WatchedReadStream(read, on_end=lambda: self._on_transport_end(wake))
+                session = await stack.enter_async_context(
+                    ClientSession(watched, write, client_info=CLIENT_INFO)
+                )
+                await session.initialize()
+                self.tools = await _list_all_tools(session)
+                self._session = session
+                ready.set_result(session)
+                await wake.wait()
+        except Exception as exc:
+            if not ready.done():
+                ready.set_exception(exc)
+            else:
+                log.warning('mcp server "%s": session ended with %s', self.config.name, describe(exc))
+        finally:
+            self._session = None
+            self._ended = True
+            if not ready.done():
+                # Stopped before it was ready (shutdown during start-up).
+                ready.set_exception(ServerStartError(f'mcp server "{self.config.name}" was stopped'))
+
+    def _on_transport_end(self, wake: asyncio.Event) -> None:
+        """The server went away (process exit, stream closed): let the owner reap it."""
+        session = self._session
+        if session is not None:
+            self._mark_gone(session)
+        wake.set()
+
+    async def _stop_owner(self) -> None:
+        owner, self._owner = self._owner, None
+        if owner is None:
+            return
+        self._stopping = True
+        self._wake.set()
+        if self._session is None:
+            # Still connecting: nothing to close politely; cancelling the owner
+            # unwinds the transport, and the SDK's shielded stdio shutdown reaps.
+            owner.cancel()
+        done, _ = await asyncio.wait({owner}, timeout=STOP_TIMEOUT_S)
+        if not done:
+            log.warning('mcp server "%s" did not stop in %g s; cancelling', self.config.name, STOP_TIMEOUT_S)
+            owner.cancel()
+            await asyncio.wait({owner}, timeout=STOP_TIMEOUT_S)
+
+    async def aclose(self) -> None:
+        """Stop the server for good and remove its sandbox folder; idempotent."""
+        self._closed = True
+        for task in list(self._background):
+            task.cancel()
+        if self._background:
+            await asyncio.wait(self._background, timeout=STOP_TIMEOUT_S)
+        # Not under the lock: a start in progress must not delay shutdown; the
+        # owner task it spawned is stopped here either way.
+        await self._stop_owner()
+        self._idle.close()
+        if self._sandbox_dir is not None:
+            shutil.rmtree(self._sandbox_dir, ignore_errors=True)
+            self._sandbox_dir = None
+        if self.state != "failed":
+            self._set("stopped", None)
+
+    def _set(self, state: State, error: str | None) -> None:
+        self.state, self.error = state, error
+        if self._on_change is not None:
+            self._on_change(self)
+
+    # ----------------------------------------------------------------- calls
+
+    async def call(
+        self, name: str, arguments: Mapping[str, Any], on_progress: ProgressFn
+    ) -> types.CallToolResult:
+        """Run one tool, with an idle timeout that every progress report resets.
+
+        Raises :class:`ServerStartError`, :class:`ServerDied`, :class:`CallTimedOut`,
+        or :class:`MCPError` for a protocol-level error answer.
+        """
+        session = await self.ensure_started()
+        idle = self.config.timeout_s
+        watch = self._idle.start(idle)
+
+        async def report(progress: float, total: float | None, message: str | None) -> None:
+            if not watch.fired:
+                watch.touch()
+                on_progress(progress, total, message)
+
+        try:
+            result: types.CallToolResult = await session.call_tool(
+                name, dict(arguments), progress_callback=report
+            )
+        except asyncio.CancelledError:
+            # Ours only if nobody else cancelled too (the user's interrupt wins).
+            if not watch.fired or watch.task.uncancel() > 0:
+                raise
+            self._check_health(session)
+            raise CallTimedOut(
+                f'tool "{name}" of mcp server "{self.config.name}" gave no result or progress '
+                f"for {idle:g} s and was cancelled"
+            ) from None
+        except MCPError as exc:
+            if exc.error.code == types.CONNECTION_CLOSED:
+                # The transport may notice the end a moment later (HTTP); make
+                # sure the next call starts afresh instead of using this session.
+                self._mark_gone(session)
+                raise ServerDied(self._died_message(name)) from None
+            raise
+        finally:
+            self._idle.stop(watch)
+        return result
+
+    @property
+    def _gone(self) -> str:
+        if self.config.transport == "stdio":
+            return "exited; it restarts on the next call"
+        return "disconnected; it reconnects on the next call"
+
+    def _died_message(self, tool: str) -> str:
+        went, then = self._gone.split("; ")
+        return f'mcp server "{self.config.name}" {went} during the call to "{tool}"; {then}{self._stderr.suffix()}'
+
+    def _mark_gone(self, session: ClientSession, error: str | None = None) -> None:
+        """Retire ``session``: the owner reaps it and the next call starts a new one."""
+        if self._session is not session or self._ended or self._stopping:
+            return
+        self._ended = True
+        self._set("failed", error or f'mcp server "{self.config.name}" {self._gone}{self._stderr.suffix()}')
+        self._wake.set()
+
+    def _check_health(self, session: ClientSession) -> None:
+        """After a hung call: ping; a server too stuck to answer is restarted."""
+
+        async def ping() -> None:
+            try:
+                async with asyncio.timeout(min(self.config.timeout_s, HEALTH_PING_MAX_S)):
+                    await session.send_ping()
+            except (TimeoutError, MCPError):
+                log.warning('mcp server "%s" does not answer a ping; restarting it', self.config.name)
+                verb = "restarts" if self.config.transport == "stdio" else "reconnects"
+                self._mark_gone(
+                    session, f'mcp server "{self.config.name}" stopped answering; it {verb} on the next call'
+                )
+
+        self._spawn(ping())
+
+    def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.create_task(coro)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+
+def _retrieve(future: asyncio.Future[ClientSession]) -> None:
+    """Mark the outcome seen, so a start abandoned by its caller logs nothing at GC."""
+    if not future.cancelled():
+        future.exception()
+
+
+async def _list_all_tools(session: ClientSession) -> tuple[types.Tool, ...]:
+    tools: list[types.Tool] = []
+    cursor: str | None = None
+    for _ in range(100):  # a paginator that never ends must not hang start-up
+        params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
+        page = await session.list_tools(params=params)
+        tools.extend(page.tools)
+        cursor = page.next_cursor
+        if not cursor:
+            break
+    return tuple(tools)

@@ -1,0 +1,57 @@
+"""Turning an MCP ``CallToolResult`` into the core's :class:`ToolResult`.
+
+Why placeholders: a screenshot is hundreds of kilobytes of base64, which would
+fill the model's context and cost money for nothing the model can read as
+text. The model sees ``[image: image/png, 91 bytes]``; the bytes stay in
+``ToolResult.images`` for the UI's tool card (seed 000 "MCP 客户端架构").
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+
+import mcp_types as types
+
+from desktop_agent.core.ports import ImageContent, ToolResult
+
+
+def to_tool_result(result: types.CallToolResult, *, server: str, tool: str) -> ToolResult:
+    """Text as is, media as placeholders; ``is_error`` keeps the server's own message."""
+    parts: list[str] = []
+    images: list[ImageContent] = []
+    for block in result.content:
+        if isinstance(block, types.TextContent):
+            parts.append(block.text)
+        elif isinstance(block, types.ImageContent):
+            data = _b64(block.data)
+            images.append(ImageContent(mime=block.mime_type, data=data))
+            parts.append(f"[image: {block.mime_type}, {len(data)} bytes]")
+        elif isinstance(block, types.AudioContent):
+            parts.append(f"[audio: {block.mime_type}, {len(_b64(block.data))} bytes]")
+        elif isinstance(block, types.ResourceLink):
+            parts.append(f"[resource link: {block.name} {block.uri}]")
+        else:
+            parts.append(_embedded(block))
+    if not parts and result.structured_content is not None:
+        parts.append(json.dumps(result.structured_content, ensure_ascii=False))
+    text = "\n".join(parts)
+    if result.is_error and not text.strip():
+        text = f'tool "{tool}" of mcp server "{server}" failed without a message'
+    return ToolResult(text=text, is_error=bool(result.is_error), images=tuple(images))
+
+
+def _embedded(block: types.EmbeddedResource) -> str:
+    resource = block.resource
+    if isinstance(resource, types.TextResourceContents):
+        return resource.text
+    mime = resource.mime_type or "application/octet-stream"
+    return f"[resource: {resource.uri}, {mime}, {len(_b64(resource.blob))} bytes]"
+
+
+def _b64(data: str) -> bytes:
+    try:
+        return base64.b64decode(data, validate=False)
+    except (binascii.Error, ValueError):
+        return data.encode()

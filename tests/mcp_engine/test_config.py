@@ -1,0 +1,238 @@
+"""The MCP servers file: the format other hosts use, our extensions, and one
+clear line for every mistake."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from desktop_agent.mcp_engine import (
+    McpConfig,
+    McpConfigError,
+    ServerConfig,
+    default_config,
+    load_mcp_config,
+    parse_mcp_config,
+)
+from desktop_agent.storage.paths import default_mcp_config_path
+
+
+def test_a_claude_desktop_style_file_is_read_with_our_extensions() -> None:
+    config = parse_mcp_config(
+        {
+            "mcpServers": {
+                "fs": {
+                    "command": "npx",
+                    "args": ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"],
+                    "env": {"DEBUG": "1"},
+                    "cwd": "~/work",
+                    "disabled_tools": ["write_file"],
+                    "timeout_s": 30,
+                    "autoApprove": ["read_file"],
+                },
+                "browser": {"command": "npx", "args": ["@playwright/mcp"], "isolation": "per_conversation"},
+                "remote": {
+                    "type": "sse",
+                    "url": "http://127.0.0.1:9000/sse",
+                    "headers": {"Authorization": "x"},
+                },
+                "api": {"type": "streamable-http", "url": "https://example.org/mcp", "disabled": True},
+            },
+            "max_sandboxes": 2,
+        }
+    )
+
+    assert config == McpConfig(
+        servers=(
+            ServerConfig(
+                name="fs",
+                command="npx",
+                args=("-y", "@modelcontextprotocol/server-filesystem", "/tmp"),
+                env={"DEBUG": "1"},
+                cwd=str(Path("~/work").expanduser()),
+                disabled_tools=("write_file",),
+                timeout_s=30.0,
+            ),
+            ServerConfig(
+                name="browser", command="npx", args=("@playwright/mcp",), isolation="per_conversation"
+            ),
+            ServerConfig(
+                name="remote",
+                transport="sse",
+                url="http://127.0.0.1:9000/sse",
+                headers={"Authorization": "x"},
+            ),
+            ServerConfig(name="api", transport="http", url="https://example.org/mcp", enabled=False),
+        ),
+        max_sandboxes=2,
+    )
+
+
+@pytest.mark.parametrize(
+    ("url", "transport"),
+    [("http://h:1/sse", "sse"), ("http://h:1/sse/", "sse"), ("http://h:1/mcp", "http")],
+)
+def test_a_url_without_a_type_is_sse_when_it_ends_in_sse_else_streamable_http(
+    url: str, transport: str
+) -> None:
+    (server,) = parse_mcp_config({"mcpServers": {"r": {"url": url}}}).servers
+
+    assert server.transport == transport
+
+
+@pytest.mark.parametrize(
+    ("servers", "message"),
+    [
+        (
+            {"fs": {"command": "npx", "args": "-y"}},
+            'mcp config: server "fs": "args" must be a list of strings',
+        ),
+        (
+            {"fs": {"command": "npx", "args": [1]}},
+            'mcp config: server "fs": "args" must be a list of strings',
+        ),
+        ({"fs": {}}, 'mcp config: server "fs": "command" is required for a stdio server'),
+        ({"fs": {"command": ""}}, 'mcp config: server "fs": "command" is required for a stdio server'),
+        ({"fs": {"command": 7}}, 'mcp config: server "fs": "command" must be a string, got 7'),
+        ({"fs": "npx"}, 'mcp config: server "fs": must be an object'),
+        (
+            {"fs": {"command": "x", "env": {"A": 1}}},
+            'mcp config: server "fs": "env" must be an object of string values',
+        ),
+        (
+            {"fs": {"command": "x", "isolation": "private"}},
+            'mcp config: server "fs": "isolation" must be "shared" or "per_conversation", got \'private\'',
+        ),
+        (
+            {"fs": {"command": "x", "timeout_s": 0}},
+            'mcp config: server "fs": "timeout_s" must be a positive number of seconds, got 0',
+        ),
+        (
+            {"fs": {"command": "x", "timeout_s": True}},
+            'mcp config: server "fs": "timeout_s" must be a positive number of seconds, got True',
+        ),
+        (
+            {"fs": {"command": "x", "enabled": "yes"}},
+            'mcp config: server "fs": "enabled" must be true or false, got \'yes\'',
+        ),
+        (
+            {"fs": {"command": "x", "enabled": True, "disabled": True}},
+            'mcp config: server "fs": "enabled" and "disabled" contradict each other',
+        ),
+        (
+            {"fs": {"command": "x", "disabled_tools": "rm"}},
+            'mcp config: server "fs": "disabled_tools" must be a list of strings',
+        ),
+        (
+            {"web": {"type": "websocket", "url": "ws://x"}},
+            'mcp config: server "web": "type" must be "stdio", "sse" or "http", got \'websocket\'',
+        ),
+        (
+            {"web": {"type": "sse"}},
+            'mcp config: server "web": "url" must be an http:// or https:// address for a sse server',
+        ),
+        (
+            {"web": {"type": "http", "url": "ftp://x"}},
+            'mcp config: server "web": "url" must be an http:// or https:// address for a http server',
+        ),
+        (
+            {"web": {"type": "http", "url": "http://x", "command": "y"}},
+            'mcp config: server "web": give either "command" (stdio) or "url" (http), not both',
+        ),
+        (
+            {"web": {"type": "stdio", "url": "http://x"}},
+            'mcp config: server "web": "url" is for sse/http servers; a stdio server needs "command"',
+        ),
+        (
+            {"bad name": {"command": "x"}},
+            "mcp config: server \"bad name\": the name must be 1-64 letters, digits, '_', '-' or '.'",
+        ),
+    ],
+)
+def test_a_wrong_value_is_one_line_naming_the_server_and_the_field(
+    servers: dict[str, Any], message: str
+) -> None:
+    with pytest.raises(McpConfigError) as info:
+        parse_mcp_config({"mcpServers": servers})
+
+    assert str(info.value) == message
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ([], 'mcp config: the file must hold a JSON object with "mcpServers"'),
+        ({}, 'mcp config: "mcpServers" is missing'),
+        ({"mcpServers": []}, 'mcp config: "mcpServers" must be an object of server name -> settings'),
+        (
+            {"mcpServers": {}, "max_sandboxes": 0},
+            'mcp config: "max_sandboxes" must be a positive integer, got 0',
+        ),
+    ],
+)
+def test_a_wrong_file_shape_is_one_line(data: object, message: str) -> None:
+    with pytest.raises(McpConfigError) as info:
+        parse_mcp_config(data)
+
+    assert str(info.value) == message
+
+
+def test_vs_code_servers_key_is_accepted() -> None:
+    config = parse_mcp_config({"servers": {"t": {"command": "x"}}})
+
+    assert config == McpConfig(servers=(ServerConfig(name="t", command="x"),))
+
+
+def test_default_config_runs_the_time_server_from_this_python() -> None:
+    assert default_config() == McpConfig(
+        servers=(ServerConfig(name="time", command=sys.executable, args=("-m", "mcp_server_time")),),
+        max_sandboxes=4,
+    )
+
+
+def test_no_path_and_no_default_file_means_the_default_config() -> None:
+    assert not default_mcp_config_path().exists()
+
+    assert load_mcp_config(None) == default_config()
+    assert load_mcp_config(default_mcp_config_path()) == default_config()
+
+
+def test_no_path_reads_the_default_file_when_the_user_has_one() -> None:
+    default_mcp_config_path().write_text(json.dumps({"mcpServers": {"t": {"command": "x"}}}))
+
+    assert load_mcp_config(None) == McpConfig(servers=(ServerConfig(name="t", command="x"),))
+
+
+def test_an_explicit_missing_file_is_an_error(tmp_path: Path) -> None:
+    missing = tmp_path / "nope.json"
+
+    with pytest.raises(McpConfigError) as info:
+        load_mcp_config(missing)
+
+    assert str(info.value) == f"mcp config: {missing} does not exist"
+
+
+def test_broken_json_names_the_file_and_the_position(tmp_path: Path) -> None:
+    path = tmp_path / "mcp.json"
+    path.write_text('{"mcpServers": {\n  "a": {"command": "x",}\n}}')
+
+    with pytest.raises(McpConfigError) as info:
+        load_mcp_config(path)
+
+    assert str(info.value) == (
+        f"mcp config: {path} is not valid JSON (line 2, column 24: Expecting property name enclosed in double quotes)"
+    )
+
+
+def test_a_server_named_twice_is_an_error(tmp_path: Path) -> None:
+    path = tmp_path / "mcp.json"
+    path.write_text('{"mcpServers": {"a": {"command": "x"}, "a": {"command": "y"}}}')
+
+    with pytest.raises(McpConfigError) as info:
+        load_mcp_config(path)
+
+    assert str(info.value) == 'mcp config: "a" appears twice in the same object'
