@@ -1,0 +1,237 @@
+"""QtAudioSink: the window's speaker, one clip at a time, via QMediaPlayer.
+
+The playback queue (core) decides what plays when; this only plays. Facts it
+relies on (STACK.md "Qt"): without a sound device QMediaPlayer still plays
+in real time and reports ``EndOfMedia`` on time, so the queue keeps
+advancing; bad bytes give ``InvalidMedia`` + ``errorOccurred`` at once; a
+stale ``LoadedMedia`` arrives before the end, so only ``EndOfMedia`` and
+``InvalidMedia`` (or an error) end a clip. Handlers read the player's
+*current* status rather than the signal's argument, so a status change
+queued from the previous clip can never end the next one.
+
+Clips go to the player as small files in a private temp folder, not through
+a QBuffer: with Qt 6.12's FFmpeg backend, ``setSourceDevice`` while the
+previous QBuffer source is still loading deadlocks the GUI thread (seen
+when a clip is replaced or stopped right after ``play``); file sources do
+not. A clip's file is deleted when the next source replaces it, the folder
+on ``close()`` (or when the sink is collected).
+
+A watchdog bounds every play: ``load_timeout_s`` until the duration is
+known, then the duration (at the playback rate) plus ``end_slack_s``, so a
+backend that never reports the end cannot stall the queue.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import shutil
+import tempfile
+import weakref
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtCore import QObject, QUrl, Signal
+from PySide6.QtMultimedia import QAudioOutput, QMediaPlayer
+
+log = logging.getLogger(__name__)
+
+_SUFFIX = {
+    "audio/mpeg": ".mp3",
+    "audio/mp3": ".mp3",
+    "audio/wav": ".wav",
+    "audio/x-wav": ".wav",
+    "audio/ogg": ".ogg",
+}
+
+END = "end"
+INVALID = "invalid"
+STOPPED = "stopped"
+REPLACED = "replaced"
+TIMEOUT = "timeout"
+CANCELLED = "cancelled"
+
+
+class QtAudioSink(QObject):
+    """:class:`~desktop_agent.core.ports.AudioSink` over QMediaPlayer + QAudioOutput.
+
+    Must run on the Qt thread under a qasync loop (``play`` is a coroutine
+    that waits for player signals).
+
+    Signals:
+        clip_started(int): clip number n (1, 2, …) was handed to the player.
+        clip_finished(int, str): clip n ended; the reason is ``end``,
+            ``invalid`` (bytes the player cannot decode), ``error: <message>``, ``stopped`` (``stop()``),
+            ``replaced`` (a new ``play`` began), ``timeout`` (watchdog) or
+            ``cancelled`` (the awaiting task was cancelled).
+        volume_changed(float): the output volume (0..1) was set.
+        muted_changed(bool): muting was switched.
+    """
+
+    clip_started = Signal(int)
+    clip_finished = Signal(int, str)
+    volume_changed = Signal(float)
+    muted_changed = Signal(bool)
+
+    def __init__(
+        self,
+        parent: QObject | None = None,
+        *,
+        volume: float = 1.0,
+        muted: bool = False,
+        playback_rate: float = 1.0,
+        load_timeout_s: float = 5.0,
+        end_slack_s: float = 2.0,
+    ) -> None:
+        super().__init__(parent)
+        self._output = QAudioOutput(self)
+        self._player = QMediaPlayer(self)
+        self._player.setAudioOutput(self._output)
+        self._player.mediaStatusChanged.connect(self._on_status)
+        self._player.errorOccurred.connect(self._on_error)
+        self._player.durationChanged.connect(self._on_duration)
+        self._load_timeout_s = load_timeout_s
+        self._end_slack_s = end_slack_s
+        self._rate = 1.0
+        self._clip = 0
+        self._pending: tuple[int, asyncio.Future[str]] | None = None
+        self._dir: Path | None = None
+        self._file: Path | None = None
+        self._cleanup: Callable[[], object] | None = None
+        self._watchdog: asyncio.TimerHandle | None = None
+        self.playback_rate = playback_rate
+        self.set_volume(volume)
+        self.set_muted(muted)
+
+    # ----------------------------------------------------------------- state
+
+    @property
+    def player(self) -> QMediaPlayer:
+        """The player itself (tests and benchmarks read its state)."""
+        return self._player
+
+    @property
+    def playing(self) -> bool:
+        """True while a ``play`` is pending."""
+        return self._pending is not None
+
+    @property
+    def playback_rate(self) -> float:
+        return self._rate
+
+    @playback_rate.setter
+    def playback_rate(self, rate: float) -> None:
+        if not rate > 0:
+            raise ValueError(f"audio sink: playback rate must be positive, got {rate!r}")
+        self._rate = float(rate)
+        self._player.setPlaybackRate(self._rate)
+
+    def volume(self) -> float:
+        return float(self._output.volume())
+
+    def is_muted(self) -> bool:
+        return bool(self._output.isMuted())
+
+    def set_volume(self, volume: float) -> None:
+        """Linear output volume, 0 (silent) to 1 (full)."""
+        if not 0.0 <= volume <= 1.0:
+            raise ValueError(f"audio sink: volume must be between 0 and 1, got {volume!r}")
+        self._output.setVolume(float(volume))
+        self.volume_changed.emit(float(volume))
+
+    def set_muted(self, muted: bool) -> None:
+        """Muted clips still play (silently) so the queue keeps its pace."""
+        self._output.setMuted(bool(muted))
+        self.muted_changed.emit(bool(muted))
+
+    # -------------------------------------------------------------- playback
+
+    async def play(self, audio: bytes, mime: str) -> None:
+        """Play one clip; return when it ended, failed, or was stopped.
+
+        A ``play`` while another is pending ends the earlier one first
+        (``replaced``)."""
+        self._finish(REPLACED)
+        loop = asyncio.get_running_loop()
+        self._clip += 1
+        clip = self._clip
+        done: asyncio.Future[str] = loop.create_future()
+        self._pending = (clip, done)
+        self._set_source(audio, mime, clip)
+        self._player.setPlaybackRate(self._rate)
+        self._arm_watchdog(self._load_timeout_s)
+        self._player.play()
+        self.clip_started.emit(clip)
+        try:
+            reason = await done
+        except asyncio.CancelledError:
+            self._finish(CANCELLED)
+            raise
+        if reason not in (END, STOPPED, REPLACED):
+            log.info("audio sink: clip %d ended early: %s", clip, reason)
+
+    def stop(self) -> None:
+        """Silence now; a pending ``play`` returns."""
+        self._player.stop()
+        self._finish(STOPPED)
+
+    def close(self) -> None:
+        """Stop and delete the clip files (a later ``play`` starts afresh)."""
+        self.stop()
+        self._player.setSource(QUrl())
+        self._file = self._dir = None
+        if self._cleanup is not None:
+            self._cleanup()
+            self._cleanup = None
+
+    # --------------------------------------------------------------- private
+
+    def _set_source(self, audio: bytes, mime: str, clip: int) -> None:
+        if self._dir is None:
+            self._dir = Path(tempfile.mkdtemp(prefix="desktop-agent-audio-"))
+            self._cleanup = weakref.finalize(self, shutil.rmtree, self._dir, ignore_errors=True)
+        previous = self._file
+        self._file = self._dir / f"clip-{clip}{_SUFFIX.get(mime, '')}"
+        self._file.write_bytes(audio)
+        self._player.setSource(QUrl.fromLocalFile(str(self._file)))
+        if previous is not None:
+            previous.unlink(missing_ok=True)
+
+    def _finish(self, reason: str) -> None:
+        pending, self._pending = self._pending, None
+        if pending is None:
+            return
+        clip, done = pending
+        if self._watchdog is not None:
+            self._watchdog.cancel()
+            self._watchdog = None
+        if reason in (REPLACED, TIMEOUT, CANCELLED):
+            self._player.stop()
+        if not done.done():
+            done.set_result(reason)
+        self.clip_finished.emit(clip, reason)
+
+    def _arm_watchdog(self, seconds: float) -> None:
+        if self._watchdog is not None:
+            self._watchdog.cancel()
+        self._watchdog = asyncio.get_running_loop().call_later(seconds, self._finish, TIMEOUT)
+
+    def _on_status(self, _status: QMediaPlayer.MediaStatus) -> None:
+        current = self._player.mediaStatus()
+        if current == QMediaPlayer.MediaStatus.EndOfMedia:
+            self._finish(END)
+        elif current == QMediaPlayer.MediaStatus.InvalidMedia:
+            self._finish(INVALID)
+
+    def _on_error(self, error: QMediaPlayer.Error, message: str) -> None:
+        if error == QMediaPlayer.Error.NoError or self._pending is None:
+            return
+        log.info("audio sink: player error %s: %s", error.name, message)
+        if error == QMediaPlayer.Error.FormatError:
+            self._finish(INVALID)  # arrives just before InvalidMedia; same meaning
+        else:
+            self._finish(f"error: {message or error.name}")
+
+    def _on_duration(self, duration_ms: int) -> None:
+        if duration_ms > 0 and self._pending is not None:
+            self._arm_watchdog(duration_ms / 1000 / self._rate + self._end_slack_s)

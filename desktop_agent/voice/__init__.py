@@ -1,0 +1,25 @@
+"""Speech: TTS engines (edge-tts online, espeak-ng offline, silent), the
+``auto`` fallback between them, and the pipeline that synthesises a turn's
+voice segments concurrently and pushes their audio onto the bus in order.
+
+Nothing here imports Qt; the player is :mod:`desktop_agent.ui.audio_sink`.
+"""
+
+from desktop_agent.voice.auto import AutoEngine
+from desktop_agent.voice.cache import SpeechCache
+from desktop_agent.voice.edge import EdgeTTSEngine
+from desktop_agent.voice.espeak import EspeakEngine
+from desktop_agent.voice.factory import ENGINE_NAMES, make_engine
+from desktop_agent.voice.pipeline import SpeechPipeline
+from desktop_agent.voice.silent import SilentEngine
+
+__all__ = [
+    "ENGINE_NAMES",
+    "AutoEngine",
+    "EdgeTTSEngine",
+    "EspeakEngine",
+    "SilentEngine",
+    "SpeechCache",
+    "SpeechPipeline",
+    "make_engine",
+]

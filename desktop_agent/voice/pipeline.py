@@ -1,0 +1,194 @@
+"""SpeechPipeline: one turn's speech, synthesised early and delivered in order.
+
+The chat handler submits each voice segment the moment the stream parser
+cuts it; synthesis starts at once on its own task, alongside the rest of the
+LLM stream, tool calls and approval waits (seed 000: "the main loop keeps
+collecting TTS results"). Results are pushed onto the bus strictly in submit
+order, whatever order they finish in, because the playback queue pairs each
+voice ``text`` with the next ``audio`` of the same segment and plays them in
+bus order. A failure or timeout is pushed in its place as an ``audio``
+message with ``error`` (pipecat's habit: errors flow as frames), so the text
+still shows and the queue goes on.
+
+Identical texts share one synthesis (in flight) and one cache entry (done).
+Audio messages are always pushed from task callbacks, never inside
+``submit``, so a handler that pushes a segment's ``text`` and then submits
+it always sees ``text`` first.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+import math
+from collections import deque
+from dataclasses import dataclass
+
+from desktop_agent.core.bus import SessionMessageBus
+from desktop_agent.core.ports import Speech, TTSEngine, TTSError
+from desktop_agent.voice.cache import CacheKey, SpeechCache, cache_key
+from desktop_agent.voice.text import has_speakable, one_line
+
+log = logging.getLogger(__name__)
+
+NOTHING_TO_SAY = "nothing to speak"
+
+
+@dataclass(frozen=True, slots=True)
+class _Failure:
+    reason: str
+
+
+_Outcome = Speech | _Failure
+
+
+@dataclass(slots=True)
+class _Slot:
+    segment_id: int
+    outcome: _Outcome | None = None
+
+
+class SpeechPipeline:
+    """:class:`~desktop_agent.core.ports.SpeechPort` over a TTS engine.
+
+    ``max_concurrency`` bounds simultaneous engine calls; ``segment_timeout_s``
+    bounds each engine call (time waiting for a free slot not counted).
+    ``cache`` is shared across turns; without one the pipeline keeps a
+    private cache for the turn.
+    """
+
+    def __init__(
+        self,
+        engine: TTSEngine,
+        bus: SessionMessageBus,
+        *,
+        max_concurrency: int = 3,
+        segment_timeout_s: float = 15.0,
+        cache: SpeechCache | None = None,
+    ) -> None:
+        if max_concurrency < 1:
+            raise ValueError(f"SpeechPipeline: max_concurrency must be at least 1, got {max_concurrency!r}")
+        if segment_timeout_s <= 0:
+            raise ValueError(f"SpeechPipeline: segment_timeout_s must be positive, got {segment_timeout_s!r}")
+        self._engine = engine
+        self._bus = bus
+        self._max_concurrency = max_concurrency
+        self._timeout_s = segment_timeout_s
+        self._cache = cache if cache is not None else SpeechCache()
+        self._semaphore = asyncio.Semaphore(max_concurrency)
+        self._waiting: deque[_Slot] = deque()
+        self._seen: set[int] = set()
+        self._running: dict[CacheKey, asyncio.Task[_Outcome]] = {}
+        self._all_pushed = asyncio.Event()
+        self._all_pushed.set()
+        self._cancelled = False
+
+    @property
+    def pending(self) -> int:
+        """Segments submitted whose audio message is not pushed yet."""
+        return len(self._waiting)
+
+    def submit(self, segment_id: int, text: str) -> None:
+        if self._cancelled:
+            log.debug("speech: segment %s submitted after cancel; dropped", segment_id)
+            return
+        if segment_id in self._seen:
+            raise ValueError(f"SpeechPipeline: segment {segment_id} was already submitted")
+        self._seen.add(segment_id)
+        slot = _Slot(segment_id)
+        self._waiting.append(slot)
+        self._all_pushed.clear()
+        key = cache_key(self._engine, text)
+        task = self._running.get(key)
+        if task is None:
+            task = asyncio.get_running_loop().create_task(self._synthesize(key, text))
+            self._running[key] = task
+        task.add_done_callback(functools.partial(self._settle, slot))
+
+    async def _synthesize(self, key: CacheKey, text: str) -> _Outcome:
+        try:
+            if not has_speakable(text):
+                return _Failure(NOTHING_TO_SAY)
+            cached = self._cache.get(key)
+            if cached is not None:
+                return cached
+            async with self._semaphore:
+                try:
+                    async with asyncio.timeout(self._timeout_s):
+                        speech = await self._engine.synthesize(text)
+                except TimeoutError:
+                    return _Failure(f"speech timed out after {self._timeout_s:g} s")
+                except TTSError as exc:
+                    return _Failure(one_line(str(exc)) or "speech failed")
+                except Exception as exc:  # an engine bug becomes an error frame, not a dead turn
+                    log.exception("speech engine %s raised a non-TTSError", self._engine.name)
+                    return _Failure(one_line(f"speech failed: {type(exc).__name__}: {exc}"))
+            self._cache.put(key, speech)
+            return speech
+        finally:
+            if self._running.get(key) is asyncio.current_task():
+                del self._running[key]
+
+    def _settle(self, slot: _Slot, task: asyncio.Task[_Outcome]) -> None:
+        if self._cancelled or task.cancelled():
+            return
+        slot.outcome = task.result()
+        self._flush()
+
+    def _flush(self) -> None:
+        while self._waiting and self._waiting[0].outcome is not None and not self._cancelled:
+            slot = self._waiting.popleft()
+            self._push(slot.segment_id, slot.outcome)
+        if not self._waiting:
+            self._all_pushed.set()
+
+    def _push(self, segment_id: int, outcome: _Outcome | None) -> None:
+        if isinstance(outcome, Speech):
+            self._bus.push(
+                "audio",
+                audio=outcome.audio,
+                segment_id=segment_id,
+                mime=outcome.mime,
+                bytes=len(outcome.audio),
+                engine=outcome.engine,
+            )
+        else:
+            reason = outcome.reason if outcome is not None else "speech timed out"
+            log.info("speech: segment %s failed: %s", segment_id, reason)
+            self._bus.push("audio", segment_id=segment_id, error=reason, engine=self._engine.name)
+
+    async def drain(self) -> None:
+        """Wait until every submitted segment's audio message was pushed.
+
+        Each engine call is bounded by ``segment_timeout_s``; as a last guard
+        against an engine that ignores cancellation, the whole wait is bounded
+        by that per segment in flight, after which the rest are pushed as
+        timed out."""
+        if self._all_pushed.is_set() or self._cancelled:
+            return
+        rounds = math.ceil(len(self._waiting) / self._max_concurrency) + 1
+        try:
+            async with asyncio.timeout(self._timeout_s * rounds):
+                await self._all_pushed.wait()
+        except TimeoutError:
+            log.warning("speech: drain gave up on %d segment(s)", len(self._waiting))
+            while self._waiting and not self._cancelled:
+                slot = self._waiting.popleft()
+                self._push(slot.segment_id, slot.outcome)
+            self._all_pushed.set()
+            self._stop_tasks()
+
+    def cancel(self) -> None:
+        """Drop everything pending; no audio message is pushed after this."""
+        if self._cancelled:
+            return
+        self._cancelled = True
+        self._waiting.clear()
+        self._all_pushed.set()
+        self._stop_tasks()
+
+    def _stop_tasks(self) -> None:
+        for task in list(self._running.values()):
+            task.cancel()
+        self._running.clear()

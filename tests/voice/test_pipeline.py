@@ -1,0 +1,274 @@
+"""SpeechPipeline: early, concurrent synthesis; audio pushed in segment order."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from desktop_agent.core.bus import SessionMessageBus
+from desktop_agent.core.ports import Speech
+from desktop_agent.testing.fake_sink import FakeAudioSink
+from desktop_agent.testing.fake_tts import FakeTTS
+from desktop_agent.voice import SpeechCache, SpeechPipeline
+
+
+def drain_bus(bus: SessionMessageBus) -> list[tuple[dict[str, Any], bytes | None]]:
+    items = []
+    while (item := bus.get_nowait()) is not None:
+        items.append((item.message, item.audio))
+    return items
+
+
+def audio_msg(seq: int, segment_id: int, text: str, engine: str = "fake") -> tuple[dict[str, Any], bytes]:
+    audio = FakeTTS.audio_for(text)
+    message = {
+        "type": "audio",
+        "session_id": "s1",
+        "seq": seq,
+        "segment_id": segment_id,
+        "mime": "audio/wav",
+        "bytes": len(audio),
+        "engine": engine,
+    }
+    return message, audio
+
+
+def error_msg(seq: int, segment_id: int, error: str, engine: str = "fake") -> tuple[dict[str, Any], None]:
+    message = {
+        "type": "audio",
+        "session_id": "s1",
+        "seq": seq,
+        "segment_id": segment_id,
+        "error": error,
+        "engine": engine,
+    }
+    return message, None
+
+
+async def test_segments_finishing_out_of_order_are_pushed_in_submit_order() -> None:
+    tts = FakeTTS(hold=True)
+    bus = SessionMessageBus("s1")
+    pipeline = SpeechPipeline(tts, bus)
+    for segment_id, text in ((1, "first"), (2, "second"), (3, "third")):
+        pipeline.submit(segment_id, text)
+    async with asyncio.timeout(5):
+        for text in ("third", "second"):
+            tts.release(text)
+            await tts.done(text).wait()
+        assert drain_bus(bus) == []  # the first is not ready, so nothing may jump ahead
+        tts.release("first")
+        await pipeline.drain()
+    assert tts.finished == ["third", "second", "first"]
+    assert drain_bus(bus) == [audio_msg(1, 1, "first"), audio_msg(2, 2, "second"), audio_msg(3, 3, "third")]
+
+
+async def test_synthesis_starts_at_submit_without_waiting_for_drain() -> None:
+    tts = FakeTTS(hold=True)
+    pipeline = SpeechPipeline(tts, SessionMessageBus("s1"))
+    pipeline.submit(1, "hello")
+    async with asyncio.timeout(5):
+        await tts.started("hello").wait()
+    assert tts.calls == ["hello"]
+    pipeline.cancel()
+
+
+async def test_a_failing_segment_pushes_an_error_and_the_rest_follow() -> None:
+    tts = FakeTTS()
+    tts.fail_on("bad", "engine exploded\nwith detail")
+    bus = SessionMessageBus("s1")
+    pipeline = SpeechPipeline(tts, bus)
+    pipeline.submit(1, "good one")
+    pipeline.submit(2, "bad")
+    pipeline.submit(3, "good two")
+    async with asyncio.timeout(5):
+        await pipeline.drain()
+    assert drain_bus(bus) == [
+        audio_msg(1, 1, "good one"),
+        error_msg(2, 2, "engine exploded with detail"),
+        audio_msg(3, 3, "good two"),
+    ]
+
+
+async def test_an_engine_bug_becomes_an_error_message_not_a_dead_turn() -> None:
+    class Broken:
+        name = "broken"
+
+        async def synthesize(self, text: str) -> Speech:
+            raise KeyError(text)
+
+    bus = SessionMessageBus("s1")
+    pipeline = SpeechPipeline(Broken(), bus)
+    pipeline.submit(7, "x")
+    async with asyncio.timeout(5):
+        await pipeline.drain()
+    assert drain_bus(bus) == [error_msg(1, 7, "speech failed: KeyError: 'x'", engine="broken")]
+
+
+async def test_a_segment_that_takes_too_long_is_pushed_as_timed_out() -> None:
+    tts = FakeTTS(hold=True)
+    bus = SessionMessageBus("s1")
+    pipeline = SpeechPipeline(tts, bus, segment_timeout_s=0.05)
+    pipeline.submit(1, "never")
+    async with asyncio.timeout(5):
+        await pipeline.drain()
+    assert drain_bus(bus) == [error_msg(1, 1, "speech timed out after 0.05 s")]
+    assert tts.cancelled == ["never"]
+
+
+async def test_text_with_nothing_to_say_is_not_sent_to_the_engine() -> None:
+    tts = FakeTTS()
+    bus = SessionMessageBus("s1")
+    pipeline = SpeechPipeline(tts, bus)
+    pipeline.submit(1, " …。 ")
+    async with asyncio.timeout(5):
+        await pipeline.drain()
+    assert drain_bus(bus) == [error_msg(1, 1, "nothing to speak")]
+    assert tts.calls == []
+
+
+async def test_cancel_drops_pending_audio_and_stops_the_sink() -> None:
+    tts = FakeTTS(hold=True)
+    bus = SessionMessageBus("s1")
+    sink = FakeAudioSink()
+    pipeline = SpeechPipeline(tts, bus)
+
+    async def consume() -> None:
+        while True:
+            item = await bus.get()
+            if item.audio is not None:
+                await sink.play(item.audio, str(item.message["mime"]))
+
+    pipeline.submit(1, "one")
+    pipeline.submit(2, "two")
+    consumer = asyncio.get_running_loop().create_task(consume())
+    try:
+        async with asyncio.timeout(5):
+            tts.release("one")
+            await sink.wait_for_plays(1)
+            pipeline.cancel()
+            sink.stop()
+            await tts.done("two").wait()
+            tts.release("two")
+            pipeline.submit(3, "three")
+            await pipeline.drain()
+            await sink.wait_idle()
+    finally:
+        consumer.cancel()
+    assert tts.cancelled == ["two"]
+    assert tts.calls == ["one", "two"]
+    assert sink.log == [("play", FakeTTS.audio_for("one"), "audio/wav"), ("stop",), ("stopped", 0)]
+    assert drain_bus(bus) == []
+    assert bus.pushed == 1
+
+
+async def test_identical_segments_are_synthesised_once_within_and_across_turns() -> None:
+    tts = FakeTTS(hold=True)
+    cache = SpeechCache()
+    bus = SessionMessageBus("s1")
+    first_turn = SpeechPipeline(tts, bus, cache=cache)
+    first_turn.submit(1, "好的。")
+    first_turn.submit(2, "好的。")
+    async with asyncio.timeout(5):
+        tts.release("好的。")
+        await first_turn.drain()
+        second_turn = SpeechPipeline(tts, bus, cache=cache)
+        second_turn.submit(3, "好的。")
+        await second_turn.drain()
+    assert tts.calls == ["好的。"]
+    assert drain_bus(bus) == [audio_msg(1, 1, "好的。"), audio_msg(2, 2, "好的。"), audio_msg(3, 3, "好的。")]
+
+
+async def test_a_different_voice_does_not_reuse_cached_audio() -> None:
+    cache = SpeechCache()
+    bus = SessionMessageBus("s1")
+    xiaoxiao, aria = FakeTTS(name="a"), FakeTTS(name="b")
+    async with asyncio.timeout(5):
+        for engine, segment_id in ((xiaoxiao, 1), (aria, 2)):
+            pipeline = SpeechPipeline(engine, bus, cache=cache)
+            pipeline.submit(segment_id, "same text")
+            await pipeline.drain()
+    assert (xiaoxiao.calls, aria.calls) == (["same text"], ["same text"])
+
+
+async def test_no_more_than_max_concurrency_syntheses_run_at_once() -> None:
+    tts = FakeTTS(hold=True)
+    pipeline = SpeechPipeline(tts, SessionMessageBus("s1"), max_concurrency=2)
+    texts = ["a", "b", "c", "d"]
+    for segment_id, text in enumerate(texts, 1):
+        pipeline.submit(segment_id, text)
+    async with asyncio.timeout(5):
+        await tts.started("a").wait()
+        await tts.started("b").wait()
+        assert (tts.calls, tts.active) == (["a", "b"], 2)
+        tts.release("a")
+        await tts.started("c").wait()
+        assert tts.calls == ["a", "b", "c"]
+        for text in texts:
+            tts.release(text)
+        await pipeline.drain()
+    assert (tts.max_active, tts.finished) == (2, ["a", "b", "c", "d"])
+
+
+async def test_drain_returns_at_once_when_nothing_is_pending_or_after_cancel() -> None:
+    tts = FakeTTS(hold=True)
+    pipeline = SpeechPipeline(tts, SessionMessageBus("s1"))
+    async with asyncio.timeout(5):
+        await pipeline.drain()
+        pipeline.submit(1, "held")
+        pipeline.cancel()
+        await pipeline.drain()
+    assert pipeline.pending == 0
+
+
+async def test_submitting_a_segment_id_twice_is_refused() -> None:
+    pipeline = SpeechPipeline(FakeTTS(), SessionMessageBus("s1"))
+    pipeline.submit(1, "x")
+    with pytest.raises(ValueError, match="segment 1 was already submitted"):
+        pipeline.submit(1, "y")
+    pipeline.cancel()
+
+
+def test_bad_limits_are_refused_with_the_parameter_named() -> None:
+    with pytest.raises(ValueError, match="max_concurrency"):
+        SpeechPipeline(FakeTTS(), SessionMessageBus("s1"), max_concurrency=0)
+    with pytest.raises(ValueError, match="segment_timeout_s"):
+        SpeechPipeline(FakeTTS(), SessionMessageBus("s1"), segment_timeout_s=0)
+
+
+async def test_drain_gives_up_on_an_engine_that_ignores_cancellation_and_keeps_the_order() -> None:
+    class Stubborn:
+        """Swallows the first cancellation (the per-segment timeout)."""
+
+        name = "stubborn"
+
+        def __init__(self) -> None:
+            self.cancels = 0
+            self.gave_up = asyncio.Event()
+
+        async def synthesize(self, text: str) -> Speech:
+            if text != "stuck":
+                return Speech(FakeTTS.audio_for(text), "audio/wav", self.name)
+            while True:
+                try:
+                    await asyncio.Event().wait()
+                except asyncio.CancelledError:
+                    self.cancels += 1
+                    if self.cancels > 1:
+                        self.gave_up.set()
+                        raise
+
+    engine = Stubborn()
+    bus = SessionMessageBus("s1")
+    pipeline = SpeechPipeline(engine, bus, segment_timeout_s=0.05)
+    pipeline.submit(1, "stuck")
+    pipeline.submit(2, "fine")
+    async with asyncio.timeout(5):
+        await pipeline.drain()
+        await engine.gave_up.wait()
+    assert drain_bus(bus) == [
+        error_msg(1, 1, "speech timed out", engine="stubborn"),
+        audio_msg(2, 2, "fine", engine="stubborn"),
+    ]
+    assert engine.cancels == 2
