@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from desktop_agent.cli import add_arguments
+    from desktop_agent.options import add_arguments
 
     parser = argparse.ArgumentParser(
         prog="desktop-agent",

@@ -1,0 +1,300 @@
+"""The window's responsiveness and start-up (issue 4 "Benchmarks").
+
+1. Event-loop stalls. The real window (real Conversation, OpenAIProvider,
+   qasync loop) already holds 500 messages; a reply of ``--tokens`` tokens
+   streams into it at 200 tokens/s from the scripted server running in its
+   own process (a real endpoint is remote too). A 2 ms ``QTimer``
+   heartbeat records when the Qt event loop got round to it; the gaps
+   between beats are the stalls. Reported: p50, p99 and max gap while the
+   reply streams. Target p99 ≤ 16 ms (one frame at 60 Hz).
+2. Start-up. From process launch to the first window shown: a bare
+   PySide6 ``QMainWindow`` against ``run_gui`` (demo model, no speech, no
+   MCP servers), one run each in the same invocation (``--repeat`` for a
+   median), as a ratio (target ≤ 1.5). Also the same through
+   ``python -m desktop_agent``'s argument parser (``entry``), and the idle
+   memory (RSS) of each once the window is up and (for the app) the
+   services are attached.
+
+Run: ``.venv/bin/python benchmarks/bench_ui.py [--tokens 1000] [--messages 500] [--repeat 1]``
+(offscreen by default; under Xvfb set ``DISPLAY`` and ``--platform xcb``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import itertools
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+WORDS = ["The", " quick", " brown", " fox", " jumps", " over", " the", " lazy", " dog", "."]
+
+
+# ----------------------------------------------------------------- helpers
+
+
+def rss_mib() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def percentile(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    if not ordered:
+        return float("nan")
+    index = min(len(ordered) - 1, max(0, round(p / 100 * (len(ordered) - 1))))
+    return ordered[index]
+
+
+def reply_chunks(tokens: int) -> list[str]:
+    """Markdown-ish prose: sentences, a paragraph break every 40 tokens,
+    a list item now and then, so segments and re-renders happen as in life."""
+    chunks: list[str] = []
+    for i in range(tokens):
+        word = WORDS[i % len(WORDS)]
+        if i % 40 == 39:
+            word += "\n\n"
+        elif i % 120 == 60:
+            word = "\n- " + word.lstrip()
+        chunks.append(word)
+    return chunks
+
+
+def start_server(script: list[dict[str, Any]]) -> tuple[subprocess.Popen[str], str]:
+    path = Path(tempfile.mkdtemp()) / "replies.json"
+    path.write_text(json.dumps(script))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "desktop_agent.testing.scripted_server", "--script", str(path)],
+        stdout=subprocess.PIPE, text=True, cwd=ROOT,
+    )
+    assert proc.stdout is not None
+    line = proc.stdout.readline().strip()
+    if not line.startswith("READY "):
+        raise SystemExit(f"scripted server did not start: {line!r}")
+    return proc, line.split(" ", 1)[1]
+
+
+# ------------------------------------------------------------ 1. stalls
+
+
+def populate(window: Any, messages: int) -> None:
+    body = (
+        "Here is **what I found**:\n\n- the first point, with `code`\n- the second point\n\n"
+        "The quick brown fox jumps over the lazy dog. " * 3
+    )
+    for i in range(messages // 2):
+        window.chat.add_user(f"Question number {i}: what about the fox?")
+        window.chat.add_assistant_text(body)
+        window.chat.end_bubble()
+
+
+def bench_stalls(tokens: int, messages: int, rate: float) -> dict[str, Any]:
+    from PySide6.QtCore import Qt, QTimer
+    from PySide6.QtWidgets import QApplication
+
+    from desktop_agent.core.agent import AgentClient
+    from desktop_agent.core.conversation import Conversation
+    from desktop_agent.core.forms import FormManager
+    from desktop_agent.core.tool_router import ToolRouter
+    from desktop_agent.llm.openai_provider import OpenAIProvider
+    from desktop_agent.tools import builtin_tools
+    from desktop_agent.ui.harness import SignalLog, build_window, run_on_qasync
+    from desktop_agent.ui.runtime import LAZY_IMPORTS, settle_memory, warm_imports
+
+    app = QApplication.instance() or QApplication([])
+    script = [
+        {"text": "Sure.<no_tool>", "chunk_size": 4},
+        {"chunks": reply_chunks(tokens), "tokens_per_s": rate},
+    ]
+    proc, base_url = start_server(script)
+    result: dict[str, Any] = {}
+
+    async def main() -> None:
+        forms = FormManager()
+        provider = OpenAIProvider(base_url=base_url, api_key="bench", model="scripted")
+        conversation = Conversation(AgentClient(provider, ToolRouter(builtin_tools(forms))))
+        window, _ = build_window(conversation, forms)
+        window.resize(900, 800)
+        window.show()
+        await warm_imports(*LAZY_IMPORTS, optional=True)  # as run_gui does after attaching
+        t0 = time.perf_counter()
+        populate(window, messages)
+        for _ in range(3):  # let the 500 messages lay out before measuring
+            app.processEvents()
+            await asyncio.sleep(0.2)
+        settle_memory()  # what run_gui does after every turn
+        result["populate_s"] = round(time.perf_counter() - t0, 3)
+        turns = SignalLog(window.turn_finished)
+        beats: list[float] = []
+        heartbeat = QTimer()
+        heartbeat.setTimerType(Qt.TimerType.PreciseTimer)
+        heartbeat.setInterval(2)
+        heartbeat.timeout.connect(lambda: beats.append(time.perf_counter()))
+        heartbeat.start()
+        started = time.perf_counter()
+        cpu0 = time.process_time()
+        window.send_text("Tell me about the fox.")
+        status = await turns.wait_for(timeout=tokens / rate * 4 + 30)
+        heartbeat.stop()
+        elapsed = time.perf_counter() - started
+        gaps = [(b - a) * 1000 for a, b in itertools.pairwise(beats)]
+        result.update(
+            status=status[0],
+            stream_s=round(elapsed, 2),
+            cpu_s=round(time.process_time() - cpu0, 2),
+            beats=len(beats),
+            gap_p50_ms=round(percentile(gaps, 50), 2),
+            gap_p99_ms=round(percentile(gaps, 99), 2),
+            gap_max_ms=round(max(gaps, default=float("nan")), 2),
+            widgets=len(window.chat.items()),
+        )
+        window.close()
+        await window.shutdown()
+        await provider.aclose()
+        window.deleteLater()
+
+    try:
+        run_on_qasync(main, timeout=tokens / rate * 4 + 120)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+    return result
+
+
+# ----------------------------------------------------------- 2. start-up
+
+_BARE_CHILD = """
+import sys, time
+from pathlib import Path
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication, QMainWindow
+app = QApplication(sys.argv[:1])
+window = QMainWindow()
+window.resize(880, 760)
+window.setWindowTitle("bare")
+def shown():
+    print("SHOWN", time.time(), flush=True)
+    QTimer.singleShot(IDLE_MS, idle)
+def idle():
+    rss = [l for l in Path("/proc/self/status").read_text().splitlines() if l.startswith("VmRSS:")][0]
+    print("RSS", int(rss.split()[1]) / 1024, flush=True)
+    app.quit()
+window.show()
+QTimer.singleShot(0, shown)
+app.exec()
+"""
+
+_APP_CHILD = """
+import argparse, sys, time
+from pathlib import Path
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication
+from desktop_agent.app import run_gui
+def shown():
+    print("SHOWN", time.time(), flush=True)
+    QTimer.singleShot(IDLE_MS, idle)
+def idle():
+    rss = [l for l in Path("/proc/self/status").read_text().splitlines() if l.startswith("VmRSS:")][0]
+    print("RSS", int(rss.split()[1]) / 1024, flush=True)
+    for w in QApplication.topLevelWidgets():
+        if w.isWindow() and w.isVisible():
+            w.close()
+ARGS
+args.on_window_shown = shown
+sys.exit(run_gui(args))
+"""
+
+_DIRECT_ARGS = 'args = argparse.Namespace(model="demo", tts="none", mcp_config=MCP)'
+_ENTRY_ARGS = (
+    "from desktop_agent.__main__ import build_parser\n"
+    'args = build_parser().parse_args(["--model", "demo", "--tts", "none", "--mcp-config", MCP])'
+)
+
+
+def launch(code: str, env: dict[str, str]) -> dict[str, float]:
+    started = time.time()
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=120)
+    if proc.returncode != 0:
+        raise SystemExit(f"start-up child failed ({proc.returncode}):\n{proc.stderr}")
+    values = dict(line.split(" ", 1) for line in proc.stdout.splitlines() if " " in line)
+    return {"shown_s": float(values["SHOWN"]) - started, "rss_mib": float(values["RSS"])}
+
+
+def bench_startup(platform: str, repeat: int, idle_ms: int) -> dict[str, Any]:
+    home = tempfile.mkdtemp(prefix="bench-ui-home-")
+    mcp = Path(home) / "mcp.json"
+    mcp.write_text(json.dumps({"mcpServers": {}}))
+    env = {**os.environ, "QT_QPA_PLATFORM": platform, "DESKTOP_AGENT_HOME": home, "PYTHONPATH": str(ROOT),
+           # An installed app has its bytecode compiled; cache it outside the tree.
+           "PYTHONPYCACHEPREFIX": str(Path(home) / "pycache")}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    codes = {
+        "bare": _BARE_CHILD.replace("IDLE_MS", str(idle_ms)),
+        "app": _APP_CHILD.replace("ARGS", _DIRECT_ARGS),
+        "entry": _APP_CHILD.replace("ARGS", _ENTRY_ARGS),
+    }
+    for name in ("app", "entry"):
+        codes[name] = codes[name].replace("IDLE_MS", str(idle_ms)).replace("MCP", repr(str(mcp)))
+    for code in codes.values():
+        launch(code, env)  # warm the file cache for all, unmeasured
+    runs: dict[str, list[dict[str, float]]] = {name: [] for name in codes}
+    for i in range(repeat):
+        order = list(codes) if i % 2 == 0 else list(reversed(codes))
+        for name in order:
+            runs[name].append(launch(codes[name], env))
+    shown = {name: statistics.median(r["shown_s"] for r in rs) for name, rs in runs.items()}
+    rss = {name: statistics.median(r["rss_mib"] for r in rs) for name, rs in runs.items()}
+    return {
+        "bare_shown_s": round(shown["bare"], 3),
+        "app_shown_s": round(shown["app"], 3),
+        "entry_shown_s": round(shown["entry"], 3),
+        "ratio": round(shown["app"] / shown["bare"], 2),
+        "entry_ratio": round(shown["entry"] / shown["bare"], 2),
+        "bare_rss_mib": round(rss["bare"], 1),
+        "app_rss_mib": round(rss["app"], 1),
+        "runs": repeat,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--tokens", type=int, default=1000)
+    parser.add_argument("--messages", type=int, default=500)
+    parser.add_argument("--rate", type=float, default=200.0, help="tokens per second")
+    parser.add_argument("--repeat", type=int, default=1, help="start-up runs of each (median)")
+    parser.add_argument("--idle-ms", type=int, default=1500, help="idle time before reading RSS")
+    parser.add_argument("--platform", default=os.environ.get("QT_QPA_PLATFORM", "offscreen"))
+    parser.add_argument("--skip", choices=("stalls", "startup"), action="append", default=[])
+    args = parser.parse_args()
+    os.environ.setdefault("QT_QPA_PLATFORM", args.platform)
+    os.environ.setdefault("DESKTOP_AGENT_HOME", tempfile.mkdtemp(prefix="bench-ui-"))
+    report: dict[str, Any] = {}
+    if "startup" not in args.skip:
+        report["startup"] = bench_startup(args.platform, args.repeat, args.idle_ms)
+        s = report["startup"]
+        print(f"start-up to first window: bare {s['bare_shown_s']:.3f} s, run_gui {s['app_shown_s']:.3f} s "
+              f"(ratio {s['ratio']}, target ≤ 1.5), via `python -m desktop_agent`'s parser "
+              f"{s['entry_shown_s']:.3f} s (ratio {s['entry_ratio']}); idle RSS bare {s['bare_rss_mib']} MiB, "
+              f"app {s['app_rss_mib']} MiB", flush=True)
+    if "stalls" not in args.skip:
+        report["stalls"] = bench_stalls(args.tokens, args.messages, args.rate)
+        s = report["stalls"]
+        print(f"stalls: {args.tokens} tokens at {args.rate:g}/s into {args.messages} messages: "
+              f"gap p50 {s['gap_p50_ms']} ms, p99 {s['gap_p99_ms']} ms (target ≤ 16), max {s['gap_max_ms']} ms; "
+              f"stream {s['stream_s']} s, cpu {s['cpu_s']} s, status {s['status']}", flush=True)
+    print(json.dumps(report))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,48 @@
+"""Command-line options shared by the window and the headless mode (DESIGN
+§10). Kept free of heavy imports so the window's start-up does not pay for
+openai or mcp before it shows."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--prompt", help="run one turn with this user message, then exit")
+    parser.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1")
+    parser.add_argument("--model", help="model name; 'demo' is the offline demo model")
+    parser.add_argument("--api-key", help="API key (default: settings, then OPENAI_API_KEY)")
+    parser.add_argument("--approve", choices=("ask", "all", "none"), default="ask",
+                        help="ask on the terminal (default), approve everything, reject everything")
+    parser.add_argument("--approval-timeout", type=_positive_float, metavar="S",
+                        help="seconds before an unanswered approval counts as rejected (default 300)")
+    parser.add_argument("--events-jsonl", type=Path, metavar="PATH",
+                        help="append every bus message as one JSON object per line")
+    parser.add_argument("--history-json", type=Path, metavar="PATH",
+                        help="write the conversation history (OpenAI messages) when the run ends")
+    parser.add_argument("--mcp-config", type=Path, metavar="PATH", help="MCP servers file (mcpServers JSON)")
+    parser.add_argument("--tts", choices=("auto", "edge", "espeak", "none"), help="speech engine")
+    parser.add_argument("--max-steps", type=_positive_int, metavar="N", help="agent step limit")
+    parser.add_argument("--list-tools", action="store_true",
+                        help="print every tool with its server and whether it needs approval, then exit")
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be positive: {text!r}")
+    return value
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1: {text!r}")
+    return value

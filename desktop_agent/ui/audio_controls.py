@@ -1,0 +1,70 @@
+"""Mute button and volume slider.
+
+Signals:
+    muted_changed(bool)       the mute button was toggled
+    volume_changed(float)     the slider moved (0..1), while dragging too
+    volume_committed(float)   the volume settled (released, or a click/key)
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QHBoxLayout, QSlider, QStyle, QToolButton, QWidget
+
+from desktop_agent.ui.i18n import tr
+
+
+class AudioControls(QWidget):
+    muted_changed = Signal(bool)
+    volume_changed = Signal(float)
+    volume_committed = Signal(float)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.mute_button = QToolButton(self)
+        self.mute_button.setCheckable(True)
+        self.mute_button.setAutoRaise(True)
+        self.volume = QSlider(Qt.Orientation.Horizontal, self)
+        self.volume.setRange(0, 100)
+        self.volume.setValue(100)
+        self.volume.setFixedWidth(90)
+        self.volume.setToolTip(tr("volume"))
+        row = QHBoxLayout(self)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(self.mute_button)
+        row.addWidget(self.volume)
+        self.mute_button.toggled.connect(self._on_muted)
+        self.volume.valueChanged.connect(self._on_value)
+        self.volume.sliderReleased.connect(lambda: self.volume_committed.emit(self.level()))
+        self._render()
+
+    def level(self) -> float:
+        return self.volume.value() / 100
+
+    def muted(self) -> bool:
+        return self.mute_button.isChecked()
+
+    def set_state(self, volume: float, muted: bool) -> None:
+        """Show saved values without emitting anything."""
+        for widget in (self.volume, self.mute_button):
+            widget.blockSignals(True)
+        self.volume.setValue(round(volume * 100))
+        self.mute_button.setChecked(muted)
+        for widget in (self.volume, self.mute_button):
+            widget.blockSignals(False)
+        self._render()
+
+    def _render(self) -> None:
+        muted = self.muted()
+        icon = QStyle.StandardPixmap.SP_MediaVolumeMuted if muted else QStyle.StandardPixmap.SP_MediaVolume
+        self.mute_button.setIcon(self.style().standardIcon(icon))
+        self.mute_button.setToolTip(tr("unmute") if muted else tr("mute"))
+
+    def _on_muted(self, muted: bool) -> None:
+        self._render()
+        self.muted_changed.emit(muted)
+
+    def _on_value(self, _value: int) -> None:
+        self.volume_changed.emit(self.level())
+        if not self.volume.isSliderDown():
+            self.volume_committed.emit(self.level())

@@ -1,0 +1,219 @@
+"""Test and benchmark rig: the real window over a real conversation (real
+OpenAIProvider, real built-in tools) talking to the scripted LLM server,
+on the running qasync loop.
+
+Shared by ``tests/integration/test_window_*.py``, the screenshot tests and
+``benchmarks/bench_ui.py``, so they all drive the window the same way.
+Waits are on Qt signals (:class:`SignalLog`), each one bounded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from PySide6.QtCore import SignalInstance
+from PySide6.QtWidgets import QApplication
+
+import qasync  # isort: skip  (after PySide6, STACK.md "qasync")
+
+from desktop_agent.core.agent import AgentClient
+from desktop_agent.core.bus import BusItem
+from desktop_agent.core.conversation import Conversation
+from desktop_agent.core.forms import FormManager
+from desktop_agent.core.ports import ImageContent
+from desktop_agent.core.tool_router import ToolRouter
+from desktop_agent.llm.demo import DemoModel
+from desktop_agent.llm.openai_provider import OpenAIProvider
+from desktop_agent.storage.settings import Settings, SettingsStore
+from desktop_agent.testing.scripted_server import Script, ScriptedLLMServer
+from desktop_agent.tools import builtin_tools
+from desktop_agent.ui.main_window import MainWindow
+from desktop_agent.ui.window_deps import WindowDeps
+
+T = TypeVar("T")
+
+
+def run_on_qasync(main: Callable[[], Awaitable[T]], *, timeout: float = 60.0) -> T:
+    """Run ``main()`` on a fresh qasync loop over the existing QApplication
+    (what ``run_gui`` does), bounded by ``timeout``. For synchronous tests
+    outside tests/ui, whose conftest has no qasync loop hook."""
+    app = QApplication.instance() or QApplication([])
+    assert isinstance(app, QApplication)
+    # Closing the last window would quit Qt's loop and with it the qasync
+    # loop, before the coroutine has cleaned up (run_gui does the same).
+    quit_on_close = app.quitOnLastWindowClosed()
+    app.setQuitOnLastWindowClosed(False)
+
+    async def bounded() -> T:
+        async with asyncio.timeout(timeout):
+            return await main()
+
+    try:
+        with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(app)) as runner:
+            return runner.run(bounded())
+    finally:
+        app.setQuitOnLastWindowClosed(quit_on_close)
+
+
+# ------------------------------------------------------------ bus messages
+
+_seq = iter(range(1, 1 << 62))
+
+
+def message(type_: str, **fields: Any) -> dict[str, Any]:
+    """A bus message as the handler would push it (session ``test``)."""
+    return {"type": type_, "session_id": "test", "seq": next(_seq), **fields}
+
+
+def tool_item(
+    state: str,
+    tool_call_id: str = "call_1",
+    tool_name: str = "run_command",
+    arguments: dict[str, Any] | None = None,
+    images: tuple[ImageContent, ...] = (),
+    **fields: Any,
+) -> BusItem:
+    """A ``tool_call`` bus item at ``state``."""
+    return BusItem(
+        message(
+            "tool_call",
+            state=state,
+            tool_call_id=tool_call_id,
+            tool_name=tool_name,
+            arguments=arguments,
+            **fields,
+        ),
+        images=images,
+    )
+
+
+def offline_deps(forms: FormManager | None = None, *, settings: Settings | None = None) -> WindowDeps:
+    """Deps over the offline demo model, for widget tests and screenshots
+    that feed the view directly and never run a turn."""
+    forms = forms or FormManager()
+    store = SettingsStore()
+    conversation = Conversation(AgentClient(DemoModel(), ToolRouter(builtin_tools(forms))))
+    return WindowDeps(
+        conversation,
+        forms,
+        store,
+        settings or store.load().settings,
+        model_name="demo",
+        is_demo=True,
+    )
+
+
+class SignalLog:
+    """Records every emission of a Qt signal; :meth:`wait_for` returns the
+    first not-yet-taken emission that matches, waiting (bounded) if needed.
+    Emissions before the wait are not lost."""
+
+    def __init__(self, signal: SignalInstance) -> None:
+        self.events: list[tuple[Any, ...]] = []
+        self._cursor = 0
+        self._changed = asyncio.Event()
+        signal.connect(self._record)
+
+    def _record(self, *args: Any) -> None:
+        self.events.append(args)
+        self._changed.set()
+
+    async def wait_for(
+        self, predicate: Callable[..., bool] = lambda *_a: True, timeout: float = 10.0
+    ) -> tuple[Any, ...]:
+        async with asyncio.timeout(timeout):
+            while True:
+                for index in range(self._cursor, len(self.events)):
+                    if predicate(*self.events[index]):
+                        self._cursor = index + 1
+                        return self.events[index]
+                self._changed.clear()
+                await self._changed.wait()
+
+
+@dataclass
+class WindowRig:
+    window: MainWindow
+    server: ScriptedLLMServer
+    conversation: Conversation
+    forms: FormManager
+    store: SettingsStore
+    turns: SignalLog = field(init=False)
+    cards: SignalLog = field(init=False)
+    waiting: SignalLog = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.turns = SignalLog(self.window.turn_finished)
+        self.cards = SignalLog(self.window.card_changed)
+        self.waiting = SignalLog(self.window.waiting_for_user)
+
+    async def turn(self, text: str, timeout: float = 20.0) -> str:
+        """Send ``text`` and wait for the turn to finish; its status."""
+        if not self.window.send_text(text):
+            raise RuntimeError(f"the window did not accept {text!r}")
+        (status,) = await self.turns.wait_for(timeout=timeout)
+        return str(status)
+
+    async def card_phase(self, phase: str, tool_call_id: str | None = None, timeout: float = 10.0) -> str:
+        """Wait until some card (or the given one) reaches ``phase``; its id."""
+        found = await self.cards.wait_for(
+            lambda cid, ph: ph == phase and (tool_call_id is None or cid == tool_call_id), timeout
+        )
+        return str(found[0])
+
+
+def build_window(
+    conversation: Conversation,
+    forms: FormManager,
+    *,
+    store: SettingsStore | None = None,
+    model_name: str = "scripted",
+    interrupt_fallback_ms: int | None = None,
+) -> tuple[MainWindow, SettingsStore]:
+    store = store or SettingsStore()
+    settings = store.load().settings
+    kwargs: dict[str, Any] = {"tray": False}
+    if interrupt_fallback_ms is not None:
+        kwargs["interrupt_fallback_ms"] = interrupt_fallback_ms
+    window = MainWindow(**kwargs)
+    window.attach(WindowDeps(conversation, forms, store, settings, model_name=model_name))
+    return window, store
+
+
+@asynccontextmanager
+async def scripted_window(
+    script: Script,
+    *,
+    interrupt_fallback_ms: int | None = None,
+    approval_timeout_s: float | None = None,
+    show: bool = True,
+) -> AsyncIterator[WindowRig]:
+    """The window attached to a fresh conversation over a scripted server,
+    with the settings in ``DESKTOP_AGENT_HOME``. Closed (turn cancelled
+    cleanly) on exit."""
+    async with ScriptedLLMServer(script) as server:
+        forms = FormManager()
+        store = SettingsStore()
+        settings = store.load().settings
+        provider = OpenAIProvider(base_url=server.base_url, api_key="test-key", model="scripted")
+        agent = AgentClient(provider, ToolRouter(builtin_tools(forms)), max_steps=settings.max_steps)
+        conversation = Conversation(
+            agent,
+            approval_timeout_s=approval_timeout_s if approval_timeout_s is not None else settings.approval_timeout_s,
+        )
+        window, _ = build_window(conversation, forms, store=store, interrupt_fallback_ms=interrupt_fallback_ms)
+        if show:
+            window.show()
+        rig = WindowRig(window, server, conversation, forms, store)
+        try:
+            yield rig
+        finally:
+            window.close()
+            await window.shutdown()
+            forms.cancel_all()
+            await provider.aclose()
+            window.deleteLater()

@@ -1,0 +1,152 @@
+"""The window's words in English and Chinese, picked by the system locale.
+
+A small in-code table instead of Qt's ``.ts``/``.qm`` machinery: the UI has a
+few dozen strings, and a table keeps every translation next to its English
+original, testable without Qt. ``DESKTOP_AGENT_LANG`` (``en``/``zh``)
+overrides the locale, which screenshots and tests use.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Literal
+
+Language = Literal["en", "zh"]
+
+_TEXTS: dict[str, tuple[str, str]] = {
+    # window
+    "app_title": ("Desktop Agent", "桌面助手"),
+    "send": ("Send", "发送"),
+    "interrupt": ("Interrupt", "中断"),
+    "interrupting": ("Interrupting…", "中断中…"),
+    "input_placeholder": (
+        "Type a message — Enter sends, Shift+Enter starts a new line",
+        "输入消息 —— Enter 发送，Shift+Enter 换行",
+    ),
+    "starting": ("Starting…", "正在启动…"),
+    "you": ("You", "你"),
+    "assistant": ("Assistant", "助手"),
+    "settings_action": ("Settings…", "设置…"),
+    "mute": ("Mute", "静音"),
+    "unmute": ("Unmute", "取消静音"),
+    "volume": ("Volume", "音量"),
+    # the three system messages of seed 000 §4
+    "sys_conversation_interrupted": ("Conversation interrupted", "已中断对话"),
+    "sys_session_interrupted": ("Session interrupted", "已中断会话"),
+    "sys_approval_timeout": (
+        "Tool approval timed out; the call was rejected and the session interrupted",
+        "工具审批超时，已自动拒绝调用并中断会话",
+    ),
+    "sys_approval_lost": (
+        "That approval was no longer pending; the waiting tool calls were invalidated",
+        "该审批已失效，等待中的工具调用已作废",
+    ),
+    "warning": ("Warning", "警告"),
+    "error": ("Error", "错误"),
+    # tool cards (DESIGN §7)
+    "card_preparing": ("{name} — preparing…", "{name} 准备中…"),
+    "card_approval": ("{name} needs your approval", "{name} 需要授权"),
+    "card_executing": ("{name} — running…", "{name} 执行中…"),
+    "card_done": ("{name}", "{name}"),
+    "card_failed": ("{name} — failed", "{name} 出错"),
+    "card_rejected": ("{name} — rejected", "{name} 已拒绝"),
+    "card_invalidated": ("{name} — invalidated", "{name} 已失效"),
+    "approve": ("Approve", "批准"),
+    "reject": ("Reject", "拒绝"),
+    "always_allow": ("Always allow this tool", "自动批准此工具"),
+    "auto_approved": ("always allowed", "已自动批准"),
+    "arguments": ("Arguments", "参数"),
+    "result": ("Result", "结果"),
+    "partial_result": ("Partial result", "部分结果"),
+    "details_show": ("Details", "详情"),
+    "progress_eta": ("about {eta} left", "预计还需 {eta}"),
+    "seconds": ("{n} s", "{n} 秒"),
+    "minutes": ("{n} min", "{n} 分钟"),
+    "hours": ("{n} h {m} min", "{n} 小时 {m} 分钟"),
+    "hours_only": ("{n} h", "{n} 小时"),
+    # forms and cards
+    "form_title": ("A question for you", "需要你的回答"),
+    "form_submit": ("Submit", "提交"),
+    "form_cancel": ("Cancel", "取消"),
+    "form_submitted": ("Answers sent", "已提交"),
+    "form_cancelled": ("Form cancelled", "已取消"),
+    "form_closed": ("Form closed", "表单已关闭"),
+    "form_optional": ("(optional)", "（可选）"),
+    "form_text_placeholder": ("Your answer", "你的回答"),
+    "card_image_missing": ("(image not found)", "（找不到图片）"),
+    # status bar
+    "status_model": ("Model: {model}", "模型：{model}"),
+    "status_demo": (
+        "Demo model (offline) — open Settings to connect a real one",
+        "演示模型（离线）—— 在设置中连接真实模型",
+    ),
+    "status_mcp": ("MCP {name}: {state}", "MCP {name}：{state}"),
+    "status_mcp_tools": ("{state}, {count} tools", "{state}，{count} 个工具"),
+    # tray
+    "tray_approval": ("{name} is waiting for your approval", "{name} 正在等待你的批准"),
+    "tray_form": ("A form is waiting for your answers", "有一个表单等待你填写"),
+    # settings dialog
+    "settings_title": ("Settings", "设置"),
+    "settings_endpoint": ("Endpoint (base URL)", "接口地址（base URL）"),
+    "settings_endpoint_hint": ("empty: the offline demo model", "留空：使用离线演示模型"),
+    "settings_model": ("Model", "模型"),
+    "settings_api_key": ("API key", "API 密钥"),
+    "settings_api_key_set": ("a key is stored — type to replace it", "已保存密钥 —— 输入以替换"),
+    "settings_api_key_clear": ("Forget the stored key", "删除已保存的密钥"),
+    "settings_tts": ("Speech engine", "语音引擎"),
+    "settings_voice": ("Voice", "音色"),
+    "settings_voice_hint": ("empty: chosen by the text's language", "留空：按文本语言自动选择"),
+    "settings_speak_all": ("Speak every reply", "朗读每一条回复"),
+    "settings_mcp_file": ("MCP servers file", "MCP 服务器配置文件"),
+    "settings_browse": ("Browse…", "浏览…"),
+    "settings_always_allow": ("Always-allowed tools", "自动批准的工具"),
+    "settings_revoke": ("Revoke", "撤销"),
+    "settings_none_allowed": ("(none)", "（无）"),
+    "settings_max_steps": ("Max agent steps", "最大 Agent 步数"),
+    "settings_approval_timeout": ("Approval timeout", "审批超时"),
+    "settings_restart_note": (
+        "Endpoint, model, key, speech and MCP changes apply after a restart.",
+        "接口、模型、密钥、语音和 MCP 的修改在重启后生效。",
+    ),
+    "settings_saved_error": ("Could not save the settings: {error}", "无法保存设置：{error}"),
+}
+
+_current: Language = "en"
+
+
+def language_for_locale(name: str) -> Language:
+    """``zh_CN``, ``zh-Hant``, ``zh`` → Chinese; anything else → English."""
+    return "zh" if name.lower().replace("-", "_").startswith("zh") else "en"
+
+
+def choose_language(system_locale: str) -> Language:
+    """The override in ``DESKTOP_AGENT_LANG`` if valid, else by locale."""
+    forced = os.environ.get("DESKTOP_AGENT_LANG", "").strip().lower()
+    if forced in ("en", "zh"):
+        return "zh" if forced == "zh" else "en"
+    return language_for_locale(system_locale)
+
+
+def set_language(language: Language) -> None:
+    global _current
+    if language not in ("en", "zh"):
+        raise ValueError(f"language must be 'en' or 'zh', got {language!r}")
+    _current = language
+
+
+def language() -> Language:
+    return _current
+
+
+def tr(key: str, **fields: object) -> str:
+    """The text for ``key`` in the current language, formatted with ``fields``."""
+    try:
+        en, zh = _TEXTS[key]
+    except KeyError:
+        raise KeyError(f"no UI text named {key!r}") from None
+    text = zh if _current == "zh" else en
+    return text.format(**fields) if fields else text
+
+
+def keys() -> frozenset[str]:
+    return frozenset(_TEXTS)

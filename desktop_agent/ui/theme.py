@@ -1,0 +1,143 @@
+"""Light and dark colours that follow the system (issue 4), as one style sheet.
+
+The palette decides: a dark system palette (or Qt's ``colorScheme`` hint)
+gives the dark colours. :func:`style_sheet` is pure so the colours can be
+checked without a screen; :func:`apply_theme` installs it and re-applies it
+when the system switches.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QGuiApplication, QPalette
+from PySide6.QtWidgets import QApplication, QWidget
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class Colors:
+    window: str
+    text: str
+    muted: str
+    user_bubble: str
+    user_text: str
+    assistant_bubble: str
+    border: str
+    card: str
+    card_header: str
+    warning: str
+    error: str
+    approve: str
+    reject: str
+    interrupting: str
+    accent: str
+    code: str
+
+
+LIGHT = Colors(
+    window="#f4f5f7",
+    text="#1f2328",
+    muted="#6a737d",
+    user_bubble="#d7e8ff",
+    user_text="#0b1f33",
+    assistant_bubble="#ffffff",
+    border="#d5d9de",
+    card="#ffffff",
+    card_header="#f0f2f5",
+    warning="#fff4d6",
+    error="#ffe3e3",
+    approve="#1f883d",
+    reject="#cf222e",
+    interrupting="#c99a9a",
+    accent="#0969da",
+    code="#f3f4f6",
+)
+
+DARK = Colors(
+    window="#1e1f22",
+    text="#e6e7e9",
+    muted="#9aa0a6",
+    user_bubble="#1d3b61",
+    user_text="#e8f1ff",
+    assistant_bubble="#2a2c30",
+    border="#3d4046",
+    card="#26282c",
+    card_header="#303338",
+    warning="#4a3b10",
+    error="#4d1f22",
+    approve="#2ea043",
+    reject="#da3633",
+    interrupting="#6e4b4b",
+    accent="#1f6feb",
+    code="#1b1c1f",
+)
+
+
+def is_dark_color(hex_or_rgb: tuple[int, int, int]) -> bool:
+    """Perceived lightness below the middle (ITU-R BT.601 weights)."""
+    r, g, b = hex_or_rgb
+    return (0.299 * r + 0.587 * g + 0.114 * b) < 128
+
+
+def style_sheet(c: Colors) -> str:
+    """The application style sheet for one colour set."""
+    return f"""
+QMainWindow, QDialog {{ background: {c.window}; color: {c.text}; }}
+QScrollArea#chat, QWidget#chatContent {{ background: {c.window}; border: none; }}
+QFrame#bubble {{ border-radius: 10px; padding: 2px; }}
+QFrame#bubble[role="user"] {{ background: {c.user_bubble}; }}
+QFrame#bubble[role="user"] QLabel {{ color: {c.user_text}; }}
+QFrame#bubble[role="assistant"] {{ background: {c.assistant_bubble}; border: 1px solid {c.border}; }}
+QFrame#bubble[role="warning"] {{ background: {c.warning}; }}
+QFrame#bubble[role="error"] {{ background: {c.error}; }}
+QLabel#systemMessage {{ color: {c.muted}; font-style: italic; padding: 4px; }}
+QLabel#roleLabel {{ color: {c.muted}; font-size: 11px; }}
+QFrame#toolCard, QFrame#formCard, QFrame#visualCard {{
+    background: {c.card}; border: 1px solid {c.border}; border-radius: 8px; }}
+QFrame#toolCard[phase="approval"] {{ border: 1px solid {c.accent}; }}
+QFrame#toolCard[phase="rejected"], QFrame#toolCard[phase="invalidated"] {{ background: {c.card_header}; }}
+QLabel#cardTitle {{ font-weight: bold; }}
+QLabel#cardMuted {{ color: {c.muted}; }}
+QLabel#mono {{ font-family: monospace; background: {c.code}; border-radius: 4px; padding: 4px; }}
+QPushButton#approve {{ background: {c.approve}; color: white; border-radius: 4px; padding: 4px 14px; }}
+QPushButton#reject {{ background: {c.reject}; color: white; border-radius: 4px; padding: 4px 14px; }}
+QPushButton#send[phase="interrupt"] {{ background: {c.reject}; color: white; }}
+QPushButton#send[phase="interrupting"] {{ background: {c.interrupting}; color: #f4eaea; }}
+QPushButton#send {{ border-radius: 6px; padding: 6px 16px; background: {c.accent}; color: white; }}
+QPlainTextEdit#input {{ background: {c.assistant_bubble}; color: {c.text};
+    border: 1px solid {c.border}; border-radius: 6px; padding: 4px; }}
+"""
+
+
+def palette_is_dark(palette: QPalette) -> bool:
+    color = palette.color(QPalette.ColorRole.Window)
+    return is_dark_color((color.red(), color.green(), color.blue()))
+
+
+def system_is_dark(app: QGuiApplication) -> bool:
+    scheme = app.styleHints().colorScheme()
+    if scheme == Qt.ColorScheme.Dark:
+        return True
+    if scheme == Qt.ColorScheme.Light:
+        return False
+    return palette_is_dark(app.palette())
+
+
+def colors_for(app: QGuiApplication) -> Colors:
+    return DARK if system_is_dark(app) else LIGHT
+
+
+def apply_theme(widget: QWidget) -> Colors:
+    """Give ``widget`` (a top-level window) the style sheet for the current
+    system colours. Windows call it again on a palette or colour-scheme
+    change, so a system switch between light and dark is followed."""
+    app = QApplication.instance()
+    assert isinstance(app, QApplication), "apply_theme needs a QApplication"
+    colors = colors_for(app)
+    widget.setStyleSheet(style_sheet(colors))
+    log.debug("theme: %s", "dark" if colors is DARK else "light")
+    return colors

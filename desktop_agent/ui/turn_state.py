@@ -1,0 +1,63 @@
+"""Per-turn decisions of the window, without Qt (seed 000 §4 "front-end
+system messages" and the interrupt button's two phases).
+
+Three system messages, each shown once:
+
+- the user clicked Interrupt → "Conversation interrupted";
+- the user clicked Reject → "Session interrupted", shown at the click; the
+  ``interrupted`` that follows shows nothing more;
+- the approval timed out (not the user's doing) → "Tool approval timed out…".
+
+An ``interrupted`` with reason ``error`` adds nothing: the error notice
+already said what happened.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+ButtonPhase = Literal["send", "interrupt", "interrupting"]
+"""Send (idle) → Interrupt (turn running) → Interrupting… (disabled, until
+``interrupted`` arrives or the fallback fires) → Send."""
+
+EndPhase = Literal["rejected", "invalidated"]
+
+
+@dataclass
+class TurnTracker:
+    """What the user did during the running turn."""
+
+    user_interrupted: bool = False
+    user_rejected: bool = False
+    interrupted_seen: bool = False
+
+    def interrupt_clicked(self) -> None:
+        self.user_interrupted = True
+
+    def reject_clicked(self) -> str | None:
+        """The system message to show now (once per turn)."""
+        if self.user_rejected or self.user_interrupted:
+            return None
+        self.user_rejected = True
+        return "sys_session_interrupted"
+
+    def on_interrupted(self, reason: str) -> str | None:
+        """The system message for an ``interrupted`` message, if any."""
+        if self.interrupted_seen:
+            return None
+        self.interrupted_seen = True
+        if self.user_rejected:
+            return None
+        if self.user_interrupted or reason == "user":
+            return "sys_conversation_interrupted"
+        if reason == "approval_timeout":
+            return "sys_approval_timeout"
+        if reason == "rejected":
+            return "sys_session_interrupted"
+        return None
+
+    def rejected_card_phase(self) -> EndPhase:
+        """How a ``tool_rejected`` card ends: invalidated when the user
+        interrupted, rejected for a Reject click or an approval timeout."""
+        return "invalidated" if self.user_interrupted and not self.user_rejected else "rejected"

@@ -1,0 +1,180 @@
+"""TurnView: the Qt side of one turn, implementing core's ``PlaybackView``.
+
+The ``PlaybackQueue`` (core) decides the order and the waiting; this class
+only turns each consumed message into widgets in the :class:`ChatView`:
+assistant text into bubbles, each ``tool_call_id`` into its own
+:class:`ToolCardWidget` (so two calls of one tool get two cards), forms,
+visual cards, notices and the interrupt system messages. User actions go
+out through the callbacks the window passes in; nothing here talks to the
+conversation directly.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+from desktop_agent.core.bus import BusItem
+from desktop_agent.ui.bubble import BubbleRole
+from desktop_agent.ui.card_state import (
+    ToolCardState,
+    answered,
+    apply_message,
+    invalidate,
+    new_card,
+)
+from desktop_agent.ui.chat_view import ChatView
+from desktop_agent.ui.form_widget import FormWidget
+from desktop_agent.ui.i18n import tr
+from desktop_agent.ui.tool_card import ToolCardWidget
+from desktop_agent.ui.turn_state import TurnTracker
+from desktop_agent.ui.visual_card import VisualCardWidget
+
+log = logging.getLogger(__name__)
+
+JSONDict = dict[str, Any]
+
+
+class TurnView:
+    """One turn's view. ``on_card`` is called when a card appears and
+    whenever its phase changes; ``on_attention`` when an approval or a form
+    waits for the user."""
+
+    def __init__(
+        self,
+        chat: ChatView,
+        *,
+        on_answer: Callable[[str, bool, bool], None] = lambda _id, _ok, _always: None,
+        on_form_submit: Callable[[str, dict[str, Any]], None] = lambda _id, _answers: None,
+        on_form_cancel: Callable[[str], None] = lambda _id: None,
+        on_attention: Callable[[str, str, str], None] = lambda _kind, _id, _text: None,
+        on_interrupted: Callable[[str], None] = lambda _reason: None,
+        on_card: Callable[[ToolCardState], None] = lambda _state: None,
+    ) -> None:
+        self.chat = chat
+        self.tracker = TurnTracker()
+        self.cards: dict[str, ToolCardWidget] = {}
+        self.forms: dict[str, FormWidget] = {}
+        """By form_id."""
+        self._form_of_call: dict[str, str] = {}
+        self._on_answer = on_answer
+        self._on_form_submit = on_form_submit
+        self._on_form_cancel = on_form_cancel
+        self._on_attention = on_attention
+        self._on_interrupted = on_interrupted
+        self._on_card = on_card
+
+    # ------------------------------------------------------ PlaybackView
+
+    def show_text(self, message: JSONDict) -> None:
+        raw = message.get("raw_text")
+        self.chat.add_assistant_text(str(raw if raw is not None else message.get("text", "")))
+
+    def tool_event(self, item: BusItem) -> None:
+        message = item.message
+        kind = item.type
+        if kind == "form_request":
+            self._add_form(message)
+        elif kind == "card":
+            self.chat.add_card(VisualCardWidget(message.get("card") or {}))
+        elif kind in ("tool_call", "tool_progress", "tool_rejected"):
+            card = self._card(message)
+            state = apply_message(card.state, message, item.images)
+            if kind == "tool_rejected" and state.phase == "rejected":
+                state = replace(state, phase=self.tracker.rejected_card_phase())
+            self._render(card, state)
+            if not state.pending:
+                self._close_form_of(state.tool_call_id)
+
+    def approval_needed(self, message: JSONDict) -> None:
+        card = self._card(message)
+        self._render(card, apply_message(card.state, message))
+        state = card.state
+        self._on_attention("approval", state.tool_call_id, tr("tray_approval", name=state.tool_name))
+
+    def notice(self, message: JSONDict) -> None:
+        level: BubbleRole = "error" if message.get("type") == "error" else "warning"
+        self.chat.add_notice(level, f"**{tr(level)}:** {message.get('message', '')}")
+
+    def interrupted(self, message: JSONDict) -> None:
+        self.invalidate_pending()
+        key = self.tracker.on_interrupted(str(message.get("reason", "")))
+        if key is not None:
+            self.chat.add_system(tr(key))
+        self._on_interrupted(str(message.get("reason", "")))
+
+    def turn_ended(self, message: JSONDict) -> None:
+        self.finish()
+
+    # ------------------------------------------------- from the window
+
+    def card_state(self, tool_call_id: str) -> ToolCardState | None:
+        card = self.cards.get(tool_call_id)
+        return card.state if card is not None else None
+
+    def mark_answered(self, tool_call_id: str, approved: bool) -> str | None:
+        """The user answered a card; returns a system message to show, if any."""
+        card = self.cards.get(tool_call_id)
+        if card is None:
+            return None
+        self._render(card, answered(card.state, approved))
+        if approved:
+            return None
+        key = self.tracker.reject_clicked()
+        if key is not None:
+            self.chat.add_system(tr(key))
+        return key
+
+    def invalidate_pending(self, reason: str | None = None) -> None:
+        for card in self.cards.values():
+            if card.state.pending:
+                self._render(card, invalidate(card.state, reason))
+        for form in self.forms.values():
+            form.finish("closed")
+
+    def finish(self) -> None:
+        """The turn is over: nothing may still look like it is waiting."""
+        self.invalidate_pending()
+        self.chat.end_bubble()
+
+    # ------------------------------------------------------------ helpers
+
+    def _render(self, card: ToolCardWidget, state: ToolCardState) -> None:
+        if state is card.state:
+            return
+        moved = state.phase != card.state.phase
+        card.show_state(state)
+        if moved:
+            self._on_card(state)
+
+    def _card(self, message: JSONDict) -> ToolCardWidget:
+        tool_call_id = str(message["tool_call_id"])
+        card = self.cards.get(tool_call_id)
+        if card is None:
+            card = ToolCardWidget(new_card(message))
+            card.answered.connect(self._on_answer)
+            self.cards[tool_call_id] = card
+            self.chat.add_card(card)
+            self._on_card(card.state)
+        return card
+
+    def _add_form(self, message: JSONDict) -> None:
+        form_id = str(message.get("form_id"))
+        form = FormWidget(form_id, message.get("questions") or [], message.get("title"))
+        form.submitted.connect(self._on_form_submit)
+        form.cancelled.connect(self._on_form_cancel)
+        self.forms[form_id] = form
+        tool_call_id = str(message.get("tool_call_id"))
+        self._form_of_call[tool_call_id] = form_id
+        card = self.cards.get(tool_call_id)
+        if card is not None:
+            self._render(card, replace(card.state, form_attached=True))
+        self.chat.add_card(form)
+        self._on_attention("form", form_id, tr("tray_form"))
+
+    def _close_form_of(self, tool_call_id: str) -> None:
+        form_id = self._form_of_call.get(tool_call_id)
+        if form_id is not None and form_id in self.forms:
+            self.forms[form_id].finish("closed")

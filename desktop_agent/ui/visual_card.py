@@ -1,0 +1,74 @@
+"""The ``show_card`` card: title, Markdown body, an optional image and
+label/value fields (DESIGN §5 ``card``)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QPixmap
+from PySide6.QtWidgets import QFormLayout, QFrame, QLabel, QVBoxLayout, QWidget
+
+from desktop_agent.ui.i18n import tr
+
+IMAGE_MAX_WIDTH = 480
+
+
+class VisualCardWidget(QFrame):
+    def __init__(self, card: Mapping[str, Any], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("visualCard")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(14, 12, 14, 12)
+        layout.setSpacing(8)
+        self.title = QLabel(str(card.get("title") or ""), self)
+        self.title.setObjectName("cardTitle")
+        self.title.setWordWrap(True)
+        self.title.setTextFormat(Qt.TextFormat.PlainText)
+        font = self.title.font()
+        font.setPointSizeF(font.pointSizeF() * 1.2)
+        self.title.setFont(font)
+        layout.addWidget(self.title)
+
+        self.image: QLabel | None = None
+        image_path = card.get("image_path")
+        if image_path:
+            self.image = QLabel(self)
+            pixmap = QPixmap(str(image_path))
+            if pixmap.isNull():
+                self.image.setText(tr("card_image_missing"))
+                self.image.setObjectName("cardMuted")
+            else:
+                if pixmap.width() > IMAGE_MAX_WIDTH:
+                    pixmap = pixmap.scaledToWidth(IMAGE_MAX_WIDTH, Qt.TransformationMode.SmoothTransformation)
+                self.image.setPixmap(pixmap)
+            layout.addWidget(self.image)
+
+        self.body = QLabel(self)
+        self.body.setWordWrap(True)
+        self.body.setTextFormat(Qt.TextFormat.MarkdownText)
+        self.body.setOpenExternalLinks(True)
+        self.body.setTextInteractionFlags(
+            Qt.TextInteractionFlag.TextSelectableByMouse | Qt.TextInteractionFlag.LinksAccessibleByMouse
+        )
+        self.body.setText(str(card.get("body") or ""))
+        layout.addWidget(self.body)
+
+        self.fields: list[tuple[str, str]] = []
+        raw_fields = card.get("fields") or []
+        if raw_fields:
+            form = QFormLayout()
+            form.setHorizontalSpacing(16)
+            for item in raw_fields:
+                if not isinstance(item, Mapping):
+                    continue
+                label, value = str(item.get("label", "")), str(item.get("value", ""))
+                self.fields.append((label, value))
+                name = QLabel(label, self)
+                name.setObjectName("cardMuted")
+                shown = QLabel(value, self)
+                shown.setWordWrap(True)
+                shown.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+                form.addRow(name, shown)
+            layout.addLayout(form)

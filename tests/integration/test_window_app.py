@@ -1,0 +1,51 @@
+"""``python -m desktop_agent`` opens the window (offscreen here; the README
+runs it under Xvfb), takes a screenshot and exits cleanly."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from PySide6.QtGui import QImage
+
+pytestmark = pytest.mark.integration
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def launch(tmp_path: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    mcp = tmp_path / "mcp.json"
+    mcp.write_text(json.dumps({"mcpServers": {}}))
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "DESKTOP_AGENT_LANG": "en"}
+    return subprocess.run(
+        [sys.executable, "-m", "desktop_agent", "--model", "demo", "--tts", "none", "--mcp-config", str(mcp), *extra],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=60,
+    )
+
+
+def test_the_window_opens_shoots_and_quits_with_status_zero(tmp_path: Path) -> None:
+    shot = tmp_path / "window.png"
+    done = launch(tmp_path, "--screenshot", str(shot), "--quit-after-ms", "600")
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    image = QImage(str(shot))
+    assert (image.width(), image.height()) == (880, 760)
+
+
+def test_a_bad_mcp_file_is_one_line_and_status_two(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    done = subprocess.run(
+        [sys.executable, "-m", "desktop_agent", "--model", "demo", "--tts", "none", "--mcp-config", str(bad),
+         "--quit-after-ms", "0"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=60,
+    )
+    assert done.returncode == 2
+    errors = [line for line in done.stderr.splitlines() if line.startswith("desktop-agent: error:")]
+    assert len(errors) == 1, done.stderr
+    assert "Traceback" not in done.stderr

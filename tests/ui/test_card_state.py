@@ -1,0 +1,192 @@
+"""The tool-card reducer (pure): which state follows which bus message."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from desktop_agent.core.ports import ImageContent
+from desktop_agent.ui import i18n
+from desktop_agent.ui.card_state import (
+    Progress,
+    ToolCardState,
+    answered,
+    apply_message,
+    arguments_summary,
+    arguments_text,
+    format_eta,
+    invalidate,
+    new_card,
+    partial_text,
+    progress_caption,
+    title_for,
+)
+from desktop_agent.ui.harness import message
+
+ARGS = {"command": "ls"}
+
+
+def call(state: str, **fields: object) -> dict[str, object]:
+    return message("tool_call", state=state, tool_call_id="c1", tool_name="run_command", **fields)
+
+
+def run_through(*messages: dict[str, object]) -> list[str]:
+    card = new_card(messages[0])
+    seen = [card.phase]
+    for m in messages:
+        card = apply_message(card, m)
+        seen.append(card.phase)
+    return seen
+
+
+@pytest.fixture
+def english() -> Iterator[None]:
+    previous = i18n.language()
+    i18n.set_language("en")
+    yield
+    i18n.set_language(previous)
+
+
+def test_a_call_that_needs_approval_goes_through_every_state() -> None:
+    assert run_through(
+        call("start", arguments=None),
+        call("approval_required", arguments=ARGS, task_id="t1"),
+        call("executing", arguments=ARGS),
+        call("result", arguments=ARGS, result="ok", is_error=False),
+    ) == ["preparing", "preparing", "approval", "executing", "done"]
+
+
+def test_a_skip_approval_call_goes_from_preparing_to_executing() -> None:
+    assert run_through(call("start"), call("executing", arguments=ARGS), call("result", result="x")) == [
+        "preparing",
+        "preparing",
+        "executing",
+        "done",
+    ]
+
+
+def test_an_auto_approved_call_shows_as_executing_without_a_task() -> None:
+    card = apply_message(
+        new_card(call("start")), call("approval_required", arguments=ARGS, task_id="t1", auto_approved=True)
+    )
+    assert (card.phase, card.task_id, card.auto_approved) == ("executing", None, True)
+
+
+def test_approval_required_keeps_the_task_id_and_arguments() -> None:
+    card = apply_message(new_card(call("start")), call("approval_required", arguments=ARGS, task_id="t7"))
+    assert (card.phase, card.task_id, dict(card.arguments or {})) == ("approval", "t7", ARGS)
+
+
+def test_the_result_carries_text_error_flag_and_images() -> None:
+    image = ImageContent("image/png", b"\x89PNG")
+    card = apply_message(new_card(call("start")), call("result", result="boom", is_error=True), (image,))
+    assert (card.phase, card.result, card.is_error, card.images) == ("done", "boom", True, (image,))
+
+
+def test_tool_rejected_keeps_reason_and_partial_result() -> None:
+    rejected = message(
+        "tool_rejected",
+        tool_call_id="c1",
+        tool_name="run_command",
+        arguments=ARGS,
+        reason="interrupted",
+        partial_result={"stdout": "half"},
+    )
+    card = apply_message(apply_message(new_card(call("start")), call("executing", arguments=ARGS)), rejected)
+    assert (card.phase, card.reason, card.partial_result) == ("rejected", "interrupted", {"stdout": "half"})
+
+
+def test_progress_with_and_without_a_total() -> None:
+    card = apply_message(new_card(call("start")), call("executing", arguments=ARGS))
+    unknown = apply_message(
+        card,
+        message("tool_progress", tool_call_id="c1", progress=3, total=None, message="working", eta_s=None),
+    )
+    known = apply_message(
+        card, message("tool_progress", tool_call_id="c1", progress=1, total=4, message=None, eta_s=9.5)
+    )
+    assert unknown.progress == Progress(3.0, None, "working", None)
+    assert unknown.progress.percent is None
+    assert known.progress == Progress(1.0, 4.0, None, 9.5)
+    assert known.progress.percent == 25
+
+
+def test_a_terminal_card_ignores_later_messages() -> None:
+    done = apply_message(new_card(call("start")), call("result", result="ok"))
+    late = message("tool_rejected", tool_call_id="c1", tool_name="run_command", reason="late")
+    assert apply_message(done, late) is done
+    assert invalidate(done) is done
+
+
+def test_invalidate_turns_only_pending_cards_invalid() -> None:
+    for phase in ("preparing", "approval", "executing"):
+        card = ToolCardState("c", "t", phase, task_id="x")  # type: ignore[arg-type]
+        assert (invalidate(card).phase, invalidate(card).task_id) == ("invalidated", None)
+    for phase in ("done", "rejected", "invalidated"):
+        card = ToolCardState("c", "t", phase)  # type: ignore[arg-type]
+        assert invalidate(card) is card
+
+
+def test_answering_moves_an_approval_card_to_executing_or_rejected() -> None:
+    card = ToolCardState("c", "t", "approval", task_id="t1")
+    assert answered(card, True).phase == "executing"
+    assert answered(card, False).phase == "rejected"
+    other = ToolCardState("c", "t", "executing")
+    assert answered(other, False) is other
+
+
+def test_progress_percent_is_clamped() -> None:
+    assert [Progress(p, 10).percent for p in (-1, 0, 5, 10, 12)] == [0, 0, 50, 100, 100]
+    assert Progress(5, 0).percent is None
+
+
+def test_eta_wording(english: None) -> None:
+    assert [format_eta(s) for s in (0, 0.2, 12, 59.5, 60, 61, 3599, 3600, 5400)] == [
+        "1 s",
+        "1 s",
+        "12 s",
+        "1 min",
+        "1 min",
+        "2 min",
+        "1 h",
+        "1 h",
+        "1 h 30 min",
+    ]
+
+
+def test_progress_caption_shows_only_what_is_known(english: None) -> None:
+    assert progress_caption(Progress(42, 100, "copying", 75)) == "42% · about 2 min left · copying"
+    assert progress_caption(Progress(42, 100)) == "42%"
+    assert progress_caption(Progress(3, None, "step three", 10)) == "3 · step three"
+    assert progress_caption(Progress(0, None, None)) == ""
+
+
+def test_titles_in_both_languages() -> None:
+    card = ToolCardState("c", "run_command", "approval")
+    i18n.set_language("zh")
+    try:
+        assert title_for(card) == "run_command 需要授权"
+    finally:
+        i18n.set_language("en")
+    assert title_for(card) == "run_command needs your approval"
+    assert title_for(ToolCardState("c", "x", "done", is_error=True)) == "x — failed"
+
+
+def test_arguments_and_partial_results_as_text() -> None:
+    assert arguments_text({"command": "ls -la", "timeout_s": 5, "env": {"A": "1"}}) == (
+        'command: ls -la\ntimeout_s: 5\nenv: {"A": "1"}'
+    )
+    assert arguments_text(None) == ""
+    assert partial_text({"stdout": "out\n", "stderr": "", "progress": ["1/3", "2/3"]}) == (
+        "[stdout]\nout\n[progress]\n1/3\n2/3"
+    )
+    assert partial_text("plain") == "plain"
+    assert partial_text(None) == ""
+
+
+def test_a_one_line_summary_tells_calls_apart() -> None:
+    assert arguments_summary({"command": "ls   -la\n~", "timeout_s": 5}) == "ls -la ~"
+    assert arguments_summary({"n": [1, 2]}) == "[1, 2]"
+    assert arguments_summary({"q": "x" * 80}, limit=10) == "xxxxxxxxx…"
+    assert arguments_summary(None) == ""

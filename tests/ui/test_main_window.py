@@ -1,0 +1,133 @@
+"""The main window's own wiring, without a running turn (plain qtbot);
+turns run in tests/integration/test_window_turns.py on a qasync loop."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import pytest
+from pytestqt.qtbot import QtBot
+
+from desktop_agent.storage.settings import Settings, SettingsStore
+from desktop_agent.ui.bubble import MessageBubble
+from desktop_agent.ui.harness import offline_deps
+from desktop_agent.ui.main_window import MainWindow
+from desktop_agent.ui.settings_dialog import SettingsEdit
+from desktop_agent.ui.status_bar import McpServerView
+
+
+class FakeSink:
+    """Records what the window tells the speaker."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, Any]] = []
+
+    async def play(self, audio: bytes, mime: str) -> None:
+        self.calls.append(("play", mime))
+
+    def stop(self) -> None:
+        self.calls.append(("stop", None))
+
+    def set_volume(self, volume: float) -> None:
+        self.calls.append(("volume", volume))
+
+    def set_muted(self, muted: bool) -> None:
+        self.calls.append(("muted", muted))
+
+
+@pytest.fixture
+def window(qtbot: QtBot) -> MainWindow:
+    w = MainWindow(tray=False)
+    qtbot.add_widget(w)
+    return w
+
+
+def test_before_attach_the_window_takes_no_input(window: MainWindow) -> None:
+    assert not window.input.isEnabled() and not window.send_button.isEnabled()
+    assert window.status.model.text() == "Starting…"
+    assert window.send_text("hello") is False
+    assert window.open_settings() is None
+
+
+def test_attach_enables_input_and_fills_the_status_bar(window: MainWindow) -> None:
+    servers = [McpServerView("time", "ready", 2), McpServerView("browser", "failed", 0, "exited with code 1")]
+    deps = replace(offline_deps(), demo_notice="connect a real one", mcp_statuses=lambda: servers,
+                   warnings=("settings file was broken",))
+    window.attach(deps)
+    assert window.input.isEnabled() and window.send_button.isEnabled()
+    assert window.status.model.text() == "Demo model (offline) — open Settings to connect a real one"
+    assert window.status.model.toolTip() == "connect a real one"
+    assert [label.toolTip() for label in window.status.servers] == ["", "exited with code 1"]
+    assert [s.caption() for s in servers] == ["MCP time: ready, 2 tools", "MCP browser: failed"]
+    bubble = window.chat.items()[0]
+    assert isinstance(bubble, MessageBubble) and bubble.role == "warning"
+    assert bubble.text() == "**Warning:** settings file was broken"
+
+
+def test_a_real_model_shows_its_name(window: MainWindow) -> None:
+    window.attach(replace(offline_deps(), model_name="gpt-4o", is_demo=False))
+    assert window.status.model.text() == "Model: gpt-4o"
+
+
+def test_empty_text_is_not_sent(window: MainWindow) -> None:
+    window.attach(offline_deps())
+    assert window.send_text("   \n") is False
+    assert window.chat.items() == []
+
+
+def test_mute_and_volume_reach_the_sink_and_are_saved(window: MainWindow) -> None:
+    sink = FakeSink()
+    window.attach(replace(offline_deps(), sink=sink, settings=Settings(volume=0.5, muted=False)))
+    assert sink.calls == [("muted", False), ("volume", 0.5)]
+    sink.calls.clear()
+    window.audio.mute_button.click()
+    window.audio.volume.setValue(20)
+    assert sink.calls == [("muted", True), ("volume", 0.5), ("muted", True), ("volume", 0.2)]
+    saved = SettingsStore().load().settings
+    assert (saved.muted, saved.volume) == (True, 0.2)
+    assert window.audio.mute_button.toolTip() == "Unmute"
+
+
+def test_always_allow_is_saved_and_revocable(window: MainWindow) -> None:
+    saved: list[Settings] = []
+    window.attach(replace(offline_deps(), on_settings_saved=saved.append))
+    window.set_always_allowed("run_command", True)
+    window.set_always_allowed("get_sum", True)
+    window.set_always_allowed("run_command", False)
+    assert SettingsStore().load().settings.always_allow == ("get_sum",)
+    assert [s.always_allow for s in saved] == [("run_command",), ("run_command", "get_sum"), ("get_sum",)]
+
+
+def test_a_settings_edit_is_saved_applied_and_the_key_stored(window: MainWindow) -> None:
+    keys: list[str | None] = []
+    deps = replace(offline_deps(), get_api_key=lambda: "sk-old", set_api_key=keys.append)
+    window.attach(deps)
+    dialog = window.open_settings()
+    assert dialog is not None and dialog.forget_key.isVisibleTo(dialog)
+    assert dialog.api_key.placeholderText() == "a key is stored — type to replace it"
+    edit = SettingsEdit(replace(Settings(), max_steps=4, speak_every_reply=True, approval_timeout_s=60.0),
+                        api_key="sk-new")
+    window.apply_settings_edit(edit)
+    assert keys == ["sk-new"]
+    assert SettingsStore().load().settings.max_steps == 4
+    agent = deps.conversation.agent
+    assert (agent.max_steps, agent.speak_every_reply, deps.conversation.approval_timeout_s) == (4, True, 60.0)
+    window.apply_settings_edit(SettingsEdit(Settings(), forget_api_key=True))
+    assert keys == ["sk-new", None]
+
+
+def test_an_unwritable_settings_file_is_reported_in_the_chat(window: MainWindow, tmp_path: Any) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    window.attach(replace(offline_deps(), settings_store=SettingsStore(blocker / "settings.json")))
+    window.set_always_allowed("run_command", True)
+    bubble = window.chat.items()[-1]
+    assert isinstance(bubble, MessageBubble) and bubble.role == "error"
+    assert bubble.text().startswith("Could not save the settings:")
+
+
+def test_interrupt_without_a_turn_does_nothing(window: MainWindow) -> None:
+    window.attach(offline_deps())
+    window.interrupt()
+    assert window.send_button.phase == "send"

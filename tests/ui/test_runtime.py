@@ -1,0 +1,30 @@
+"""Helpers of the window's runtime (the rest runs in
+tests/integration/test_window_app.py as a real process)."""
+
+from __future__ import annotations
+
+import gc
+import sys
+
+import pytest
+
+from desktop_agent.ui.runtime import settle_memory, warm_imports
+
+
+async def test_warm_imports_imports_and_skips_missing_optional_modules() -> None:
+    sys.modules.pop("colorsys", None)
+    await warm_imports("colorsys", "no_such_module_for_the_ui", optional=True)
+    assert "colorsys" in sys.modules
+
+
+async def test_a_missing_required_module_is_an_error() -> None:
+    with pytest.raises(ModuleNotFoundError):
+        await warm_imports("no_such_module_for_the_ui")
+
+
+def test_settle_memory_freezes_what_survives() -> None:
+    try:
+        settle_memory()
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()

@@ -1,0 +1,199 @@
+"""The tool card renders each DESIGN §7 state (plain qtbot, no loop)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice
+from PySide6.QtGui import QColor, QImage
+from PySide6.QtWidgets import QLabel
+from pytestqt.qtbot import QtBot
+
+from desktop_agent.core.ports import ImageContent
+from desktop_agent.ui.card_state import Progress, ToolCardState
+from desktop_agent.ui.tool_card import ToolCardWidget
+
+ARGS = {"command": "ls -la"}
+Make = Callable[[ToolCardState], ToolCardWidget]
+
+
+@pytest.fixture
+def make(qtbot: QtBot) -> Make:
+    def build(state: ToolCardState) -> ToolCardWidget:
+        card = ToolCardWidget(state)
+        qtbot.add_widget(card)
+        card.show()
+        return card
+
+    return build
+
+
+def visible(card: ToolCardWidget) -> dict[str, bool]:
+    parts = {
+        "spinner": card.spinner,
+        "icon": card.icon,
+        "arguments": card.arguments,
+        "bar": card.progress_bar,
+        "caption": card.progress_caption,
+        "buttons": card.approval_row,
+        "reason": card.reason,
+        "result": card.result,
+        "images": card.images,
+        "toggle": card.toggle,
+    }
+    return {name: widget.isVisibleTo(card) for name, widget in parts.items()}
+
+
+def shown(card: ToolCardWidget) -> set[str]:
+    return {name for name, on in visible(card).items() if on}
+
+
+def png() -> bytes:
+    image = QImage(40, 20, QImage.Format.Format_RGB32)
+    image.fill(QColor("red"))
+    data = QByteArray()
+    buffer = QBuffer(data)
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    image.save(buffer, "PNG")
+    return bytes(data.data())
+
+
+def test_preparing_shows_only_a_spinner(make: Make) -> None:
+    card = make(ToolCardState("c1", "run_command"))
+    assert shown(card) == {"spinner"}
+    assert card.spinner.spinning
+    assert card.title.text() == "run_command — preparing…"
+
+
+def test_needs_approval_shows_arguments_buttons_and_the_always_allow_box(make: Make) -> None:
+    card = make(ToolCardState("c1", "run_command", "approval", ARGS, task_id="t1"))
+    assert shown(card) == {"icon", "arguments", "buttons"}
+    assert card.arguments.text() == "command: ls -la"
+    assert card.always.text() == "Always allow this tool" and not card.always.isChecked()
+
+
+def test_executing_shows_arguments_and_a_spinner_until_a_total_is_known(make: Make) -> None:
+    card = make(ToolCardState("c1", "run_command", "executing", ARGS))
+    assert shown(card) == {"spinner", "arguments"}
+    card.show_state(
+        ToolCardState("c1", "run_command", "executing", ARGS, progress=Progress(2, None, "step 2"))
+    )
+    assert shown(card) == {"spinner", "arguments", "caption"}
+    assert card.progress_caption.text() == "2 · step 2"
+
+
+def test_progress_with_a_total_turns_into_a_bar_with_percent_and_eta(make: Make) -> None:
+    card = make(
+        ToolCardState("c1", "run_command", "executing", ARGS, progress=Progress(30, 120, "copying", 45))
+    )
+    assert shown(card) == {"icon", "arguments", "bar", "caption"}
+    assert (card.progress_bar.minimum(), card.progress_bar.maximum(), card.progress_bar.value()) == (
+        0,
+        100,
+        25,
+    )
+    assert card.progress_caption.text() == "25% · about 45 s left · copying"
+    assert not card.spinner.spinning
+
+
+def test_done_is_collapsed_and_expands_to_arguments_and_result(make: Make) -> None:
+    card = make(ToolCardState("c1", "run_command", "done", ARGS, result="exit code 0\nhi"))
+    assert shown(card) == {"icon", "toggle"}
+    assert card.badge.isVisibleTo(card) and card.badge.text() == "ls -la"  # tells repeated calls apart
+    card.toggle.click()
+    assert shown(card) == {"icon", "toggle", "arguments", "result"}
+    assert not card.badge.isVisibleTo(card)
+    assert card.result.text() == "exit code 0\nhi"
+    card.toggle.click()
+    assert shown(card) == {"icon", "toggle"}
+
+
+def test_done_shows_mcp_images_in_the_card(make: Make) -> None:
+    card = make(
+        ToolCardState(
+            "c1",
+            "get-tiny-image",
+            "done",
+            {},
+            result="[image: image/png, 1 bytes]",
+            images=(ImageContent("image/png", png()), ImageContent("image/png", b"junk")),
+        )
+    )
+    assert "images" in shown(card)
+    labels = [w for w in card.images.findChildren(QLabel)]
+    assert [label.pixmap().isNull() for label in labels] == [False, True]
+    assert labels[1].text() == "[image: image/png, 4 bytes]"
+
+
+def test_a_long_result_is_clipped_in_the_card(make: Make) -> None:
+    card = make(ToolCardState("c1", "t", "done", ARGS, result="x" * 7000))
+    card.set_expanded(True)
+    assert card.result.text().startswith("x" * 6000) and card.result.text().endswith("(1000 more characters)")
+
+
+def test_rejected_can_be_expanded_to_see_the_arguments(make: Make) -> None:
+    card = make(
+        ToolCardState("c1", "run_command", "rejected", ARGS, reason="The user rejected this tool call.")
+    )
+    assert shown(card) == {"icon", "reason", "toggle"}
+    assert card.title.text() == "run_command — rejected"
+    card.set_expanded(True)
+    assert shown(card) == {"icon", "reason", "toggle", "arguments"}
+
+
+def test_invalidated_shows_the_partial_result_when_expanded(make: Make) -> None:
+    card = make(
+        ToolCardState(
+            "c1",
+            "run_command",
+            "invalidated",
+            ARGS,
+            reason="interrupted",
+            partial_result={"stdout": "half way"},
+        )
+    )
+    card.set_expanded(True)
+    assert shown(card) == {"icon", "reason", "toggle", "arguments", "result"}
+    assert card.result_label.text() == "Partial result"
+    assert card.result.text() == "[stdout]\nhalf way"
+
+
+def test_invalidated_while_preparing_cannot_be_expanded(make: Make) -> None:
+    card = make(ToolCardState("c1", "run_command", "invalidated"))
+    assert shown(card) == {"icon"}
+    assert card.title.text() == "run_command — invalidated"
+
+
+def test_auto_approved_executing_says_so_without_buttons(make: Make) -> None:
+    card = make(ToolCardState("c1", "run_command", "executing", ARGS, auto_approved=True))
+    assert card.badge.isVisibleTo(card) and card.badge.text() == "always allowed"
+    assert not card.approval_row.isVisibleTo(card)
+
+
+def test_a_form_card_does_not_repeat_the_questions(make: Make) -> None:
+    card = make(ToolCardState("c1", "ask_user_question", "executing", {"question": "?"}, form_attached=True))
+    assert shown(card) == {"spinner"}
+
+
+def test_approve_and_reject_emit_the_call_and_the_checkbox(make: Make, qtbot: QtBot) -> None:
+    card = make(ToolCardState("c1", "run_command", "approval", ARGS, task_id="t1"))
+    with qtbot.wait_signal(card.answered) as approve:
+        card.approve_button.click()
+    card.always.setChecked(True)
+    with qtbot.wait_signal(card.answered) as always:
+        card.approve_button.click()
+    with qtbot.wait_signal(card.answered) as reject:
+        card.reject_button.click()
+    assert [approve.args, always.args, reject.args] == [
+        ["c1", True, False],
+        ["c1", True, True],
+        ["c1", False, False],
+    ]
+
+
+def test_buttons_do_nothing_once_the_card_left_approval(make: Make, qtbot: QtBot) -> None:
+    card = make(ToolCardState("c1", "run_command", "approval", ARGS, task_id="t1"))
+    card.show_state(ToolCardState("c1", "run_command", "executing", ARGS))
+    with qtbot.assert_not_emitted(card.answered):
+        card._answer(True)

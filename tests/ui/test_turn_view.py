@@ -1,0 +1,238 @@
+"""TurnView renders what the playback queue consumed (plain qtbot)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from pytestqt.qtbot import QtBot
+
+from desktop_agent.core.bus import BusItem
+from desktop_agent.ui.bubble import MessageBubble, SystemMessage
+from desktop_agent.ui.chat_view import ChatView
+from desktop_agent.ui.form_widget import FormWidget
+from desktop_agent.ui.harness import message, tool_item
+from desktop_agent.ui.tool_card import ToolCardWidget
+from desktop_agent.ui.turn_view import TurnView
+from desktop_agent.ui.visual_card import VisualCardWidget
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.calls: list[tuple[Any, ...]] = []
+
+    def __call__(self, *args: Any) -> None:
+        self.calls.append(args)
+
+
+@pytest.fixture
+def chat(qtbot: QtBot) -> ChatView:
+    view = ChatView()
+    qtbot.add_widget(view)
+    return view
+
+
+def text(raw: str, segment: int = 1) -> dict[str, Any]:
+    return message("text", segment_id=segment, text=raw.strip(), raw_text=raw, voice=False)
+
+
+def layout(chat: ChatView) -> list[tuple[str, str]]:
+    out = []
+    for w in chat.items():
+        if isinstance(w, MessageBubble):
+            out.append((w.role, w.text()))
+        elif isinstance(w, ToolCardWidget):
+            out.append(("card", f"{w.state.tool_call_id}:{w.state.phase}"))
+        elif isinstance(w, SystemMessage):
+            out.append(("system", w.text()))
+        elif isinstance(w, FormWidget):
+            out.append(("form", w.form_id))
+        elif isinstance(w, VisualCardWidget):
+            out.append(("visual", w.title.text()))
+    return out
+
+
+def test_text_joins_one_bubble_until_a_card_and_keeps_markdown_newlines(chat: ChatView) -> None:
+    view = TurnView(chat)
+    view.show_text(text("# Plan\n\n", 1))
+    view.show_text(text("- one\n", 2))
+    view.show_text(text("Checking.<need_tool>", 3))
+    view.tool_event(tool_item("start", "c1"))
+    view.show_text(text("After.", 4))
+    assert layout(chat) == [
+        ("assistant", "# Plan\n\n- one\nChecking."),
+        ("card", "c1:preparing"),
+        ("assistant", "After."),
+    ]
+
+
+def test_each_tool_call_id_gets_its_own_card(chat: ChatView) -> None:
+    view = TurnView(chat)
+    for cid in ("c1", "c2"):
+        view.tool_event(tool_item("start", cid))
+        view.tool_event(tool_item("executing", cid, arguments={"command": cid}))
+    view.tool_event(tool_item("result", "c1", arguments={"command": "c1"}, result="one"))
+    assert layout(chat) == [("card", "c1:done"), ("card", "c2:executing")]
+
+
+def test_approval_renders_buttons_and_asks_for_attention(chat: ChatView) -> None:
+    attention, cards = Recorder(), Recorder()
+    view = TurnView(chat, on_attention=attention, on_card=lambda s: cards(s.tool_call_id, s.phase))
+    view.tool_event(tool_item("start", "c1"))
+    view.approval_needed(
+        tool_item("approval_required", "c1", arguments={"command": "x"}, task_id="t1").message
+    )
+    assert view.card_state("c1") is not None and view.card_state("c1").task_id == "t1"  # type: ignore[union-attr]
+    assert attention.calls == [("approval", "c1", "run_command is waiting for your approval")]
+    assert cards.calls == [("c1", "preparing"), ("c1", "approval")]
+
+
+def test_card_buttons_reach_the_window_callback(chat: ChatView) -> None:
+    answers = Recorder()
+    view = TurnView(chat, on_answer=answers)
+    view.tool_event(tool_item("start", "c1"))
+    view.approval_needed(tool_item("approval_required", "c1", arguments={}, task_id="t1").message)
+    view.cards["c1"].approve_button.click()
+    assert answers.calls == [("c1", True, False)]
+
+
+def test_a_reject_click_shows_session_interrupted_once(chat: ChatView) -> None:
+    view = TurnView(chat)
+    view.tool_event(tool_item("start", "c1"))
+    view.approval_needed(tool_item("approval_required", "c1", arguments={}, task_id="t1").message)
+    view.mark_answered("c1", False)
+    view.tool_event(BusItem(message("tool_rejected", tool_call_id="c1", tool_name="run_command", reason="r")))
+    view.interrupted(message("interrupted", reason="rejected"))
+    assert layout(chat) == [("card", "c1:rejected"), ("system", "Session interrupted")]
+
+
+def test_a_user_interrupt_invalidates_pending_cards_and_forms(chat: ChatView) -> None:
+    interrupted = Recorder()
+    view = TurnView(chat, on_interrupted=interrupted)
+    view.tool_event(tool_item("start", "c1"))
+    view.tool_event(tool_item("executing", "c1", arguments={"command": "sleep 9"}))
+    view.tool_event(tool_item("start", "c2", "ask_user_question"))
+    view.tool_event(tool_item("executing", "c2", "ask_user_question", arguments={"question": "?"}))
+    view.tool_event(
+        BusItem(
+            message(
+                "form_request",
+                tool_call_id="c2",
+                form_id="f1",
+                title=None,
+                questions=[{"id": "q1", "question": "?", "type": "text"}],
+            )
+        )
+    )
+    view.tracker.interrupt_clicked()
+    view.tool_event(
+        BusItem(
+            message("tool_rejected", tool_call_id="c2", tool_name="ask_user_question", reason="interrupted")
+        )
+    )
+    view.interrupted(message("interrupted", reason="user"))
+    assert layout(chat) == [
+        ("card", "c1:invalidated"),
+        ("card", "c2:invalidated"),
+        ("form", "f1"),
+        ("system", "Conversation interrupted"),
+    ]
+    assert view.forms["f1"].ended == "closed"
+    assert interrupted.calls == [("user",)]
+
+
+def test_an_approval_timeout_rejects_the_card_and_says_so(chat: ChatView) -> None:
+    view = TurnView(chat)
+    view.tool_event(tool_item("start", "c1"))
+    view.approval_needed(tool_item("approval_required", "c1", arguments={}, task_id="t1").message)
+    view.tool_event(
+        BusItem(message("tool_rejected", tool_call_id="c1", tool_name="run_command", reason="late"))
+    )
+    view.interrupted(message("interrupted", reason="approval_timeout"))
+    assert layout(chat) == [
+        ("card", "c1:rejected"),
+        ("system", "Tool approval timed out; the call was rejected and the session interrupted"),
+    ]
+
+
+def test_a_form_follows_its_card_and_its_answers_reach_the_window(chat: ChatView) -> None:
+    submitted, attention = Recorder(), Recorder()
+    view = TurnView(chat, on_form_submit=submitted, on_attention=attention)
+    view.tool_event(tool_item("start", "c1", "ask_user_question"))
+    view.tool_event(tool_item("executing", "c1", "ask_user_question", arguments={"question": "Name?"}))
+    view.tool_event(
+        BusItem(
+            message(
+                "form_request",
+                tool_call_id="c1",
+                form_id="f1",
+                title="Hi",
+                questions=[{"id": "q1", "question": "Name?", "type": "text"}],
+            )
+        )
+    )
+    assert layout(chat) == [("card", "c1:executing"), ("form", "f1")]
+    assert view.cards["c1"].state.form_attached
+    view.forms["f1"].questions[0].line.setText("Ada")  # type: ignore[union-attr]
+    view.forms["f1"].submit_button.click()
+    assert submitted.calls == [("f1", {"q1": "Ada"})]
+    assert attention.calls == [("form", "f1", "A form is waiting for your answers")]
+    view.tool_event(tool_item("result", "c1", "ask_user_question", result="{}"))
+    assert view.forms["f1"].ended == "closed"  # the window had not finished it: the call ended it
+
+
+def test_a_card_message_shows_a_visual_card(chat: ChatView) -> None:
+    view = TurnView(chat)
+    view.tool_event(
+        BusItem(
+            message(
+                "card",
+                tool_call_id="c1",
+                card={
+                    "title": "Weather",
+                    "body": "Sunny",
+                    "image_path": None,
+                    "fields": [{"label": "Temp", "value": "25"}],
+                },
+            )
+        )
+    )
+    (card,) = chat.items()
+    assert isinstance(card, VisualCardWidget)
+    assert (card.title.text(), card.body.text(), card.fields, card.image) == (
+        "Weather",
+        "Sunny",
+        [("Temp", "25")],
+        None,
+    )
+
+
+def test_a_missing_card_image_says_so(chat: ChatView, tmp_path: Any) -> None:
+    view = TurnView(chat)
+    view.tool_event(
+        BusItem(
+            message(
+                "card",
+                tool_call_id="c1",
+                card={"title": "T", "body": "", "image_path": str(tmp_path / "gone.png"), "fields": []},
+            )
+        )
+    )
+    card = chat.items()[0]
+    assert isinstance(card, VisualCardWidget) and card.image is not None
+    assert card.image.text() == "(image not found)"
+
+
+def test_notices_become_warning_and_error_bubbles(chat: ChatView) -> None:
+    view = TurnView(chat)
+    view.notice(message("warning", message="max steps", code="max_steps"))
+    view.notice(message("error", message="connection refused", code="connection"))
+    assert layout(chat) == [("warning", "**Warning:** max steps"), ("error", "**Error:** connection refused")]
+
+
+def test_the_turn_end_leaves_nothing_pending(chat: ChatView) -> None:
+    view = TurnView(chat)
+    view.tool_event(tool_item("start", "c1"))
+    view.turn_ended(message("turn_end"))
+    view.show_text(text("next"))
+    assert layout(chat) == [("card", "c1:invalidated"), ("assistant", "next")]
