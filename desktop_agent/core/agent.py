@@ -79,7 +79,7 @@ class AgentClient:
             planning = {"role": "system", "content": prompts.PLANNING_PROMPT}
             working.append(planning)
             parser = self._parser()
-            async with aclosing(self._stream_text(working, parser)) as planning_stream:
+            async with aclosing(self._stream_round(working, parser)) as planning_stream:
                 async for segment_chunk in planning_stream:
                     yield segment_chunk
             yield RoundEndChunk(0, "planning")
@@ -103,16 +103,39 @@ class AgentClient:
     def _parser(self) -> StreamParser:
         return StreamParser(speak_everything=self.speak_every_reply)
 
-    async def _stream_text(
-        self, working: list[JSONDict], parser: StreamParser
-    ) -> AsyncGenerator[SegmentChunk, None]:
-        """A round without tools: text only (stray tool calls are ignored)."""
+    async def _stream_round(
+        self,
+        working: list[JSONDict],
+        parser: StreamParser,
+        *,
+        tools: list[JSONDict] | None = None,
+        calls: dict[int, _PendingCall] | None = None,
+    ) -> AsyncGenerator[SegmentChunk | ToolCallChunk, None]:
+        """One LLM call: text becomes segments; with ``calls`` given, tool-call
+        deltas accumulate there and each call is announced (``start``) once
+        its name is known. Without it (rounds with no tools) stray tool
+        calls are ignored. A failure flushes the text so far, then ends the
+        turn with an error notice."""
         try:
-            async with aclosing(self.llm.stream(working, tools=None)) as deltas:
+            async with aclosing(self.llm.stream(working, tools=tools)) as deltas:
                 async for delta in deltas:
                     if isinstance(delta, TextDelta):
                         for segment in parser.feed(delta.text):
                             yield SegmentChunk(segment)
+                        continue
+                    if calls is None:
+                        continue
+                    call = calls.get(delta.index)
+                    if call is None:
+                        call = calls[delta.index] = _PendingCall(
+                            delta.index, delta.id or f"call_{next(self._call_ids)}"
+                        )
+                    if delta.name:
+                        call.name += delta.name
+                    call.arguments += delta.arguments
+                    if call.name and not call.announced:
+                        call.announced = True
+                        yield ToolCallChunk(ToolCallInfo(call.id, call.name, "start"))
         except LLMError as exc:
             for segment in parser.flush():
                 yield SegmentChunk(segment)
@@ -123,7 +146,7 @@ class AgentClient:
     async def _continuation(self, working: list[JSONDict]) -> AsyncGenerator[LLMChunk, None]:
         prompt = {"role": "system", "content": prompts.CONTINUATION_PROMPT}
         working.append(prompt)
-        async with aclosing(self._stream_text(working, self._parser())) as stream:
+        async with aclosing(self._stream_round(working, self._parser())) as stream:
             async for chunk in stream:
                 yield chunk
         yield RoundEndChunk(1, "continuation")
@@ -136,30 +159,9 @@ class AgentClient:
         for step in range(1, self.max_steps + 1):
             parser = self._parser()
             calls: dict[int, _PendingCall] = {}
-            try:
-                async with aclosing(self.llm.stream(working, tools=tools)) as deltas:
-                    async for delta in deltas:
-                        if isinstance(delta, TextDelta):
-                            for segment in parser.feed(delta.text):
-                                yield SegmentChunk(segment)
-                            continue
-                        call = calls.get(delta.index)
-                        if call is None:
-                            call = calls[delta.index] = _PendingCall(
-                                delta.index, delta.id or f"call_{next(self._call_ids)}"
-                            )
-                        if delta.name:
-                            call.name += delta.name
-                        call.arguments += delta.arguments
-                        if call.name and not call.announced:
-                            call.announced = True
-                            yield ToolCallChunk(ToolCallInfo(call.id, call.name, "start"))
-            except LLMError as exc:
-                for segment in parser.flush():
-                    yield SegmentChunk(segment)
-                raise _RoundFailed(NoticeChunk("error", exc.message, exc.code)) from exc
-            for segment in parser.flush():
-                yield SegmentChunk(segment)
+            async with aclosing(self._stream_round(working, parser, tools=tools, calls=calls)) as stream:
+                async for chunk in stream:
+                    yield chunk
             if not calls:
                 yield RoundEndChunk(step, "tools")
                 return
