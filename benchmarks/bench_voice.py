@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import ctypes
 import os
 import shutil
 import statistics
@@ -371,20 +370,7 @@ def run_qt(app: QApplication, coro_factory: Callable[[], Coroutine[Any, Any, lis
         return runner.run(coro_factory())
 
 
-def pin_singletons() -> None:
-    """Workaround: PySide6 6.12.0 on Python < 3.12 drops a reference to None
-    on every void Qt call and to True on every ``Signal.emit()`` /
-    ``disconnect()``; after ~150k calls (~30k emits) the interpreter aborts
-    ("deallocating None"). Python 3.12+ makes these objects immortal
-    (PEP 683); do the same here so a long benchmark survives. The app needs
-    the same fix, or PySide6 6.11.3, or Python 3.12."""
-    if sys.version_info < (3, 12):
-        for singleton in (None, True, False):
-            ctypes.c_ssize_t.from_address(id(singleton)).value += 1 << 40
-
-
 def main() -> int:
-    pin_singletons()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=20)
     args = parser.parse_args()
