@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 import os
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -29,6 +30,17 @@ from desktop_agent.voice import SpeechCache, SpeechPipeline, make_engine
 log = logging.getLogger(__name__)
 
 
+@dataclass(frozen=True)
+class AppliedSettings:
+    """What the window shows after :meth:`Services.apply_settings`."""
+
+    model: str
+    is_demo: bool
+    demo_notice: str | None
+    error: str | None = None
+    """One line when the new endpoint could not be used."""
+
+
 @dataclass
 class Services:
     settings_store: SettingsStore
@@ -46,6 +58,10 @@ class Services:
     """Things said once while running (a TTS fallback); a UI may drain it."""
     on_notice: Callable[[str], None] | None = None
     _speech_cache: SpeechCache = field(default_factory=SpeechCache)
+    _conversations: weakref.WeakSet[Conversation] = field(default_factory=weakref.WeakSet)
+    _tts_config: tuple[str, ...] = ()
+    _retired: list[LLMProvider] = field(default_factory=list)
+    """Providers replaced by :meth:`apply_settings`; a turn may still use one."""
 
     @property
     def demo_notice(self) -> str | None:
@@ -59,6 +75,40 @@ class Services:
             return None
         return SpeechPipeline(self.tts, bus, cache=self._speech_cache)
 
+    def apply_settings(self, settings: Settings) -> AppliedSettings:
+        """Take edited settings while running: a new endpoint, model, key or
+        speech engine applies from the next LLM request or turn. A bad
+        endpoint keeps the current model and says why in one line. MCP server
+        changes still need a restart (servers are started once)."""
+        error: str | None = None
+        try:
+            llm = build_llm(settings)
+        except LLMError as exc:
+            error = str(exc)
+        else:
+            self._retired.append(self.llm)
+            self.llm = llm
+            for conversation in self._conversations:
+                conversation.agent.llm = llm
+        if _speech_config(settings) != self._tts_config:
+            self._make_tts(settings)
+        self.settings = settings
+        for conversation in self._conversations:
+            conversation.agent.max_steps = settings.max_steps
+            conversation.agent.speak_every_reply = settings.speak_every_reply
+            conversation.approval_timeout_s = settings.approval_timeout_s
+        return AppliedSettings(self.llm.model, self.llm.is_demo, self.demo_notice, error)
+
+    def _make_tts(self, settings: Settings) -> None:
+        self.tts = make_engine(
+            settings.tts_engine,
+            voice=settings.voice,
+            rate=settings.tts_rate,
+            volume=settings.tts_volume,
+            on_notice=self._notice,
+        )
+        self._tts_config = _speech_config(settings)
+
     def new_conversation(self, *, conversation_id: str | None = None) -> Conversation:
         agent = AgentClient(
             self.llm,
@@ -66,7 +116,7 @@ class Services:
             max_steps=self.settings.max_steps,
             speak_every_reply=self.settings.speak_every_reply,
         )
-        return Conversation(
+        conversation = Conversation(
             agent,
             approvals=self.approvals,
             sessions=self.sessions,
@@ -74,6 +124,8 @@ class Services:
             speech_factory=self.speech_factory,
             approval_timeout_s=self.settings.approval_timeout_s,
         )
+        self._conversations.add(conversation)
+        return conversation
 
     def _notice(self, text: str) -> None:
         self.notices.append(text)
@@ -89,9 +141,14 @@ class Services:
         self.forms.cancel_all()
         if self.mcp is not None:
             await self.mcp.aclose()
-        close = getattr(self.llm, "aclose", None)
-        if close is not None:
-            await close()
+        for llm in [*self._retired, self.llm]:
+            close = getattr(llm, "aclose", None)
+            if close is not None:
+                await close()
+
+
+def _speech_config(settings: Settings) -> tuple[str, ...]:
+    return (settings.tts_engine, settings.voice, settings.tts_rate, settings.tts_volume)
 
 
 def build_llm(
@@ -161,13 +218,7 @@ async def build_services(
         tts=None,
         on_notice=on_notice,
     )
-    services.tts = make_engine(
-        settings.tts_engine,
-        voice=settings.voice,
-        rate=settings.tts_rate,
-        volume=settings.tts_volume,
-        on_notice=services._notice,
-    )
+    services._make_tts(settings)
     if loaded.error:
         services.startup_warnings.append(loaded.error)
     if start_mcp:
@@ -179,4 +230,4 @@ async def build_services(
     return services
 
 
-__all__ = ["LLMError", "Services", "build_llm", "build_services"]
+__all__ = ["AppliedSettings", "LLMError", "Services", "build_llm", "build_services"]

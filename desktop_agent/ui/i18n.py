@@ -105,8 +105,8 @@ _TEXTS: dict[str, tuple[str, str]] = {
     "settings_max_steps": ("Max agent steps", "最大 Agent 步数"),
     "settings_approval_timeout": ("Approval timeout", "审批超时"),
     "settings_restart_note": (
-        "Endpoint, model, key, speech and MCP changes apply after a restart.",
-        "接口、模型、密钥、语音和 MCP 的修改在重启后生效。",
+        "Endpoint, model, key and speech apply from the next reply; MCP server changes after a restart.",
+        "接口、模型、密钥和语音从下一次回复起生效；MCP 服务器的修改在重启后生效。",
     ),
     "settings_saved_error": ("Could not save the settings: {error}", "无法保存设置：{error}"),
 }

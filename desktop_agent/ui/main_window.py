@@ -349,11 +349,17 @@ class MainWindow(QMainWindow):
             except Exception as exc:  # keyring errors vary by backend
                 log.error("could not store the API key: %s", type(exc).__name__)
                 self.chat.add_notice("error", tr("settings_saved_error", error=type(exc).__name__))
-        # What a running conversation can take at once; the rest needs a restart.
-        agent = deps.conversation.agent
-        agent.max_steps = edit.settings.max_steps
-        agent.speak_every_reply = edit.settings.speak_every_reply
-        deps.conversation.approval_timeout_s = edit.settings.approval_timeout_s
+        if deps.apply_settings is not None:
+            # Endpoint, model, key and speech apply from the next request.
+            applied = deps.apply_settings(edit.settings)
+            self.status.set_model(applied.model, is_demo=applied.is_demo, demo_notice=applied.demo_notice)
+            if applied.error:
+                self.chat.add_notice("error", applied.error)
+        else:
+            agent = deps.conversation.agent
+            agent.max_steps = edit.settings.max_steps
+            agent.speak_every_reply = edit.settings.speak_every_reply
+            deps.conversation.approval_timeout_s = edit.settings.approval_timeout_s
 
     # ----------------------------------------------------------- audio
 

@@ -101,7 +101,8 @@ async def _run(window: MainWindow, closed: asyncio.Event, args: argparse.Namespa
         print(f"desktop-agent: error: {exc}", file=sys.stderr)
         window.close()
         return EXIT_CONFIG
-    sink = _make_sink(services) if services.tts is not None else None
+    # Always made: speech can be switched on later in Settings.
+    sink = _make_sink(services)
     try:
         if closed.is_set():
             return EXIT_OK
@@ -147,6 +148,7 @@ def _deps(services: Any, sink: Any) -> WindowDeps:
         key_note=secrets.storage_note(),
         warnings=tuple(services.startup_warnings),
         on_settings_saved=settings_saved,
+        apply_settings=services.apply_settings,
     )
 
 

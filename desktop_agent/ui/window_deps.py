@@ -40,3 +40,7 @@ class WindowDeps:
     warnings: tuple[str, ...] = ()
     """Start-up warnings, shown once in the conversation."""
     on_settings_saved: Callable[[Settings], None] | None = None
+    apply_settings: Callable[[Settings], Any] | None = None
+    """Apply saved settings to the running services (endpoint, model, key,
+    speech); returns an object with ``model``, ``is_demo``, ``demo_notice``
+    and ``error`` (one line, or None)."""
