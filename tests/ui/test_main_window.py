@@ -117,6 +117,27 @@ def test_a_settings_edit_is_saved_applied_and_the_key_stored(window: MainWindow)
     assert keys == ["sk-new", None]
 
 
+def test_a_new_endpoint_applies_live_and_a_bad_one_is_reported(window: MainWindow) -> None:
+    from desktop_agent.services import AppliedSettings
+
+    applied: list[Settings] = []
+
+    def apply(settings: Settings) -> AppliedSettings:
+        applied.append(settings)
+        if settings.base_url.startswith("ftp"):
+            return AppliedSettings("gpt-x", False, None, "base URL 'ftp://x' must start with http:// or https://")
+        return AppliedSettings("gpt-x", False, None)
+
+    window.attach(replace(offline_deps(), apply_settings=apply))
+    window.apply_settings_edit(SettingsEdit(replace(Settings(), base_url="http://h/v1", model="gpt-x")))
+    assert window.status.model.text().endswith("gpt-x")
+    window.apply_settings_edit(SettingsEdit(replace(Settings(), base_url="ftp://x", model="gpt-x")))
+    assert [s.base_url for s in applied] == ["http://h/v1", "ftp://x"]
+    bubble = window.chat.items()[-1]
+    assert isinstance(bubble, MessageBubble) and bubble.role == "error"
+    assert "ftp://x" in bubble.text()
+
+
 def test_an_unwritable_settings_file_is_reported_in_the_chat(window: MainWindow, tmp_path: Any) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("")
