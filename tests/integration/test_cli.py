@@ -173,3 +173,39 @@ async def test_demo_model_runs_offline_with_a_real_tool_call(tmp_path: Path) -> 
     results = [json.loads(line) for line in events.read_text().splitlines()]
     ran = [e for e in results if e["type"] == "tool_call" and e["state"] == "result"]
     assert ran and ran[0]["tool_name"] == "run_command" and not ran[0]["is_error"]
+
+
+async def _run_with_input(run: Run, script: Sequence[Reply], stdin: bytes, *extra: str) -> tuple[int, str, str]:
+    run.server.set_script(list(script))
+    proc = await asyncio.create_subprocess_exec(
+        *run.argv(*extra), stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    async with asyncio.timeout(60):
+        out, err = await proc.communicate(stdin)
+    assert proc.returncode is not None
+    return proc.returncode, out.decode(), err.decode()
+
+
+async def test_approve_ask_takes_the_answer_from_the_terminal(tmp_path: Path, server: ScriptedLLMServer) -> None:
+    run = Run(tmp_path, server)
+    code, _out, err = await _run_with_input(
+        run, [PLAN, tool_reply("run_command", {"command": "echo typed-yes"}), text_reply("Done.")],
+        b"y\n", "--prompt", "x")
+    assert code == 0, err
+    assert "Approve? [y/N]" in err
+    result = [e for e in run.events() if e.get("state") == "result"]
+    assert "typed-yes" in result[0]["result"]
+
+
+async def test_a_form_is_answered_in_the_terminal(tmp_path: Path, server: ScriptedLLMServer) -> None:
+    run = Run(tmp_path, server)
+    form = {"title": "Trip", "questions": [
+        {"id": "city", "question": "Which city?", "type": "text"},
+        {"id": "when", "question": "When?", "type": "choice", "options": ["today", "tomorrow"]}]}
+    code, _out, err = await _run_with_input(
+        run, [PLAN, tool_reply("ask_user_question", form), text_reply("Thanks.")], b"Paris\n2\n", "--prompt", "x")
+    assert code == 0, err
+    types = run.types()
+    assert types[2:5] == ["tool_call:start", "tool_call:executing", "form_request"]
+    result = next(e for e in run.events() if e.get("state") == "result")
+    assert json.loads(result["result"]) == {"answers": {"city": "Paris", "when": "tomorrow"}}
