@@ -12,16 +12,21 @@ waits for it to end, then closes the services.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable
+from pathlib import Path
 
 # PySide6 before qasync (STACK.md "qasync"); qasync comes later, after the
 # window is shown.
 from PySide6.QtCore import QLocale
+from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
 from desktop_agent.ui.i18n import choose_language, set_language
 from desktop_agent.ui.main_window import MainWindow
+
+ICON = Path(getattr(sys, "_MEIPASS", Path(__file__).resolve().parents[1])) / "resources" / "icon.svg"
 
 
 def run_gui(args: argparse.Namespace) -> int:
@@ -35,11 +40,16 @@ def run_gui(args: argparse.Namespace) -> int:
     before) and, for the start-up benchmark, ``on_window_shown`` (called once
     the window is painted). Missing attributes count as not given.
     """
+    # Qt lists every optional media library it could not load (pipewire,
+    # VA-API) at start-up; that is noise for a user, not a fault.
+    os.environ.setdefault("QT_LOGGING_RULES", "qt.multimedia.symbolsresolver=false")
     app = QApplication.instance() or QApplication(sys.argv[:1])
     assert isinstance(app, QApplication)
     app.setApplicationName("desktop-agent")
     app.setQuitOnLastWindowClosed(False)  # the coroutine decides when to stop
     set_language(choose_language(QLocale.system().name()))
+    if ICON.is_file():  # a source checkout or the bundle; a wheel has no icon
+        app.setWindowIcon(QIcon(str(ICON)))
     window = MainWindow()
     window.show()
     app.processEvents()  # show, expose and paint it now
