@@ -72,6 +72,9 @@ class SessionMessageBus:
         """Called synchronously for every message as it is pushed."""
         self._listeners.append(listener)
 
+    def remove_listener(self, listener: Listener) -> None:
+        self._listeners.remove(listener)
+
     def push(
         self,
         type_: str,

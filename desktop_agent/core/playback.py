@@ -108,28 +108,31 @@ class PlaybackQueue:
     # ---------------------------------------------------------------- run
 
     async def run(self, bus: SessionMessageBus) -> None:
-        """Consume the bus until ``turn_end``."""
-        reader = asyncio.create_task(self._read(bus))
+        """Consume the bus until ``turn_end``.
+
+        Items arrive through a synchronous bus listener rather than a reader
+        task: one wake-up per message instead of two, on the streaming path.
+        """
+        while (early := bus.get_nowait()) is not None:  # pushed before we listened
+            self._take(early)
+        bus.add_listener(self._take)
         try:
             while True:
                 item = await self._next()
                 if not await self._consume(item):
                     return
         finally:
-            reader.cancel()
-            await asyncio.gather(reader, return_exceptions=True)
+            bus.remove_listener(self._take)
 
-    async def _read(self, bus: SessionMessageBus) -> None:
-        while True:
-            item = await bus.get()
-            kind = item.type
-            if kind == "audio":
-                self._audio[int(item.message["segment_id"])] = item
-            else:
-                if kind == "interrupted":
-                    self.stop_now()
-                self._items.append(item)
-            self._arrived.set()
+    def _take(self, item: BusItem) -> None:
+        kind = item.type
+        if kind == "audio":
+            self._audio[int(item.message["segment_id"])] = item
+        else:
+            if kind == "interrupted":
+                self.stop_now()
+            self._items.append(item)
+        self._arrived.set()
 
     async def _next(self) -> BusItem:
         while not self._items:
