@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice
@@ -15,6 +16,7 @@ from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from desktop_agent.core.bus import BusItem
+from desktop_agent.core.chat_handler import REASON_INTERRUPTED, REASON_REJECTED, REASON_TIMEOUT
 from desktop_agent.core.ports import ImageContent
 from desktop_agent.storage.settings import Settings
 from desktop_agent.ui import i18n
@@ -124,56 +126,32 @@ def scene_done(view: TurnView) -> None:
     view.turn_ended(message("turn_end"))
 
 
+def _ended(view: TurnView, why: str, reason: str, **extra: Any) -> None:
+    """The handler's closing pair: ``tool_rejected`` then ``interrupted``."""
+    view.tool_event(
+        BusItem(message("tool_rejected", tool_call_id="call_1", tool_name="run_command",
+                        arguments=ARGS, reason=reason, **extra))
+    )
+    view.interrupted(message("interrupted", reason=why))
+
+
 def scene_rejected(view: TurnView) -> None:
     _approval(view)
     view.mark_answered("call_1", False)
-    view.tool_event(
-        BusItem(
-            message(
-                "tool_rejected",
-                tool_call_id="call_1",
-                tool_name="run_command",
-                arguments=ARGS,
-                reason="The user rejected this tool call.",
-            )
-        )
-    )
-    view.interrupted(message("interrupted", reason="rejected"))
+    _ended(view, "rejected", REASON_REJECTED)
 
 
 def scene_invalidated(view: TurnView) -> None:
     _executing(view)
     view.tracker.interrupt_clicked()
-    view.tool_event(
-        BusItem(
-            message(
-                "tool_rejected",
-                tool_call_id="call_1",
-                tool_name="run_command",
-                arguments=ARGS,
-                reason="The tool call was interrupted by the user.",
-                partial_result={"stdout": "total 12\ndrwxr-xr-x notes", "stderr": ""},
-            )
-        )
-    )
-    view.interrupted(message("interrupted", reason="user"))
+    _ended(view, "user", REASON_INTERRUPTED,
+           partial_result={"stdout": "total 12\ndrwxr-xr-x notes", "stderr": ""})
     view.cards["call_1"].set_expanded(True)
 
 
 def scene_approval_timeout(view: TurnView) -> None:
     _approval(view)
-    view.tool_event(
-        BusItem(
-            message(
-                "tool_rejected",
-                tool_call_id="call_1",
-                tool_name="run_command",
-                arguments=ARGS,
-                reason="The approval timed out, so the tool call was rejected.",
-            )
-        )
-    )
-    view.interrupted(message("interrupted", reason="approval_timeout"))
+    _ended(view, "approval_timeout", REASON_TIMEOUT)
 
 
 def scene_form(view: TurnView) -> None:
