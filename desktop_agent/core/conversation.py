@@ -52,7 +52,6 @@ class Conversation:
         self.agent = agent
         self.approvals = approvals or ApprovalManager()
         self.sessions = sessions or SessionManager()
-        self.sessions.on_cancel(lambda sid, _reason: self.approvals.cancel_session(sid))
         self.conversation_id = conversation_id or uuid.uuid4().hex
         self.speech_factory = speech_factory
         self.approval_timeout_s = approval_timeout_s
