@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import logging
 import os
+import sqlite3
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from desktop_agent.core.agent import AgentClient
 from desktop_agent.core.approval import ApprovalManager
@@ -23,11 +25,14 @@ from desktop_agent.llm.demo import CONNECT_HINT, DemoModel
 from desktop_agent.llm.openai_provider import OpenAIProvider, resolve_endpoint
 from desktop_agent.mcp_engine import McpEngine, load_mcp_config
 from desktop_agent.storage import secrets
+from desktop_agent.storage.conversations import ConversationStore
 from desktop_agent.storage.settings import Settings, SettingsStore
 from desktop_agent.tools import builtin_tools
 from desktop_agent.voice import SpeechCache, SpeechPipeline, make_engine
 
 log = logging.getLogger(__name__)
+
+JSONDict = dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -51,6 +56,8 @@ class Services:
     router: ToolRouter
     mcp: McpEngine | None
     tts: TTSEngine | None
+    conversations: ConversationStore | None = None
+    """Saved conversations (the window keeps them; the headless mode does not)."""
     approvals: ApprovalManager = field(default_factory=ApprovalManager)
     sessions: SessionManager = field(default_factory=SessionManager)
     startup_warnings: list[str] = field(default_factory=list)
@@ -109,7 +116,24 @@ class Services:
         )
         self._tts_config = _speech_config(settings)
 
-    def new_conversation(self, *, conversation_id: str | None = None) -> Conversation:
+    def resume_conversation(self) -> Conversation:
+        """The latest saved conversation, or a new one."""
+        stored = self.conversations.latest() if self.conversations is not None else None
+        if stored is None:
+            return self.new_conversation()
+        return self.new_conversation(conversation_id=stored.id, history=stored.messages)
+
+    def save_conversation(self, conversation: Conversation) -> None:
+        if self.conversations is None:
+            return
+        try:
+            self.conversations.save(conversation.conversation_id, conversation.history)
+        except (OSError, sqlite3.Error) as exc:
+            self._notice(f"could not save the conversation: {exc}")
+
+    def new_conversation(
+        self, *, conversation_id: str | None = None, history: list[JSONDict] | None = None
+    ) -> Conversation:
         agent = AgentClient(
             self.llm,
             self.router,
@@ -123,6 +147,7 @@ class Services:
             conversation_id=conversation_id,
             speech_factory=self.speech_factory,
             approval_timeout_s=self.settings.approval_timeout_s,
+            history=history,
         )
         self._conversations.add(conversation)
         return conversation
@@ -139,6 +164,8 @@ class Services:
 
     async def aclose(self) -> None:
         self.forms.cancel_all()
+        if self.conversations is not None:
+            self.conversations.close()
         if self.mcp is not None:
             await self.mcp.aclose()
         for llm in [*self._retired, self.llm]:
@@ -182,6 +209,7 @@ async def build_services(
     start_mcp: bool = True,
     on_notice: Callable[[str], None] | None = None,
     demo_delay_s: float = 0.0,
+    keep_conversations: bool = False,
 ) -> Services:
     """Raises :class:`LLMError` or ``McpConfigError`` with one line on bad config."""
     store = SettingsStore()
@@ -219,6 +247,10 @@ async def build_services(
         on_notice=on_notice,
     )
     services._make_tts(settings)
+    if keep_conversations:
+        services.conversations = ConversationStore()
+        if services.conversations.error:
+            services.startup_warnings.append(services.conversations.error)
     if loaded.error:
         services.startup_warnings.append(loaded.error)
     if start_mcp:

@@ -57,3 +57,20 @@ async def test_a_bad_mcp_file_is_one_clear_error(tmp_path: Path) -> None:
     bad.write_text('{"mcpServers": {"fs": {"command": 5}}}')
     with pytest.raises(McpConfigError, match='"fs"'):
         await build_services(mcp_config=bad, tts="none")
+
+
+async def test_the_window_services_keep_conversations_across_restarts(no_servers: Path) -> None:
+    services = await build_services(mcp_config=no_servers, tts="none", keep_conversations=True)
+    first = services.resume_conversation()
+    assert first.history == []
+    first.history.extend([{"role": "user", "content": "remember me"}, {"role": "assistant", "content": "ok"}])
+    services.save_conversation(first)
+    await services.aclose()
+
+    again = await build_services(mcp_config=no_servers, tts="none", keep_conversations=True)
+    try:
+        restored = again.resume_conversation()
+        assert restored.conversation_id == first.conversation_id
+        assert restored.history == first.history
+    finally:
+        await again.aclose()

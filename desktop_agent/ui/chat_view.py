@@ -141,6 +141,16 @@ class ChatView(QScrollArea):
         self.add_widget(bubble)
         return bubble
 
+    def clear(self) -> None:
+        """Remove every message (a new conversation)."""
+        self.end_bubble()
+        while self._layout.count() > 1:  # keep the trailing stretch
+            item = self._layout.takeAt(0)
+            widget = item.widget() if item is not None else None
+            if widget is not None:
+                widget.deleteLater()
+        self._stick = True
+
     # ------------------------------------------------------------- reading
 
     def items(self) -> list[QWidget]:

@@ -82,11 +82,19 @@ class MainWindow(QMainWindow):
         font.setPixelSize(18)
         self.settings_button.setFont(font)
 
+        self.new_chat_button = QToolButton(self)
+        self.new_chat_button.setText("＋")
+        self.new_chat_button.setToolTip(tr("new_chat"))
+        self.new_chat_button.setAutoRaise(True)
+        self.new_chat_button.setFont(font)
+        self.new_chat_button.setVisible(False)
+
         bottom = QHBoxLayout()
         bottom.setContentsMargins(12, 6, 12, 10)
         bottom.addWidget(self.input, 1)
         bottom.addWidget(self.send_button, 0, Qt.AlignmentFlag.AlignBottom)
         bottom.addWidget(self.audio, 0, Qt.AlignmentFlag.AlignBottom)
+        bottom.addWidget(self.new_chat_button, 0, Qt.AlignmentFlag.AlignBottom)
         bottom.addWidget(self.settings_button, 0, Qt.AlignmentFlag.AlignBottom)
         central = QWidget(self)
         column = QVBoxLayout(central)
@@ -107,6 +115,8 @@ class MainWindow(QMainWindow):
         self.audio.volume_committed.connect(self._on_volume_committed)
         self.settings_button.clicked.connect(self.open_settings)
         QShortcut(QKeySequence.StandardKey.Preferences, self, self.open_settings)
+        self.new_chat_button.clicked.connect(self.new_conversation)
+        QShortcut(QKeySequence.StandardKey.New, self, self.new_conversation)
         self._status_timer = QTimer(self)
         self._status_timer.setInterval(STATUS_REFRESH_MS)
         self._status_timer.timeout.connect(self.refresh_status)
@@ -133,6 +143,9 @@ class MainWindow(QMainWindow):
         self.audio.set_state(deps.settings.volume, deps.settings.muted)
         self._push_audio()
         self.status.set_model(deps.model_name, is_demo=deps.is_demo, demo_notice=deps.demo_notice)
+        self.new_chat_button.setVisible(deps.new_conversation is not None)
+        if deps.conversation.history:
+            self._show_history(deps.conversation.history)
         for warning in deps.warnings:
             self.chat.add_notice("warning", f"**{tr('warning')}:** {warning}")
         self.refresh_status()
@@ -140,6 +153,41 @@ class MainWindow(QMainWindow):
             self._status_timer.start()
         self._set_ready(True)
         self.input.setFocus()
+
+    def _show_history(self, history: list[dict[str, Any]]) -> None:
+        """Render a restored conversation: the user's and the assistant's
+        words, and one line per tool call with the start of its result."""
+        names: dict[str, str] = {}
+        for message in history:
+            role, content = message.get("role"), message.get("content")
+            if role == "user":
+                self.chat.add_user(str(content or ""))
+            elif role == "assistant":
+                if content:
+                    self.chat.add_assistant_text(str(content))
+                    self.chat.end_bubble()
+                for call in message.get("tool_calls") or ():
+                    names[str(call.get("id"))] = str(call.get("function", {}).get("name", ""))
+            elif role == "tool":
+                summary = " ".join(str(content or "").split())[:120]
+                name = names.get(str(message.get("tool_call_id")), "?")
+                self.chat.add_system(tr("tool_line", name=name, summary=summary))
+        self.chat.add_system(tr("restored"))
+
+    def new_conversation(self) -> bool:
+        """Start afresh (the New button): False while a turn runs."""
+        deps = self._deps
+        if deps is None or deps.new_conversation is None:
+            return False
+        task = self._turn_task
+        if task is not None and not task.done():
+            return False
+        if deps.save_conversation is not None:
+            deps.save_conversation(deps.conversation)
+        self._deps = replace(deps, conversation=deps.new_conversation())
+        self.chat.clear()
+        self.input.setFocus()
+        return True
 
     @property
     def deps(self) -> WindowDeps | None:

@@ -96,6 +96,7 @@ async def _run(window: MainWindow, closed: asyncio.Event, args: argparse.Namespa
             tts=getattr(args, "tts", None),
             max_steps=getattr(args, "max_steps", None),
             approval_timeout_s=getattr(args, "approval_timeout", None),
+            keep_conversations=True,
         )
     except (LLMError, McpConfigError, SettingsError, ValueError) as exc:
         print(f"desktop-agent: error: {exc}", file=sys.stderr)
@@ -112,9 +113,14 @@ async def _run(window: MainWindow, closed: asyncio.Event, args: argparse.Namespa
         settle_memory()
         # After the turn's last paint, not inside it.
         window.turn_finished.connect(lambda _status: QTimer.singleShot(0, settle_memory))
+        window.turn_finished.connect(
+            lambda _status: services.save_conversation(window.deps.conversation) if window.deps else None
+        )
         _schedule_exit(window, getattr(args, "screenshot", None), getattr(args, "quit_after_ms", None))
         await closed.wait()
         await window.shutdown()
+        if window.deps is not None:
+            services.save_conversation(window.deps.conversation)
         return EXIT_OK
     finally:
         if sink is not None:
@@ -133,8 +139,20 @@ def _deps(services: Any, sink: Any) -> WindowDeps:
     def settings_saved(settings: Any) -> None:
         services.settings = settings
 
+    current = [services.resume_conversation()]
+    closing: set[asyncio.Task[None]] = set()
+
+    def new_conversation() -> Any:
+        # The old conversation's per-conversation MCP servers are reaped in
+        # the background; services.aclose() reaps whatever is left.
+        task = asyncio.ensure_future(services.close_conversation(current[0].conversation_id))
+        closing.add(task)
+        task.add_done_callback(closing.discard)
+        current[0] = services.new_conversation()
+        return current[0]
+
     return WindowDeps(
-        conversation=services.new_conversation(),
+        conversation=current[0],
         forms=services.forms,
         settings_store=services.settings_store,
         settings=services.settings,
@@ -149,6 +167,8 @@ def _deps(services: Any, sink: Any) -> WindowDeps:
         warnings=tuple(services.startup_warnings),
         on_settings_saved=settings_saved,
         apply_settings=services.apply_settings,
+        new_conversation=new_conversation,
+        save_conversation=services.save_conversation,
     )
 
 

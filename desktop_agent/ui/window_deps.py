@@ -44,3 +44,7 @@ class WindowDeps:
     """Apply saved settings to the running services (endpoint, model, key,
     speech); returns an object with ``model``, ``is_demo``, ``demo_notice``
     and ``error`` (one line, or None)."""
+    new_conversation: Callable[[], Conversation] | None = None
+    """Start a fresh conversation (the New button); None hides the button."""
+    save_conversation: Callable[[Conversation], None] | None = None
+    """Store a conversation's history (after each turn, and at close)."""

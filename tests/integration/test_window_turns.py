@@ -317,6 +317,7 @@ class StuckConversation:
     def __init__(self) -> None:
         self.agent = object()
         self.approval_timeout_s = 300.0
+        self.history: list[dict[str, object]] = []
         self.interrupts = 0
 
     async def run_turn(self, user_text: str, view: object, **_kw: object) -> None:

@@ -152,3 +152,49 @@ def test_interrupt_without_a_turn_does_nothing(window: MainWindow) -> None:
     window.attach(offline_deps())
     window.interrupt()
     assert window.send_button.phase == "send"
+
+
+HISTORY: list[dict[str, Any]] = [
+    {"role": "user", "content": "what's the date?"},
+    {"role": "assistant", "content": "<voice>Let me check.</voice>"},
+    {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "c1", "type": "function", "function": {"name": "run_command", "arguments": "{}"}}]},
+    {"role": "tool", "tool_call_id": "c1", "content": "exit code 0\n--- stdout ---\nMon Nov 30"},
+    {"role": "assistant", "content": "It is **Monday**."},
+]
+
+
+def test_a_restored_conversation_is_shown(window: MainWindow) -> None:
+    deps = offline_deps()
+    deps.conversation.history.extend(HISTORY)
+    window.attach(deps)
+    shown = [(type(w).__name__, w.text()) for w in window.chat.items() if hasattr(w, "text")]
+    assert shown == [
+        ("MessageBubble", "what's the date?"),
+        ("MessageBubble", "Let me check."),
+        ("SystemMessage", "Tool run_command: exit code 0 --- stdout --- Mon Nov 30"),
+        ("MessageBubble", "It is **Monday**."),
+        ("SystemMessage", "Earlier conversation restored"),
+    ]
+
+
+def test_new_conversation_saves_the_old_one_and_clears_the_view(window: MainWindow, qtbot: QtBot) -> None:
+    from desktop_agent.core.conversation import Conversation
+
+    saved: list[Conversation] = []
+    base = offline_deps()
+    base.conversation.history.extend(HISTORY)
+    fresh = Conversation(base.conversation.agent)
+    deps = replace(base, new_conversation=lambda: fresh, save_conversation=saved.append)
+    window.attach(deps)
+    assert window.new_chat_button.isVisibleTo(window)
+    assert window.new_conversation()
+    assert saved == [base.conversation]
+    assert window.deps is not None and window.deps.conversation is fresh
+    qtbot.waitUntil(lambda: window.chat.items() == [], timeout=5000)
+
+
+def test_without_a_store_there_is_no_new_button(window: MainWindow) -> None:
+    window.attach(offline_deps())
+    assert not window.new_chat_button.isVisibleTo(window)
+    assert not window.new_conversation()
