@@ -24,6 +24,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["--mcp-server-time"]:
+        # The default MCP server, run by a frozen bundle's own executable.
+        import asyncio
+
+        from mcp_server_time.server import serve
+
+        asyncio.run(serve(None))
+        return 0
     args = build_parser().parse_args(argv)
     if args.cli:
         from desktop_agent.cli import main as cli_main

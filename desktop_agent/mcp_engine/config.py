@@ -88,7 +88,9 @@ def default_config() -> McpConfig:
                 name="time",
                 transport="stdio",
                 command=sys.executable,
-                args=("-m", "mcp_server_time"),
+                # A PyInstaller bundle has no ``-m``: its executable serves
+                # the time server itself (see ``desktop_agent.__main__``).
+                args=("--mcp-server-time",) if getattr(sys, "frozen", False) else ("-m", "mcp_server_time"),
             ),
         )
     )
