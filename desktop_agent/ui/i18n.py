@@ -29,6 +29,7 @@ _TEXTS: dict[str, tuple[str, str]] = {
     "settings_action": ("Settings…", "设置…"),
     "new_chat": ("New conversation (Ctrl+N)", "新对话（Ctrl+N）"),
     "restored": ("Earlier conversation restored", "已恢复上次的对话"),
+    "earlier_hidden": ("{count} earlier messages are kept but not shown", "更早的 {count} 条消息已保留但未显示"),
     "tool_line": ("Tool {name}: {summary}", "工具 {name}：{summary}"),
     "mute": ("Mute", "静音"),
     "unmute": ("Unmute", "取消静音"),

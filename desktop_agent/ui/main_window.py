@@ -51,6 +51,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 STATUS_REFRESH_MS = 3000
+RESTORE_SHOWN = 60
+"""How many messages of a restored conversation are drawn (all are kept)."""
 
 
 class MainWindow(QMainWindow):
@@ -159,6 +161,13 @@ class MainWindow(QMainWindow):
         words, and one line per tool call with the start of its result."""
         names: dict[str, str] = {}
         for message in history:
+            for call in message.get("tool_calls") or ():
+                names[str(call.get("id"))] = str(call.get("function", {}).get("name", ""))
+        # Rendering costs ~6 ms a message: show the recent part, say the rest is kept.
+        if len(history) > RESTORE_SHOWN:
+            self.chat.add_system(tr("earlier_hidden", count=len(history) - RESTORE_SHOWN))
+            history = history[-RESTORE_SHOWN:]
+        for message in history:
             role, content = message.get("role"), message.get("content")
             if role == "user":
                 self.chat.add_user(str(content or ""))
@@ -166,8 +175,6 @@ class MainWindow(QMainWindow):
                 if content:
                     self.chat.add_assistant_text(str(content))
                     self.chat.end_bubble()
-                for call in message.get("tool_calls") or ():
-                    names[str(call.get("id"))] = str(call.get("function", {}).get("name", ""))
             elif role == "tool":
                 summary = " ".join(str(content or "").split())[:120]
                 name = names.get(str(message.get("tool_call_id")), "?")

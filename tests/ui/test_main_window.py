@@ -198,3 +198,18 @@ def test_without_a_store_there_is_no_new_button(window: MainWindow) -> None:
     window.attach(offline_deps())
     assert not window.new_chat_button.isVisibleTo(window)
     assert not window.new_conversation()
+
+
+def test_a_long_restored_conversation_draws_only_its_recent_part(window: MainWindow) -> None:
+    from desktop_agent.ui.main_window import RESTORE_SHOWN
+
+    deps = offline_deps()
+    deps.conversation.history.extend(
+        {"role": "user" if i % 2 == 0 else "assistant", "content": f"message {i}"} for i in range(200)
+    )
+    window.attach(deps)
+    texts = [w.text() for w in window.chat.items() if hasattr(w, "text")]
+    assert texts[0] == f"{200 - RESTORE_SHOWN} earlier messages are kept but not shown"
+    assert texts[1] == f"message {200 - RESTORE_SHOWN}" and texts[-2] == "message 199"
+    assert len(texts) == RESTORE_SHOWN + 2
+    assert len(deps.conversation.history) == 200
