@@ -83,7 +83,6 @@ class PlaybackQueue:
         self._interrupt = asyncio.Event()
         self._answered: asyncio.Event | None = None
         self._waiting_task_id: str | None = None
-        self.first_audio_at: float | None = None
 
     # ------------------------------------------------------------- control
 
@@ -176,8 +175,6 @@ class PlaybackQueue:
         self.history.consume(message)
         self._view.show_text(message)
         if audio is not None and audio.audio and self._sink is not None:
-            if self.first_audio_at is None:
-                self.first_audio_at = asyncio.get_running_loop().time()
             play = asyncio.ensure_future(
                 self._sink.play(audio.audio, str(audio.message.get("mime", "")))
             )
