@@ -173,6 +173,15 @@ def bench_stalls(tokens: int, messages: int, rate: float) -> dict[str, Any]:
 
 # ----------------------------------------------------------- 2. start-up
 
+_REPORT = """def shown():
+    print("SHOWN", time.time(), flush=True)
+    QTimer.singleShot(IDLE_MS, idle)
+def idle():
+    rss = [l for l in Path("/proc/self/status").read_text().splitlines() if l.startswith("VmRSS:")][0]
+    print("RSS", int(rss.split()[1]) / 1024, flush=True)
+"""
+"""What each child prints: when its window was shown, then its idle RSS."""
+
 _BARE_CHILD = """
 import sys, time
 from pathlib import Path
@@ -182,13 +191,7 @@ app = QApplication(sys.argv[:1])
 window = QMainWindow()
 window.resize(880, 760)
 window.setWindowTitle("bare")
-def shown():
-    print("SHOWN", time.time(), flush=True)
-    QTimer.singleShot(IDLE_MS, idle)
-def idle():
-    rss = [l for l in Path("/proc/self/status").read_text().splitlines() if l.startswith("VmRSS:")][0]
-    print("RSS", int(rss.split()[1]) / 1024, flush=True)
-    app.quit()
+REPORT    app.quit()
 window.show()
 QTimer.singleShot(0, shown)
 app.exec()
@@ -200,13 +203,7 @@ from pathlib import Path
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 from desktop_agent.app import run_gui
-def shown():
-    print("SHOWN", time.time(), flush=True)
-    QTimer.singleShot(IDLE_MS, idle)
-def idle():
-    rss = [l for l in Path("/proc/self/status").read_text().splitlines() if l.startswith("VmRSS:")][0]
-    print("RSS", int(rss.split()[1]) / 1024, flush=True)
-    for w in QApplication.topLevelWidgets():
+REPORT    for w in QApplication.topLevelWidgets():
         if w.isWindow() and w.isVisible():
             w.close()
 ARGS
@@ -240,12 +237,11 @@ def bench_startup(platform: str, repeat: int, idle_ms: int) -> dict[str, Any]:
            "PYTHONPYCACHEPREFIX": str(Path(home) / "pycache")}
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     codes = {
-        "bare": _BARE_CHILD.replace("IDLE_MS", str(idle_ms)),
-        "app": _APP_CHILD.replace("ARGS", _DIRECT_ARGS),
-        "entry": _APP_CHILD.replace("ARGS", _ENTRY_ARGS),
+        "bare": _BARE_CHILD.replace("REPORT", _REPORT),
+        "app": _APP_CHILD.replace("REPORT", _REPORT).replace("ARGS", _DIRECT_ARGS),
+        "entry": _APP_CHILD.replace("REPORT", _REPORT).replace("ARGS", _ENTRY_ARGS),
     }
-    for name in ("app", "entry"):
-        codes[name] = codes[name].replace("IDLE_MS", str(idle_ms)).replace("MCP", repr(str(mcp)))
+    codes = {name: code.replace("IDLE_MS", str(idle_ms)).replace("MCP", repr(str(mcp))) for name, code in codes.items()}
     for code in codes.values():
         launch(code, env)  # warm the file cache for all, unmeasured
     runs: dict[str, list[dict[str, float]]] = {name: [] for name in codes}

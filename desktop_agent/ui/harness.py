@@ -91,6 +91,15 @@ def tool_item(
     )
 
 
+def form_item(
+    tool_call_id: str, form_id: str, questions: list[dict[str, Any]], title: str | None = None
+) -> BusItem:
+    """A ``form_request`` bus item, as ask_user_question's hook pushes it."""
+    return BusItem(
+        message("form_request", tool_call_id=tool_call_id, form_id=form_id, title=title, questions=questions)
+    )
+
+
 def offline_deps(forms: FormManager | None = None, *, settings: Settings | None = None) -> WindowDeps:
     """Deps over the offline demo model, for widget tests and screenshots
     that feed the view directly and never run a turn."""

@@ -20,7 +20,7 @@ from desktop_agent.core.chat_handler import REASON_INTERRUPTED, REASON_REJECTED,
 from desktop_agent.core.ports import ImageContent
 from desktop_agent.storage.settings import Settings
 from desktop_agent.ui import i18n
-from desktop_agent.ui.harness import message, offline_deps, tool_item
+from desktop_agent.ui.harness import form_item, message, offline_deps, tool_item
 from desktop_agent.ui.main_window import MainWindow
 from desktop_agent.ui.settings_dialog import SettingsDialog
 from desktop_agent.ui.turn_view import TurnView
@@ -158,39 +158,14 @@ def scene_form(view: TurnView) -> None:
     args = {"title": "Trip planning", "questions": []}
     view.tool_event(tool_item("start", "call_9", "ask_user_question"))
     view.tool_event(tool_item("executing", "call_9", "ask_user_question", arguments=args))
-    view.tool_event(
-        BusItem(
-            message(
-                "form_request",
-                tool_call_id="call_9",
-                form_id="form-1",
-                title="Trip planning",
-                questions=[
-                    {
-                        "id": "city",
-                        "question": "Which city?",
-                        "type": "text",
-                        "options": [],
-                        "required": True,
-                    },
-                    {
-                        "id": "when",
-                        "question": "When?",
-                        "type": "choice",
-                        "options": ["This weekend", "Next month"],
-                        "required": True,
-                    },
-                    {
-                        "id": "extras",
-                        "question": "Extras",
-                        "type": "multi_choice",
-                        "options": ["Hotel", "Car", "Museum pass"],
-                        "required": False,
-                    },
-                ],
-            )
-        )
-    )
+    questions = [
+        {"id": "city", "question": "Which city?", "type": "text", "options": [], "required": True},
+        {"id": "when", "question": "When?", "type": "choice",
+         "options": ["This weekend", "Next month"], "required": True},
+        {"id": "extras", "question": "Extras", "type": "multi_choice",
+         "options": ["Hotel", "Car", "Museum pass"], "required": False},
+    ]
+    view.tool_event(form_item("call_9", "form-1", questions, title="Trip planning"))
 
 
 def scene_visual_card(view: TurnView, tmp: Path) -> None:
@@ -301,7 +276,8 @@ def chinese() -> Iterator[None]:
     i18n.set_language(previous)
 
 
-def test_chinese_window_screenshot_renders_cjk(qtbot: QtBot, chinese: None) -> None:
+def _window_at_approval(qtbot: QtBot, user: str, reply: str) -> MainWindow:
+    """A shown window whose first turn waits for run_command's approval."""
     window = MainWindow(tray=False)
     qtbot.add_widget(window)
     window.attach(offline_deps())
@@ -309,8 +285,13 @@ def test_chinese_window_screenshot_renders_cjk(qtbot: QtBot, chinese: None) -> N
     window.show()
     qtbot.wait_exposed(window)
     view = TurnView(window.chat)
-    _prelude(window, view, "帮我看看文档文件夹里有什么？", "好的，我来看一下。\n")
+    _prelude(window, view, user, reply)
     _approval(view)
+    return window
+
+
+def test_chinese_window_screenshot_renders_cjk(qtbot: QtBot, chinese: None) -> None:
+    window = _window_at_approval(qtbot, "帮我看看文档文件夹里有什么？", "好的，我来看一下。\n")
     assert window.send_button.text() == "发送"
     image = _save(window, "window_zh_approval")
     assert distinct_colours(image) >= 12
@@ -336,15 +317,7 @@ def dark_palette(qapp: QApplication) -> Iterator[None]:
 
 
 def test_dark_window_screenshot_uses_dark_colours(qtbot: QtBot, dark_palette: None) -> None:
-    window = MainWindow(tray=False)
-    qtbot.add_widget(window)
-    window.attach(offline_deps())
-    window.resize(860, 720)
-    window.show()
-    qtbot.wait_exposed(window)
-    view = TurnView(window.chat)
-    _prelude(window, view, "What is in my Documents folder?", "Let me look.\n")
-    _approval(view)
+    window = _window_at_approval(qtbot, "What is in my Documents folder?", "Let me look.\n")
     image = _save(window, "window_dark_approval")
     corner = QColor(image.pixel(5, 5))
     assert corner.lightness() < 80, corner.name()

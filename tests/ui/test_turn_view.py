@@ -11,7 +11,7 @@ from desktop_agent.core.bus import BusItem
 from desktop_agent.ui.bubble import MessageBubble, SystemMessage
 from desktop_agent.ui.chat_view import ChatView
 from desktop_agent.ui.form_widget import FormWidget
-from desktop_agent.ui.harness import message, tool_item
+from desktop_agent.ui.harness import form_item, message, tool_item
 from desktop_agent.ui.tool_card import ToolCardWidget
 from desktop_agent.ui.turn_view import TurnView
 from desktop_agent.ui.visual_card import VisualCardWidget
@@ -113,17 +113,7 @@ def test_a_user_interrupt_invalidates_pending_cards_and_forms(chat: ChatView) ->
     view.tool_event(tool_item("executing", "c1", arguments={"command": "sleep 9"}))
     view.tool_event(tool_item("start", "c2", "ask_user_question"))
     view.tool_event(tool_item("executing", "c2", "ask_user_question", arguments={"question": "?"}))
-    view.tool_event(
-        BusItem(
-            message(
-                "form_request",
-                tool_call_id="c2",
-                form_id="f1",
-                title=None,
-                questions=[{"id": "q1", "question": "?", "type": "text"}],
-            )
-        )
-    )
+    view.tool_event(form_item("c2", "f1", [{"id": "q1", "question": "?", "type": "text"}], title=None))
     view.tracker.interrupt_clicked()
     view.tool_event(
         BusItem(
@@ -160,17 +150,7 @@ def test_a_form_follows_its_card_and_its_answers_reach_the_window(chat: ChatView
     view = TurnView(chat, on_form_submit=submitted, on_attention=attention)
     view.tool_event(tool_item("start", "c1", "ask_user_question"))
     view.tool_event(tool_item("executing", "c1", "ask_user_question", arguments={"question": "Name?"}))
-    view.tool_event(
-        BusItem(
-            message(
-                "form_request",
-                tool_call_id="c1",
-                form_id="f1",
-                title="Hi",
-                questions=[{"id": "q1", "question": "Name?", "type": "text"}],
-            )
-        )
-    )
+    view.tool_event(form_item("c1", "f1", [{"id": "q1", "question": "Name?", "type": "text"}], title="Hi"))
     assert layout(chat) == [("card", "c1:executing"), ("form", "f1")]
     assert view.cards["c1"].state.form_attached
     view.forms["f1"].questions[0].line.setText("Ada")  # type: ignore[union-attr]

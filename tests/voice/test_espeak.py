@@ -69,19 +69,23 @@ async def test_a_missing_executable_is_a_clear_tts_error() -> None:
             await engine.synthesize("hello")
 
 
-async def test_a_failing_executable_reports_its_exit_status_and_message(tmp_path: Path) -> None:
-    script = tmp_path / "fake-espeak"
-    script.write_text("#!/bin/sh\necho 'voice not found' >&2\nexit 3\n")
+def _fake_espeak(tmp_path: Path, body: str, name: str = "fake-espeak") -> Path:
+    """An executable shell script standing in for espeak-ng."""
+    script = tmp_path / name
+    script.write_text(f"#!/bin/sh\n{body}\n")
     script.chmod(0o755)
+    return script
+
+
+async def test_a_failing_executable_reports_its_exit_status_and_message(tmp_path: Path) -> None:
+    script = _fake_espeak(tmp_path, "echo 'voice not found' >&2\nexit 3")
     with pytest.raises(TTSError, match=r"^espeak-ng failed \(exit 3\): voice not found$"):
         async with asyncio.timeout(5):
             await EspeakEngine(str(script)).synthesize("hello")
 
 
 async def test_output_that_is_not_a_wav_is_an_error(tmp_path: Path) -> None:
-    script = tmp_path / "fake-espeak"
-    script.write_text("#!/bin/sh\ncat >/dev/null\nhead -c 100 /dev/zero\n")
-    script.chmod(0o755)
+    script = _fake_espeak(tmp_path, "cat >/dev/null\nhead -c 100 /dev/zero")
     with pytest.raises(TTSError, match=r"^espeak-ng wrote unexpected output: not a RIFF/WAVE file$"):
         async with asyncio.timeout(5):
             await EspeakEngine(str(script)).synthesize("hello")
@@ -90,9 +94,7 @@ async def test_output_that_is_not_a_wav_is_an_error(tmp_path: Path) -> None:
 async def test_cancelled_synthesis_kills_and_reaps_the_process(tmp_path: Path) -> None:
     pid_fifo = tmp_path / "pid"
     os.mkfifo(pid_fifo)
-    script = tmp_path / "slow-espeak"
-    script.write_text(f"#!/bin/sh\necho $$ > {pid_fifo}\nexec sleep 60\n")
-    script.chmod(0o755)
+    script = _fake_espeak(tmp_path, f"echo $$ > {pid_fifo}\nexec sleep 60", "slow-espeak")
     task = asyncio.get_running_loop().create_task(EspeakEngine(str(script)).synthesize("hello"))
     async with asyncio.timeout(5):
         pid = int(await asyncio.to_thread(pid_fifo.read_text))  # returns once the script is running
