@@ -2,8 +2,11 @@
 
 Retries happen only before the first delta is yielded: once text has reached
 the user, replaying the request would duplicate it, so a drop after that is
-reported (``stream_dropped``) instead. The SDK's own retries are switched off
-so this is the one place that decides.
+reported (``stream_dropped``) instead. Failed *requests* (connection refused,
+429, 5xx, timeouts) are retried by the openai SDK itself (``max_retries``,
+exponential backoff, ``Retry-After`` honoured); this module only adds a retry
+for a stream that was accepted but ended or broke before its first delta,
+within the same budget of attempts.
 
 The per-chunk path is kept bare (no logging, one delta object per piece) —
 the engine is benchmarked against consuming the SDK stream directly.
@@ -16,12 +19,15 @@ import logging
 import secrets
 from collections.abc import AsyncGenerator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import openai
 
 from desktop_agent.core.ports import LLMDelta, LLMError, TextDelta, ToolCallDelta
 from desktop_agent.llm.errors import StreamEndedEarly, display_url, is_retryable, to_llm_error
+
+if TYPE_CHECKING:
+    import httpx2
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +48,9 @@ class OpenAIProvider:
         retry_base_delay_s: float = 0.5,
         timeout_s: float = 60.0,
     ) -> None:
+        """``max_retries``: attempts after the first, in all (the SDK's and ours).
+        ``retry_base_delay_s``: backoff before re-asking after a stream that broke
+        before its first delta (the SDK times its own retries)."""
         if not base_url.strip():
             raise LLMError("no base URL: set --base-url or the endpoint in Settings", "config")
         if not model.strip():
@@ -56,7 +65,7 @@ class OpenAIProvider:
         self._client = openai.AsyncOpenAI(
             base_url=self._base_url,
             api_key=api_key or NO_KEY_PLACEHOLDER,
-            max_retries=0,
+            max_retries=self._max_retries,
             timeout=timeout_s,
         )
 
@@ -86,11 +95,19 @@ class OpenAIProvider:
         }
         if tools:
             request["tools"] = list(tools)
-        attempt = 0
+        sent = 0  # HTTP requests made so far, the SDK's retries included
         while True:
-            started = finished = False
+            opened = started = finished = False
+            # After a broken stream, the SDK gets what is left of the budget.
+            client = self._client if sent == 0 else self._client.with_options(max_retries=self._max_retries - sent)
             try:
-                response = await self._client.chat.completions.create(**request)
+                try:
+                    response = await client.chat.completions.create(**request)
+                except openai.APIError as exc:
+                    sent += _requests_made(exc.request)
+                    raise
+                opened = True
+                sent += _requests_made(response.response.request)
                 call_ids: dict[int, str] = {}
                 try:
                     async for chunk in response:
@@ -131,20 +148,16 @@ class OpenAIProvider:
                     log.debug("connection to %s dropped after the reply had finished; ignored", self._url)
                     return
                 error = self._error(exc, started)
-                if started or not is_retryable(exc) or attempt >= self._max_retries:
-                    if attempt and not started:
-                        error = LLMError(
-                            f"{error.message} (gave up after {attempt + 1} attempts)", error.code
-                        )
+                # A request that failed was already retried (or given up on) by the SDK.
+                if not opened or started or not is_retryable(exc) or sent > self._max_retries:
+                    if sent > 1 and not started:
+                        error = LLMError(f"{error.message} (gave up after {sent} attempts)", error.code)
                     raise error from exc
-            attempt += 1
-            delay = self._base_delay * 2 ** (attempt - 1)
+            delay = self._base_delay * 2 ** (sent - 1)
             log.info(
-                "LLM request to %s failed (%s); retry %d of %d in %.2fs",
+                "the stream from %s broke before its first delta (%s); asking again in %.2fs",
                 self._url,
                 error.code,
-                attempt,
-                self._max_retries,
                 delay,
             )
             await asyncio.sleep(delay)
@@ -218,3 +231,12 @@ def _first(*values: str | None) -> str:
         if value and value.strip():
             return value.strip()
     return ""
+
+
+def _requests_made(request: httpx2.Request) -> int:
+    """How many requests the SDK sent for one call: it numbers its retries in
+    the ``x-stainless-retry-count`` header of the last one."""
+    try:
+        return int(request.headers.get("x-stainless-retry-count", "0")) + 1
+    except ValueError:
+        return 1

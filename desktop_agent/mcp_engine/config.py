@@ -13,14 +13,17 @@ from __future__ import annotations
 
 import json
 import logging
-import math
 import os
 import re
+import reprlib
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
+
+from pydantic import AliasChoices, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
+from pydantic_core import ErrorDetails
 
 from desktop_agent.storage.paths import default_mcp_config_path
 
@@ -40,10 +43,6 @@ _TRANSPORT_ALIASES: dict[str, Transport] = {
     "streamable_http": "http",
     "streamablehttp": "http",
 }
-_KNOWN_KEYS = frozenset(
-    {"type", "transport", "command", "args", "env", "cwd", "url", "headers", "isolation"}
-    | {"disabled_tools", "timeout_s", "enabled", "disabled"}
-)
 _NAME_RE = re.compile(r"^[A-Za-z0-9_.\-]{1,64}$")
 
 
@@ -120,24 +119,22 @@ def load_mcp_config(path: Path | None) -> McpConfig:
         raise McpConfigError(
             f"mcp config: {path} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
         ) from exc
+    except RecursionError:  # the json module recurses once per nesting level
+        raise McpConfigError(f"mcp config: {path} is nested too deeply to be a servers file") from None
     return parse_mcp_config(data)
 
 
 def parse_mcp_config(data: object) -> McpConfig:
     """Validate an already-decoded servers file."""
-    if not isinstance(data, dict):
-        raise McpConfigError('mcp config: the file must hold a JSON object with "mcpServers"')
-    key = "mcpServers" if "mcpServers" in data else "servers" if "servers" in data else None
-    if key is None:
+    try:
+        file = _FileModel.model_validate(data)
+    except ValidationError as exc:
+        raise _file_error(exc) from None
+    servers_raw = file.mcpServers if file.mcpServers is not None else file.servers
+    if servers_raw is None:
         raise McpConfigError('mcp config: "mcpServers" is missing')
-    servers_raw = data[key]
-    if not isinstance(servers_raw, dict):
-        raise McpConfigError(f'mcp config: "{key}" must be an object of server name -> settings')
-    max_sandboxes = data.get("max_sandboxes", DEFAULT_MAX_SANDBOXES)
-    if isinstance(max_sandboxes, bool) or not isinstance(max_sandboxes, int) or max_sandboxes < 1:
-        raise McpConfigError(f'mcp config: "max_sandboxes" must be a positive integer, got {max_sandboxes!r}')
     servers = tuple(_parse_server(name, raw) for name, raw in servers_raw.items())
-    return McpConfig(servers=servers, max_sandboxes=max_sandboxes)
+    return McpConfig(servers=servers, max_sandboxes=file.max_sandboxes)
 
 
 def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -149,19 +146,96 @@ def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return result
 
 
+# ------------------------------------------------------------------ schema
+
+
+def _transport_alias(value: object) -> object:
+    return _TRANSPORT_ALIASES.get(value.lower(), value) if isinstance(value, str) else value
+
+
+class _FileModel(BaseModel):
+    model_config = ConfigDict(strict=True, extra="ignore")
+
+    mcpServers: dict[str, Any] | None = None
+    servers: dict[str, Any] | None = None
+    """VS Code's name for ``mcpServers``."""
+    max_sandboxes: int = Field(DEFAULT_MAX_SANDBOXES, ge=1)
+
+
+class _ServerModel(BaseModel):
+    """One server's entry. Strict types: a value of the wrong type is refused, not coerced."""
+
+    model_config = ConfigDict(strict=True, extra="allow")
+
+    type: Annotated[Transport | None, BeforeValidator(_transport_alias)] = Field(
+        None, validation_alias=AliasChoices("type", "transport")
+    )
+    command: str | None = None
+    args: list[str] = []
+    env: dict[str, str] = {}
+    cwd: str | None = None
+    url: str | None = None
+    headers: dict[str, str] = {}
+    isolation: Isolation = "shared"
+    disabled_tools: list[str] = []
+    timeout_s: float = Field(DEFAULT_TIMEOUT_S, gt=0, allow_inf_nan=False)
+    enabled: bool | None = None
+    disabled: bool | None = None
+
+
+_PHRASES: dict[str, tuple[str, bool]] = {
+    # field: (what it must be, whether to show the value given)
+    "type": ('must be "stdio", "sse" or "http"', True),
+    "transport": ('must be "stdio", "sse" or "http"', True),
+    "command": ("must be a string", True),
+    "url": ("must be a string", True),
+    "cwd": ("must be a string", True),
+    "args": ("must be a list of strings", False),
+    "disabled_tools": ("must be a list of strings", False),
+    "env": ("must be an object of string values", False),
+    "headers": ("must be an object of string values", False),
+    "isolation": ('must be "shared" or "per_conversation"', True),
+    "timeout_s": ("must be a positive number of seconds", True),
+    "enabled": ("must be true or false", True),
+    "disabled": ("must be true or false", True),
+    "max_sandboxes": ("must be a positive integer", True),
+    "mcpServers": ("must be an object of server name -> settings", False),
+    "servers": ("must be an object of server name -> settings", False),
+}
+_short = reprlib.Repr()
+_short.maxstring = _short.maxother = 60
+
+
+def _phrase(error: ErrorDetails) -> str:
+    """``"field" must be …, got …`` for the first error of a validation."""
+    key = str(error["loc"][0])
+    phrase, show_value = _PHRASES.get(key, ("is not valid", True))
+    got = f", got {_short.repr(error['input'])}" if show_value else ""
+    return f'"{key}" {phrase}{got}'
+
+
+def _file_error(exc: ValidationError) -> McpConfigError:
+    error = exc.errors(include_url=False)[0]
+    if not error["loc"]:
+        return McpConfigError('mcp config: the file must hold a JSON object with "mcpServers"')
+    return McpConfigError(f"mcp config: {_phrase(error)}")
+
+
 def _parse_server(name: str, raw: object) -> ServerConfig:
     where = f'mcp config: server "{name}"'
     if not _NAME_RE.match(name):
         raise McpConfigError(f"{where}: the name must be 1-64 letters, digits, '_', '-' or '.'")
-    if not isinstance(raw, dict):
-        raise McpConfigError(f"{where}: must be an object")
-    unknown = sorted(set(raw) - _KNOWN_KEYS)
+    try:
+        entry = _ServerModel.model_validate(raw)
+    except ValidationError as exc:
+        error = exc.errors(include_url=False)[0]
+        raise McpConfigError(f"{where}: {_phrase(error) if error['loc'] else 'must be an object'}") from None
+    unknown = sorted(entry.model_extra or ())
     if unknown:
         log.info("mcp config: server %r: ignoring keys %s", name, ", ".join(unknown))
 
-    command = _opt_str(raw, "command", where)
-    url = _opt_str(raw, "url", where)
-    transport = _transport(raw, where, command=command, url=url)
+    command, url = entry.command, entry.url
+    transport = entry.type or _implied_transport(command=command, url=url)
     if transport == "stdio":
         if url is not None:
             raise McpConfigError(f'{where}: "url" is for sse/http servers; a stdio server needs "command"')
@@ -174,73 +248,28 @@ def _parse_server(name: str, raw: object) -> ServerConfig:
             raise McpConfigError(
                 f'{where}: "url" must be an http:// or https:// address for a {transport} server'
             )
-
-    isolation = raw.get("isolation", "shared")
-    if isolation not in ("shared", "per_conversation"):
-        raise McpConfigError(
-            f'{where}: "isolation" must be "shared" or "per_conversation", got {isolation!r}'
-        )
-    timeout_s = raw.get("timeout_s", DEFAULT_TIMEOUT_S)
-    if isinstance(timeout_s, bool) or not isinstance(timeout_s, int | float) or not 0 < timeout_s < math.inf:
-        raise McpConfigError(f'{where}: "timeout_s" must be a positive number of seconds, got {timeout_s!r}')
-    enabled = _opt_bool(raw, "enabled", where)
-    disabled = _opt_bool(raw, "disabled", where)
-    if enabled is not None and disabled is not None and enabled == disabled:
+    if entry.enabled is not None and entry.disabled is not None and entry.enabled == entry.disabled:
         raise McpConfigError(f'{where}: "enabled" and "disabled" contradict each other')
-    cwd = _opt_str(raw, "cwd", where)
 
     return ServerConfig(
         name=name,
         transport=transport,
         command=command,
-        args=_str_list(raw, "args", where),
-        env=_str_map(raw, "env", where),
-        cwd=os.path.expanduser(cwd) if cwd else None,
+        args=tuple(entry.args),
+        env=entry.env,
+        cwd=os.path.expanduser(entry.cwd) if entry.cwd else None,
         url=url,
-        isolation=isolation,
-        disabled_tools=_str_list(raw, "disabled_tools", where),
-        timeout_s=float(timeout_s),
-        enabled=enabled if enabled is not None else not disabled,
-        headers=_str_map(raw, "headers", where),
+        isolation=entry.isolation,
+        disabled_tools=tuple(entry.disabled_tools),
+        timeout_s=entry.timeout_s,
+        enabled=entry.enabled if entry.enabled is not None else not entry.disabled,
+        headers=entry.headers,
     )
 
 
-def _transport(raw: dict[str, Any], where: str, *, command: str | None, url: str | None) -> Transport:
-    value = raw.get("type", raw.get("transport"))
-    if value is None:
-        if url is not None and command is None:
-            # Hosts that omit the type: an address ending in /sse is the old SSE
-            # transport, anything else the current streamable HTTP one.
-            return "sse" if url.rstrip("/").endswith("/sse") else "http"
-        return "stdio"
-    if not isinstance(value, str) or value.lower() not in _TRANSPORT_ALIASES:
-        raise McpConfigError(f'{where}: "type" must be "stdio", "sse" or "http", got {value!r}')
-    return _TRANSPORT_ALIASES[value.lower()]
-
-
-def _opt_str(raw: dict[str, Any], key: str, where: str) -> str | None:
-    value = raw.get(key)
-    if value is not None and not isinstance(value, str):
-        raise McpConfigError(f'{where}: "{key}" must be a string, got {value!r}')
-    return value
-
-
-def _opt_bool(raw: dict[str, Any], key: str, where: str) -> bool | None:
-    value = raw.get(key)
-    if value is not None and not isinstance(value, bool):
-        raise McpConfigError(f'{where}: "{key}" must be true or false, got {value!r}')
-    return value
-
-
-def _str_list(raw: dict[str, Any], key: str, where: str) -> tuple[str, ...]:
-    value = raw.get(key, [])
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise McpConfigError(f'{where}: "{key}" must be a list of strings')
-    return tuple(value)
-
-
-def _str_map(raw: dict[str, Any], key: str, where: str) -> dict[str, str]:
-    value = raw.get(key, {})
-    if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
-        raise McpConfigError(f'{where}: "{key}" must be an object of string values')
-    return dict(value)
+def _implied_transport(*, command: str | None, url: str | None) -> Transport:
+    if url is not None and command is None:
+        # Hosts that omit the type: an address ending in /sse is the old SSE
+        # transport, anything else the current streamable HTTP one.
+        return "sse" if url.rstrip("/").endswith("/sse") else "http"
+    return "stdio"

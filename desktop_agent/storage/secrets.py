@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 from pathlib import Path
 
 import keyring
 import keyring.errors
 from keyring.backends import fail, null
 
+from desktop_agent.storage.atomic import atomic_write_text
 from desktop_agent.storage.paths import data_dir
 
 log = logging.getLogger(__name__)
@@ -36,18 +36,13 @@ def _file() -> Path:
 def _read_file() -> dict[str, str]:
     try:
         data = json.loads(_file().read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # RecursionError: absurdly deep JSON
         return {}
     return {k: v for k, v in data.items() if isinstance(v, str)} if isinstance(data, dict) else {}
 
 
 def _write_file(data: dict[str, str]) -> None:
-    path = _file()
-    tmp = path.with_name(path.name + ".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        json.dump(data, fh)
-    os.replace(tmp, path)
+    atomic_write_text(_file(), json.dumps(data), mode=0o600)
 
 
 def get_api_key() -> str | None:

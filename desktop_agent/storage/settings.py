@@ -11,19 +11,68 @@ from __future__ import annotations
 import json
 import logging
 import os
-from dataclasses import asdict, dataclass, field, fields, replace
+import reprlib
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, get_args
 
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from desktop_agent.storage.atomic import atomic_write_text
 from desktop_agent.storage.paths import settings_path
 
 log = logging.getLogger(__name__)
 
-TTS_ENGINES = ("auto", "edge", "espeak", "none")
+TtsEngine = Literal["auto", "edge", "espeak", "none"]
+TTS_ENGINES: tuple[str, ...] = get_args(TtsEngine)
 
 
 class SettingsError(ValueError):
     """A settings value is wrong; the message names the field."""
+
+
+class _SettingsModel(BaseModel):
+    """The file's schema. Strict: ``"yes"`` is not a boolean and ``true`` is not
+    a number, so a hand-edited mistake is named instead of guessed at."""
+
+    model_config = ConfigDict(strict=True, extra="allow")
+
+    base_url: str = ""
+    model: str = ""
+    tts_engine: TtsEngine = "auto"
+    voice: str = ""
+    tts_rate: str = "+0%"
+    tts_volume: str = "+0%"
+    speak_every_reply: bool = False
+    muted: bool = False
+    volume: float = Field(1.0, ge=0.0, le=1.0)
+    mcp_config_path: str = ""
+    always_allow: list[str] = []
+    max_steps: int = Field(10, ge=1)
+    approval_timeout_s: float = Field(300.0, gt=0, allow_inf_nan=False)
+
+
+_PHRASES = {
+    "tts_engine": f"must be one of {', '.join(TTS_ENGINES)}",
+    "volume": "must be between 0 and 1",
+    "always_allow": "must be a list of tool names",
+    "max_steps": "must be a positive integer",
+    "approval_timeout_s": "must be a positive number",
+}
+_TYPE_PHRASES = {"bool_type": "must be true or false", "string_type": "must be a string"}
+_short = reprlib.Repr()
+_short.maxstring = _short.maxother = 60
+
+
+def _settings_error(exc: ValidationError) -> SettingsError:
+    """The first problem, in one line naming the field."""
+    error = exc.errors(include_url=False)[0]
+    if not error["loc"]:
+        return SettingsError("settings: the file must hold a JSON object")
+    key = str(error["loc"][0])
+    phrase = _PHRASES.get(key) or _TYPE_PHRASES.get(error["type"]) or "must be a number"
+    got = "" if key == "always_allow" else f", got {_short.repr(error['input'])}"
+    return SettingsError(f"settings: {key} {phrase}{got}")
 
 
 @dataclass(frozen=True)
@@ -48,18 +97,8 @@ class Settings:
     """Unknown keys from the file, kept so nothing is lost on save."""
 
     def validate(self) -> Settings:
-        if self.tts_engine not in TTS_ENGINES:
-            raise SettingsError(
-                f"settings: tts_engine must be one of {', '.join(TTS_ENGINES)}, got {self.tts_engine!r}"
-            )
-        if not isinstance(self.max_steps, int) or self.max_steps < 1:
-            raise SettingsError(f"settings: max_steps must be a positive integer, got {self.max_steps!r}")
-        if not isinstance(self.approval_timeout_s, (int, float)) or self.approval_timeout_s <= 0:
-            raise SettingsError(
-                f"settings: approval_timeout_s must be a positive number, got {self.approval_timeout_s!r}"
-            )
-        if not isinstance(self.volume, (int, float)) or not 0.0 <= self.volume <= 1.0:
-            raise SettingsError(f"settings: volume must be between 0 and 1, got {self.volume!r}")
+        """Raise :class:`SettingsError` for a wrong value; else return self."""
+        self._checked(self.to_json())
         return self
 
     def with_allowed(self, tool_name: str, allowed: bool) -> Settings:
@@ -76,34 +115,18 @@ class Settings:
 
     @classmethod
     def from_json(cls, data: object) -> Settings:
-        if not isinstance(data, dict):
-            raise SettingsError("settings: the file must hold a JSON object")
-        known = {f.name: f for f in fields(cls) if f.name != "extra"}
-        kwargs: dict[str, Any] = {}
-        extra: dict[str, Any] = {}
-        for key, value in data.items():
-            if key not in known:
-                extra[key] = value
-                continue
-            default = getattr(cls(), key)
-            if key == "always_allow":
-                if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-                    raise SettingsError("settings: always_allow must be a list of tool names")
-                value = tuple(value)
-            elif isinstance(default, bool):
-                if not isinstance(value, bool):
-                    raise SettingsError(f"settings: {key} must be true or false, got {value!r}")
-            elif isinstance(default, float):
-                if isinstance(value, bool) or not isinstance(value, (int, float)):
-                    raise SettingsError(f"settings: {key} must be a number, got {value!r}")
-                value = float(value)
-            elif isinstance(default, int):
-                if isinstance(value, bool) or not isinstance(value, int):
-                    raise SettingsError(f"settings: {key} must be an integer, got {value!r}")
-            elif isinstance(default, str) and not isinstance(value, str):
-                raise SettingsError(f"settings: {key} must be a string, got {value!r}")
-            kwargs[key] = value
-        return cls(extra=extra, **kwargs).validate()
+        model = cls._checked(data)
+        values = model.model_dump(exclude_unset=True, exclude=set(model.model_extra or ()))
+        if "always_allow" in values:
+            values["always_allow"] = tuple(values["always_allow"])
+        return cls(extra=dict(model.model_extra or {}), **values)
+
+    @staticmethod
+    def _checked(data: object) -> _SettingsModel:
+        try:
+            return _SettingsModel.model_validate(data)
+        except ValidationError as exc:
+            raise _settings_error(exc) from None
 
 
 @dataclass(frozen=True)
@@ -121,15 +144,21 @@ class SettingsStore:
 
     def load(self) -> SettingsLoad:
         try:
-            raw = self.path.read_text(encoding="utf-8")
+            raw = self.path.read_bytes()
         except FileNotFoundError:
             return SettingsLoad(Settings())
         except OSError as exc:
             return SettingsLoad(Settings(), f"cannot read settings file {self.path}: {exc.strerror}")
         try:
-            return SettingsLoad(Settings.from_json(json.loads(raw)))
+            settings = Settings.from_json(json.loads(raw.decode("utf-8")))
+            _encode(settings)  # what cannot be saved again is refused now, not at every save
+            return SettingsLoad(settings)
         except json.JSONDecodeError as exc:
             error = f"settings file {self.path} is not valid JSON (line {exc.lineno}, column {exc.colno})"
+        except UnicodeDecodeError:
+            error = f"settings file {self.path} is not UTF-8 text"
+        except RecursionError:  # the json module recurses once per nesting level
+            error = f"settings file {self.path} is nested too deeply to be settings"
         except SettingsError as exc:
             error = f"{exc} (in {self.path})"
         backup = self._set_aside()
@@ -151,7 +180,8 @@ class SettingsStore:
 
     def save(self, settings: Settings) -> None:
         settings.validate()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_name(self.path.name + ".tmp")
-        tmp.write_text(json.dumps(settings.to_json(), indent=2, ensure_ascii=False), encoding="utf-8")
-        os.replace(tmp, self.path)
+        atomic_write_text(self.path, _encode(settings))
+
+
+def _encode(settings: Settings) -> str:
+    return json.dumps(settings.to_json(), indent=2, ensure_ascii=False)

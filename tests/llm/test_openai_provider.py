@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import socket
+import time
 from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
 
@@ -144,13 +146,62 @@ async def test_429_on_every_attempt_gives_up_as_rate_limit_after_max_retries(
     server: ScriptedLLMServer,
 ) -> None:
     server.set_script([Reply(status=429, error_message="slow down")] * 5)
-    error = await failure(make_provider(server.base_url, max_retries=2))
+    error = await failure(make_provider(server.base_url, max_retries=1))
     assert error.code == "rate_limit"
     assert error.message == (
         f"429 Too Many Requests from {server.base_url}: rate limited (slow down); "
-        "wait a moment and try again (gave up after 3 attempts)"
+        "wait a moment and try again (gave up after 2 attempts)"
     )
-    assert len(server.requests) == 3
+    assert len(server.requests) == 2
+
+
+async def test_429_with_retry_after_waits_that_long_then_succeeds() -> None:
+    # The scripted server sends no Retry-After, so a tiny raw HTTP server does.
+    arrivals: list[float] = []
+    chunk = {
+        "id": "c1",
+        "object": "chat.completion.chunk",
+        "created": 0,
+        "model": "m",
+        "choices": [{"index": 0, "delta": {"role": "assistant", "content": "ok"}, "finish_reason": "stop"}],
+    }
+
+    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        head = await reader.readuntil(b"\r\n\r\n")
+        length = re.search(rb"content-length: *(\d+)", head, re.IGNORECASE)
+        await reader.readexactly(int(length.group(1)) if length else 0)
+        arrivals.append(time.monotonic())
+        if len(arrivals) == 1:
+            body = json.dumps({"error": {"message": "slow down", "type": "rate_limit"}}).encode()
+            writer.write(
+                b"HTTP/1.1 429 Too Many Requests\r\nRetry-After: 1\r\nContent-Type: application/json\r\n"
+                b"Content-Length: %d\r\nConnection: close\r\n\r\n%b" % (len(body), body)
+            )
+        else:
+            writer.write(
+                b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n"
+                b"data: %b\n\ndata: [DONE]\n\n" % json.dumps(chunk).encode()
+            )
+        await writer.drain()
+        writer.close()
+
+    server = await asyncio.start_server(answer, "127.0.0.1", 0)
+    async with server:
+        port = server.sockets[0].getsockname()[1]
+        got = await collect(make_provider(f"http://127.0.0.1:{port}/v1", max_retries=1))
+
+    assert got == [TextDelta("ok")]
+    assert len(arrivals) == 2
+    assert arrivals[1] - arrivals[0] >= 0.9  # the SDK's own backoff would be at most 0.5 s
+
+
+async def test_a_500_with_no_retries_left_is_a_server_error_after_one_attempt(server: ScriptedLLMServer) -> None:
+    server.set_script([Reply(status=500, error_message="boom")] * 2)
+    error = await failure(make_provider(server.base_url, max_retries=0))
+    assert (error.code, len(server.requests)) == ("server", 1)
+    assert error.message == (
+        f"500 Internal Server Error from {server.base_url}: the server failed (boom); try again later"
+    )
 
 
 async def test_drop_before_any_token_is_retried(server: ScriptedLLMServer) -> None:
@@ -158,6 +209,14 @@ async def test_drop_before_any_token_is_retried(server: ScriptedLLMServer) -> No
     got = await collect(make_provider(server.base_url))
     assert "".join(d.text for d in got if isinstance(d, TextDelta)) == "second try"
     assert len(server.requests) == 2
+
+
+async def test_drops_before_any_token_share_the_retry_budget(server: ScriptedLLMServer) -> None:
+    server.set_script([text_reply("lost", drop_after=0)] * 4)
+    error = await failure(make_provider(server.base_url, max_retries=2))
+    assert error.code == "connection"
+    assert error.message.endswith("(gave up after 3 attempts)")
+    assert len(server.requests) == 3
 
 
 async def test_drop_after_the_first_token_is_stream_dropped_and_never_retried(

@@ -236,3 +236,56 @@ def test_a_server_named_twice_is_an_error(tmp_path: Path) -> None:
         load_mcp_config(path)
 
     assert str(info.value) == 'mcp config: "a" appears twice in the same object'
+
+
+def test_a_file_nested_too_deeply_is_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "mcp.json"
+    path.write_text('{"mcpServers": {"a": {"command": "x", "env": ' + "[" * 2000 + "]" * 2000 + "}}}")
+
+    with pytest.raises(McpConfigError) as info:
+        load_mcp_config(path)
+
+    assert str(info.value) == f"mcp config: {path} is nested too deeply to be a servers file"
+
+
+@pytest.mark.parametrize(
+    ("server", "message"),
+    [
+        ({"command": "x", "timeout_s": float("inf")}, '"timeout_s" must be a positive number of seconds, got inf'),
+        ({"command": "x", "timeout_s": float("nan")}, '"timeout_s" must be a positive number of seconds, got nan'),
+        ({"command": "x", "timeout_s": "5"}, "\"timeout_s\" must be a positive number of seconds, got '5'"),
+        ({"command": "x", "timeout_s": [[[[[[[[1]]]]]]]]}, '"timeout_s" must be a positive number of seconds, got [[[[[[[...]]]]]]]'),
+        ({"command": "x", "type": 7}, '"type" must be "stdio", "sse" or "http", got 7'),
+        ({"url": "http://x", "transport": "ws"}, '"transport" must be "stdio", "sse" or "http", got \'ws\''),
+        ({"command": "x", "headers": []}, '"headers" must be an object of string values'),
+        ({"command": "x", "cwd": 1}, '"cwd" must be a string, got 1'),
+        ({"command": "x", "disabled": 0}, '"disabled" must be true or false, got 0'),
+    ],
+)
+def test_more_wrong_values_are_one_line(server: dict[str, Any], message: str) -> None:
+    with pytest.raises(McpConfigError) as info:
+        parse_mcp_config({"mcpServers": {"s": server}})
+
+    assert str(info.value) == f'mcp config: server "s": {message}'
+
+
+@pytest.mark.parametrize("alias", ["streamable-http", "Streamable_HTTP", "streamablehttp", "HTTP"])
+def test_transport_aliases_of_other_hosts_mean_http(alias: str) -> None:
+    (server,) = parse_mcp_config({"mcpServers": {"r": {"transport": alias, "url": "http://h/mcp"}}}).servers
+
+    assert server.transport == "http"
+
+
+def test_unknown_keys_are_ignored_with_a_log_line(caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level("INFO", logger="desktop_agent.mcp_engine.config"):
+        config = parse_mcp_config({"mcpServers": {"t": {"command": "x", "autoApprove": ["a"], "alwaysAllow": 1}}})
+
+    assert config == McpConfig(servers=(ServerConfig(name="t", command="x"),))
+    assert caplog.messages == ["mcp config: server 't': ignoring keys alwaysAllow, autoApprove"]
+
+
+def test_max_sandboxes_must_be_an_integer_not_a_boolean() -> None:
+    with pytest.raises(McpConfigError) as info:
+        parse_mcp_config({"mcpServers": {}, "max_sandboxes": True})
+
+    assert str(info.value) == 'mcp config: "max_sandboxes" must be a positive integer, got True'

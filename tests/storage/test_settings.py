@@ -46,3 +46,70 @@ def test_a_wrong_value_names_its_field(tmp_path: Path, data: dict[str, object], 
     assert loaded.error is not None and field in loaded.error
     with pytest.raises(SettingsError, match=field):
         Settings.from_json(data)
+
+
+def test_a_file_nested_too_deeply_is_one_line_and_set_aside(tmp_path: Path) -> None:
+    path = tmp_path / "settings.json"
+    path.write_text('{"model": "m", "x": ' + "[" * 2000 + "]" * 2000 + "}")
+
+    loaded = SettingsStore(path).load()
+
+    assert loaded.settings == Settings()
+    assert loaded.error is not None and "\n" not in loaded.error
+    assert "nested too deeply" in loaded.error and "settings.json.corrupt-1" in loaded.error
+
+
+def test_an_unknown_value_too_deep_to_save_again_is_refused_at_load(tmp_path: Path) -> None:
+    # json.loads copes with 900 levels; the indenting encoder used to save does not.
+    path = tmp_path / "settings.json"
+    path.write_text('{"x": ' + "[" * 900 + "]" * 900 + "}")
+
+    loaded = SettingsStore(path).load()
+
+    assert loaded.error is not None and "nested too deeply" in loaded.error
+    SettingsStore(path).save(loaded.settings)
+    assert json.loads(path.read_text()) == Settings().to_json()
+
+
+def test_a_file_that_is_not_utf8_is_one_line_and_set_aside(tmp_path: Path) -> None:
+    path = tmp_path / "settings.json"
+    path.write_bytes(b'{"model": "\xff"}')
+
+    loaded = SettingsStore(path).load()
+
+    assert loaded.error is not None and "not UTF-8" in loaded.error and "\n" not in loaded.error
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ([], "settings: the file must hold a JSON object"),
+        ({"max_steps": 0}, "settings: max_steps must be a positive integer, got 0"),
+        ({"max_steps": True}, "settings: max_steps must be a positive integer, got True"),
+        ({"volume": 1.5}, "settings: volume must be between 0 and 1, got 1.5"),
+        ({"approval_timeout_s": "5"}, "settings: approval_timeout_s must be a positive number, got '5'"),
+        ({"tts_engine": "loud"}, "settings: tts_engine must be one of auto, edge, espeak, none, got 'loud'"),
+        ({"muted": "no"}, "settings: muted must be true or false, got 'no'"),
+        ({"voice": None}, "settings: voice must be a string, got None"),
+        ({"always_allow": ["a", 1]}, "settings: always_allow must be a list of tool names"),
+        ({"volume": [[[[[[[[[[1]]]]]]]]]]}, "settings: volume must be between 0 and 1, got [[[[[[[...]]]]]]]"),
+    ],
+)
+def test_the_message_is_one_line_with_the_value_given(data: object, message: str) -> None:
+    with pytest.raises(SettingsError) as info:
+        Settings.from_json(data)
+
+    assert str(info.value) == message
+
+
+def test_values_are_normalised_and_unknown_keys_kept() -> None:
+    settings = Settings.from_json({"volume": 1, "always_allow": ["a"], "extra": 1, "later": {"k": [1]}})
+
+    assert settings == Settings(volume=1.0, always_allow=("a",), extra={"extra": 1, "later": {"k": [1]}})
+    assert isinstance(settings.volume, float)
+
+
+def test_validate_checks_values_set_in_code() -> None:
+    with pytest.raises(SettingsError, match=r"^settings: max_steps must be a positive integer, got -1$"):
+        Settings(max_steps=-1).validate()
+    assert Settings(approval_timeout_s=5).validate() == Settings(approval_timeout_s=5)
