@@ -1,12 +1,14 @@
 """Composition root of the window: QApplication, the window, the qasync
-loop, the services; and a clean shut-down when the window closes.
+loop, the services, the speaker and the :class:`WindowDeps` that connects
+them to the window; and a clean shut-down when the window closes.
 
 Start-up order is the point of this module: the window is on screen
-*before* asyncio, qasync, the core, openai and mcp are imported, then
-:mod:`desktop_agent.ui.runtime` builds the services (heavy imports in a
-worker thread) while the user already sees the window. Closing it during a
-turn interrupts the turn (a running command's process group is killed),
-waits for it to end, then closes the services.
+*before* asyncio, qasync, the core, openai and mcp are imported (they are
+imported inside the functions below, the heavy ones in a worker thread by
+:func:`desktop_agent.ui.runtime.warm_imports`), so the services are built
+while the user already sees the window. Closing it during a turn interrupts
+the turn (a running command's process group is killed), waits for it to
+end, then closes the services.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 # PySide6 before qasync (STACK.md "qasync"); qasync comes later, after the
 # window is shown.
@@ -25,6 +28,16 @@ from PySide6.QtWidgets import QApplication
 
 from desktop_agent.ui.i18n import choose_language, set_language
 from desktop_agent.ui.main_window import MainWindow
+from desktop_agent.ui.window_deps import WindowDeps
+
+if TYPE_CHECKING:
+    import asyncio
+
+    from desktop_agent.core.conversation import Conversation
+    from desktop_agent.services import Services
+    from desktop_agent.ui.audio_sink import QtAudioSink
+
+EXIT_OK, EXIT_CONFIG = 0, 2
 
 ICON = Path(getattr(sys, "_MEIPASS", Path(__file__).resolve().parents[1])) / "resources" / "icon.svg"
 
@@ -61,7 +74,124 @@ def run_gui(args: argparse.Namespace) -> int:
 
     import qasync
 
-    from desktop_agent.ui.runtime import run_window
-
     with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(app)) as runner:
-        return runner.run(run_window(window, args))
+        return runner.run(serve(window, args))
+
+
+async def serve(window: MainWindow, args: argparse.Namespace) -> int:
+    """Serve the shown ``window`` until it closes (build the services,
+    attach them, wait, stop the turn, close the services); the exit status."""
+    import asyncio
+
+    from desktop_agent.ui import runtime
+
+    closed = asyncio.Event()
+    window.closed.connect(closed.set)
+    if not window.isVisible():  # closed while the loop was starting
+        closed.set()
+    remove_sigint = runtime.close_on_sigint(window)
+    try:
+        await runtime.warm_imports("desktop_agent.services")
+        services = await _build_services(args)
+        if services is None:
+            window.close()
+            return EXIT_CONFIG
+        # Always made: speech can be switched on later in Settings.
+        sink = _make_sink(services)
+        try:
+            if closed.is_set():
+                return EXIT_OK
+            window.attach(window_deps(services, sink))
+            services.on_notice = lambda text: window.show_notice("warning", text)
+            await runtime.warm_imports(*runtime.LAZY_IMPORTS, optional=True)
+            runtime.settle_memory()
+            # After the turn's last paint, not inside it.
+            window.turn_finished.connect(lambda _status: runtime.settle_memory_soon())
+            runtime.schedule_exit(
+                window, getattr(args, "screenshot", None), getattr(args, "quit_after_ms", None)
+            )
+            await closed.wait()
+            await window.shutdown()  # the conversation is saved there
+            return EXIT_OK
+        finally:
+            if sink is not None:
+                sink.close()
+            await services.aclose()
+    finally:
+        remove_sigint()
+
+
+async def _build_services(args: argparse.Namespace) -> Services | None:
+    """The services from the command line and the settings; None (and one
+    line on stderr) for a bad configuration."""
+    from desktop_agent.mcp_engine import McpConfigError
+    from desktop_agent.services import LLMError, build_services
+    from desktop_agent.storage.settings import SettingsError
+
+    mcp_config = getattr(args, "mcp_config", None)
+    try:
+        return await build_services(
+            base_url=getattr(args, "base_url", None),
+            model=getattr(args, "model", None),
+            api_key=getattr(args, "api_key", None),
+            mcp_config=Path(mcp_config) if mcp_config else None,
+            tts=getattr(args, "tts", None),
+            max_steps=getattr(args, "max_steps", None),
+            approval_timeout_s=getattr(args, "approval_timeout", None),
+            keep_conversations=True,
+        )
+    except (LLMError, McpConfigError, SettingsError, ValueError) as exc:
+        print(f"desktop-agent: error: {exc}", file=sys.stderr)
+        return None
+
+
+def window_deps(services: Services, sink: QtAudioSink | None) -> WindowDeps:
+    """What the window gets from the services: the latest conversation, the
+    settings and the one way to apply them, the speaker, the key store."""
+    import asyncio
+
+    from desktop_agent.storage import secrets
+
+    releasing: set[asyncio.Task[None]] = set()
+
+    def new_conversation(old: Conversation) -> Conversation:
+        # The old conversation's per-conversation MCP servers are reaped in
+        # the background; services.aclose() reaps whatever is left.
+        task = asyncio.ensure_future(services.close_conversation(old.conversation_id))
+        releasing.add(task)
+        task.add_done_callback(releasing.discard)
+        return services.new_conversation()
+
+    mcp = services.mcp
+    return WindowDeps(
+        conversation=services.resume_conversation(),
+        forms=services.forms,
+        settings_store=services.settings_store,
+        settings=services.settings,
+        model_name=services.llm.model,
+        is_demo=services.llm.is_demo,
+        demo_notice=services.demo_notice,
+        mcp_statuses=mcp.statuses if mcp is not None else None,
+        sink=sink,
+        get_api_key=secrets.get_api_key,
+        set_api_key=secrets.set_api_key,
+        key_note=secrets.storage_note(),
+        warnings=tuple(services.startup_warnings),
+        apply_settings=services.apply_settings,
+        new_conversation=new_conversation,
+        save_conversation=services.save_conversation,
+    )
+
+
+def _make_sink(services: Services) -> QtAudioSink | None:
+    """The Qt speaker, or None when QtMultimedia is unusable here."""
+    import logging
+
+    try:
+        from desktop_agent.ui.audio_sink import QtAudioSink
+
+        settings = services.settings
+        return QtAudioSink(volume=settings.volume, muted=settings.muted)
+    except Exception:  # no QtMultimedia backend: text still shows
+        logging.getLogger(__name__).exception("no audio output; replies will not be spoken")
+        return None

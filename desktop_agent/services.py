@@ -4,6 +4,7 @@ mode (``cli.py``), so both run the same core the same way."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import sqlite3
@@ -50,7 +51,7 @@ class AppliedSettings:
 class Services:
     settings_store: SettingsStore
     settings: Settings
-    settings_error: str | None
+    """The settings in use; changed only through :meth:`apply_settings`."""
     llm: LLMProvider
     forms: FormManager
     router: ToolRouter
@@ -61,42 +62,45 @@ class Services:
     approvals: ApprovalManager = field(default_factory=ApprovalManager)
     sessions: SessionManager = field(default_factory=SessionManager)
     startup_warnings: list[str] = field(default_factory=list)
-    notices: list[str] = field(default_factory=list)
-    """Things said once while running (a TTS fallback); a UI may drain it."""
     on_notice: Callable[[str], None] | None = None
+    """Told what is said once while running (a TTS fallback)."""
     _speech_cache: SpeechCache = field(default_factory=SpeechCache)
     _conversations: weakref.WeakSet[Conversation] = field(default_factory=weakref.WeakSet)
     _tts_config: tuple[str, ...] = ()
-    _retired: list[LLMProvider] = field(default_factory=list)
-    """Providers replaced by :meth:`apply_settings`; a turn may still use one."""
+    _llm_config: tuple[str, str] | None = None
+    """The settings' endpoint and model when the provider was built (command
+    line overrides count as that until the user edits the endpoint)."""
+    _replaced: list[LLMProvider] = field(default_factory=list)
+    """Providers replaced while a turn ran (it may still stream from one);
+    closed by the next replacement made while no turn runs, or at close."""
+    _closing: set[asyncio.Task[None]] = field(default_factory=set)
 
     @property
     def demo_notice(self) -> str | None:
         return CONNECT_HINT if self.llm.is_demo else None
-
-    def tts_engine_name(self) -> str | None:
-        return self.tts.name if self.tts is not None else None
 
     def speech_factory(self, bus: SessionMessageBus) -> SpeechPort | None:
         if self.tts is None:
             return None
         return SpeechPipeline(self.tts, bus, cache=self._speech_cache)
 
-    def apply_settings(self, settings: Settings) -> AppliedSettings:
-        """Take edited settings while running: a new endpoint, model, key or
-        speech engine applies from the next LLM request or turn. A bad
-        endpoint keeps the current model and says why in one line. MCP server
-        changes still need a restart (servers are started once)."""
+    def apply_settings(self, settings: Settings, *, key_changed: bool = False) -> AppliedSettings:
+        """The one way settings reach what runs: a new endpoint or model
+        (or, with ``key_changed``, a new stored API key) reconnects the
+        model, a new speech configuration remakes the engine, limits reach
+        every open conversation; each from the next LLM request or turn.
+        Settings that change none of these cost nothing. A bad endpoint keeps
+        the current model and says why in one line. MCP server changes still
+        need a restart (servers are started once)."""
         error: str | None = None
-        try:
-            llm = build_llm(settings)
-        except LLMError as exc:
-            error = str(exc)
-        else:
-            self._retired.append(self.llm)
-            self.llm = llm
-            for conversation in self._conversations:
-                conversation.agent.llm = llm
+        if key_changed or _endpoint_config(settings) != self._llm_config:
+            try:
+                llm = build_llm(settings)
+            except LLMError as exc:
+                error = str(exc)
+            else:
+                self._use_llm(llm)
+            self._llm_config = _endpoint_config(settings)
         if _speech_config(settings) != self._tts_config:
             self._make_tts(settings)
         self.settings = settings
@@ -105,6 +109,19 @@ class Services:
             conversation.agent.speak_every_reply = settings.speak_every_reply
             conversation.approval_timeout_s = settings.approval_timeout_s
         return AppliedSettings(self.llm.model, self.llm.is_demo, self.demo_notice, error)
+
+    def _use_llm(self, llm: LLMProvider) -> None:
+        self._replaced.append(self.llm)
+        self.llm = llm
+        for conversation in self._conversations:
+            conversation.agent.llm = llm
+        if any(conversation.busy for conversation in self._conversations):
+            return
+        for old in self._replaced:
+            task = asyncio.ensure_future(_close_llm(old))
+            self._closing.add(task)
+            task.add_done_callback(self._closing.discard)
+        self._replaced.clear()
 
     def _make_tts(self, settings: Settings) -> None:
         self.tts = make_engine(
@@ -153,7 +170,6 @@ class Services:
         return conversation
 
     def _notice(self, text: str) -> None:
-        self.notices.append(text)
         log.warning("%s", text)
         if self.on_notice is not None:
             self.on_notice(text)
@@ -168,10 +184,19 @@ class Services:
             self.conversations.close()
         if self.mcp is not None:
             await self.mcp.aclose()
-        for llm in [*self._retired, self.llm]:
-            close = getattr(llm, "aclose", None)
-            if close is not None:
-                await close()
+        await asyncio.gather(*self._closing, return_exceptions=True)
+        for llm in [*self._replaced, self.llm]:
+            await _close_llm(llm)
+
+
+async def _close_llm(llm: LLMProvider) -> None:
+    close = getattr(llm, "aclose", None)
+    if close is not None:
+        await close()
+
+
+def _endpoint_config(settings: Settings) -> tuple[str, str]:
+    return (settings.base_url, settings.model)
 
 
 def _speech_config(settings: Settings) -> tuple[str, ...]:
@@ -238,13 +263,13 @@ async def build_services(
     services = Services(
         settings_store=store,
         settings=settings,
-        settings_error=loaded.error,
         llm=llm,
         forms=forms,
         router=router,
         mcp=mcp,
         tts=None,
         on_notice=on_notice,
+        _llm_config=_endpoint_config(settings),
     )
     services._make_tts(settings)
     if keep_conversations:

@@ -74,3 +74,20 @@ async def test_the_window_services_keep_conversations_across_restarts(no_servers
         assert restored.history == first.history
     finally:
         await again.aclose()
+
+
+async def test_settings_that_leave_the_endpoint_alone_keep_the_model(no_servers: Path) -> None:
+    services = await build_services(mcp_config=no_servers, tts="none", base_url="http://127.0.0.1:9/v1",
+                                    model="from-the-command-line", api_key="sk-cli")
+    try:
+        conversation = services.new_conversation()
+        model = services.llm
+        applied = services.apply_settings(replace(services.settings, muted=True, always_allow=("echo",), max_steps=2))
+        assert services.llm is model and conversation.agent.llm is model
+        assert (applied.model, applied.error) == ("from-the-command-line", None)
+        assert services.settings.always_allow == ("echo",) and conversation.agent.max_steps == 2
+
+        services.apply_settings(services.settings, key_changed=True)  # a new key: reconnect
+        assert services.llm is not model and conversation.agent.llm is services.llm
+    finally:
+        await services.aclose()

@@ -1,5 +1,8 @@
 """The main window: conversation, input, Send/Interrupt, mute and volume,
-settings, status bar.
+settings, status bar. It lays out widgets, forwards what the user does to
+its :class:`~desktop_agent.ui.turn_controller.TurnController` and renders
+what the controller says; the controller decides (turns, answers,
+settings, conversations).
 
 Signals:
     turn_finished(status: str)  a turn ended (``completed``, ``user``,
@@ -16,15 +19,13 @@ Signals:
 The window is shown before the services — and even before asyncio — are
 imported, which keeps start-up close to a bare Qt window; hence the
 function-level imports below. :meth:`attach` then connects it to a
-conversation. A turn runs as one asyncio task on the qasync loop; the core
-decides, the window renders (:class:`TurnView`) and answers (approvals,
-forms, interrupt).
+conversation through a new controller.
 """
 
 from __future__ import annotations
 
 import logging
-from dataclasses import replace
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
@@ -42,9 +43,12 @@ from desktop_agent.ui.theme import apply_theme
 if TYPE_CHECKING:
     import asyncio
 
+    from desktop_agent.services import AppliedSettings
     from desktop_agent.storage.settings import Settings
     from desktop_agent.ui.settings_dialog import SettingsDialog, SettingsEdit
     from desktop_agent.ui.tray import Notifier
+    from desktop_agent.ui.turn_controller import TurnController
+    from desktop_agent.ui.turn_state import ButtonPhase
     from desktop_agent.ui.turn_view import TurnView
     from desktop_agent.ui.window_deps import WindowDeps
 
@@ -61,16 +65,16 @@ class MainWindow(QMainWindow):
     waiting_for_user = Signal(str, str)
     closed = Signal()
 
-    def __init__(self, *, interrupt_fallback_ms: int = INTERRUPT_FALLBACK_MS, tray: bool | None = None) -> None:
+    def __init__(
+        self, *, interrupt_fallback_ms: int = INTERRUPT_FALLBACK_MS, tray: bool | None = None
+    ) -> None:
         super().__init__()
         self.setWindowTitle(tr("app_title"))
         self.resize(880, 760)
         self._deps: WindowDeps | None = None
-        self._settings: Settings | None = None
+        self._controller: TurnController[TurnView] | None = None
         self._tray = tray
         self.notifier: Notifier | None = None
-        self._view: TurnView | None = None
-        self._turn_task: asyncio.Task[None] | None = None
 
         self.chat = ChatView(self)
         self.input = InputBox(self)
@@ -137,9 +141,17 @@ class MainWindow(QMainWindow):
     def attach(self, deps: WindowDeps) -> None:
         """Connect the window to its conversation; input becomes possible."""
         from desktop_agent.ui.tray import Notifier
+        from desktop_agent.ui.turn_controller import TurnController
 
+        if self._controller is not None:
+            raise RuntimeError("the window is attached already")
         self._deps = deps
-        self._settings = deps.settings
+        controller: TurnController[TurnView] = TurnController(deps, parent=self)
+        self._controller = controller
+        controller.turn_finished.connect(self._on_turn_finished)
+        controller.phase_changed.connect(self._on_phase)
+        controller.notice.connect(self.show_notice)
+        controller.model_changed.connect(self._on_model_changed)
         if self.notifier is None:
             self.notifier = Notifier(self, tray_available=self._tray)
         self.audio.set_state(deps.settings.volume, deps.settings.muted)
@@ -149,7 +161,7 @@ class MainWindow(QMainWindow):
         if deps.conversation.history:
             self._show_history(deps.conversation.history)
         for warning in deps.warnings:
-            self.chat.add_notice("warning", f"**{tr('warning')}:** {warning}")
+            self.show_notice("warning", f"**{tr('warning')}:** {warning}")
         self.refresh_status()
         if deps.mcp_statuses is not None:
             self._status_timer.start()
@@ -159,6 +171,8 @@ class MainWindow(QMainWindow):
     def _show_history(self, history: list[dict[str, Any]]) -> None:
         """Render a restored conversation: the user's and the assistant's
         words, and one line per tool call with the start of its result."""
+        from desktop_agent.core.stream_parser import strip_tags
+
         names: dict[str, str] = {}
         for message in history:
             for call in message.get("tool_calls") or ():
@@ -173,7 +187,8 @@ class MainWindow(QMainWindow):
                 self.chat.add_user(str(content or ""))
             elif role == "assistant":
                 if content:
-                    self.chat.add_assistant_text(str(content))
+                    # The history keeps the model's control tags; the view takes plain text.
+                    self.chat.add_assistant_text(strip_tags(str(content)))
                     self.chat.end_bubble()
             elif role == "tool":
                 summary = " ".join(str(content or "").split())[:120]
@@ -183,37 +198,32 @@ class MainWindow(QMainWindow):
 
     def new_conversation(self) -> bool:
         """Start afresh (the New button): False while a turn runs."""
-        deps = self._deps
-        if deps is None or deps.new_conversation is None:
+        controller = self._controller
+        if controller is None or not controller.new_conversation():
             return False
-        task = self._turn_task
-        if task is not None and not task.done():
-            return False
-        if deps.save_conversation is not None:
-            deps.save_conversation(deps.conversation)
-        self._deps = replace(deps, conversation=deps.new_conversation())
         self.chat.clear()
         self.input.setFocus()
         return True
 
     @property
-    def deps(self) -> WindowDeps | None:
-        return self._deps
+    def controller(self) -> TurnController[TurnView] | None:
+        """What decides; None until :meth:`attach`."""
+        return self._controller
 
     @property
     def settings(self) -> Settings:
         """The current settings (the window must be attached)."""
-        if self._settings is None:
+        if self._controller is None:
             raise RuntimeError("the window is not attached to its services yet")
-        return self._settings
+        return self._controller.settings
 
     @property
     def turn_task(self) -> asyncio.Task[None] | None:
-        return self._turn_task
+        return self._controller.turn_task if self._controller is not None else None
 
     @property
     def view(self) -> TurnView | None:
-        return self._view
+        return self._controller.view if self._controller is not None else None
 
     def _set_ready(self, ready: bool) -> None:
         self.input.setEnabled(ready)
@@ -228,130 +238,74 @@ class MainWindow(QMainWindow):
             except Exception:  # the status bar must never take the window down
                 log.exception("could not read the MCP server states")
 
+    def show_notice(self, level: str, text: str) -> None:
+        """Something to say in the conversation: ``error`` or ``warning``
+        (Markdown), or ``system`` (one plain line)."""
+        if level == "system":
+            self.chat.add_system(text)
+        else:
+            self.chat.add_notice("error" if level == "error" else "warning", text)
+
     # ------------------------------------------------------------ turns
 
     def send_text(self, text: str) -> bool:
         """Start a turn with ``text`` (what Enter does); False when the
         window cannot take it now (not attached, empty, a turn running)."""
-        import asyncio
+        controller = self._controller
+        return controller is not None and controller.start_turn(text, self._open_turn)
 
+    def _open_turn(self, text: str) -> TurnView:
         from desktop_agent.ui.turn_view import TurnView
 
-        text = text.strip()
-        if not text or self._deps is None or self.send_button.phase == "interrupting":
-            return False
-        task = self._turn_task
-        previous = task if task is not None and not task.done() else None
-        if previous is not None and self._view is not None and not self._view.tracker.interrupted_seen:
-            return False  # a turn is running; the button says Interrupt
+        controller = self._controller
+        assert controller is not None
         self.chat.add_user(text)
-        self.send_button.set_phase("interrupt")  # at once: the click was heard
-        view = TurnView(
+        return TurnView(
             self.chat,
-            on_answer=self._on_card_answered,
-            on_form_submit=lambda form_id, answers: self._answer_form(form_id, answers),
+            on_answer=controller.answer_approval,
+            on_form_submit=self._answer_form,
             on_form_cancel=lambda form_id: self._answer_form(form_id, None),
             on_attention=self._attention,
-            on_interrupted=self._on_interrupted,
+            on_interrupted=controller.on_interrupted,
             on_card=lambda state: self.card_changed.emit(state.tool_call_id, state.phase),
         )
-        if previous is None:
-            self._view = view  # Interrupt works from the first moment
-        self._turn_task = asyncio.ensure_future(self._run_turn(text, view, previous))
-        return True
 
     def _on_send(self) -> None:
         if self.send_text(self.input.toPlainText()):
             self.input.clear()
 
-    async def _run_turn(self, text: str, view: TurnView, previous: asyncio.Task[None] | None) -> None:
-        import asyncio
+    def _on_phase(self, phase: ButtonPhase) -> None:
+        self.send_button.set_phase(phase)
 
-        deps = self._deps
-        assert deps is not None
-        me = asyncio.current_task()
-        status = "error"
-        if previous is not None:  # the interrupted turn is still handing in its results
-            await asyncio.gather(previous, return_exceptions=True)
-            self._view = view
-        try:
-            outcome = await deps.conversation.run_turn(text, view, sink=deps.sink, auto_approve=self._auto_approve)
-            status = outcome.status
-        except asyncio.CancelledError:
-            status = "cancelled"
-            raise
-        except Exception as exc:  # the turn's boundary in the UI: show, log, carry on
-            log.exception("the turn failed")
-            self.chat.add_notice("error", f"**{tr('error')}:** {exc}")
-        finally:
-            view.finish()
-            if self._view is view:
-                self._view = None
-            if self._turn_task is me:
-                self._turn_task = None
-                self.send_button.set_phase("send")
-            self.refresh_status()
-            self.turn_finished.emit(status)
-
-    def _auto_approve(self, tool_name: str) -> bool:
-        return tool_name in self.settings.always_allow
+    def _on_turn_finished(self, status: str) -> None:
+        self.refresh_status()
+        self.turn_finished.emit(status)
 
     def interrupt(self) -> None:
         """The Interrupt button: Interrupting… until ``interrupted`` arrives."""
-        deps, view = self._deps, self._view
-        if deps is None or view is None:
-            return
-        view.tracker.interrupt_clicked()
-        self.send_button.set_phase("interrupting")
-        if not deps.conversation.interrupt():
-            # Nothing was running any more (only the tail of the turn): done.
-            self.send_button.set_phase("send")
-
-    def _on_interrupted(self, _reason: str) -> None:
-        if self.send_button.phase != "send":
-            self.send_button.set_phase("send")
+        if self._controller is not None:
+            self._controller.interrupt()
 
     def _on_fallback(self) -> None:
         """``interrupted`` never came: stop the turn task ourselves."""
-        log.warning("no 'interrupted' %d ms after the interrupt; cancelling the turn", self.send_button.fallback_ms)
-        view, task = self._view, self._turn_task
-        if view is not None:
-            view.invalidate_pending()
-            key = view.tracker.on_interrupted("user")
-            if key is not None:
-                self.chat.add_system(tr(key))
-        if task is not None and not task.done():
-            task.cancel()
+        log.warning(
+            "no 'interrupted' %d ms after the interrupt; cancelling the turn", self.send_button.fallback_ms
+        )
+        if self._controller is not None:
+            self._controller.give_up_interrupt()
 
-    # ------------------------------------------------ approvals, forms
+    # ---------------------------------------------------------- forms
 
-    def _on_card_answered(self, tool_call_id: str, approved: bool, always: bool) -> None:
-        deps, view = self._deps, self._view
-        if deps is None or view is None:
-            return
-        state = view.card_state(tool_call_id)
-        if state is None or state.task_id is None:
-            return
-        if approved and always:
-            self.set_always_allowed(state.tool_name, True)
-        view.mark_answered(tool_call_id, approved)
-        if not deps.conversation.answer_approval(state.task_id, approved):
-            view.invalidate_pending()
-            self.chat.add_system(tr("sys_approval_lost"))
-
-    def _answer_form(self, form_id: str, answers: dict[str, Any] | None) -> None:
-        from desktop_agent.core.forms import FormAnswerError
-
-        deps, view = self._deps, self._view
+    def _answer_form(self, form_id: str, answers: Mapping[str, Any] | None) -> None:
+        controller, view = self._controller, self.view
         form = view.forms.get(form_id) if view is not None else None
-        if deps is None or form is None:
+        if controller is None or form is None:
             return
-        try:
-            ok = deps.forms.respond(form_id, answers)
-        except FormAnswerError as exc:
-            form.show_error(str(exc))
-            return
-        form.finish(("submitted" if answers is not None else "cancelled") if ok else "closed")
+        reply = controller.answer_form(form_id, answers)
+        if reply.error is not None:
+            form.show_error(reply.error)
+        elif reply.ended is not None:
+            form.finish(reply.ended)
 
     def _attention(self, kind: str, ident: str, text: str) -> None:
         if self.notifier is not None:
@@ -361,79 +315,45 @@ class MainWindow(QMainWindow):
     # -------------------------------------------------------- settings
 
     def set_always_allowed(self, tool_name: str, allowed: bool) -> None:
-        self._save_settings(self.settings.with_allowed(tool_name, allowed))
-
-    def _save_settings(self, settings: Settings) -> bool:
-        self._settings = settings
-        deps = self._deps
-        if deps is None:
-            return False
-        try:
-            deps.settings_store.save(settings)
-        except (OSError, ValueError) as exc:
-            log.error("could not save the settings: %s", exc)
-            self.chat.add_notice("error", tr("settings_saved_error", error=exc))
-            return False
-        if deps.on_settings_saved is not None:
-            deps.on_settings_saved(settings)
-        return True
+        if self._controller is not None:
+            self._controller.set_always_allowed(tool_name, allowed)
 
     def open_settings(self) -> SettingsDialog | None:
         from desktop_agent.ui.settings_dialog import SettingsDialog
 
-        deps = self._deps
-        if deps is None:
+        deps, controller = self._deps, self._controller
+        if deps is None or controller is None:
             return None
-        try:
-            has_key = bool(deps.get_api_key())
-        except Exception:  # a broken keyring must not stop the dialog
-            log.exception("could not read the API key")
-            has_key = False
-        dialog = SettingsDialog(self.settings, has_api_key=has_key, key_note=deps.key_note, parent=self)
+        dialog = SettingsDialog(
+            controller.settings, has_api_key=controller.has_api_key(), key_note=deps.key_note, parent=self
+        )
         dialog.saved.connect(self.apply_settings_edit)
         dialog.open()
         return dialog
 
     def apply_settings_edit(self, edit: SettingsEdit) -> None:
-        deps = self._deps
-        if deps is None or not self._save_settings(edit.settings):
-            return
-        if deps.set_api_key is not None and (edit.api_key or edit.forget_api_key):
-            try:
-                deps.set_api_key(edit.api_key)
-            except Exception as exc:  # keyring errors vary by backend
-                log.error("could not store the API key: %s", type(exc).__name__)
-                self.chat.add_notice("error", tr("settings_saved_error", error=type(exc).__name__))
-        if deps.apply_settings is not None:
-            # Endpoint, model, key and speech apply from the next request.
-            applied = deps.apply_settings(edit.settings)
-            self.status.set_model(applied.model, is_demo=applied.is_demo, demo_notice=applied.demo_notice)
-            if applied.error:
-                self.chat.add_notice("error", applied.error)
-        else:
-            agent = deps.conversation.agent
-            agent.max_steps = edit.settings.max_steps
-            agent.speak_every_reply = edit.settings.speak_every_reply
-            deps.conversation.approval_timeout_s = edit.settings.approval_timeout_s
+        if self._controller is not None:
+            self._controller.apply_edit(
+                edit.settings, api_key=edit.api_key, forget_api_key=edit.forget_api_key
+            )
+
+    def _on_model_changed(self, applied: AppliedSettings) -> None:
+        self.status.set_model(applied.model, is_demo=applied.is_demo, demo_notice=applied.demo_notice)
 
     # ----------------------------------------------------------- audio
 
     def _push_audio(self) -> None:
-        sink = self._deps.sink if self._deps is not None else None
-        set_muted = getattr(sink, "set_muted", None)
-        set_volume = getattr(sink, "set_volume", None)
-        if set_muted is not None:
-            set_muted(self.audio.muted())
-        if set_volume is not None:
-            set_volume(self.audio.level())
+        if self._controller is not None:
+            self._controller.push_audio(self.audio.level(), self.audio.muted())
 
     def _on_muted(self, muted: bool) -> None:
         self._push_audio()
-        self._save_settings(replace(self.settings, muted=muted))
+        if self._controller is not None:
+            self._controller.save_muted(muted)
 
     def _on_volume_committed(self, volume: float) -> None:
-        if volume != self.settings.volume:
-            self._save_settings(replace(self.settings, volume=volume))
+        if self._controller is not None:
+            self._controller.save_volume(volume)
 
     # --------------------------------------------------------- closing
 
@@ -445,16 +365,7 @@ class MainWindow(QMainWindow):
         self.closed.emit()
 
     async def shutdown(self, timeout_s: float = 5.0) -> None:
-        """Stop a running turn (interrupt, then cancel if it does not end)."""
-        import asyncio
-
-        task = self._turn_task
-        if task is None or task.done():
-            return
-        if self._deps is not None:
-            self._deps.conversation.interrupt()
-        done, _pending = await asyncio.wait({task}, timeout=timeout_s)
-        if not done:
-            log.warning("the turn did not end within %ss of the interrupt; cancelling it", timeout_s)
-            task.cancel()
-        await asyncio.gather(task, return_exceptions=True)
+        """Stop a running turn (interrupt, then cancel if it does not end)
+        and save the conversation."""
+        if self._controller is not None:
+            await self._controller.shutdown(timeout_s)

@@ -1,48 +1,29 @@
-"""The window's life on the qasync loop, after it is shown: build the
-services (heavy imports in a worker thread), attach them, wait for the
-window to close, stop the turn, close the services.
+"""Helpers of the window's life on the qasync loop, used by the composition
+root (:func:`desktop_agent.app.serve`) once the window is shown: warm the
+heavy imports in a worker thread, settle memory at idle moments, close on
+Ctrl+C, take the screenshot and quit when asked.
 
 Split from ``app.py`` so that module stays light: nothing here (asyncio,
-qasync, the core, openai, mcp) is imported before the first window is on
-screen.
+the core) is imported before the first window is on screen.
 """
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import contextlib
 import gc
 import importlib
 import logging
 import signal
-import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from PySide6.QtCore import QTimer
-
-from desktop_agent.ui.main_window import MainWindow
-from desktop_agent.ui.window_deps import WindowDeps
+from PySide6.QtWidgets import QWidget
 
 log = logging.getLogger(__name__)
 
-EXIT_OK, EXIT_CONFIG = 0, 2
 SCREENSHOT_DELAY_MS = 800
-
-
-async def run_window(window: MainWindow, args: argparse.Namespace) -> int:
-    """Serve the shown ``window`` until it closes; the exit status."""
-    closed = asyncio.Event()
-    window.closed.connect(closed.set)
-    if not window.isVisible():  # closed while the loop was starting
-        closed.set()
-    remove_sigint = _close_on_sigint(window)
-    try:
-        return await _run(window, closed, args)
-    finally:
-        remove_sigint()
 
 
 async def warm_imports(*modules: str, optional: bool = False) -> None:
@@ -69,6 +50,12 @@ def settle_memory() -> None:
     gc.freeze()
 
 
+def settle_memory_soon() -> None:
+    """:func:`settle_memory` once the event loop is idle again (after a
+    turn's last paint, not inside it)."""
+    QTimer.singleShot(0, settle_memory)
+
+
 LAZY_IMPORTS = (
     "openai.resources.chat.chat",
     "openai.resources.chat.completions",
@@ -80,111 +67,10 @@ LAZY_IMPORTS = (
 window at the user's first message, measured by benchmarks/bench_ui.py)."""
 
 
-async def _run(window: MainWindow, closed: asyncio.Event, args: argparse.Namespace) -> int:
-    await warm_imports("desktop_agent.services")
-    from desktop_agent.mcp_engine import McpConfigError
-    from desktop_agent.services import LLMError, build_services
-    from desktop_agent.storage.settings import SettingsError
+def schedule_exit(window: QWidget, screenshot: str | None, quit_after_ms: int | None) -> None:
+    """``--screenshot`` (a PNG of the window) and ``--quit-after-ms`` (close
+    it then; with a screenshot, the shot is taken just before)."""
 
-    mcp_config = getattr(args, "mcp_config", None)
-    try:
-        services = await build_services(
-            base_url=getattr(args, "base_url", None),
-            model=getattr(args, "model", None),
-            api_key=getattr(args, "api_key", None),
-            mcp_config=Path(mcp_config) if mcp_config else None,
-            tts=getattr(args, "tts", None),
-            max_steps=getattr(args, "max_steps", None),
-            approval_timeout_s=getattr(args, "approval_timeout", None),
-            keep_conversations=True,
-        )
-    except (LLMError, McpConfigError, SettingsError, ValueError) as exc:
-        print(f"desktop-agent: error: {exc}", file=sys.stderr)
-        window.close()
-        return EXIT_CONFIG
-    # Always made: speech can be switched on later in Settings.
-    sink = _make_sink(services)
-    try:
-        if closed.is_set():
-            return EXIT_OK
-        window.attach(_deps(services, sink))
-        services.on_notice = lambda text: _show_notice(window, text)
-        await warm_imports(*LAZY_IMPORTS, optional=True)
-        settle_memory()
-        # After the turn's last paint, not inside it.
-        window.turn_finished.connect(lambda _status: QTimer.singleShot(0, settle_memory))
-        window.turn_finished.connect(
-            lambda _status: services.save_conversation(window.deps.conversation) if window.deps else None
-        )
-        _schedule_exit(window, getattr(args, "screenshot", None), getattr(args, "quit_after_ms", None))
-        await closed.wait()
-        await window.shutdown()
-        if window.deps is not None:
-            services.save_conversation(window.deps.conversation)
-        return EXIT_OK
-    finally:
-        if sink is not None:
-            sink.close()
-        await services.aclose()
-
-
-def _show_notice(window: MainWindow, text: str) -> None:
-    """A notice from the services while running (a TTS fallback)."""
-    window.chat.add_notice("warning", text)
-
-
-def _deps(services: Any, sink: Any) -> WindowDeps:
-    from desktop_agent.storage import secrets
-
-    def settings_saved(settings: Any) -> None:
-        services.settings = settings
-
-    current = [services.resume_conversation()]
-    closing: set[asyncio.Task[None]] = set()
-
-    def new_conversation() -> Any:
-        # The old conversation's per-conversation MCP servers are reaped in
-        # the background; services.aclose() reaps whatever is left.
-        task = asyncio.ensure_future(services.close_conversation(current[0].conversation_id))
-        closing.add(task)
-        task.add_done_callback(closing.discard)
-        current[0] = services.new_conversation()
-        return current[0]
-
-    return WindowDeps(
-        conversation=current[0],
-        forms=services.forms,
-        settings_store=services.settings_store,
-        settings=services.settings,
-        model_name=services.llm.model,
-        is_demo=services.llm.is_demo,
-        demo_notice=services.demo_notice,
-        mcp_statuses=services.mcp.statuses if services.mcp is not None else None,
-        sink=sink,
-        get_api_key=secrets.get_api_key,
-        set_api_key=secrets.set_api_key,
-        key_note=secrets.storage_note(),
-        warnings=tuple(services.startup_warnings),
-        on_settings_saved=settings_saved,
-        apply_settings=services.apply_settings,
-        new_conversation=new_conversation,
-        save_conversation=services.save_conversation,
-    )
-
-
-def _make_sink(services: Any) -> Any:
-    """The Qt speaker, or None when QtMultimedia is unusable here."""
-    try:
-        from desktop_agent.ui.audio_sink import QtAudioSink
-
-        settings = services.settings
-        return QtAudioSink(volume=settings.volume, muted=settings.muted)
-    except Exception:  # no QtMultimedia backend: text still shows
-        log.exception("no audio output; replies will not be spoken")
-        return None
-
-
-def _schedule_exit(window: MainWindow, screenshot: str | None, quit_after_ms: int | None) -> None:
     def shoot() -> None:
         if screenshot:
             path = Path(screenshot)
@@ -203,8 +89,9 @@ def _schedule_exit(window: MainWindow, screenshot: str | None, quit_after_ms: in
         QTimer.singleShot(SCREENSHOT_DELAY_MS, shoot)
 
 
-def _close_on_sigint(window: MainWindow) -> Callable[[], None]:
-    """Ctrl+C in the terminal closes the window like the close button."""
+def close_on_sigint(window: QWidget) -> Callable[[], None]:
+    """Ctrl+C in the terminal closes the window like the close button;
+    returns what removes the handler again."""
     loop = asyncio.get_running_loop()
     try:
         loop.add_signal_handler(signal.SIGINT, window.close)

@@ -6,13 +6,23 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from desktop_agent.core.conversation import Conversation
     from desktop_agent.core.forms import FormManager
     from desktop_agent.core.ports import AudioSink
+    from desktop_agent.mcp_engine import ServerStatus
+    from desktop_agent.services import AppliedSettings
     from desktop_agent.storage.settings import Settings, SettingsStore
+
+
+class SettingsApplier(Protocol):
+    """Apply settings to the running services (``Services.apply_settings``):
+    endpoint, model, speech and limits; ``key_changed`` when the stored API
+    key changed, so the model is reconnected even if the endpoint did not."""
+
+    def __call__(self, settings: Settings, *, key_changed: bool = False) -> AppliedSettings: ...
 
 
 def _no_key() -> str | None:
@@ -22,6 +32,7 @@ def _no_key() -> str | None:
 @dataclass(frozen=True)
 class WindowDeps:
     conversation: Conversation
+    """The conversation the window opens with."""
     forms: FormManager
     settings_store: SettingsStore
     settings: Settings
@@ -29,8 +40,8 @@ class WindowDeps:
     is_demo: bool = False
     demo_notice: str | None = None
     """How to connect a real model (the status bar's tooltip)."""
-    mcp_statuses: Callable[[], Iterable[Any]] | None = None
-    """Each MCP server's state (``mcp_engine.ServerStatus``-like objects)."""
+    mcp_statuses: Callable[[], Iterable[ServerStatus]] | None = None
+    """Each MCP server's state."""
     sink: AudioSink | None = None
     """The speaker; ``set_volume``/``set_muted`` are used when it has them."""
     get_api_key: Callable[[], str | None] = _no_key
@@ -39,12 +50,11 @@ class WindowDeps:
     """Where the key is kept, in words (``secrets.storage_note()``)."""
     warnings: tuple[str, ...] = ()
     """Start-up warnings, shown once in the conversation."""
-    on_settings_saved: Callable[[Settings], None] | None = None
-    apply_settings: Callable[[Settings], Any] | None = None
-    """Apply saved settings to the running services (endpoint, model, key,
-    speech); returns an object with ``model``, ``is_demo``, ``demo_notice``
-    and ``error`` (one line, or None)."""
-    new_conversation: Callable[[], Conversation] | None = None
-    """Start a fresh conversation (the New button); None hides the button."""
+    apply_settings: SettingsApplier | None = None
+    """The one way settings reach the running services, after every change;
+    None: nothing runs behind the window that settings could change."""
+    new_conversation: Callable[[Conversation], Conversation] | None = None
+    """A fresh conversation after the given one (already saved), whose
+    resources may then be released (the New button); None hides the button."""
     save_conversation: Callable[[Conversation], None] | None = None
     """Store a conversation's history (after each turn, and at close)."""

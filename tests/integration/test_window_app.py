@@ -49,3 +49,24 @@ def test_a_bad_mcp_file_is_one_line_and_status_two(tmp_path: Path) -> None:
     errors = [line for line in done.stderr.splitlines() if line.startswith("desktop-agent: error:")]
     assert len(errors) == 1, done.stderr
     assert "Traceback" not in done.stderr
+
+
+async def test_the_composition_root_hands_the_window_the_services(tmp_path: Path) -> None:
+    from desktop_agent.app import window_deps
+    from desktop_agent.services import build_services
+
+    mcp = tmp_path / "mcp.json"
+    mcp.write_text(json.dumps({"mcpServers": {}}))
+    services = await build_services(mcp_config=mcp, tts="none", keep_conversations=True)
+    try:
+        deps = window_deps(services, None)
+        assert deps.apply_settings == services.apply_settings  # the one way settings apply
+        assert (deps.model_name, deps.is_demo, deps.settings) == ("demo", True, services.settings)
+        deps.conversation.history.append({"role": "user", "content": "kept"})
+        assert deps.save_conversation is not None and deps.new_conversation is not None
+        deps.save_conversation(deps.conversation)
+        fresh = deps.new_conversation(deps.conversation)
+        assert fresh.conversation_id != deps.conversation.conversation_id and fresh.history == []
+        assert services.resume_conversation().history == [{"role": "user", "content": "kept"}]
+    finally:
+        await services.aclose()

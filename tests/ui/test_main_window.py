@@ -9,12 +9,29 @@ from typing import Any
 import pytest
 from pytestqt.qtbot import QtBot
 
+from desktop_agent.mcp_engine import ServerStatus
+from desktop_agent.services import AppliedSettings
 from desktop_agent.storage.settings import Settings, SettingsStore
 from desktop_agent.ui.bubble import MessageBubble
 from desktop_agent.ui.harness import offline_deps
 from desktop_agent.ui.main_window import MainWindow
 from desktop_agent.ui.settings_dialog import SettingsEdit
-from desktop_agent.ui.status_bar import McpServerView
+from desktop_agent.ui.status_bar import server_views
+
+
+class RecordingApplier:
+    """Stands in for ``Services.apply_settings``: records each call."""
+
+    def __init__(self, model: str = "demo", error_for: str | None = None) -> None:
+        self.calls: list[tuple[Settings, bool]] = []
+        self._model = model
+        self._error_for = error_for
+
+    def __call__(self, settings: Settings, *, key_changed: bool = False) -> AppliedSettings:
+        self.calls.append((settings, key_changed))
+        if self._error_for is not None and settings.base_url.startswith(self._error_for):
+            return AppliedSettings(self._model, False, None, f"base URL {settings.base_url!r} must start with http://")
+        return AppliedSettings(self._model, False, None)
 
 
 class FakeSink:
@@ -51,7 +68,7 @@ def test_before_attach_the_window_takes_no_input(window: MainWindow) -> None:
 
 
 def test_attach_enables_input_and_fills_the_status_bar(window: MainWindow) -> None:
-    servers = [McpServerView("time", "ready", 2), McpServerView("browser", "failed", 0, "exited with code 1")]
+    servers = [ServerStatus("time", "ready", 2), ServerStatus("browser", "failed", 0, "exited with code 1")]
     deps = replace(offline_deps(), demo_notice="connect a real one", mcp_statuses=lambda: servers,
                    warnings=("settings file was broken",))
     window.attach(deps)
@@ -59,7 +76,7 @@ def test_attach_enables_input_and_fills_the_status_bar(window: MainWindow) -> No
     assert window.status.model.text() == "Demo model (offline) — open Settings to connect a real one"
     assert window.status.model.toolTip() == "connect a real one"
     assert [label.toolTip() for label in window.status.servers] == ["", "exited with code 1"]
-    assert [s.caption() for s in servers] == ["MCP time: ready, 2 tools", "MCP browser: failed"]
+    assert [s.caption() for s in server_views(servers)] == ["MCP time: ready, 2 tools", "MCP browser: failed"]
     bubble = window.chat.items()[0]
     assert isinstance(bubble, MessageBubble) and bubble.role == "warning"
     assert bubble.text() == "**Warning:** settings file was broken"
@@ -89,50 +106,44 @@ def test_mute_and_volume_reach_the_sink_and_are_saved(window: MainWindow) -> Non
     assert window.audio.mute_button.toolTip() == "Unmute"
 
 
-def test_always_allow_is_saved_and_revocable(window: MainWindow) -> None:
-    saved: list[Settings] = []
-    window.attach(replace(offline_deps(), on_settings_saved=saved.append))
+def test_always_allow_is_saved_applied_and_revocable(window: MainWindow) -> None:
+    apply = RecordingApplier()
+    window.attach(replace(offline_deps(), apply_settings=apply))
     window.set_always_allowed("run_command", True)
     window.set_always_allowed("get_sum", True)
     window.set_always_allowed("run_command", False)
     assert SettingsStore().load().settings.always_allow == ("get_sum",)
-    assert [s.always_allow for s in saved] == [("run_command",), ("run_command", "get_sum"), ("get_sum",)]
+    assert window.settings.always_allow == ("get_sum",)
+    assert [(s.always_allow, key) for s, key in apply.calls] == [
+        (("run_command",), False), (("run_command", "get_sum"), False), (("get_sum",), False)
+    ]
 
 
 def test_a_settings_edit_is_saved_applied_and_the_key_stored(window: MainWindow) -> None:
     keys: list[str | None] = []
-    deps = replace(offline_deps(), get_api_key=lambda: "sk-old", set_api_key=keys.append)
+    apply = RecordingApplier()
+    deps = replace(offline_deps(), get_api_key=lambda: "sk-old", set_api_key=keys.append, apply_settings=apply)
     window.attach(deps)
     dialog = window.open_settings()
     assert dialog is not None and dialog.forget_key.isVisibleTo(dialog)
     assert dialog.api_key.placeholderText() == "a key is stored — type to replace it"
-    edit = SettingsEdit(replace(Settings(), max_steps=4, speak_every_reply=True, approval_timeout_s=60.0),
-                        api_key="sk-new")
-    window.apply_settings_edit(edit)
+    edited = replace(Settings(), max_steps=4, speak_every_reply=True, approval_timeout_s=60.0)
+    window.apply_settings_edit(SettingsEdit(edited, api_key="sk-new"))
     assert keys == ["sk-new"]
     assert SettingsStore().load().settings.max_steps == 4
-    agent = deps.conversation.agent
-    assert (agent.max_steps, agent.speak_every_reply, deps.conversation.approval_timeout_s) == (4, True, 60.0)
     window.apply_settings_edit(SettingsEdit(Settings(), forget_api_key=True))
+    window.apply_settings_edit(SettingsEdit(replace(Settings(), max_steps=2)))
     assert keys == ["sk-new", None]
+    assert apply.calls == [(edited, True), (Settings(), True), (replace(Settings(), max_steps=2), False)]
 
 
 def test_a_new_endpoint_applies_live_and_a_bad_one_is_reported(window: MainWindow) -> None:
-    from desktop_agent.services import AppliedSettings
-
-    applied: list[Settings] = []
-
-    def apply(settings: Settings) -> AppliedSettings:
-        applied.append(settings)
-        if settings.base_url.startswith("ftp"):
-            return AppliedSettings("gpt-x", False, None, "base URL 'ftp://x' must start with http:// or https://")
-        return AppliedSettings("gpt-x", False, None)
-
+    apply = RecordingApplier(model="gpt-x", error_for="ftp")
     window.attach(replace(offline_deps(), apply_settings=apply))
     window.apply_settings_edit(SettingsEdit(replace(Settings(), base_url="http://h/v1", model="gpt-x")))
     assert window.status.model.text().endswith("gpt-x")
     window.apply_settings_edit(SettingsEdit(replace(Settings(), base_url="ftp://x", model="gpt-x")))
-    assert [s.base_url for s in applied] == ["http://h/v1", "ftp://x"]
+    assert [s.base_url for s, _key in apply.calls] == ["http://h/v1", "ftp://x"]
     bubble = window.chat.items()[-1]
     assert isinstance(bubble, MessageBubble) and bubble.role == "error"
     assert "ftp://x" in bubble.text()
@@ -185,12 +196,18 @@ def test_new_conversation_saves_the_old_one_and_clears_the_view(window: MainWind
     base = offline_deps()
     base.conversation.history.extend(HISTORY)
     fresh = Conversation(base.conversation.agent)
-    deps = replace(base, new_conversation=lambda: fresh, save_conversation=saved.append)
+    replaced: list[Conversation] = []
+
+    def new_conversation(old: Conversation) -> Conversation:
+        replaced.append(old)
+        return fresh
+
+    deps = replace(base, new_conversation=new_conversation, save_conversation=saved.append)
     window.attach(deps)
     assert window.new_chat_button.isVisibleTo(window)
     assert window.new_conversation()
-    assert saved == [base.conversation]
-    assert window.deps is not None and window.deps.conversation is fresh
+    assert saved == replaced == [base.conversation]
+    assert window.controller is not None and window.controller.conversation is fresh
     qtbot.waitUntil(lambda: window.chat.items() == [], timeout=5000)
 
 

@@ -1,0 +1,339 @@
+"""TurnController: what the window does, without a widget.
+
+It owns the conversation and the settings the window runs with: it runs and
+cancels a turn (one asyncio task), routes the user's answers (approvals,
+always-allow, forms) to the core, saves the conversation after every turn,
+and persists and applies settings through the one applier the composition
+root hands in (``WindowDeps.apply_settings``). The window lays out widgets,
+forwards user actions here and renders what the signals say.
+
+Signals:
+    turn_finished(status: str)  a turn ended (``completed``, ``user``,
+                                ``rejected``, ``approval_timeout``, ``error``,
+                                ``cancelled``); the conversation is saved
+    phase_changed(phase: str)   the Send/Interrupt button's phase
+                                (``send``, ``interrupt``, ``interrupting``)
+    notice(level: str, text: str)
+                                something to say in the conversation:
+                                ``error`` or ``warning`` (Markdown), or
+                                ``system`` (one plain line)
+    model_changed(applied: AppliedSettings)
+                                settings were applied; the model in use now
+
+The window imports this module when it is attached to its services, not
+before it is shown (start-up: the window shows first).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, TypeVar
+
+from PySide6.QtCore import QObject, Signal
+
+from desktop_agent.core.forms import FormAnswerError
+from desktop_agent.core.playback import PlaybackView
+from desktop_agent.ui.i18n import tr
+
+if TYPE_CHECKING:
+    from desktop_agent.core.conversation import Conversation
+    from desktop_agent.storage.settings import Settings
+    from desktop_agent.ui.turn_state import ButtonPhase, TurnTracker
+    from desktop_agent.ui.window_deps import WindowDeps
+
+log = logging.getLogger(__name__)
+
+
+class CardInfo(Protocol):
+    """What routing an approval needs to know of a card."""
+
+    @property
+    def tool_name(self) -> str: ...
+
+    @property
+    def task_id(self) -> str | None: ...
+
+
+class TurnSurface(PlaybackView, Protocol):
+    """One turn's view, as the controller drives it (``TurnView`` is one):
+    core's ``PlaybackView`` plus the user's side of the turn."""
+
+    @property
+    def tracker(self) -> TurnTracker: ...
+
+    def card_state(self, tool_call_id: str) -> CardInfo | None: ...
+
+    def mark_answered(self, tool_call_id: str, approved: bool) -> str | None: ...
+
+    def invalidate_pending(self, reason: str | None = None) -> None: ...
+
+    def finish(self) -> None: ...
+
+
+V = TypeVar("V", bound=TurnSurface)
+
+FormEnd = Literal["submitted", "cancelled", "closed"]
+
+
+@dataclass(frozen=True, slots=True)
+class FormReply:
+    """How answering a form went: it ended (``ended``), or the answers do
+    not fit and the form stays open (``error``, naming the question)."""
+
+    ended: FormEnd | None = None
+    error: str | None = None
+
+
+class TurnController(QObject, Generic[V]):
+    turn_finished = Signal(str)
+    phase_changed = Signal(str)
+    notice = Signal(str, str)
+    model_changed = Signal(object)
+
+    def __init__(self, deps: WindowDeps, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._deps = deps
+        self._conversation = deps.conversation
+        self._settings = deps.settings
+        self._phase: ButtonPhase = "send"
+        self._view: V | None = None
+        self._turn_task: asyncio.Task[None] | None = None
+
+    # ------------------------------------------------------------ state
+
+    @property
+    def conversation(self) -> Conversation:
+        return self._conversation
+
+    @property
+    def settings(self) -> Settings:
+        return self._settings
+
+    @property
+    def phase(self) -> ButtonPhase:
+        return self._phase
+
+    @property
+    def view(self) -> V | None:
+        """The running turn's view (the previous one's while it hands in
+        the rest of an interrupted turn)."""
+        return self._view
+
+    @property
+    def turn_task(self) -> asyncio.Task[None] | None:
+        return self._turn_task
+
+    @property
+    def busy(self) -> bool:
+        """A turn task is running (perhaps only the tail of an interrupted one)."""
+        return self._turn_task is not None and not self._turn_task.done()
+
+    def _set_phase(self, phase: ButtonPhase) -> None:
+        if phase != self._phase:
+            self._phase = phase
+            self.phase_changed.emit(phase)
+
+    # ------------------------------------------------------------ turns
+
+    def start_turn(self, text: str, open_view: Callable[[str], V]) -> bool:
+        """Start a turn with ``text``. ``open_view`` is called (with the
+        stripped text) only once the turn is accepted: it shows the user's
+        words and returns the turn's view. False when no turn can start now
+        (empty text, Interrupting…, a turn running that was not interrupted)."""
+        text = text.strip()
+        if not text or self._phase == "interrupting":
+            return False
+        previous = self._turn_task if self.busy else None
+        if previous is not None and self._view is not None and not self._view.tracker.interrupted_seen:
+            return False  # a turn is running; the button says Interrupt
+        view = open_view(text)
+        self._set_phase("interrupt")  # at once: the click was heard
+        if previous is None:
+            self._view = view  # Interrupt works from the first moment
+        self._turn_task = asyncio.ensure_future(self._run_turn(text, view, previous))
+        return True
+
+    async def _run_turn(self, text: str, view: V, previous: asyncio.Task[None] | None) -> None:
+        me = asyncio.current_task()
+        status = "error"
+        if previous is not None:  # the interrupted turn is still handing in its results
+            await asyncio.gather(previous, return_exceptions=True)
+            self._view = view
+        conversation = self._conversation
+        try:
+            outcome = await conversation.run_turn(
+                text, view, sink=self._deps.sink, auto_approve=self.is_always_allowed
+            )
+            status = outcome.status
+        except asyncio.CancelledError:
+            status = "cancelled"
+            raise
+        except Exception as exc:  # the turn's boundary in the UI: show, log, carry on
+            log.exception("the turn failed")
+            self.notice.emit("error", f"**{tr('error')}:** {exc}")
+        finally:
+            view.finish()
+            if self._view is view:
+                self._view = None
+            if self._turn_task is me:
+                self._turn_task = None
+                self._set_phase("send")
+            self._save(conversation)
+            self.turn_finished.emit(status)
+
+    def is_always_allowed(self, tool_name: str) -> bool:
+        return tool_name in self._settings.always_allow
+
+    def interrupt(self) -> None:
+        """The Interrupt button: Interrupting… until ``interrupted`` arrives."""
+        view = self._view
+        if view is None:
+            return
+        view.tracker.interrupt_clicked()
+        self._set_phase("interrupting")
+        if not self._conversation.interrupt():
+            # Nothing was running any more (only the tail of the turn): done.
+            self._set_phase("send")
+
+    def on_interrupted(self, _reason: str) -> None:
+        """The view consumed ``interrupted``: a new turn may start."""
+        self._set_phase("send")
+
+    def give_up_interrupt(self) -> None:
+        """``interrupted`` never came (the button's fallback): stop the
+        turn task ourselves."""
+        view, task = self._view, self._turn_task
+        if view is not None:
+            view.invalidate_pending()
+            key = view.tracker.on_interrupted("user")
+            if key is not None:
+                self.notice.emit("system", tr(key))
+        self._set_phase("send")
+        if task is not None and not task.done():
+            task.cancel()
+
+    async def shutdown(self, timeout_s: float = 5.0) -> None:
+        """Stop a running turn (interrupt, then cancel if it does not end),
+        then save the conversation."""
+        task = self._turn_task
+        if task is not None and not task.done():
+            self._conversation.interrupt()
+            done, _pending = await asyncio.wait({task}, timeout=timeout_s)
+            if not done:
+                log.warning("the turn did not end within %ss of the interrupt; cancelling it", timeout_s)
+                task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+        self._save(self._conversation)
+
+    # ------------------------------------------------ approvals, forms
+
+    def answer_approval(self, tool_call_id: str, approved: bool, always: bool = False) -> None:
+        """A card's Approve/Reject (``always``: the always-allow box)."""
+        view = self._view
+        state = view.card_state(tool_call_id) if view is not None else None
+        if view is None or state is None or state.task_id is None:
+            return
+        if approved and always:
+            self.set_always_allowed(state.tool_name, True)
+        view.mark_answered(tool_call_id, approved)
+        if not self._conversation.answer_approval(state.task_id, approved):
+            view.invalidate_pending()
+            self.notice.emit("system", tr("sys_approval_lost"))
+
+    def answer_form(self, form_id: str, answers: Mapping[str, Any] | None) -> FormReply:
+        """A form's Submit (``answers``) or Cancel (None)."""
+        try:
+            ok = self._deps.forms.respond(form_id, answers)
+        except FormAnswerError as exc:
+            return FormReply(error=str(exc))
+        if not ok:
+            return FormReply("closed")
+        return FormReply("submitted" if answers is not None else "cancelled")
+
+    # -------------------------------------------------------- settings
+
+    def set_always_allowed(self, tool_name: str, allowed: bool) -> None:
+        self.save_settings(self._settings.with_allowed(tool_name, allowed))
+
+    def save_muted(self, muted: bool) -> None:
+        if muted != self._settings.muted:
+            self.save_settings(replace(self._settings, muted=muted))
+
+    def save_volume(self, volume: float) -> None:
+        if volume != self._settings.volume:
+            self.save_settings(replace(self._settings, volume=volume))
+
+    def push_audio(self, volume: float, muted: bool) -> None:
+        """Tell the speaker (when it takes them) the current level and mute."""
+        sink = self._deps.sink
+        set_muted = getattr(sink, "set_muted", None)
+        set_volume = getattr(sink, "set_volume", None)
+        if set_muted is not None:
+            set_muted(muted)
+        if set_volume is not None:
+            set_volume(volume)
+
+    def has_api_key(self) -> bool:
+        try:
+            return bool(self._deps.get_api_key())
+        except Exception:  # a broken keyring must not stop the dialog
+            log.exception("could not read the API key")
+            return False
+
+    def apply_edit(
+        self, settings: Settings, *, api_key: str | None = None, forget_api_key: bool = False
+    ) -> None:
+        """The Settings dialog's Save: store the key change, then the settings."""
+        key_changed = bool(api_key) or forget_api_key
+        if key_changed and self._deps.set_api_key is not None:
+            try:
+                self._deps.set_api_key(api_key if api_key else None)
+            except Exception as exc:  # keyring errors vary by backend
+                log.error("could not store the API key: %s", type(exc).__name__)
+                self.notice.emit("error", tr("settings_saved_error", error=type(exc).__name__))
+                key_changed = False
+        self.save_settings(settings, key_changed=key_changed)
+
+    def save_settings(self, settings: Settings, *, key_changed: bool = False) -> bool:
+        """Use ``settings`` from now on: keep them, write them (False, and an
+        error notice, when the file cannot be written) and apply them to the
+        running services (endpoint, model, speech, limits)."""
+        self._settings = settings
+        saved = True
+        try:
+            self._deps.settings_store.save(settings)
+        except (OSError, ValueError) as exc:
+            log.error("could not save the settings: %s", exc)
+            self.notice.emit("error", tr("settings_saved_error", error=exc))
+            saved = False
+        apply = self._deps.apply_settings
+        if apply is not None:
+            applied = apply(settings, key_changed=key_changed)
+            self.model_changed.emit(applied)
+            if applied.error:
+                self.notice.emit("error", applied.error)
+        return saved
+
+    # ---------------------------------------------------- conversations
+
+    def new_conversation(self) -> bool:
+        """Start afresh (the New button): False while a turn runs or when
+        the window was given no way to make one."""
+        make = self._deps.new_conversation
+        if make is None or self.busy:
+            return False
+        old = self._conversation
+        self._save(old)
+        self._conversation = make(old)
+        return True
+
+    def _save(self, conversation: Conversation) -> None:
+        save = self._deps.save_conversation
+        if save is not None:
+            save(conversation)
+
+
+__all__ = ["CardInfo", "FormReply", "TurnController", "TurnSurface"]
