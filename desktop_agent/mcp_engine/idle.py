@@ -8,35 +8,56 @@ deadline; progress only moves that number; one timer per server fires at the
 earliest deadline, cancels the calls whose deadline has really passed, and
 re-arms for the rest. Back-to-back calls thus arm a timer about once per
 idle period instead of once per call.
+
+Time comes from a :class:`Clock`: by default the running loop itself, so
+production keeps the loop's monotonic clock; tests pass a
+:class:`desktop_agent.testing.fake_clock.FakeClock` and advance it instead of
+sleeping.
 """
 
 from __future__ import annotations
 
 import asyncio
 import math
+from collections.abc import Callable
+from typing import Any, Protocol
+
+
+class Timer(Protocol):
+    def cancel(self) -> None: ...
+
+
+class Clock(Protocol):
+    """The part of an event loop the watchdog uses; ``asyncio`` loops satisfy it."""
+
+    def time(self) -> float: ...
+
+    def call_at(self, when: float, callback: Callable[..., object], *args: Any) -> Timer: ...
 
 
 class Watch:
     """One call's idle deadline."""
 
-    __slots__ = ("_loop", "deadline", "fired", "idle", "task")
+    __slots__ = ("_clock", "deadline", "fired", "idle", "task")
 
-    def __init__(self, loop: asyncio.AbstractEventLoop, task: asyncio.Task[object], idle: float) -> None:
-        self._loop = loop
+    def __init__(self, clock: Clock, task: asyncio.Task[object], idle: float) -> None:
+        self._clock = clock
         self.task = task
         self.idle = idle
-        self.deadline = loop.time() + idle
+        self.deadline = clock.time() + idle
         self.fired = False
 
     def touch(self) -> None:
         """Activity (a progress report): the call has ``idle`` seconds again."""
-        self.deadline = self._loop.time() + self.idle
+        self.deadline = self._clock.time() + self.idle
 
 
 class IdleWatchdog:
-    def __init__(self) -> None:
+    def __init__(self, clock: Clock | None = None) -> None:
+        """``clock``: ``None`` (production) means the running event loop's."""
+        self._clock = clock
         self._watches: set[Watch] = set()
-        self._handle: asyncio.TimerHandle | None = None
+        self._handle: Timer | None = None
         self._armed_for = math.inf
 
     def start(self, idle: float) -> Watch:
@@ -47,34 +68,34 @@ class IdleWatchdog:
         (and must then ``uncancel()`` the task, as ``asyncio.timeout`` does).
         Not a context manager: that costs a generator per call.
         """
-        loop = asyncio.get_running_loop()
+        clock: Clock = self._clock or asyncio.get_running_loop()
         task = asyncio.current_task()
         assert task is not None
-        watch = Watch(loop, task, idle)
+        watch = Watch(clock, task, idle)
         self._watches.add(watch)
         if watch.deadline < self._armed_for:
-            self._arm(loop, watch.deadline)
+            self._arm(clock, watch.deadline)
         return watch
 
     def stop(self, watch: Watch) -> None:
         self._watches.discard(watch)
 
-    def _arm(self, loop: asyncio.AbstractEventLoop, when: float) -> None:
+    def _arm(self, clock: Clock, when: float) -> None:
         if self._handle is not None:
             self._handle.cancel()
         self._armed_for = when
-        self._handle = loop.call_at(when, self._check, loop)
+        self._handle = clock.call_at(when, self._check, clock)
 
-    def _check(self, loop: asyncio.AbstractEventLoop) -> None:
+    def _check(self, clock: Clock) -> None:
         self._handle, self._armed_for = None, math.inf
-        now = loop.time()
+        now = clock.time()
         for watch in self._watches:
             if not watch.fired and watch.deadline <= now:
                 watch.fired = True
                 watch.task.cancel()
         pending = [w.deadline for w in self._watches if not w.fired]
         if pending:
-            self._arm(loop, min(pending))
+            self._arm(clock, min(pending))
 
     def close(self) -> None:
         if self._handle is not None:
