@@ -25,13 +25,14 @@ from desktop_agent.core.events import (
     ToolCallChunk,
     ToolCallInfo,
 )
+from desktop_agent.core.history import assistant_tool_calls
+from desktop_agent.core.json_types import JSONDict
 from desktop_agent.core.ports import LLMError, LLMProvider, TextDelta, ToolContext, ToolResult
 from desktop_agent.core.stream_parser import StreamParser, detect_intent, strip_intent_tags
 from desktop_agent.core.tool_router import ToolRouter
 
 log = logging.getLogger(__name__)
 
-JSONDict = dict[str, Any]
 ContextFactory = Callable[[str], ToolContext]
 """Builds the ToolContext of one call from its tool_call_id."""
 
@@ -113,18 +114,26 @@ class AgentClient:
     ) -> AsyncGenerator[SegmentChunk | ToolCallChunk, None]:
         """One LLM call: text becomes segments; with ``calls`` given, tool-call
         deltas accumulate there and each call is announced (``start``) once
-        its name is known. Without it (rounds with no tools) stray tool
+        its name is known, after every segment of the text before it. Without it (rounds with no tools) stray tool
         calls are ignored. A failure flushes the text so far, then ends the
         turn with an error notice."""
+        text_pending = False
         try:
             async with aclosing(self.llm.stream(working, tools=tools)) as deltas:
                 async for delta in deltas:
                     if isinstance(delta, TextDelta):
                         for segment in parser.feed(delta.text):
                             yield SegmentChunk(segment)
+                        text_pending = True
                         continue
                     if calls is None:
                         continue
+                    if text_pending:
+                        # The round switched from text to a tool call: the
+                        # narration before it goes on the bus first (DESIGN §6).
+                        text_pending = False
+                        for segment in parser.flush():
+                            yield SegmentChunk(segment)
                     call = calls.get(delta.index)
                     if call is None:
                         call = calls[delta.index] = _PendingCall(
@@ -167,20 +176,12 @@ class AgentClient:
                 return
 
             ordered = [calls[i] for i in sorted(calls)]
-            text = strip_intent_tags(parser.full_raw_text).strip()
+            text = strip_intent_tags(parser.full_raw_text)
             working.append(
-                {
-                    "role": "assistant",
-                    "content": text or None,
-                    "tool_calls": [
-                        {
-                            "id": c.id,
-                            "type": "function",
-                            "function": {"name": c.name, "arguments": c.arguments or "{}"},
-                        }
-                        for c in ordered
-                    ],
-                }
+                assistant_tool_calls(
+                    text if text.strip() else None,
+                    ((c.id, c.name, c.arguments or "{}") for c in ordered),
+                )
             )
             for call in ordered:
                 if not call.announced:

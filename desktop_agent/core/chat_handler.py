@@ -15,7 +15,6 @@ import asyncio
 import logging
 from collections.abc import Mapping, Sequence
 from contextlib import aclosing
-from dataclasses import dataclass
 from typing import Any
 
 from desktop_agent.core.agent import AgentClient
@@ -25,11 +24,24 @@ from desktop_agent.core.events import (
     NoticeChunk,
     RoundEndChunk,
     SegmentChunk,
+    ToolCallChunk,
     ToolCallInfo,
+    TurnOutcome,
+)
+from desktop_agent.core.messages import (
+    ErrorMessage,
+    InterruptedMessage,
+    InterruptReason,
+    RoundEndMessage,
+    TextMessage,
+    ToolCallMessage,
+    ToolRejectedMessage,
+    TurnEndMessage,
+    WarningMessage,
 )
 from desktop_agent.core.ports import SpeechPort
 from desktop_agent.core.session import SessionManager
-from desktop_agent.core.tool_router import BusToolContext
+from desktop_agent.core.tool_context import BusToolContext
 
 log = logging.getLogger(__name__)
 
@@ -38,15 +50,8 @@ REASON_TIMEOUT = "The approval timed out, so the tool call was rejected."
 REASON_INTERRUPTED = "The tool call was interrupted by the user."
 
 
-@dataclass(frozen=True, slots=True)
-class HandlerOutcome:
-    status: str
-    """``completed``, ``user``, ``rejected``, ``approval_timeout`` or ``error``."""
-    error: str | None = None
-
-
 class _Interrupt(Exception):
-    def __init__(self, reason: str) -> None:
+    def __init__(self, reason: InterruptReason) -> None:
         self.reason = reason
 
 
@@ -67,14 +72,14 @@ class ChatHandler:
         conversation_id: str = "",
         speech: SpeechPort | None = None,
         approval_timeout_s: float = 300.0,
-    ) -> HandlerOutcome:
+    ) -> TurnOutcome:
         task = asyncio.current_task()
         assert task is not None
         if not self.sessions.is_active(session_id):
             self.sessions.start(session_id)
         phase = "stream"
 
-        def on_cancel(sid: str, _reason: str) -> None:
+        def on_cancel(sid: str, _reason: InterruptReason) -> None:
             # An approval wait is woken by cancel_session; only a turn that is
             # streaming or executing needs its task cancelled.
             self.approvals.cancel_session(sid)
@@ -88,10 +93,12 @@ class ChatHandler:
         executing = False
         pending_key: str | None = None
         segment_ids = 0
-        outcome = HandlerOutcome("completed")
+        outcome = TurnOutcome("completed", session_id=session_id)
+        contexts: dict[str, BusToolContext] = {}
 
         def context(tool_call_id: str) -> BusToolContext:
-            return BusToolContext(bus, tool_call_id, conversation_id)
+            ctx = contexts[tool_call_id] = BusToolContext(bus, tool_call_id, conversation_id)
+            return ctx
 
         agen = self.agent.chat_stream(messages, context)
         try:
@@ -103,23 +110,24 @@ class ChatHandler:
                     async for chunk in agen:
                         if isinstance(chunk, SegmentChunk):
                             segment = chunk.segment
+                            if not segment.text:
+                                continue  # a round of tags only: nothing to show or keep
                             segment_ids += 1
                             bus.push(
-                                "text",
-                                segment_id=segment_ids,
-                                text=segment.text,
-                                raw_text=segment.raw_text,
-                                voice=segment.voice,
+                                TextMessage(segment_ids, segment.text, segment.raw_text, segment.voice)
                             )
-                            if segment.voice and speech is not None:
-                                speech.submit(segment_ids, segment.text)
+                            if segment.voice and speech is not None and segment.spoken:
+                                speech.submit(segment_ids, segment.spoken)
                         elif isinstance(chunk, RoundEndChunk):
-                            bus.push("round_end", round=chunk.round, kind=chunk.kind)
+                            bus.push(RoundEndMessage(chunk.round, chunk.kind))
                         elif isinstance(chunk, NoticeChunk):
-                            bus.push(chunk.level, message=chunk.message, code=chunk.code)
                             if chunk.level == "error":
-                                outcome = HandlerOutcome("error", chunk.message)
+                                bus.push(ErrorMessage(chunk.message, chunk.code))
+                                outcome = TurnOutcome("error", chunk.message, session_id)
+                            else:
+                                bus.push(WarningMessage(chunk.message, chunk.code))
                         else:
+                            assert isinstance(chunk, ToolCallChunk)
                             call = chunk.call
                             if call.state == "start":
                                 self._push_call(bus, call)
@@ -138,30 +146,31 @@ class ChatHandler:
                                     raise _Interrupt(reason or "approval_timeout")
                             elif call.state == "executing":
                                 active, executing = call, True
-                                bus.tool_output_cache = None
                                 self._push_call(bus, call)
                                 if call.follow_up is not None:
-                                    follow = dict(call.follow_up)
-                                    bus.push(follow.pop("type"), **follow)
+                                    bus.push(call.follow_up)
                             else:
                                 self._push_call(bus, call)
+                                contexts.pop(call.id, None)
                                 active, executing = None, False
                 except asyncio.CancelledError:
                     task.uncancel()
-                    raise _Interrupt(self.sessions.cancel_reason(session_id) or "user") from None
+                    reason = self.sessions.cancel_reason(session_id)
+                    raise _Interrupt(reason or "user") from None
                 finally:
                     phase = "done"
         except _Interrupt as interrupt:
             reason = interrupt.reason
             if active is not None:
-                self._push_rejected(bus, active, reason, executing)
-            bus.push("interrupted", reason=reason)
-            outcome = HandlerOutcome(reason)
+                ctx = contexts.get(active.id) if executing else None
+                self._push_rejected(bus, active, reason, ctx)
+            bus.push(InterruptedMessage(reason))
+            outcome = TurnOutcome(reason, session_id=session_id)
         except Exception as exc:  # the composition boundary of a turn
             log.exception("turn %s failed", session_id)
-            bus.push("error", message=f"internal error: {exc}", code="internal")
-            bus.push("interrupted", reason="error")
-            outcome = HandlerOutcome("error", str(exc))
+            bus.push(ErrorMessage(f"internal error: {exc}", "internal"))
+            bus.push(InterruptedMessage("error"))
+            outcome = TurnOutcome("error", str(exc), session_id)
         finally:
             if pending_key is not None:
                 self.approvals.respond(pending_key, False)
@@ -170,45 +179,40 @@ class ChatHandler:
                     await speech.drain()
                 else:
                     speech.cancel()
-            bus.push("turn_end")
+            bus.push(TurnEndMessage())
         return outcome
 
     @staticmethod
     def _push_call(bus: SessionMessageBus, call: ToolCallInfo) -> None:
-        fields: dict[str, Any] = {
-            "state": call.state,
-            "tool_call_id": call.id,
-            "tool_name": call.name,
-            "arguments": call.arguments,
-        }
-        if call.task_id is not None:
-            fields["task_id"] = call.task_id
-        if call.result is not None:
-            fields["result"] = call.result.text
-            fields["is_error"] = call.result.is_error
-            bus.push("tool_call", images=call.result.images, **fields)
-            return
-        bus.push("tool_call", **fields)
+        result = call.result
+        bus.push(
+            ToolCallMessage(
+                call.state,
+                call.id,
+                call.name,
+                call.arguments,
+                task_id=call.task_id,
+                result=result.text if result is not None else None,
+                is_error=result.is_error if result is not None else None,
+                images=result.images if result is not None else (),
+            )
+        )
 
     @staticmethod
     def _push_rejected(
-        bus: SessionMessageBus, call: ToolCallInfo, reason: str, executing: bool
+        bus: SessionMessageBus,
+        call: ToolCallInfo,
+        reason: InterruptReason,
+        executing: BusToolContext | None,
     ) -> None:
-        """Synchronous, so reading the partial output cache cannot interleave
-        with a tool's writer."""
-        text = {"approval_timeout": REASON_TIMEOUT, "rejected": REASON_REJECTED}.get(
-            reason, REASON_INTERRUPTED if executing else REASON_REJECTED
-        )
-        fields: dict[str, Any] = {
-            "tool_call_id": call.id,
-            "tool_name": call.name,
-            "arguments": call.arguments,
-            "reason": text,
-        }
-        if executing:
-            cache = bus.tool_output_cache
-            if cache is not None and cache.get("_id") == call.id:
-                partial = bus.snapshot_partial()
-                if partial is not None:
-                    fields["partial_result"] = partial
-        bus.push("tool_rejected", **fields)
+        """``executing``: the context of the call when it was running.
+        Synchronous, so reading its partial output cannot interleave with
+        the tool's writer."""
+        if reason == "approval_timeout":
+            text = REASON_TIMEOUT
+        elif reason == "rejected" or executing is None:
+            text = REASON_REJECTED
+        else:
+            text = REASON_INTERRUPTED
+        partial = executing.partial.snapshot() if executing is not None else None
+        bus.push(ToolRejectedMessage(call.id, call.name, call.arguments, text, partial))

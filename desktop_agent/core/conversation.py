@@ -8,33 +8,23 @@ import asyncio
 import logging
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
 
 from desktop_agent.core.agent import AgentClient
 from desktop_agent.core.approval import ApprovalManager, approval_key
 from desktop_agent.core.bus import SessionMessageBus
 from desktop_agent.core.chat_handler import ChatHandler
+from desktop_agent.core.events import TurnOutcome
 from desktop_agent.core.history import check_history, truncate_for_send
+from desktop_agent.core.json_types import JSONDict
 from desktop_agent.core.playback import PlaybackQueue, PlaybackView
 from desktop_agent.core.ports import AudioSink, SpeechPort
 from desktop_agent.core.session import SessionManager
 
 log = logging.getLogger(__name__)
 
-JSONDict = dict[str, Any]
-
 SpeechFactory = Callable[[SessionMessageBus], SpeechPort | None]
 
-
-@dataclass(frozen=True, slots=True)
-class TurnOutcome:
-    """How a turn ended: ``completed``, ``user``, ``rejected``,
-    ``approval_timeout`` or ``error`` (with the one-line ``error``)."""
-
-    status: str
-    error: str | None = None
-    session_id: str = ""
+__all__ = ["Conversation", "SpeechFactory", "TurnOutcome"]
 
 
 class Conversation:
@@ -99,6 +89,7 @@ class Conversation:
             sink=sink,
             expect_audio=speech is not None,
         )
+        queue.attach(bus)
         self._session_id, self._queue = session_id, queue
         self.sessions.start(session_id)
         handler = asyncio.create_task(
@@ -123,7 +114,7 @@ class Conversation:
         turn = [{"role": "user", "content": user_text}, *queue.history.messages]
         check_history(turn)
         self.history.extend(turn)
-        return TurnOutcome(outcome.status, outcome.error, session_id)
+        return outcome
 
     def interrupt(self) -> bool:
         """The interrupt button: False when no turn is running."""

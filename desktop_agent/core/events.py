@@ -5,11 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from desktop_agent.core.messages import FormRequestMessage, RoundKind, ToolCallState
 from desktop_agent.core.ports import ToolResult
 from desktop_agent.core.stream_parser import Segment
 
-ToolCallState = Literal["start", "approval_required", "executing", "result"]
-RoundKind = Literal["planning", "continuation", "tools"]
+TurnStatus = Literal["completed", "user", "rejected", "approval_timeout", "error"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,8 +24,8 @@ class ToolCallInfo:
     task_id: str | None = None
     """Approval handle, set with ``approval_required``."""
     result: ToolResult | None = None
-    follow_up: dict[str, Any] | None = None
-    """Extra bus message to push right after ``executing`` (a form request)."""
+    follow_up: FormRequestMessage | None = None
+    """Bus message to push right after ``executing``, adjacent to it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,3 +58,12 @@ class NoticeChunk:
 
 
 LLMChunk = SegmentChunk | ToolCallChunk | RoundEndChunk | NoticeChunk
+
+
+@dataclass(frozen=True, slots=True)
+class TurnOutcome:
+    """How a turn ended; ``error`` is the one-line error with ``error``."""
+
+    status: TurnStatus
+    error: str | None = None
+    session_id: str = ""

@@ -1,7 +1,8 @@
 """History (DESIGN §6, seed §7 "round_end"): OpenAI messages built from what
 the playback queue actually consumed.
 
-- text accumulates; ``round_end`` flushes it as its own assistant message;
+- text accumulates (its raw characters, intent tags removed, every space
+  and newline kept); ``round_end`` flushes it as its own assistant message;
 - tool calls of a round merge the pending text into the assistant message
   that carries ``tool_calls``, followed by one ``tool`` message per call;
 - a rejected or interrupted call becomes a ``tool`` message with the reason
@@ -17,11 +18,27 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, assert_never
 
+from desktop_agent.core.json_types import JSONDict
+from desktop_agent.core.messages import (
+    AudioMessage,
+    BusMessage,
+    CardMessage,
+    ErrorMessage,
+    FormRequestMessage,
+    InterruptedMessage,
+    RoundEndMessage,
+    TextMessage,
+    ToolCallMessage,
+    ToolOutputMessage,
+    ToolProgressMessage,
+    ToolRejectedMessage,
+    TranscriptMessage,
+    TurnEndMessage,
+    WarningMessage,
+)
 from desktop_agent.core.stream_parser import strip_intent_tags
-
-JSONDict = dict[str, Any]
 
 TOOL_CONTEXT_MAX_LEN = 300
 NO_TRUNCATE_TOOLS: frozenset[str] = frozenset({"get_skill"})
@@ -36,6 +53,22 @@ class _Call:
     answer: str | None = None
 
 
+def assistant_tool_calls(
+    content: str | None, calls: Iterable[tuple[str | None, str, str]]
+) -> JSONDict:
+    """The assistant message that carries ``tool_calls``: the one place it
+    is built. ``calls``: (id, name, arguments as JSON text); a None id only
+    comes from test scripts of a server that omits it."""
+    return {
+        "role": "assistant",
+        "content": content,
+        "tool_calls": [
+            {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
+            for call_id, name, arguments in calls
+        ],
+    }
+
+
 class HistoryRecorder:
     """Feed it consumed bus messages in order; read :attr:`messages`."""
 
@@ -44,62 +77,61 @@ class HistoryRecorder:
         self._text: list[str] = []
         self._calls: dict[str, _Call] = {}
 
-    def consume(self, message: Mapping[str, Any]) -> None:
-        kind = message["type"]
-        if kind == "text":
-            self._text.append(str(message.get("raw_text", message.get("text", ""))))
-        elif kind == "tool_call":
-            self._tool_call(message)
-        elif kind == "tool_rejected":
-            call = self._call(message)
-            reason = str(message.get("reason", "the tool call was rejected"))
-            partial = message.get("partial_result")
-            if partial:
-                body = partial if isinstance(partial, str) else json.dumps(partial, ensure_ascii=False)
-                reason = f"{body}\n{reason}"
-            call.answer = reason
-        elif kind in ("round_end", "interrupted", "turn_end"):
-            self.flush()
+    def consume(self, message: BusMessage) -> None:
+        match message:
+            case TextMessage():
+                self._text.append(message.raw_text)
+            case ToolCallMessage():
+                call = self._call(message.tool_call_id, message.tool_name, message.arguments)
+                if message.state == "result":
+                    call.answer = message.result or ""
+            case ToolRejectedMessage():
+                call = self._call(message.tool_call_id, message.tool_name, message.arguments)
+                reason = message.reason
+                partial = message.partial_result
+                if partial:
+                    reason = f"{json.dumps(dict(partial), ensure_ascii=False)}\n{reason}"
+                call.answer = reason
+            case RoundEndMessage() | InterruptedMessage() | TurnEndMessage():
+                self.flush()
+            case (
+                ToolProgressMessage()
+                | ToolOutputMessage()
+                | FormRequestMessage()
+                | CardMessage()
+                | AudioMessage()
+                | WarningMessage()
+                | ErrorMessage()
+                | TranscriptMessage()
+            ):
+                pass  # shown, never sent back to the model
+            case _:
+                assert_never(message)
 
-    def _call(self, message: Mapping[str, Any]) -> _Call:
-        call_id = str(message["tool_call_id"])
+    def _call(self, call_id: str, name: str, arguments: Mapping[str, Any] | None) -> _Call:
         call = self._calls.get(call_id)
         if call is None:
-            call = _Call(call_id, str(message.get("tool_name", "")), message.get("arguments"))
-            self._calls[call_id] = call
-        if message.get("arguments") is not None:
-            call.arguments = message["arguments"]
+            call = self._calls[call_id] = _Call(call_id, name, arguments)
+        if arguments is not None:
+            call.arguments = arguments
         return call
 
-    def _tool_call(self, message: Mapping[str, Any]) -> None:
-        call = self._call(message)
-        if message.get("state") == "result":
-            call.answer = str(message.get("result", ""))
-
     def flush(self) -> None:
-        text = strip_intent_tags("".join(self._text)).strip()
+        text = strip_intent_tags("".join(self._text))
         self._text.clear()
         answered = [c for c in self._calls.values() if c.answer is not None]
         self._calls.clear()
+        content = text if text.strip() else None
         if answered:
             self.messages.append(
-                {
-                    "role": "assistant",
-                    "content": text or None,
-                    "tool_calls": [
-                        {
-                            "id": c.id,
-                            "type": "function",
-                            "function": {"name": c.name, "arguments": _arguments_json(c.arguments)},
-                        }
-                        for c in answered
-                    ],
-                }
+                assistant_tool_calls(
+                    content, ((c.id, c.name, _arguments_json(c.arguments)) for c in answered)
+                )
             )
             for c in answered:
                 self.messages.append({"role": "tool", "tool_call_id": c.id, "content": c.answer})
-        elif text:
-            self.messages.append({"role": "assistant", "content": text})
+        elif content is not None:
+            self.messages.append({"role": "assistant", "content": content})
 
 
 def _arguments_json(arguments: Any) -> str:

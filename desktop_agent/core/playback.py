@@ -18,39 +18,71 @@ import asyncio
 import logging
 from collections import deque
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any, Protocol, assert_never
 
-from desktop_agent.core.bus import BusItem, SessionMessageBus
+from desktop_agent.core.bus import SessionMessageBus
 from desktop_agent.core.history import HistoryRecorder
+from desktop_agent.core.messages import (
+    AudioMessage,
+    BusItem,
+    BusMessage,
+    CardMessage,
+    ErrorMessage,
+    FormRequestMessage,
+    InterruptedMessage,
+    RoundEndMessage,
+    TextMessage,
+    ToolCallMessage,
+    ToolOutputMessage,
+    ToolProgressMessage,
+    ToolRejectedMessage,
+    TranscriptMessage,
+    TurnEndMessage,
+    WarningMessage,
+)
 from desktop_agent.core.ports import AudioSink
 
 log = logging.getLogger(__name__)
 
-JSONDict = dict[str, Any]
+ToolEvent = (
+    ToolCallMessage
+    | ToolProgressMessage
+    | ToolOutputMessage
+    | FormRequestMessage
+    | CardMessage
+    | ToolRejectedMessage
+)
+"""What a view shows as tool activity, at once and in order."""
 
 
 class PlaybackView(Protocol):
     """What the queue drives: the Qt window or the terminal."""
 
-    def show_text(self, message: JSONDict) -> None:
+    def show_text(self, message: TextMessage) -> None:
         """A ``text`` message, shown now (for voice text: as its audio starts)."""
 
-    def tool_event(self, item: BusItem) -> None:
-        """``tool_call`` (any state but a blocking approval), ``tool_progress``,
-        ``form_request``, ``card``, ``tool_rejected``. ``item.images`` holds a
-        result's images."""
+    def round_ended(self, message: RoundEndMessage) -> None:
+        """An agent round ended: the next text starts a new paragraph."""
 
-    def approval_needed(self, message: JSONDict) -> None:
+    def tool_event(self, message: ToolEvent) -> None:
+        """A ``tool_call`` (any state but a blocking approval),
+        ``tool_progress``, ``tool_output``, ``form_request``, ``card`` or
+        ``tool_rejected``."""
+
+    def approval_needed(self, message: ToolCallMessage) -> None:
         """A ``tool_call[approval_required]`` the user must answer; answer
         with :meth:`PlaybackQueue.answer`. The queue waits meanwhile."""
 
-    def notice(self, message: JSONDict) -> None:
+    def auto_approved(self, message: ToolCallMessage) -> None:
+        """A ``tool_call[approval_required]`` the always-allow list approved."""
+
+    def notice(self, message: WarningMessage | ErrorMessage) -> None:
         """A ``warning`` or ``error``."""
 
-    def interrupted(self, message: JSONDict) -> None:
+    def interrupted(self, message: InterruptedMessage) -> None:
         """The turn was interrupted: pending cards become invalid."""
 
-    def turn_ended(self, message: JSONDict) -> None:
+    def turn_ended(self, message: TurnEndMessage) -> None:
         """The handler finished the turn."""
 
 
@@ -77,12 +109,14 @@ class PlaybackQueue:
         self._expect_audio = expect_audio
         self._audio_timeout_s = audio_timeout_s
         self.history = history or HistoryRecorder()
-        self._items: deque[BusItem] = deque()
-        self._audio: dict[int, BusItem] = {}
+        self._items: deque[BusMessage] = deque()
+        self._audio: dict[int, AudioMessage] = {}
         self._arrived = asyncio.Event()
         self._interrupt = asyncio.Event()
         self._answered: asyncio.Event | None = None
         self._waiting_task_id: str | None = None
+        self._waiting_audio: int | None = None
+        self._bus: SessionMessageBus | None = None
 
     # ------------------------------------------------------------- control
 
@@ -104,104 +138,130 @@ class PlaybackQueue:
         """The task_id the queue is blocked on, if any."""
         return self._waiting_task_id
 
+    @property
+    def waiting_audio(self) -> int | None:
+        """The voice segment whose audio the queue is waiting for, if any."""
+        return self._waiting_audio
+
     # ---------------------------------------------------------------- run
 
+    def attach(self, bus: SessionMessageBus) -> None:
+        """Start taking the bus's messages (before the turn's first push:
+        the bus does not keep what nobody listened to)."""
+        if self._bus is None:
+            self._bus = bus
+            bus.add_listener(self._take)
+
     async def run(self, bus: SessionMessageBus) -> None:
-        """Consume the bus until ``turn_end``.
+        """Consume the bus until ``turn_end`` (attaching first if
+        :meth:`attach` was not called).
 
         Items arrive through a synchronous bus listener rather than a reader
         task: one wake-up per message instead of two, on the streaming path.
         """
-        while (early := bus.get_nowait()) is not None:  # pushed before we listened
-            self._take(early)
-        bus.add_listener(self._take)
+        self.attach(bus)
         try:
             while True:
-                item = await self._next()
-                if not await self._consume(item):
+                message = await self._next()
+                if not await self._consume(message):
                     return
         finally:
             bus.remove_listener(self._take)
 
     def _take(self, item: BusItem) -> None:
-        kind = item.type
-        if kind == "audio":
-            self._audio[int(item.message["segment_id"])] = item
+        message = item.message
+        if isinstance(message, AudioMessage):
+            self._audio[message.segment_id] = message
         else:
-            if kind == "interrupted":
+            if isinstance(message, InterruptedMessage):
                 self.stop_now()
-            self._items.append(item)
+            self._items.append(message)
         self._arrived.set()
 
-    async def _next(self) -> BusItem:
+    async def _next(self) -> BusMessage:
         while not self._items:
             self._arrived.clear()
             await self._arrived.wait()
         return self._items.popleft()
 
-    async def _consume(self, item: BusItem) -> bool:
-        """Handle one item; False once the turn is over."""
-        message = item.message
-        kind = item.type
-        if kind == "text":
-            if not self._interrupt.is_set():
-                await self._play_text(message)
-        elif kind == "tool_call" and message.get("state") == "approval_required":
-            self.history.consume(message)
-            await self._approval(message)
-        elif kind in ("tool_call", "tool_progress", "form_request", "card", "tool_rejected"):
-            self.history.consume(message)
-            self._view.tool_event(item)
-        elif kind == "round_end":
-            if not self._interrupt.is_set():
+    async def _consume(self, message: BusMessage) -> bool:
+        """Handle one message; False once the turn is over."""
+        match message:
+            case TextMessage():
+                if not self._interrupt.is_set():
+                    await self._play_text(message)
+            case ToolCallMessage(state="approval_required"):
                 self.history.consume(message)
-        elif kind in ("warning", "error"):
-            self._view.notice(message)
-        elif kind == "interrupted":
-            self.history.consume(message)
-            self._view.interrupted(message)
-        elif kind == "turn_end":
-            self.history.consume(message)
-            self._view.turn_ended(message)
-            return False
+                await self._approval(message)
+            case (
+                ToolCallMessage()
+                | ToolProgressMessage()
+                | ToolOutputMessage()
+                | FormRequestMessage()
+                | CardMessage()
+                | ToolRejectedMessage()
+            ):
+                self.history.consume(message)
+                self._view.tool_event(message)
+            case RoundEndMessage():
+                if not self._interrupt.is_set():
+                    self.history.consume(message)
+                    self._view.round_ended(message)
+            case WarningMessage() | ErrorMessage():
+                self._view.notice(message)
+            case InterruptedMessage():
+                self.history.consume(message)
+                self._view.interrupted(message)
+            case TurnEndMessage():
+                self.history.consume(message)
+                self._view.turn_ended(message)
+                return False
+            case AudioMessage() | TranscriptMessage():
+                # Audio is kept aside by _take; speech input is shown by the
+                # front end that captured it.
+                pass
+            case _:
+                assert_never(message)
         return True
 
-    async def _play_text(self, message: JSONDict) -> None:
-        audio: BusItem | None = None
-        if message.get("voice") and self._expect_audio:
-            audio = await self._wait_audio(int(message["segment_id"]))
+    async def _play_text(self, message: TextMessage) -> None:
+        audio: AudioMessage | None = None
+        if message.voice and self._expect_audio:
+            audio = await self._wait_audio(message.segment_id)
             if self._interrupt.is_set():
                 return
         self.history.consume(message)
         self._view.show_text(message)
         if audio is not None and audio.audio and self._sink is not None:
-            play = asyncio.ensure_future(
-                self._sink.play(audio.audio, str(audio.message.get("mime", "")))
-            )
+            play = asyncio.ensure_future(self._sink.play(audio.audio, audio.mime or ""))
             await self._until(play)
 
-    async def _wait_audio(self, segment_id: int) -> BusItem | None:
-        async def arrived() -> BusItem:
+    async def _wait_audio(self, segment_id: int) -> AudioMessage | None:
+        async def arrived() -> AudioMessage:
             while segment_id not in self._audio:
                 self._arrived.clear()
                 await self._arrived.wait()
             return self._audio.pop(segment_id)
 
         waiter = asyncio.ensure_future(arrived())
+        self._waiting_audio = segment_id
         try:
             async with asyncio.timeout(self._audio_timeout_s):
                 await self._until(waiter)
         except TimeoutError:
             log.warning("no audio for segment %s after %ss", segment_id, self._audio_timeout_s)
             return None
+        finally:
+            self._waiting_audio = None
         return waiter.result() if waiter.done() and not waiter.cancelled() else None
 
-    async def _approval(self, message: JSONDict) -> None:
-        task_id = str(message["task_id"])
+    async def _approval(self, message: ToolCallMessage) -> None:
+        task_id = message.task_id
+        assert task_id is not None, "approval_required always carries a task_id"
         if self._interrupt.is_set():
             return
-        if self._auto_approve(str(message["tool_name"])):
-            self._view.tool_event(BusItem({**message, "auto_approved": True}))
+        if self._auto_approve(message.tool_name):
+            self._view.auto_approved(message)
             self._approver(task_id, True)
             return
         self._answered = asyncio.Event()

@@ -8,9 +8,12 @@ from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
-JSONDict = dict[str, Any]
+from desktop_agent.core.json_types import JSONDict
+
+if TYPE_CHECKING:  # messages import ports (ImageContent)
+    from desktop_agent.core.messages import Card, FormRequestMessage
 
 # --------------------------------------------------------------------------- LLM
 
@@ -141,7 +144,7 @@ class ToolContext(Protocol):
         """Report progress: pushes ``tool_progress`` and resets idle timeouts."""
         ...
 
-    def push_card(self, card: Mapping[str, Any]) -> None:
+    def push_card(self, card: Card | Mapping[str, Any]) -> None:
         """Push a ``card`` bus message for this call."""
         ...
 
@@ -158,12 +161,12 @@ class Tool(Protocol):
 
 class PostExecutingHook(Protocol):
     """Optional on built-in tools: called synchronously right after the
-    ``tool_call[executing]`` message is pushed; returns an extra bus message
-    (``{"type": ..., **fields}``) to push adjacent to it, or None."""
+    ``tool_call[executing]`` message is pushed; returns a form request to
+    push adjacent to it, or None."""
 
     def on_post_executing(
         self, tool_call_id: str, arguments: Mapping[str, Any]
-    ) -> JSONDict | None: ...
+    ) -> FormRequestMessage | None: ...
 
 
 class ToolSource(Protocol):

@@ -11,16 +11,18 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from desktop_agent.core.messages import InterruptReason
+
 log = logging.getLogger(__name__)
 
-CancelCallback = Callable[[str, str], None]
+CancelCallback = Callable[[str, InterruptReason], None]
 """Called with (session_id, reason)."""
 
 
 @dataclass
 class _Session:
     callbacks: list[CancelCallback] = field(default_factory=list)
-    cancel_reason: str | None = None
+    cancel_reason: InterruptReason | None = None
 
 
 class SessionManager:
@@ -41,11 +43,11 @@ class SessionManager:
     def is_active(self, session_id: str) -> bool:
         return session_id in self._sessions
 
-    def cancel_reason(self, session_id: str) -> str | None:
+    def cancel_reason(self, session_id: str) -> InterruptReason | None:
         session = self._sessions.get(session_id)
         return session.cancel_reason if session else None
 
-    def cancel(self, session_id: str, reason: str = "user") -> bool:
+    def cancel(self, session_id: str, reason: InterruptReason = "user") -> bool:
         """Cancel a running session; False when it is not running (or already cancelled)."""
         session = self._sessions.get(session_id)
         if session is None or session.cancel_reason is not None:

@@ -22,6 +22,19 @@ Rules, on the content:
 - A trailing ``<`` that could still grow into a control tag is held back; one
   that cannot (``a < b``, ``<div>``) is text at once.
 
+Segments keep the reply's shape: ``text`` is the segment's exact slice with
+control tags removed, spaces and newlines included, so joining every
+segment's ``text`` gives the reply as the user should see it (a Markdown list
+after a spoken sentence keeps its line break). A finished sentence takes
+along the whitespace and intent tags that follow it (``"Done. <no_tool>"``
+is one segment, ``"Hi. "`` keeps its space), so the next segment starts with
+visible text; the cut waits for that text (or the end of the stream). A
+piece that would hold only whitespace and tags any other way
+(``"<voice>\n</voice>"``) is carried into the next segment; only a stream
+with nothing visible at all can end in such a segment. ``raw_text`` is the
+exact slice, tags included, so the segments' ``raw_text`` joined is the
+whole stream.
+
 The parser does no I/O and keeps only the unfinished segment: ``feed()`` scans
 each character a bounded number of times, with C-level regex searches.
 """
@@ -53,6 +66,8 @@ _INTEREST_EARLY_RE = re.compile(f"[<.{re.escape(_STRONG + _FULLWIDTH_CLAUSE + _A
 # The tail of a sentence end: enders, dots, closers and intent tags.
 _RUN_RE = re.compile(f"(?:[.{re.escape(_STRONG + _CLOSERS)}]|{_INTENT_RE.pattern})*")
 _FIRM_RE = re.compile(f"[<{re.escape(_STRONG)}]")
+# What a finished sentence takes along: the whitespace and intent tags after it.
+_TRAIL_RE = re.compile(f"(?:\\s|{_INTENT_RE.pattern})*")
 
 
 def _strip_all(pattern: re.Pattern[str], text: str) -> str:
@@ -99,14 +114,26 @@ def _partial_tag_len(text: str) -> int:
 
 @dataclass(frozen=True, slots=True)
 class Segment:
-    """One display/speech unit of a reply."""
+    """One display/speech unit of a reply.
+
+    ``text`` is exact: it may begin or end with whitespace (the space after
+    the previous sentence, a list's line break), because the UI joins
+    segments back into Markdown. Speech wants ``spoken`` instead.
+    """
 
     text: str
-    """Control tags stripped, surrounding whitespace trimmed; never empty."""
+    """The slice with control tags removed, every space and newline kept.
+    Holds visible text, except when the whole stream had none (``flush()``
+    then returns its whitespace, or ``""`` for a lone ``<need_tool>``)."""
     raw_text: str
     """The same slice of the stream, tags included, as it came."""
     voice: bool
     """Inside a ``<voice>`` span (or the parser speaks everything)."""
+
+    @property
+    def spoken(self) -> str:
+        """``text`` trimmed for speech; ``""`` when there is nothing to say."""
+        return self.text.strip()
 
 
 _PARTIAL: Final = ""  # _tag_at: "could still become a tag"
@@ -140,6 +167,9 @@ class StreamParser:
         self._in_run = False  # _pos is inside a sentence-end run
         self._run_firm = False  # that run holds an ender or a tag: it ends the sentence
         self._clause_ready = False  # the unfinished first segment has enough visible chars
+        # Whitespace-and-tags pieces waiting for the next segment: raw, shown.
+        self._carry_raw = ""
+        self._carry_text = ""
 
     @property
     def full_raw_text(self) -> str:
@@ -178,6 +208,9 @@ class StreamParser:
         buf = self._buf
         if buf:
             self._emit(out, buf, buf[: len(buf) - _partial_tag_len(buf)])
+        if self._carry_raw:  # nothing visible followed: the blank tail comes out alone
+            segment = Segment(self._carry_text, self._carry_raw, self._voice or self._speak_everything)
+            out.append(segment)
         self._reset_stream()
         return out
 
@@ -193,7 +226,8 @@ class StreamParser:
                     self._run_firm = True
                 self._pos = end
                 if buf.startswith(VOICE_CLOSE, end):
-                    self._cut(out, end + len(VOICE_CLOSE), voice_after=False)
+                    if not self._cut_with_trail(out, end + len(VOICE_CLOSE), final, voice_after=False):
+                        return
                     continue
                 if end == len(buf):
                     if not final:
@@ -203,9 +237,11 @@ class StreamParser:
                 tag = self._tag_at(buf, end)
                 if tag == _PARTIAL and not final:
                     return
-                self._in_run = False
                 if self._run_firm or buf[end].isspace() or tag == VOICE_OPEN:
-                    self._cut(out, end)
+                    if not self._cut_with_trail(out, end, final):
+                        return
+                    continue
+                self._in_run = False
                 continue
 
             regex = _INTEREST_EARLY_RE if self._early and not self._emitted_any else _INTEREST_RE
@@ -227,7 +263,9 @@ class StreamParser:
                     self._pos = len(VOICE_OPEN)
                     self._voice = True
                 elif tag == VOICE_CLOSE:
-                    self._cut(out, at + len(VOICE_CLOSE), voice_after=False)
+                    if not self._cut_with_trail(out, at + len(VOICE_CLOSE), final, voice_after=False):
+                        self._pos = at
+                        return
                 else:
                     self._pos = at + len(tag)
             elif char in _FULLWIDTH_CLAUSE or char in _ASCII_CLAUSE:
@@ -260,6 +298,26 @@ class StreamParser:
                 return _PARTIAL
         return None
 
+    def _cut_with_trail(
+        self, out: list[Segment], end: int, final: bool, *, voice_after: bool | None = None
+    ) -> bool:
+        """End the segment at ``end`` together with the whitespace and intent
+        tags that follow it (``"Done. <no_tool>"`` is one segment), and a
+        ``</voice>`` right after them. False, cutting nothing, while the
+        buffer ends inside that trail: the next chunk decides."""
+        buf = self._buf
+        while True:
+            trail = _TRAIL_RE.match(buf, end)
+            stop = trail.end() if trail else end
+            if not final and (stop == len(buf) or self._tag_at(buf, stop) == _PARTIAL):
+                return False
+            if voice_after is None and self._voice and buf.startswith(VOICE_CLOSE, stop):
+                end, voice_after = stop + len(VOICE_CLOSE), False
+                continue
+            break
+        self._cut(out, stop, voice_after=voice_after)
+        return True
+
     def _cut(self, out: list[Segment], end: int, *, voice_after: bool | None = None) -> None:
         """End the unfinished segment at ``end``; the rest of the buffer starts the next."""
         raw = self._buf[:end]
@@ -273,7 +331,12 @@ class StreamParser:
             self._voice = voice_after
 
     def _emit(self, out: list[Segment], raw: str, visible: str) -> None:
-        text = strip_tags(visible).strip()
-        if text:
-            out.append(Segment(text, raw, self._voice or self._speak_everything))
-            self._emitted_any = True
+        text = strip_tags(visible)
+        if not text.strip():  # nothing to show alone: it opens the next segment
+            self._carry_raw += raw
+            self._carry_text += text
+            return
+        raw, self._carry_raw = self._carry_raw + raw, ""
+        text, self._carry_text = self._carry_text + text, ""
+        out.append(Segment(text, raw, self._voice or self._speak_everything))
+        self._emitted_any = True

@@ -13,7 +13,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, Literal
 
-JSONDict = dict[str, Any]
+from desktop_agent.core.history import assistant_tool_calls
+from desktop_agent.core.json_types import JSONDict
 
 
 @dataclass(frozen=True)
@@ -167,13 +168,13 @@ def stream_deltas(
 
 def completion_message(reply: Reply, call_ids: Sequence[str | None]) -> JSONDict:
     """The ``message`` of a non-streamed reply."""
-    message: JSONDict = {"role": "assistant", "content": "".join(reply.content_deltas()) or None}
-    if reply.tool_calls:
-        message["tool_calls"] = [
-            {"id": cid, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
-            for c, cid in zip(reply.tool_calls, call_ids, strict=True)
-        ]
-    return message
+    content = "".join(reply.content_deltas()) or None
+    if not reply.tool_calls:
+        return {"role": "assistant", "content": content}
+    return assistant_tool_calls(
+        content,
+        ((cid, c.name, c.arguments) for c, cid in zip(reply.tool_calls, call_ids, strict=True)),
+    )
 
 
 def usage_for(request: Mapping[str, Any], completion_tokens: int) -> JSONDict:

@@ -29,6 +29,7 @@ import time
 from collections.abc import Sequence
 from types import TracebackType
 
+from desktop_agent.core.json_types import JSONDict
 from desktop_agent.testing.http11 import (
     BadRequest,
     abort_writer,
@@ -40,7 +41,6 @@ from desktop_agent.testing.http11 import (
     wait_for_eof,
 )
 from desktop_agent.testing.scripted_replies import (
-    JSONDict,
     Reply,
     Script,
     ToolCallScript,

@@ -15,31 +15,57 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
-from desktop_agent.core.forms import QUESTION_TYPES, FormManager, FormQuestion
-from desktop_agent.core.ports import JSONDict, ToolContext, ToolResult, ToolSpec
-from desktop_agent.tools._args import (
-    ArgumentError,
-    optional_bool,
-    optional_list,
-    optional_str,
-    require_str,
-)
+from pydantic import BaseModel, Field, ValidationInfo, field_validator
+
+from desktop_agent.core.forms import FormManager, FormQuestion, QuestionType
+from desktop_agent.core.messages import FormRequestMessage
+from desktop_agent.core.ports import ToolContext, ToolResult, ToolSpec
+from desktop_agent.tools.arguments import ArgumentError, NonEmptyStr, parse_arguments, tool_parameters
 
 log = logging.getLogger(__name__)
 
 NAME = "ask_user_question"
 
-_QUESTION_SCHEMA: JSONDict = {
-    "type": "object",
-    "properties": {
-        "id": {"type": "string", "description": "Key of this answer (default q1, q2, …)."},
-        "question": {"type": "string"},
-        "type": {"type": "string", "enum": list(QUESTION_TYPES)},
-        "options": {"type": "array", "items": {"type": "string"}},
-        "required": {"type": "boolean", "default": True},
-    },
-    "required": ["question"],
-}
+class QuestionArgs(BaseModel):
+    """One question of the form."""
+
+    id: NonEmptyStr | None = Field(None, description="Key of this answer (default q1, q2, …).")
+    question: NonEmptyStr
+    type: QuestionType | None = Field(None, description="Default: 'choice' with options, else 'text'.")
+    options: list[NonEmptyStr] = Field(default_factory=list, validate_default=True)
+    required: bool = True
+
+    @field_validator("options")
+    @classmethod
+    def _options_fit_the_type(cls, options: list[str], info: ValidationInfo) -> list[str]:
+        # ``type`` is declared first, so it is in ``info.data`` when it was valid.
+        if len(set(options)) != len(options):
+            raise ValueError("contain a duplicate")
+        qtype = info.data.get("type")
+        if qtype == "text" and options:
+            raise ValueError("are only for 'choice' and 'multi_choice' questions")
+        if qtype in ("choice", "multi_choice") and not options:
+            raise ValueError(f"must list the choices of a {qtype!r} question")
+        return options
+
+    def to_question(self, index: int) -> FormQuestion:
+        return FormQuestion(
+            id=self.id or f"q{index + 1}",
+            question=self.question,
+            type=self.type or ("choice" if self.options else "text"),
+            options=tuple(self.options),
+            required=self.required,
+        )
+
+
+class FormArgs(BaseModel):
+    """The tool's arguments: a list of questions, or one question in shorthand."""
+
+    title: str | None = Field(None, description="Form title (optional).")
+    questions: list[QuestionArgs] | None = Field(None, min_length=1)
+    question: str | None = Field(None, description="Shorthand: a single question.")
+    options: list[str] | None = Field(None, description="Shorthand: options of the single question.")
+
 
 SPEC = ToolSpec(
     name=NAME,
@@ -51,72 +77,28 @@ SPEC = ToolSpec(
         'one question: {"question": ..., "options": [...]}. Returns '
         '{"answers": {question id: answer}}, or says the user declined.'
     ),
-    parameters={
-        "type": "object",
-        "properties": {
-            "title": {"type": "string", "description": "Form title (optional)."},
-            "questions": {"type": "array", "items": _QUESTION_SCHEMA, "minItems": 1},
-            "question": {"type": "string", "description": "Shorthand: a single question."},
-            "options": {
-                "type": "array",
-                "items": {"type": "string"},
-                "description": "Shorthand: options of the single question.",
-            },
-        },
-    },
+    parameters=tool_parameters(FormArgs),
     skip_approval=True,
 )
 
 
 def parse_form(arguments: Mapping[str, Any]) -> tuple[tuple[FormQuestion, ...], str | None]:
     """Validate and normalise the arguments into questions and a title."""
-    title = optional_str(arguments, "title")
     if "questions" in arguments and "question" in arguments:
         raise ArgumentError("give either 'questions' (a list) or 'question' (one question), not both")
+    form = parse_arguments(FormArgs, arguments)
     if "question" in arguments:
-        return (_parse_question(arguments, 0, ""),), title
-    raw = optional_list(arguments, "questions")
-    if not raw:
+        # The shorthand question may carry id/type/required at the top level too.
+        return (parse_arguments(QuestionArgs, arguments).to_question(0),), form.title
+    if form.questions is None:
         raise ArgumentError("questions must be a non-empty list of {id, question, type, options}")
-    questions: list[FormQuestion] = []
+    questions = tuple(q.to_question(i) for i, q in enumerate(form.questions))
     seen: set[str] = set()
-    for i, item in enumerate(raw):
-        where = f"questions[{i}]."
-        if not isinstance(item, Mapping):
-            raise ArgumentError(f"questions[{i}] must be an object, got {type(item).__name__}")
-        q = _parse_question(item, i, where)
+    for i, q in enumerate(questions):
         if q.id in seen:
-            raise ArgumentError(f"{where}id {q.id!r} is used twice")
+            raise ArgumentError(f"questions[{i}].id {q.id!r} is used twice")
         seen.add(q.id)
-        questions.append(q)
-    return tuple(questions), title
-
-
-def _parse_question(raw: Mapping[str, Any], index: int, where: str) -> FormQuestion:
-    text = require_str(raw, "question", where)
-    qid = optional_str(raw, "id", where)
-    if qid is not None and not qid.strip():
-        raise ArgumentError(f"{where}id must not be empty")
-    options = optional_list(raw, "options", where) or []
-    for option in options:
-        if not isinstance(option, str) or not option.strip():
-            raise ArgumentError(f"{where}options must be non-empty strings, got {option!r}")
-    if len(set(options)) != len(options):
-        raise ArgumentError(f"{where}options contain a duplicate")
-    qtype = optional_str(raw, "type", where) or ("choice" if options else "text")
-    if qtype not in QUESTION_TYPES:
-        raise ArgumentError(f"{where}type must be one of {', '.join(QUESTION_TYPES)}, got {qtype!r}")
-    if qtype == "text" and options:
-        raise ArgumentError(f"{where}options are only for 'choice' and 'multi_choice' questions")
-    if qtype != "text" and not options:
-        raise ArgumentError(f"{where}options must list the choices of a {qtype!r} question")
-    return FormQuestion(
-        id=qid or f"q{index + 1}",
-        question=text,
-        type=qtype,
-        options=tuple(options),
-        required=optional_bool(raw, "required", True, where),
-    )
+    return questions, form.title
 
 
 class AskUserQuestionTool:
@@ -124,34 +106,30 @@ class AskUserQuestionTool:
 
     def __init__(self, forms: FormManager) -> None:
         self._forms = forms
-        self._announced: dict[str, JSONDict] = {}
+        self._announced: dict[str, FormRequestMessage] = {}
         """form_request message per tool_call_id, until ``run`` takes it."""
 
     @property
     def spec(self) -> ToolSpec:
         return SPEC
 
-    def on_post_executing(self, tool_call_id: str, arguments: Mapping[str, Any]) -> JSONDict | None:
+    def on_post_executing(
+        self, tool_call_id: str, arguments: Mapping[str, Any]
+    ) -> FormRequestMessage | None:
         """Register the form and return its ``form_request`` message; None
         for invalid arguments (``run`` then returns the error)."""
         previous = self._announced.get(tool_call_id)
-        if previous is not None and previous["form_id"] in self._forms:
-            return dict(previous)  # called twice: the same form, not a second one
+        if previous is not None and previous.form_id in self._forms:
+            return previous  # called twice: the same form, not a second one
         try:
             questions, title = parse_form(arguments)
         except ArgumentError:
             return None
         form_id = f"form-{uuid.uuid4().hex[:12]}"
         self._forms.register(form_id, questions, title=title)
-        message: JSONDict = {
-            "type": "form_request",
-            "tool_call_id": tool_call_id,
-            "form_id": form_id,
-            "questions": [q.to_json() for q in questions],
-            "title": title,
-        }
+        message = FormRequestMessage(tool_call_id, form_id, tuple(questions), title)
         self._announced[tool_call_id] = message
-        return dict(message)
+        return message
 
     async def run(self, arguments: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         announced = self._announced.pop(ctx.tool_call_id, None)
@@ -162,7 +140,7 @@ class AskUserQuestionTool:
         if announced is None:
             log.error("%s ran without on_post_executing: no form was shown", NAME)
             return ToolResult(f"{NAME}: the form could not be shown to the user", is_error=True)
-        form_id = str(announced["form_id"])
+        form_id = announced.form_id
         try:
             answer = await self._forms.wait(form_id)
         finally:

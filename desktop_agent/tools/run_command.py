@@ -12,9 +12,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel, Field
+
 from desktop_agent.core.ports import ToolContext, ToolResult, ToolSpec
-from desktop_agent.tools._args import ArgumentError, optional_str, require_str
 from desktop_agent.tools._process import ShellOutcome, StreamText, run_shell
+from desktop_agent.tools.arguments import ArgumentError, NonEmptyStr, parse_arguments, tool_parameters
 
 log = logging.getLogger(__name__)
 
@@ -23,7 +25,15 @@ MODEL_TAIL_CHARS = 8 * 1024
 """Characters of each stream the model sees (the tail)."""
 
 
+class RunCommandArgs(BaseModel):
+    command: NonEmptyStr = Field(description="The shell command line.")
+    cwd: str | None = Field(None, description="Working folder (optional).")
+    timeout_s: float | None = Field(None, gt=0, allow_inf_nan=False, description="Seconds.")
+
+
 def _spec(max_timeout_s: float) -> ToolSpec:
+    parameters = tool_parameters(RunCommandArgs)
+    parameters["properties"]["timeout_s"]["description"] = f"Seconds, at most {max_timeout_s:g}."
     return ToolSpec(
         name=NAME,
         description=(
@@ -33,15 +43,7 @@ def _spec(max_timeout_s: float) -> ToolSpec:
             "Background jobs that keep the output open are stopped when the command ends; "
             "redirect their output (> file 2>&1 &) to keep them running."
         ),
-        parameters={
-            "type": "object",
-            "properties": {
-                "command": {"type": "string"},
-                "cwd": {"type": "string", "description": "Working folder (optional)."},
-                "timeout_s": {"type": "number", "description": f"Seconds, at most {max_timeout_s:g}."},
-            },
-            "required": ["command"],
-        },
+        parameters=parameters,
         skip_approval=False,
     )
 
@@ -70,14 +72,9 @@ class RunCommandTool:
         return self._spec
 
     def _parse(self, arguments: Mapping[str, Any]) -> tuple[str, str | None, float]:
-        command = require_str(arguments, "command")
-        cwd = optional_str(arguments, "cwd") or self._default_cwd
-        timeout = arguments.get("timeout_s")
-        if timeout is None:
-            return command, cwd, self._max_timeout_s
-        if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
-            raise ArgumentError(f"timeout_s must be a positive number of seconds, got {timeout!r}")
-        return command, cwd, min(float(timeout), self._max_timeout_s)
+        args = parse_arguments(RunCommandArgs, arguments)
+        timeout_s = self._max_timeout_s if args.timeout_s is None else min(args.timeout_s, self._max_timeout_s)
+        return args.command, args.cwd or self._default_cwd, timeout_s
 
     async def run(self, arguments: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         try:

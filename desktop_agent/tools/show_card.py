@@ -10,14 +10,35 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from desktop_agent.core.ports import JSONDict, ToolContext, ToolResult, ToolSpec
-from desktop_agent.tools._args import ArgumentError, optional_list, optional_str, require_str
+from pydantic import BaseModel, BeforeValidator, Field
+
+from desktop_agent.core.json_types import JSONDict
+from desktop_agent.core.ports import ToolContext, ToolResult, ToolSpec
+from desktop_agent.tools.arguments import ArgumentError, NonEmptyStr, parse_arguments, tool_parameters
 
 log = logging.getLogger(__name__)
 
 NAME = "show_card"
+
+
+def _number_as_text(value: object) -> object:
+    # Models often send numbers as values; show them as written.
+    return str(value) if isinstance(value, int | float) and not isinstance(value, bool) else value
+
+
+class CardField(BaseModel):
+    label: NonEmptyStr
+    value: Annotated[str, BeforeValidator(_number_as_text)]
+
+
+class ShowCardArgs(BaseModel):
+    title: NonEmptyStr
+    body: str = Field(description="Markdown.")
+    image_path: str | None = Field(None, description="Path of a local image file (optional).")
+    fields: list[CardField] = Field(default_factory=list, description="Label/value pairs (optional).")
+
 
 SPEC = ToolSpec(
     name=NAME,
@@ -26,23 +47,7 @@ SPEC = ToolSpec(
         "and a list of label/value fields. Use it to present a result at a glance; "
         "it does not wait for the user."
     ),
-    parameters={
-        "type": "object",
-        "properties": {
-            "title": {"type": "string"},
-            "body": {"type": "string", "description": "Markdown."},
-            "image_path": {"type": "string", "description": "Path of a local image file (optional)."},
-            "fields": {
-                "type": "array",
-                "items": {
-                    "type": "object",
-                    "properties": {"label": {"type": "string"}, "value": {"type": "string"}},
-                    "required": ["label", "value"],
-                },
-            },
-        },
-        "required": ["title", "body"],
-    },
+    parameters=tool_parameters(ShowCardArgs),
     skip_approval=True,
 )
 
@@ -50,22 +55,9 @@ SPEC = ToolSpec(
 def parse_card(arguments: Mapping[str, Any]) -> JSONDict:
     """The card as pushed on the bus: ``title``, ``body``, ``image_path``
     (str or None), ``fields`` (list of ``{label, value}``), all keys present."""
-    title = require_str(arguments, "title")
-    body = optional_str(arguments, "body")
-    if body is None:
-        raise ArgumentError("body must be a string (markdown)")
-    image_path = optional_str(arguments, "image_path")
-    fields: list[dict[str, str]] = []
-    for i, item in enumerate(optional_list(arguments, "fields") or []):
-        if not isinstance(item, Mapping):
-            raise ArgumentError(f"fields[{i}] must be an object with label and value")
-        label = require_str(item, "label", f"fields[{i}].")
-        value = item.get("value")
-        # Models often send numbers as values; show them as written.
-        if not isinstance(value, str | int | float):
-            raise ArgumentError(f"fields[{i}].value must be a string, got {value!r}")
-        fields.append({"label": label, "value": str(value)})
-    return {"title": title, "body": body, "image_path": image_path or None, "fields": fields}
+    card = parse_arguments(ShowCardArgs, arguments).model_dump()
+    card["image_path"] = card["image_path"] or None
+    return card
 
 
 class ShowCardTool:

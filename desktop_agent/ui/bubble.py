@@ -1,52 +1,116 @@
 """Message bubbles: the user's text, the assistant's Markdown, notices.
 
-Assistant text arrives as segments; the bubble keeps the raw text (which
-keeps the newlines Markdown needs) and shows it with control tags stripped.
-A streaming reply is shown as one label per finished paragraph plus one for
-the paragraph still growing, so each segment re-renders only that last
-paragraph, not the whole reply (a long reply would otherwise cost more with
-every sentence).
+Assistant text arrives as segments that already carry no control tags and
+keep every space and newline (DESIGN §3), so the bubble only concatenates
+them into Markdown source; it knows nothing of the stream parser.
+
+A streaming reply is shown as one label per finished block plus one for the
+block still growing, so each segment re-renders only that last block, not
+the whole reply (a long reply would otherwise cost more with every sentence).
+Which blocks are finished is markdown-it's call, not a hand-written splitter:
+a list continuing across a blank line, a list item's continuation paragraph
+and a ``~~~`` fence with blank lines inside all stay one block.
 """
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
 from typing import Literal
 
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtWidgets import QFrame, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 BubbleRole = Literal["user", "assistant", "warning", "error"]
 
 _INTERACTION = Qt.TextInteractionFlag.TextSelectableByMouse | Qt.TextInteractionFlag.LinksAccessibleByMouse
-_FENCE = "```"
+_MD = MarkdownIt("commonmark")
+_NEWLINES = re.compile(r"\r\n?")
+"""markdown-it counts lines after turning these into newlines; so must we."""
+_LEADING_BLANK_LINES = re.compile(r"\A(?:[ \t]*\n)+")
+_CLOSED_LEAVES = frozenset({"heading_open", "fence", "hr"})
+"""Blocks that no later line can join once another block follows them."""
+_CONTAINERS = frozenset({"bullet_list_open", "ordered_list_open", "blockquote_open"})
+_MAY_CONTINUE = tuple(" \t-*+>0123456789")
+"""How a line starts that could still join a list or quote above it."""
 
 
-def complete_blocks(text: str, start: int) -> tuple[list[str], int]:
-    """Markdown paragraphs of ``text[start:]`` that are finished: followed by
-    a blank line, and not inside an open code fence. Returns them (stripped,
-    empty ones dropped) and where the unfinished rest begins."""
-    blocks: list[str] = []
-    block_start = search = start
-    while (cut := text.find("\n\n", search)) >= 0:
-        block = text[block_start:cut]
-        fences = sum(1 for line in block.splitlines() if line.lstrip().startswith(_FENCE))
-        search = cut + 2
-        if fences % 2:
-            continue  # a blank line inside a code block
-        if block.strip():
-            blocks.append(block.strip("\n"))
-        block_start = cut + 2
-    return blocks, block_start
+@dataclass(frozen=True, slots=True)
+class Block:
+    """A finished top-level Markdown block."""
+
+    markdown: str
+    """Its source, without the blank lines around it."""
+    code: str | None
+    """The code inside, when it is a fenced code block (``` or ~~~)."""
 
 
-def fenced_code(block: str) -> str | None:
-    """The code inside a block that is exactly one fenced code block."""
-    lines = block.strip().splitlines()
-    if len(lines) >= 2 and lines[0].lstrip().startswith(_FENCE) and lines[-1].strip() == _FENCE:
-        body = lines[1:-1]
-        if not any(line.strip().startswith(_FENCE) for line in body):
-            return "\n".join(body)
-    return None
+def _first_line(token: Token) -> int:
+    assert token.map is not None  # finished_blocks keeps only tokens with a map
+    return token.map[0]
+
+
+def _offset(lines: list[str], line: int) -> int:
+    return sum(len(text) + 1 for text in lines[:line])
+
+
+def _settled(block: Token, after: Token, lines: list[str], complete: int) -> bool:
+    r"""Whether ``block`` is final now that ``after`` has started below it.
+
+    A block that begins on a complete line can no longer change what came
+    before it. One that begins on the line still being typed might yet join
+    the block above it (``"- a\n\n-"`` may become ``"- a\n\n- b"``, and
+    ``"Para\n#"`` may become ``"Para\n#x"``), unless that block is one no
+    line can join: a closed heading, fence or rule, or a paragraph or list
+    after a blank line with a line starting that no list or quote continues.
+    """
+    start = _first_line(after)
+    if start < complete or block.type in _CLOSED_LEAVES:
+        return True
+    blank_before = start > 0 and not lines[start - 1].strip()
+    if block.type == "paragraph_open":
+        return blank_before
+    return block.type in _CONTAINERS and blank_before and not lines[start].startswith(_MAY_CONTINUE)
+
+
+def finished_blocks(text: str, *, final: bool = False) -> tuple[list[Block], int]:
+    """The top-level Markdown blocks of ``text`` that are finished, and where
+    the unfinished rest begins (at a line start; ``len(text)`` when ``final``).
+
+    A block is finished when markdown-it sees a block after it that the
+    block cannot absorb any more (see ``_settled``), or when ``final``.
+    ``text`` should start at a block boundary, which the returned offset is.
+    """
+    tops = [t for t in _MD.parse(text) if t.level == 0 and t.nesting >= 0 and t.map is not None]
+    lines = text.split("\n")
+    if final:
+        done = len(tops)
+    else:
+        complete = len(lines) - 1  # the last line is still being typed
+        done = 0
+        while done + 1 < len(tops) and _settled(tops[done], tops[done + 1], lines, complete):
+            done += 1
+    blocks: list[Block] = []
+    begin = 0
+    for i, token in enumerate(tops[:done]):
+        end = _offset(lines, _first_line(tops[i + 1])) if i + 1 < len(tops) else len(text)
+        source = _LEADING_BLANK_LINES.sub("", text[begin:end]).rstrip()
+        code = token.content.removesuffix("\n") if token.type == "fence" else None
+        blocks.append(Block(source, code))
+        begin = end
+    return blocks, (len(text) if final else begin)
+
+
+def _paragraph_break(source: str) -> str:
+    """What ``source`` needs to end with a blank line; "" when it does or is blank."""
+    if not source.strip():
+        return ""
+    lines = source[-256:].split("\n")
+    if lines[-1].strip():
+        return "\n\n"
+    return "" if len(lines) >= 3 and not lines[-2].strip() else "\n"
 
 
 def _label(parent: QWidget, fmt: Qt.TextFormat) -> QLabel:
@@ -71,15 +135,16 @@ class MessageBubble(QFrame):
         self.setObjectName("bubble")
         self.setProperty("role", role)
         self.role: BubbleRole = role
-        self._raw = ""
+        self._source = ""
+        """Everything appended: plain text, or Markdown source."""
         self._natural: int | None = None
         self._format = Qt.TextFormat.PlainText if role == "user" else Qt.TextFormat.MarkdownText
         self._done = 0
-        """Where the unfinished paragraph begins in the shown text."""
+        """Where the unfinished block begins in the source."""
         self.blocks: list[QLabel] = []
-        """Labels of the finished paragraphs (Markdown bubbles only)."""
+        """Labels of the finished blocks (Markdown bubbles only)."""
         self.label = _label(self, self._format)
-        """The last (or only) label: the paragraph still growing."""
+        """The last (or only) label: the block still growing."""
         self._box = QVBoxLayout(self)
         self._box.setContentsMargins(12, 8, 12, 8)
         self._box.setSpacing(6)
@@ -87,37 +152,41 @@ class MessageBubble(QFrame):
         if text:
             self.append(text)
 
-    def append(self, raw_text: str) -> None:
-        """Add a segment (its ``raw_text``; tags are stripped for display)."""
-        self._raw += raw_text
+    def append(self, text: str, *, new_paragraph: bool = False) -> None:
+        """Add display text (a segment's ``text``: no tags, whitespace kept).
+
+        ``new_paragraph``: the text starts a new agent round; a blank line is
+        put before it, unless the bubble is empty or already ends with one,
+        so two rounds never run into one paragraph.
+        """
+        if new_paragraph:
+            self._source += _paragraph_break(self._source)
+        self._source += _NEWLINES.sub("\n", text) if "\r" in text else text
         self._natural = None
         if self.role == "user":
-            self.label.setText(self._raw)
+            self.label.setText(self._source)
             return
-        from desktop_agent.core.stream_parser import strip_tags  # not needed to show the window
-
-        self._render(strip_tags(self._raw))
+        self._render(final=False)
 
     def finish(self) -> None:
-        """The message is complete: its last paragraph is final too."""
-        from desktop_agent.core.stream_parser import strip_tags
-
+        """The message is complete: its last block is final too."""
         if self.role != "user":
-            self._render(strip_tags(self._raw).rstrip("\n") + "\n\n")
+            self._render(final=True)
 
-    def _render(self, shown: str) -> None:
-        finished, self._done = complete_blocks(shown, self._done)
-        for block in finished:
-            code = fenced_code(block)
-            label = _label(self, self._format if code is None else Qt.TextFormat.PlainText)
-            if code is None:
-                label.setText(block)
+    def _render(self, *, final: bool) -> None:
+        blocks, cut = finished_blocks(self._source[self._done :], final=final)
+        self._done += cut
+        for block in blocks:
+            if block.code is None:
+                label = _label(self, self._format)
+                label.setText(block.markdown)
             else:  # a finished code block: monospace on a tinted ground (the theme's #mono)
+                label = _label(self, Qt.TextFormat.PlainText)
                 label.setObjectName("mono")
-                label.setText(code)
+                label.setText(block.code)
             self._box.insertWidget(self._box.count() - 1, label)
             self.blocks.append(label)
-        tail = shown[self._done :].strip()
+        tail = self._source[self._done :].strip()
         self.label.setText(tail)
         self.label.setVisible(bool(tail) or not self.blocks)
 
@@ -139,9 +208,7 @@ class MessageBubble(QFrame):
 
     def text(self) -> str:
         """What the bubble shows (the Markdown source for assistant text)."""
-        from desktop_agent.core.stream_parser import strip_tags
-
-        return strip_tags(self._raw).strip() if self.role != "user" else self._raw
+        return self._source.strip() if self.role != "user" else self._source
 
 
 class SystemMessage(QLabel):

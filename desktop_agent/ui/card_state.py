@@ -14,8 +14,14 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any, Literal
+from typing import Any, Literal, assert_never
 
+from desktop_agent.core.messages import (
+    ToolCallMessage,
+    ToolOutputMessage,
+    ToolProgressMessage,
+    ToolRejectedMessage,
+)
 from desktop_agent.core.ports import ImageContent
 from desktop_agent.ui.i18n import tr
 
@@ -70,60 +76,70 @@ class ToolCardState:
         return self.phase in PENDING_PHASES
 
 
-def new_card(message: Mapping[str, Any]) -> ToolCardState:
-    return ToolCardState(str(message["tool_call_id"]), str(message.get("tool_name") or "?"))
+CardUpdate = ToolCallMessage | ToolProgressMessage | ToolOutputMessage | ToolRejectedMessage
+"""The messages of one call that move its card."""
 
 
-def apply_message(
-    state: ToolCardState, message: Mapping[str, Any], images: tuple[ImageContent, ...] = ()
-) -> ToolCardState:
-    """The card after one ``tool_call`` / ``tool_progress`` / ``tool_rejected``
-    message of its call. A terminal card ignores later messages."""
+def new_card(message: CardUpdate) -> ToolCardState:
+    name = message.tool_name if not isinstance(message, ToolProgressMessage | ToolOutputMessage) else "?"
+    return ToolCardState(message.tool_call_id, name or "?")
+
+
+def auto_approved(state: ToolCardState) -> ToolCardState:
+    """The always-allow list approved the call: it runs without a click."""
     if not state.pending:
         return state
-    kind = message.get("type")
-    arguments = message.get("arguments")
-    if arguments is not None and isinstance(arguments, Mapping):
-        state = replace(state, arguments=arguments)
-    if kind == "tool_call":
-        step = message.get("state")
-        if step == "start":
-            return state
-        if step == "approval_required":
-            if message.get("auto_approved"):
-                return replace(state, phase="executing", auto_approved=True, task_id=None)
-            return replace(state, phase="approval", task_id=str(message.get("task_id")))
-        if step == "executing":
-            return replace(state, phase="executing", task_id=None)
-        if step == "result":
+    return replace(state, phase="executing", auto_approved=True, task_id=None)
+
+
+def apply_message(state: ToolCardState, message: CardUpdate) -> ToolCardState:
+    """The card after one message of its call. A terminal card ignores
+    later messages."""
+    if not state.pending:
+        return state
+    match message:
+        case ToolCallMessage():
+            if message.arguments is not None:
+                state = replace(state, arguments=message.arguments)
+            match message.state:
+                case "start":
+                    return state
+                case "approval_required":
+                    return replace(state, phase="approval", task_id=message.task_id)
+                case "executing":
+                    return replace(state, phase="executing", task_id=None)
+                case "result":
+                    return replace(
+                        state,
+                        phase="done",
+                        task_id=None,
+                        result=message.result or "",
+                        is_error=bool(message.is_error),
+                        images=message.images,
+                    )
+                case _:
+                    assert_never(message.state)
+        case ToolProgressMessage():
             return replace(
                 state,
-                phase="done",
-                task_id=None,
-                result=str(message.get("result", "")),
-                is_error=bool(message.get("is_error")),
-                images=images,
+                progress=Progress(
+                    message.progress, message.total, message.message or None, message.eta_s
+                ),
             )
-        return state
-    if kind == "tool_progress":
-        return replace(
-            state,
-            progress=Progress(
-                float(message.get("progress") or 0.0),
-                _number(message.get("total")),
-                message.get("message") or None,
-                _number(message.get("eta_s")),
-            ),
-        )
-    if kind == "tool_rejected":
-        return replace(
-            state,
-            phase="rejected",
-            task_id=None,
-            reason=str(message.get("reason") or ""),
-            partial_result=message.get("partial_result"),
-        )
-    return state
+        case ToolOutputMessage():
+            return state
+        case ToolRejectedMessage():
+            if message.arguments is not None:
+                state = replace(state, arguments=message.arguments)
+            return replace(
+                state,
+                phase="rejected",
+                task_id=None,
+                reason=message.reason,
+                partial_result=message.partial_result,
+            )
+        case _:
+            assert_never(message)
 
 
 def answered(state: ToolCardState, approved: bool) -> ToolCardState:
@@ -138,12 +154,6 @@ def invalidate(state: ToolCardState, reason: str | None = None) -> ToolCardState
     if not state.pending:
         return state
     return replace(state, phase="invalidated", task_id=None, reason=reason)
-
-
-def _number(value: Any) -> float | None:
-    if value is None or isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    return float(value)
 
 
 # ----------------------------------------------------------------- wording

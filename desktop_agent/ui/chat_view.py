@@ -116,13 +116,22 @@ class ChatView(QScrollArea):
         self.add_widget(bubble, "right")
         return bubble
 
-    def add_assistant_text(self, raw_text: str) -> MessageBubble:
-        """Append a segment to the current assistant bubble (or a new one)."""
+    def add_assistant_text(self, text: str, *, new_paragraph: bool = False) -> MessageBubble | None:
+        """Append display text (a segment's ``text``: no control tags, its
+        whitespace kept) to the current assistant bubble, or a new one.
+
+        ``new_paragraph``: the first text of a new agent round; the bubble
+        puts a blank line before it so the rounds never run together.
+        Blank text (a round's last segment may be only whitespace, or empty
+        where the round ended with ``<need_tool>``) opens no bubble: None.
+        """
         if self._current is None:
+            if not text.strip():
+                return None
             bubble = MessageBubble("assistant")
             self.add_widget(bubble)
             self._current = bubble
-        self._current.append(raw_text)
+        self._current.append(text, new_paragraph=new_paragraph)
         return self._current
 
     def add_notice(self, role: BubbleRole, text: str) -> MessageBubble:

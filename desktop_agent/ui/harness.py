@@ -21,9 +21,15 @@ from PySide6.QtWidgets import QApplication
 import qasync  # isort: skip  (after PySide6, STACK.md "qasync")
 
 from desktop_agent.core.agent import AgentClient
-from desktop_agent.core.bus import BusItem
 from desktop_agent.core.conversation import Conversation
-from desktop_agent.core.forms import FormManager
+from desktop_agent.core.forms import FormManager, FormQuestion
+from desktop_agent.core.messages import (
+    FormRequestMessage,
+    TextMessage,
+    ToolCallMessage,
+    ToolCallState,
+    ToolRejectedMessage,
+)
 from desktop_agent.core.ports import ImageContent
 from desktop_agent.core.tool_router import ToolRouter
 from desktop_agent.llm.demo import DemoModel
@@ -61,43 +67,59 @@ def run_on_qasync(main: Callable[[], Awaitable[T]], *, timeout: float = 60.0) ->
 
 # ------------------------------------------------------------ bus messages
 
-_seq = iter(range(1, 1 << 62))
-
-
-def message(type_: str, **fields: Any) -> dict[str, Any]:
-    """A bus message as the handler would push it (session ``test``)."""
-    return {"type": type_, "session_id": "test", "seq": next(_seq), **fields}
-
 
 def tool_item(
-    state: str,
+    state: ToolCallState,
     tool_call_id: str = "call_1",
     tool_name: str = "run_command",
     arguments: dict[str, Any] | None = None,
     images: tuple[ImageContent, ...] = (),
-    **fields: Any,
-) -> BusItem:
-    """A ``tool_call`` bus item at ``state``."""
-    return BusItem(
-        message(
-            "tool_call",
-            state=state,
-            tool_call_id=tool_call_id,
-            tool_name=tool_name,
-            arguments=arguments,
-            **fields,
-        ),
-        images=images,
+    *,
+    task_id: str | None = None,
+    result: str | None = None,
+    is_error: bool | None = None,
+) -> ToolCallMessage:
+    """A ``tool_call`` message at ``state``."""
+    if result is not None and is_error is None:
+        is_error = False
+    return ToolCallMessage(
+        state, tool_call_id, tool_name, arguments, task_id=task_id, result=result,
+        is_error=is_error, images=images,
     )
 
 
 def form_item(
     tool_call_id: str, form_id: str, questions: list[dict[str, Any]], title: str | None = None
-) -> BusItem:
-    """A ``form_request`` bus item, as ask_user_question's hook pushes it."""
-    return BusItem(
-        message("form_request", tool_call_id=tool_call_id, form_id=form_id, title=title, questions=questions)
+) -> FormRequestMessage:
+    """A ``form_request`` message, as ask_user_question's hook makes it."""
+    parsed = tuple(
+        FormQuestion(
+            str(q["id"]), str(q["question"]), q.get("type", "text"),
+            tuple(q.get("options") or ()), bool(q.get("required", True)),
+        )
+        for q in questions
     )
+    return FormRequestMessage(tool_call_id, form_id, parsed, title)
+
+
+def text_item(
+    text: str, segment_id: int = 1, *, raw_text: str | None = None, voice: bool = False
+) -> TextMessage:
+    """A ``text`` message showing ``text`` (``raw_text``: the stream's slice
+    with its tags; ``text`` itself when not given)."""
+    return TextMessage(segment_id, text, text if raw_text is None else raw_text, voice)
+
+
+def rejected_item(
+    reason: str,
+    tool_call_id: str = "call_1",
+    tool_name: str = "run_command",
+    arguments: dict[str, Any] | None = None,
+    *,
+    partial_result: dict[str, Any] | None = None,
+) -> ToolRejectedMessage:
+    """A ``tool_rejected`` message: the call ended without its result."""
+    return ToolRejectedMessage(tool_call_id, tool_name, arguments, reason, partial_result)
 
 
 def offline_deps(forms: FormManager | None = None, *, settings: Settings | None = None) -> WindowDeps:

@@ -144,12 +144,27 @@ def language() -> Language:
 
 def tr(key: str, **fields: object) -> str:
     """The text for ``key`` in the current language, formatted with ``fields``."""
+    return text_in(_current, key, **fields)
+
+
+def text_in(language: Language, key: str, **fields: object) -> str:
+    """The text for ``key`` in ``language`` (the terminal speaks English)."""
     try:
         en, zh = _TEXTS[key]
     except KeyError:
         raise KeyError(f"no UI text named {key!r}") from None
-    text = zh if _current == "zh" else en
+    text = zh if language == "zh" else en
     return text.format(**fields) if fields else text
+
+
+INTERRUPTED_TEXT: dict[str, str | None] = {
+    "user": "sys_conversation_interrupted",
+    "rejected": "sys_session_interrupted",
+    "approval_timeout": "sys_approval_timeout",
+    "error": None,  # the error notice already said what happened
+}
+"""The system message for each ``interrupted.reason``: the one table the
+window and the terminal read."""
 
 
 def keys() -> frozenset[str]:

@@ -17,6 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from desktop_agent.ui.i18n import INTERRUPTED_TEXT
+
 ButtonPhase = Literal["send", "interrupt", "interrupting"]
 """Send (idle) → Interrupt (turn running) → Interrupting… (disabled, until
 ``interrupted`` arrives or the fallback fires) → Send."""
@@ -49,13 +51,9 @@ class TurnTracker:
         self.interrupted_seen = True
         if self.user_rejected:
             return None
-        if self.user_interrupted or reason == "user":
-            return "sys_conversation_interrupted"
-        if reason == "approval_timeout":
-            return "sys_approval_timeout"
-        if reason == "rejected":
-            return "sys_session_interrupted"
-        return None
+        if self.user_interrupted:
+            reason = "user"
+        return INTERRUPTED_TEXT.get(reason)
 
     def rejected_card_phase(self) -> EndPhase:
         """How a ``tool_rejected`` card ends: invalidated when the user

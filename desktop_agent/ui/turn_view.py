@@ -14,14 +14,30 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
+from typing import Any, assert_never
 
-from desktop_agent.core.bus import BusItem
+from desktop_agent.core.messages import (
+    CardMessage,
+    ErrorMessage,
+    FormRequestMessage,
+    InterruptedMessage,
+    RoundEndMessage,
+    TextMessage,
+    ToolCallMessage,
+    ToolOutputMessage,
+    ToolProgressMessage,
+    ToolRejectedMessage,
+    TurnEndMessage,
+    WarningMessage,
+)
+from desktop_agent.core.playback import ToolEvent
 from desktop_agent.ui.bubble import BubbleRole
 from desktop_agent.ui.card_state import (
+    CardUpdate,
     ToolCardState,
     answered,
     apply_message,
+    auto_approved,
     invalidate,
     new_card,
 )
@@ -33,8 +49,6 @@ from desktop_agent.ui.turn_state import TurnTracker
 from desktop_agent.ui.visual_card import VisualCardWidget
 
 log = logging.getLogger(__name__)
-
-JSONDict = dict[str, Any]
 
 
 class TurnView:
@@ -65,47 +79,57 @@ class TurnView:
         self._on_attention = on_attention
         self._on_interrupted = on_interrupted
         self._on_card = on_card
+        self._new_round = False
+        """The next text starts a new agent round (a new paragraph)."""
 
     # ------------------------------------------------------ PlaybackView
 
-    def show_text(self, message: JSONDict) -> None:
-        raw = message.get("raw_text")
-        self.chat.add_assistant_text(str(raw if raw is not None else message.get("text", "")))
+    def show_text(self, message: TextMessage) -> None:
+        self.chat.add_assistant_text(message.text, new_paragraph=self._new_round)
+        self._new_round = False
 
-    def tool_event(self, item: BusItem) -> None:
-        message = item.message
-        kind = item.type
-        if kind == "form_request":
-            self._add_form(message)
-        elif kind == "card":
-            self.chat.add_card(VisualCardWidget(message.get("card") or {}))
-        elif kind in ("tool_call", "tool_progress", "tool_rejected"):
-            card = self._card(message)
-            state = apply_message(card.state, message, item.images)
-            if kind == "tool_rejected" and state.phase == "rejected":
-                state = replace(state, phase=self.tracker.rejected_card_phase())
-            self._render(card, state)
-            if not state.pending:
-                self._close_form_of(state.tool_call_id)
+    def round_ended(self, message: RoundEndMessage) -> None:
+        self._new_round = True
 
-    def approval_needed(self, message: JSONDict) -> None:
+    def tool_event(self, message: ToolEvent) -> None:
+        match message:
+            case FormRequestMessage():
+                self._add_form(message)
+            case CardMessage():
+                self.chat.add_card(VisualCardWidget(message.card))
+            case ToolCallMessage() | ToolProgressMessage() | ToolOutputMessage() | ToolRejectedMessage():
+                card = self._card(message)
+                state = apply_message(card.state, message)
+                if isinstance(message, ToolRejectedMessage) and state.phase == "rejected":
+                    state = replace(state, phase=self.tracker.rejected_card_phase())
+                self._render(card, state)
+                if not state.pending:
+                    self._close_form_of(state.tool_call_id)
+            case _:
+                assert_never(message)
+
+    def approval_needed(self, message: ToolCallMessage) -> None:
         card = self._card(message)
         self._render(card, apply_message(card.state, message))
         state = card.state
         self._on_attention("approval", state.tool_call_id, tr("tray_approval", name=state.tool_name))
 
-    def notice(self, message: JSONDict) -> None:
-        level: BubbleRole = "error" if message.get("type") == "error" else "warning"
-        self.chat.add_notice(level, f"**{tr(level)}:** {message.get('message', '')}")
+    def auto_approved(self, message: ToolCallMessage) -> None:
+        card = self._card(message)
+        self._render(card, auto_approved(apply_message(card.state, message)))
 
-    def interrupted(self, message: JSONDict) -> None:
+    def notice(self, message: WarningMessage | ErrorMessage) -> None:
+        level: BubbleRole = "error" if isinstance(message, ErrorMessage) else "warning"
+        self.chat.add_notice(level, f"**{tr(level)}:** {message.message}")
+
+    def interrupted(self, message: InterruptedMessage) -> None:
         self.invalidate_pending()
-        key = self.tracker.on_interrupted(str(message.get("reason", "")))
+        key = self.tracker.on_interrupted(message.reason)
         if key is not None:
             self.chat.add_system(tr(key))
-        self._on_interrupted(str(message.get("reason", "")))
+        self._on_interrupted(message.reason)
 
-    def turn_ended(self, message: JSONDict) -> None:
+    def turn_ended(self, message: TurnEndMessage) -> None:
         self.finish()
 
     # ------------------------------------------------- from the window
@@ -149,8 +173,8 @@ class TurnView:
         if moved:
             self._on_card(state)
 
-    def _card(self, message: JSONDict) -> ToolCardWidget:
-        tool_call_id = str(message["tool_call_id"])
+    def _card(self, message: CardUpdate) -> ToolCardWidget:
+        tool_call_id = message.tool_call_id
         card = self.cards.get(tool_call_id)
         if card is None:
             card = ToolCardWidget(new_card(message))
@@ -160,13 +184,13 @@ class TurnView:
             self._on_card(card.state)
         return card
 
-    def _add_form(self, message: JSONDict) -> None:
-        form_id = str(message.get("form_id"))
-        form = FormWidget(form_id, message.get("questions") or [], message.get("title"))
+    def _add_form(self, message: FormRequestMessage) -> None:
+        form_id = message.form_id
+        form = FormWidget(form_id, [q.to_json() for q in message.questions], message.title)
         form.submitted.connect(self._on_form_submit)
         form.cancelled.connect(self._on_form_cancel)
         self.forms[form_id] = form
-        tool_call_id = str(message.get("tool_call_id"))
+        tool_call_id = message.tool_call_id
         self._form_of_call[tool_call_id] = form_id
         card = self.cards.get(tool_call_id)
         if card is not None:

@@ -3,8 +3,7 @@ label/value fields (DESIGN §5 ``card``)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QPixmap
@@ -12,17 +11,20 @@ from PySide6.QtWidgets import QFormLayout, QFrame, QLabel, QVBoxLayout, QWidget
 
 from desktop_agent.ui.i18n import tr
 
+if TYPE_CHECKING:
+    from desktop_agent.core.messages import Card
+
 IMAGE_MAX_WIDTH = 480
 
 
 class VisualCardWidget(QFrame):
-    def __init__(self, card: Mapping[str, Any], parent: QWidget | None = None) -> None:
+    def __init__(self, card: Card, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("visualCard")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(14, 12, 14, 12)
         layout.setSpacing(8)
-        self.title = QLabel(str(card.get("title") or ""), self)
+        self.title = QLabel(card.title, self)
         self.title.setObjectName("cardTitle")
         self.title.setWordWrap(True)
         self.title.setTextFormat(Qt.TextFormat.PlainText)
@@ -32,7 +34,7 @@ class VisualCardWidget(QFrame):
         layout.addWidget(self.title)
 
         self.image: QLabel | None = None
-        image_path = card.get("image_path")
+        image_path = card.image_path
         if image_path:
             self.image = QLabel(self)
             pixmap = QPixmap(str(image_path))
@@ -52,18 +54,15 @@ class VisualCardWidget(QFrame):
         self.body.setTextInteractionFlags(
             Qt.TextInteractionFlag.TextSelectableByMouse | Qt.TextInteractionFlag.LinksAccessibleByMouse
         )
-        self.body.setText(str(card.get("body") or ""))
+        self.body.setText(card.body)
         layout.addWidget(self.body)
 
         self.fields: list[tuple[str, str]] = []
-        raw_fields = card.get("fields") or []
-        if raw_fields:
+        if card.fields:
             form = QFormLayout()
             form.setHorizontalSpacing(16)
-            for item in raw_fields:
-                if not isinstance(item, Mapping):
-                    continue
-                label, value = str(item.get("label", "")), str(item.get("value", ""))
+            for item in card.fields:
+                label, value = item.label, item.value
                 self.fields.append((label, value))
                 name = QLabel(label, self)
                 name.setObjectName("cardMuted")

@@ -26,6 +26,7 @@ from collections import deque
 from dataclasses import dataclass
 
 from desktop_agent.core.bus import SessionMessageBus
+from desktop_agent.core.messages import AudioMessage
 from desktop_agent.core.ports import Speech, TTSEngine, TTSError
 from desktop_agent.voice.cache import CacheKey, SpeechCache, cache_key
 from desktop_agent.voice.text import has_speakable, one_line
@@ -146,17 +147,18 @@ class SpeechPipeline:
     def _push(self, segment_id: int, outcome: _Outcome | None) -> None:
         if isinstance(outcome, Speech):
             self._bus.push(
-                "audio",
-                audio=outcome.audio,
-                segment_id=segment_id,
-                mime=outcome.mime,
-                bytes=len(outcome.audio),
-                engine=outcome.engine,
+                AudioMessage(
+                    segment_id,
+                    mime=outcome.mime,
+                    bytes=len(outcome.audio),
+                    engine=outcome.engine,
+                    audio=outcome.audio,
+                )
             )
         else:
             reason = outcome.reason if outcome is not None else "speech timed out"
             log.info("speech: segment %s failed: %s", segment_id, reason)
-            self._bus.push("audio", segment_id=segment_id, error=reason, engine=self._engine.name)
+            self._bus.push(AudioMessage(segment_id, error=reason, engine=self._engine.name))
 
     async def drain(self) -> None:
         """Wait until every submitted segment's audio message was pushed.

@@ -14,11 +14,12 @@ from desktop_agent.core.chat_handler import (
     REASON_REJECTED,
     REASON_TIMEOUT,
     ChatHandler,
-    HandlerOutcome,
 )
+from desktop_agent.core.events import TurnOutcome
 from desktop_agent.core.ports import Tool
 from desktop_agent.core.session import SessionManager
 from desktop_agent.core.tool_router import ToolRouter
+from desktop_agent.testing.bus_reader import BusReader
 from desktop_agent.testing.fake_tools import BlockingTool, EchoTool
 from desktop_agent.testing.scripted_llm import ScriptedLLM
 from desktop_agent.testing.scripted_replies import Reply, ToolCallScript, text_reply, tool_reply
@@ -41,13 +42,14 @@ class Turn:
         self.sessions = SessionManager()
         self.handler = ChatHandler(self.agent, self.approvals, self.sessions)
         self.bus = SessionMessageBus(SID)
+        self.reader = BusReader(self.bus)
         self.messages: list[Msg] = []
 
     async def run(
         self,
         on_message: Callable[[Msg, Turn], None] = lambda m, t: None,
         approval_timeout_s: float = 5.0,
-    ) -> HandlerOutcome:
+    ) -> TurnOutcome:
         self.sessions.start(SID)
         task = asyncio.create_task(
             self.handler.handle_chat(SID, self.bus, [{"role": "user", "content": "hi"}],
@@ -55,10 +57,11 @@ class Turn:
         )
         async with asyncio.timeout(10):
             while True:
-                item = await self.bus.get()
-                self.messages.append(_strip(item.message))
-                on_message(item.message, self)
-                if item.type == "turn_end":
+                item = await self.reader.get()
+                message = item.to_json()
+                self.messages.append(_strip(message))
+                on_message(message, self)
+                if item.message.type == "turn_end":
                     break
             outcome = await task
         assert self.approvals.pending_keys() == []
@@ -81,9 +84,10 @@ def approve_all(message: Msg, turn: Turn) -> None:
 async def test_no_tool_path_runs_planning_then_continuation_round() -> None:
     turn = Turn([text_reply("Sure, a joke. <no_tool>"), text_reply("<voice>Why did the chicken cross?</voice>")])
     outcome = await turn.run()
-    assert outcome == HandlerOutcome("completed")
+    assert outcome == TurnOutcome("completed", session_id=SID)
     assert turn.messages == [
-        {"type": "text", "segment_id": 1, "text": "Sure, a joke.", "raw_text": "Sure, a joke.", "voice": False},
+        {"type": "text", "segment_id": 1, "text": "Sure, a joke. ", "raw_text": "Sure, a joke. <no_tool>",
+         "voice": False},
         {"type": "round_end", "round": 0, "kind": "planning"},
         {"type": "text", "segment_id": 2, "text": "Why did the chicken cross?",
          "raw_text": "<voice>Why did the chicken cross?</voice>", "voice": True},
@@ -215,7 +219,7 @@ async def test_interrupt_in_start_state_pushes_only_interrupted() -> None:
 
 
 async def test_interrupt_while_streaming_text() -> None:
-    turn = Turn([Reply(text="First sentence. ", hang=True)])
+    turn = Turn([Reply(text="First sentence. Then", hang=True)])
 
     def on_message(message: Msg, t: Turn) -> None:
         if message["type"] == "text":

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import itertools
+from typing import Any
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from desktop_agent.core.history import (
     TRUNCATION_MARK,
@@ -11,18 +16,28 @@ from desktop_agent.core.history import (
     check_history,
     truncate_for_send,
 )
+from desktop_agent.core.messages import (
+    BusMessage,
+    InterruptedMessage,
+    RoundEndMessage,
+    TextMessage,
+    ToolCallMessage,
+    ToolCallState,
+    ToolRejectedMessage,
+    TurnEndMessage,
+)
+from desktop_agent.core.stream_parser import StreamParser, strip_tags
 
 
-def text(raw: str, seg: int = 1) -> dict[str, object]:
-    return {"type": "text", "segment_id": seg, "text": raw, "raw_text": raw, "voice": False}
+def text(raw: str, seg: int = 1) -> TextMessage:
+    return TextMessage(seg, strip_tags(raw), raw, False)
 
 
-def call(state: str, cid: str = "c1", args: object = None, **kw: object) -> dict[str, object]:
-    return {"type": "tool_call", "state": state, "tool_call_id": cid, "tool_name": "run_command",
-            "arguments": args, **kw}
+def call(state: ToolCallState, cid: str = "c1", args: dict[str, Any] | None = None, **kw: Any) -> ToolCallMessage:
+    return ToolCallMessage(state, cid, "run_command", args, **kw)
 
 
-def record(*messages: dict[str, object]) -> list[dict[str, object]]:
+def record(*messages: BusMessage) -> list[dict[str, object]]:
     recorder = HistoryRecorder()
     for m in messages:
         recorder.consume(m)
@@ -32,19 +47,19 @@ def record(*messages: dict[str, object]) -> list[dict[str, object]]:
 def test_rounds_become_separate_assistant_messages_and_tools_merge_text() -> None:
     history = record(
         text("Let me check.<need_tool>"),
-        {"type": "round_end", "round": 0, "kind": "planning"},
+        RoundEndMessage(0, "planning"),
         text(" Running it now."),
         call("start"), call("approval_required", args={"command": "date"}, task_id="t1"),
         call("executing", args={"command": "date"}),
         call("result", args={"command": "date"}, result="Mon", is_error=False),
-        {"type": "round_end", "round": 1, "kind": "tools"},
+        RoundEndMessage(1, "tools"),
         text("<voice>It is Monday.</voice>"),
-        {"type": "round_end", "round": 2, "kind": "tools"},
-        {"type": "turn_end"},
+        RoundEndMessage(2, "tools"),
+        TurnEndMessage(),
     )
     assert history == [
         {"role": "assistant", "content": "Let me check."},
-        {"role": "assistant", "content": "Running it now.", "tool_calls": [
+        {"role": "assistant", "content": " Running it now.", "tool_calls": [
             {"id": "c1", "type": "function", "function": {"name": "run_command", "arguments": '{"command": "date"}'}}]},
         {"role": "tool", "tool_call_id": "c1", "content": "Mon"},
         {"role": "assistant", "content": "<voice>It is Monday.</voice>"},
@@ -56,10 +71,10 @@ def test_rejected_call_becomes_tool_message_with_partial_result_first() -> None:
     history = record(
         call("start"), call("approval_required", args={"command": "yes"}, task_id="t1"),
         call("executing", args={"command": "yes"}),
-        {"type": "tool_rejected", "tool_call_id": "c1", "tool_name": "run_command", "arguments": {"command": "yes"},
-         "reason": "The tool call was interrupted by the user.", "partial_result": {"stdout": "y\ny\n"}},
-        {"type": "interrupted", "reason": "user"},
-        {"type": "turn_end"},
+        ToolRejectedMessage("c1", "run_command", {"command": "yes"}, "The tool call was interrupted by the user.",
+                            {"stdout": "y\ny\n"}),
+        InterruptedMessage("user"),
+        TurnEndMessage(),
     )
     assert history == [
         {"role": "assistant", "content": None, "tool_calls": [
@@ -70,14 +85,14 @@ def test_rejected_call_becomes_tool_message_with_partial_result_first() -> None:
 
 
 def test_call_interrupted_before_arguments_leaves_no_tool_calls() -> None:
-    history = record(text("Hmm."), call("start"), {"type": "interrupted", "reason": "user"}, {"type": "turn_end"})
+    history = record(text("Hmm."), call("start"), InterruptedMessage("user"), TurnEndMessage())
     assert history == [{"role": "assistant", "content": "Hmm."}]
     check_history(history)
 
 
 def test_truncation_cuts_tool_context_except_whitelisted_tools() -> None:
     long = "x" * 500
-    messages = [
+    messages: list[dict[str, Any]] = [
         {"role": "user", "content": "hi"},
         {"role": "assistant", "content": None, "tool_calls": [
             {"id": "a", "type": "function", "function": {"name": "run_command", "arguments": long}},
@@ -106,3 +121,37 @@ def test_truncation_cuts_tool_context_except_whitelisted_tools() -> None:
 def test_check_history_rejects_unanswered_or_doubly_answered_calls(messages: list[dict[str, object]]) -> None:
     with pytest.raises(HistoryError):
         check_history(messages)
+
+
+def test_a_list_after_a_spoken_sentence_keeps_its_line_break_in_history() -> None:
+    parser = StreamParser()
+    segments = parser.feed("<voice>All done.</voice>\n- one\n- two") + parser.flush()
+    history = record(*(TextMessage(i, s.text, s.raw_text, s.voice) for i, s in enumerate(segments, 1)),
+                     TurnEndMessage())
+    assert history == [{"role": "assistant", "content": "<voice>All done.</voice>\n- one\n- two"}]
+
+
+_PIECES = st.one_of(
+    st.text(alphabet="ab 你好。！？!?.,，\n-#`*", min_size=1, max_size=10),
+    st.sampled_from(["<voice>", "</voice>", "<no_tool>", "<need_tool>", "\n- item\n", "\n\n## Head\n", "  "]),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_PIECES, min_size=1, max_size=12), st.lists(st.integers(0, 200), max_size=8))
+def test_history_keeps_every_character_of_the_reply_under_any_chunking(pieces: list[str], cuts: list[int]) -> None:
+    reply = "".join(pieces)
+    bounds = sorted({0, len(reply), *(c % (len(reply) + 1) for c in cuts)})
+    parser = StreamParser()
+    segments = [s for a, b in itertools.pairwise(bounds) for s in parser.feed(reply[a:b])] + parser.flush()
+    # What the chat handler pushes: every segment with something in its text.
+    shown = [TextMessage(i, s.text, s.raw_text, s.voice) for i, s in enumerate(segments, 1) if s.text]
+    history = record(*shown, RoundEndMessage(1, "continuation"))
+    content = history[0]["content"] if history else None
+    visible = strip_tags(reply)
+    if not visible.strip():
+        assert content is None
+        return
+    assert isinstance(content, str)
+    assert strip_tags(content) == visible  # every space and newline kept
+    assert "<no_tool>" not in content and "<need_tool>" not in content

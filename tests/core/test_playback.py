@@ -4,13 +4,23 @@ interrupt clears what is left (DESIGN §6)."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
-from desktop_agent.core.bus import BusItem, SessionMessageBus
-from desktop_agent.core.playback import PlaybackQueue
+from desktop_agent.core.bus import SessionMessageBus
+from desktop_agent.core.messages import (
+    AudioMessage,
+    ErrorMessage,
+    InterruptedMessage,
+    RoundEndMessage,
+    TextMessage,
+    ToolCallMessage,
+    ToolRejectedMessage,
+    TurnEndMessage,
+    WarningMessage,
+)
+from desktop_agent.core.playback import PlaybackQueue, ToolEvent
 from desktop_agent.testing.fake_sink import FakeAudioSink
-
-Msg = dict[str, Any]
 
 
 class RecordingView:
@@ -22,23 +32,28 @@ class RecordingView:
         self.events.append((kind, value))
         self.changed.set()
 
-    def show_text(self, message: Msg) -> None:
-        self._add("text", message["text"])
+    def show_text(self, message: TextMessage) -> None:
+        self._add("text", message.text)
 
-    def tool_event(self, item: BusItem) -> None:
-        m = item.message
-        self._add("tool", m.get("state") or m["type"])
+    def round_ended(self, message: RoundEndMessage) -> None:
+        self._add("round_end", message.round)
 
-    def approval_needed(self, message: Msg) -> None:
-        self._add("approval", message["task_id"])
+    def tool_event(self, message: ToolEvent) -> None:
+        self._add("tool", message.state if isinstance(message, ToolCallMessage) else message.type)
 
-    def notice(self, message: Msg) -> None:
-        self._add("notice", message["message"])
+    def approval_needed(self, message: ToolCallMessage) -> None:
+        self._add("approval", message.task_id)
 
-    def interrupted(self, message: Msg) -> None:
-        self._add("interrupted", message["reason"])
+    def auto_approved(self, message: ToolCallMessage) -> None:
+        self._add("auto_approved", message.task_id)
 
-    def turn_ended(self, message: Msg) -> None:
+    def notice(self, message: WarningMessage | ErrorMessage) -> None:
+        self._add("notice", message.message)
+
+    def interrupted(self, message: InterruptedMessage) -> None:
+        self._add("interrupted", message.reason)
+
+    def turn_ended(self, message: TurnEndMessage) -> None:
         self._add("turn_end", None)
 
     async def wait_for(self, kind: str) -> None:
@@ -47,25 +62,46 @@ class RecordingView:
             await self.changed.wait()
 
 
+async def until(condition: Callable[[], bool]) -> None:
+    """Let the loop run until ``condition`` holds (callers bound the wait)."""
+    while not condition():
+        await asyncio.sleep(0)
+
+
 def push_text(bus: SessionMessageBus, seg: int, text: str, voice: bool = False) -> None:
-    bus.push("text", segment_id=seg, text=text, raw_text=text, voice=voice)
+    bus.push(TextMessage(seg, text, text, voice))
 
 
 def push_audio(bus: SessionMessageBus, seg: int, data: bytes = b"RIFF") -> None:
-    bus.push("audio", audio=data, segment_id=seg, mime="audio/wav", bytes=len(data), engine="fake")
+    bus.push(AudioMessage(seg, mime="audio/wav", bytes=len(data), engine="fake", audio=data))
+
+
+def recorder(answers: list[tuple[str, bool]]) -> Callable[[str, bool], bool]:
+    """An approver that records each answer and says it was pending."""
+
+    def approve(task_id: str, approved: bool) -> bool:
+        answers.append((task_id, approved))
+        return True
+
+    return approve
+
+
+def approval(task_id: str = "t1", name: str = "x") -> ToolCallMessage:
+    return ToolCallMessage("approval_required", "c", name, {}, task_id=task_id)
 
 
 async def test_voice_text_waits_for_its_audio_and_plays_in_order() -> None:
     bus = SessionMessageBus("s")
     view, sink = RecordingView(), FakeAudioSink()
     queue = PlaybackQueue(view, approver=lambda t, a: True, sink=sink, expect_audio=True)
+    queue.attach(bus)
     runner = asyncio.create_task(queue.run(bus))
     async with asyncio.timeout(5):
         push_text(bus, 1, "one", voice=True)
         push_text(bus, 2, "plain")
         push_text(bus, 3, "three", voice=True)
         push_audio(bus, 3, b"c3")  # finishes first
-        await asyncio.sleep(0)
+        await until(lambda: queue.waiting_audio == 1)
         assert view.events == []  # segment 1 still waits for its audio
         push_audio(bus, 1, b"c1")
         await sink.wait_for_plays(1)
@@ -73,7 +109,7 @@ async def test_voice_text_waits_for_its_audio_and_plays_in_order() -> None:
         sink.finish()
         await sink.wait_for_plays(2)
         sink.finish()
-        bus.push("turn_end")
+        bus.push(TurnEndMessage())
         await runner
     assert [p[0] for p in sink.plays] == [b"c1", b"c3"]
     assert view.events == [("text", "one"), ("text", "plain"), ("text", "three"), ("turn_end", None)]
@@ -84,9 +120,10 @@ async def test_failed_audio_still_shows_text_and_queue_goes_on() -> None:
     bus = SessionMessageBus("s")
     view, sink = RecordingView(), FakeAudioSink()
     queue = PlaybackQueue(view, approver=lambda t, a: True, sink=sink, expect_audio=True)
+    queue.attach(bus)
     push_text(bus, 1, "broken", voice=True)
-    bus.push("audio", segment_id=1, error="offline", engine="fake")
-    bus.push("turn_end")
+    bus.push(AudioMessage(1, error="offline", engine="fake"))
+    bus.push(TurnEndMessage())
     async with asyncio.timeout(5):
         await queue.run(bus)
     assert view.events == [("text", "broken"), ("turn_end", None)]
@@ -97,9 +134,10 @@ async def test_approval_blocks_the_queue_until_answered() -> None:
     bus = SessionMessageBus("s")
     view = RecordingView()
     answers: list[tuple[str, bool]] = []
-    queue = PlaybackQueue(view, approver=lambda t, a: answers.append((t, a)) is None)
+    queue = PlaybackQueue(view, approver=recorder(answers))
+    queue.attach(bus)
     runner = asyncio.create_task(queue.run(bus))
-    bus.push("tool_call", state="approval_required", tool_call_id="c", tool_name="x", arguments={}, task_id="t1")
+    bus.push(approval())
     push_text(bus, 1, "after")
     async with asyncio.timeout(5):
         await view.wait_for("approval")
@@ -108,7 +146,7 @@ async def test_approval_blocks_the_queue_until_answered() -> None:
         assert queue.waiting_approval == "t1"
         assert queue.answer("t1", True)
         await view.wait_for("text")
-        bus.push("turn_end")
+        bus.push(TurnEndMessage())
         await runner
     assert answers == [("t1", True)]
     assert view.events == [("approval", "t1"), ("text", "after"), ("turn_end", None)]
@@ -118,20 +156,22 @@ async def test_always_allowed_tool_is_answered_without_asking() -> None:
     bus = SessionMessageBus("s")
     view = RecordingView()
     answers: list[tuple[str, bool]] = []
-    queue = PlaybackQueue(view, approver=lambda t, a: answers.append((t, a)) is None,
+    queue = PlaybackQueue(view, approver=recorder(answers),
                           auto_approve=lambda name: name == "x")
-    bus.push("tool_call", state="approval_required", tool_call_id="c", tool_name="x", arguments={}, task_id="t1")
-    bus.push("turn_end")
+    queue.attach(bus)
+    bus.push(approval())
+    bus.push(TurnEndMessage())
     async with asyncio.timeout(5):
         await queue.run(bus)
     assert answers == [("t1", True)]
-    assert view.events == [("tool", "approval_required"), ("turn_end", None)]
+    assert view.events == [("auto_approved", "t1"), ("turn_end", None)]
 
 
 async def test_interrupted_drops_unshown_text_and_stops_playback() -> None:
     bus = SessionMessageBus("s")
     view, sink = RecordingView(), FakeAudioSink()
     queue = PlaybackQueue(view, approver=lambda t, a: True, sink=sink, expect_audio=True)
+    queue.attach(bus)
     runner = asyncio.create_task(queue.run(bus))
     push_text(bus, 1, "playing", voice=True)
     push_audio(bus, 1)
@@ -139,8 +179,8 @@ async def test_interrupted_drops_unshown_text_and_stops_playback() -> None:
     push_text(bus, 3, "never shown either")
     async with asyncio.timeout(5):
         await sink.wait_for_plays(1)
-        bus.push("interrupted", reason="user")
-        bus.push("turn_end")
+        bus.push(InterruptedMessage("user"))
+        bus.push(TurnEndMessage())
         await runner
     assert ("stop",) in sink.log
     assert view.events == [("text", "playing"), ("interrupted", "user"), ("turn_end", None)]
@@ -151,13 +191,14 @@ async def test_interrupt_unblocks_a_pending_approval() -> None:
     bus = SessionMessageBus("s")
     view = RecordingView()
     queue = PlaybackQueue(view, approver=lambda t, a: True)
+    queue.attach(bus)
     runner = asyncio.create_task(queue.run(bus))
-    bus.push("tool_call", state="approval_required", tool_call_id="c", tool_name="x", arguments={}, task_id="t1")
+    bus.push(approval())
     async with asyncio.timeout(5):
         await view.wait_for("approval")
-        bus.push("tool_rejected", tool_call_id="c", tool_name="x", arguments={}, reason="timed out")
-        bus.push("interrupted", reason="approval_timeout")
-        bus.push("turn_end")
+        bus.push(ToolRejectedMessage("c", "x", {}, "timed out"))
+        bus.push(InterruptedMessage("approval_timeout"))
+        bus.push(TurnEndMessage())
         await runner
     assert view.events == [("approval", "t1"), ("tool", "tool_rejected"),
                            ("interrupted", "approval_timeout"), ("turn_end", None)]

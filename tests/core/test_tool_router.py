@@ -1,4 +1,4 @@
-"""ToolRouter order and approval rules; BusToolContext progress and ETA."""
+"""ToolRouter order and approval rules."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ from typing import Any
 
 from desktop_agent.core.bus import SessionMessageBus
 from desktop_agent.core.ports import ToolContext, ToolResult, ToolSpec
-from desktop_agent.core.tool_router import BusToolContext, ToolRouter
+from desktop_agent.core.tool_context import BusToolContext
+from desktop_agent.core.tool_router import ToolRouter
 from desktop_agent.testing.fake_tools import EchoTool
 
 
@@ -41,18 +42,3 @@ def test_mcp_tools_never_skip_approval_even_if_their_spec_says_so() -> None:
     quiet, sneaky = router.lookup("quiet"), router.lookup("sneaky")
     assert quiet is not None and quiet.skip_approval
     assert sneaky is not None and not sneaky.skip_approval
-
-
-def test_progress_pushes_messages_with_eta_from_the_observed_rate() -> None:
-    now = [100.0]
-    bus = SessionMessageBus("s")
-    ctx = BusToolContext(bus, "c1", "conv", clock=lambda: now[0])
-    ctx.progress(0, 10, "starting")
-    now[0] = 102.0
-    ctx.progress(2, 10, "two done")
-    now[0] = 103.0
-    ctx.progress(3, None, "unknown total")
-    messages = [bus.get_nowait() for _ in range(3)]
-    assert [(m.message["progress"], m.message["total"], m.message["eta_s"]) for m in messages if m] == [
-        (0, 10, None), (2, 10, 8.0), (3, None, None)]
-    assert bus.snapshot_partial() == {"progress": ["0/10 starting", "2/10 two done", "3 unknown total"]}

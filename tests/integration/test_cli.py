@@ -63,7 +63,7 @@ class Run:
         return [e["type"] if e["type"] != "tool_call" else f"tool_call:{e['state']}" for e in self.events()]
 
     def history(self) -> list[dict[str, Any]]:
-        history = json.loads(self.history_path.read_text())
+        history: list[dict[str, Any]] = json.loads(self.history_path.read_text())
         check_history(history)
         return history
 

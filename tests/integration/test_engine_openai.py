@@ -12,10 +12,11 @@ from typing import Any
 import pytest
 
 from desktop_agent.core.agent import AgentClient
-from desktop_agent.core.bus import BusItem, SessionMessageBus
+from desktop_agent.core.bus import SessionMessageBus
 from desktop_agent.core.conversation import Conversation, TurnOutcome
 from desktop_agent.core.forms import FormManager
 from desktop_agent.core.history import check_history
+from desktop_agent.core.messages import BusItem, TextMessage, ToolCallMessage, fields_json
 from desktop_agent.core.tool_router import ToolRouter
 from desktop_agent.llm.openai_provider import OpenAIProvider
 from desktop_agent.testing.procs import live_processes
@@ -26,6 +27,7 @@ from desktop_agent.testing.scripted_server import (
     text_reply,
     tool_reply,
 )
+from desktop_agent.testing.views import NullView
 from desktop_agent.tools import builtin_tools
 
 pytestmark = pytest.mark.integration
@@ -33,33 +35,22 @@ Msg = dict[str, Any]
 MARKER = "sleep 47.25"
 
 
-class View:
-    """Records what the queue shows; answers approvals by ``policy``."""
+class View(NullView):
+    """Records what the queue shows; answers approvals by ``policy`` (which
+    reads the message's JSON form)."""
 
     def __init__(self, conversation: Conversation, policy: Callable[[Msg], bool | None]) -> None:
         self.conversation = conversation
         self.policy = policy
         self.shown: list[str] = []
 
-    def show_text(self, message: Msg) -> None:
-        self.shown.append(message["text"])
+    def show_text(self, message: TextMessage) -> None:
+        self.shown.append(message.text)
 
-    def tool_event(self, item: BusItem) -> None:
-        pass
-
-    def approval_needed(self, message: Msg) -> None:
-        answer = self.policy(message)
-        if answer is not None:
-            asyncio.get_running_loop().call_soon(self.conversation.answer_approval, message["task_id"], answer)
-
-    def notice(self, message: Msg) -> None:
-        pass
-
-    def interrupted(self, message: Msg) -> None:
-        pass
-
-    def turn_ended(self, message: Msg) -> None:
-        pass
+    def approval_needed(self, message: ToolCallMessage) -> None:
+        answer = self.policy({"type": message.type, **fields_json(message)})
+        if answer is not None and message.task_id is not None:
+            asyncio.get_running_loop().call_soon(self.conversation.answer_approval, message.task_id, answer)
 
 
 @pytest.fixture
@@ -88,8 +79,9 @@ class Harness:
 
         def on_bus(bus: SessionMessageBus) -> None:
             def listen(item: BusItem) -> None:
-                self.events.append(item.message)
-                self.on_event(item.message, self)
+                message = item.to_json()
+                self.events.append(message)
+                self.on_event(message, self)
             bus.add_listener(listen)
 
         async with asyncio.timeout(30):
@@ -133,7 +125,7 @@ async def test_no_tool_path_two_rounds_and_history(harness: Harness) -> None:
     assert harness.types() == ["text", "round_end", "text", "round_end", "turn_end"]
     assert harness.conversation.history == [
         {"role": "user", "content": "hello"},
-        {"role": "assistant", "content": "Hi there!"},
+        {"role": "assistant", "content": "Hi there! "},  # exact characters, the intent tag removed
         {"role": "assistant", "content": "How can I help today?"},
     ]
     # The next turn sends that history (and no intent tag).
@@ -218,7 +210,7 @@ async def test_intent_tag_split_across_chunks_never_shows(harness: Harness) -> N
     plan = Reply(chunks=("Checking", " now. <need_", "tool>"))
     await harness.turn([plan, text_reply("Nothing needed after all.")])
     texts = [m["text"] for m in harness.events if m["type"] == "text"]
-    assert texts == ["Checking now.", "Nothing needed after all."]
+    assert texts == ["Checking now. ", "Nothing needed after all."]
     assert harness.server.requests[1]["tools"]  # the tool loop ran
 
 

@@ -91,7 +91,7 @@ def test_approving_a_command_runs_it_and_renders_each_state(qapp: QApplication) 
             assert kinds == ["MessageBubble", "MessageBubble", "ToolCardWidget", "MessageBubble"]
             texts = [w.text() for w in rig.window.chat.items() if isinstance(w, MessageBubble)]
             assert texts == ["say hello", "Let me check.", "It printed it."]
-            assert rig.window.send_button.phase == "send"
+            assert rig.window.send_button.phase == "send"  # type: ignore[comparison-overlap]  # changed by the awaits above
             assert rig.window.input.toPlainText() == ""
             check_history(rig.conversation.history)
             assert [m["role"] for m in rig.conversation.history] == [
@@ -170,7 +170,7 @@ def test_always_allow_is_saved_used_and_survives_a_new_window(qapp: QApplication
             dialog.revoke.click()
             dialog.buttons.accepted.emit()
             assert SettingsStore().load().settings.always_allow == ()
-            assert rig.window.settings.always_allow == ()
+            assert rig.window.settings.always_allow == ()  # type: ignore[comparison-overlap]  # changed by the awaits above
 
     run(main)
 
@@ -200,7 +200,7 @@ def test_interrupting_a_running_command_kills_it_and_keeps_history_well_formed(
                 assert await rig.turns.wait_for() == ("user",)
 
                 assert live_processes(marker) == []
-                assert rig.window.send_button.phase == "send"
+                assert rig.window.send_button.phase == "send"  # type: ignore[comparison-overlap]  # changed by the awaits above
                 assert phases(rig, call_id) == ["preparing", "approval", "executing", "invalidated"]
                 assert system_lines(rig) == [tr("sys_conversation_interrupted")]
                 check_history(rig.conversation.history)
@@ -347,7 +347,7 @@ def test_the_interrupt_fallback_frees_the_window_when_interrupted_never_comes(qa
             window.send_button.click()
             assert (window.send_button.phase, stuck.interrupts) == ("interrupting", 1)
             assert await turns.wait_for(timeout=5) == ("cancelled",)
-            assert window.send_button.phase == "send" and window.send_button.isEnabled()
+            assert window.send_button.phase == "send" and window.send_button.isEnabled()  # type: ignore[comparison-overlap]  # changed by the awaits above
             assert [w.text() for w in window.chat.items() if isinstance(w, SystemMessage)] == [
                 tr("sys_conversation_interrupted")
             ]
@@ -370,7 +370,7 @@ class LostApprovalConversation(StuckConversation):
 
         assert isinstance(view, TurnView)
         view.tool_event(tool_item("start", "c1"))
-        view.approval_needed(tool_item("approval_required", "c1", arguments={"command": "x"}, task_id="t1").message)
+        view.approval_needed(tool_item("approval_required", "c1", arguments={"command": "x"}, task_id="t1"))
         await asyncio.Event().wait()
 
     def answer_approval(self, task_id: str, approved: bool) -> bool:

@@ -6,7 +6,7 @@ from desktop_agent.core import prompts
 from desktop_agent.core.ports import TextDelta, ToolCallDelta
 from desktop_agent.llm.demo import DemoModel
 
-TOOLS = [{"type": "function", "function": {"name": n, "parameters": {}}}
+TOOLS: list[dict[str, object]] = [{"type": "function", "function": {"name": n, "parameters": {}}}
          for n in ("run_command", "show_card", "ask_user_question", "get_current_time")]
 
 

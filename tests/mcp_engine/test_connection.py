@@ -11,12 +11,20 @@ from collections.abc import Callable
 
 import pytest
 
-from desktop_agent.core.bus import BusItem
-from desktop_agent.core.ports import ToolResult
+from desktop_agent.core.messages import BusItem, ToolProgressMessage
+from desktop_agent.core.ports import ToolContext, ToolResult
 from desktop_agent.mcp_engine import McpConfig, McpEngine, ServerConfig, ServerStatus
 from desktop_agent.mcp_engine.connection import ServerConnection
 
-from .conftest import CRASH_SERVER, HANG_SERVER, CallContext, children, python_server, run_everything
+from .conftest import (
+    CRASH_SERVER,
+    HANG_SERVER,
+    CallContext,
+    IdleClock,
+    children,
+    python_server,
+    run_everything,
+)
 
 pytestmark = pytest.mark.integration
 
@@ -40,7 +48,7 @@ async def test_crash_fails_the_call_then_the_next_call_restarts_the_server(
             text='mcp server "crashy" exited during the call to "crash"; it restarts on the next call',
             is_error=True,
         )
-        assert call.bus.snapshot_partial() == {"progress": ["1/2 about to crash"]}
+        assert call.ctx.partial.snapshot() == {"progress": ["1/2 about to crash"]}
         assert not again.is_error and again.text != first_pid
         assert children(str(CRASH_SERVER)) == [int(again.text)]
     finally:
@@ -49,15 +57,19 @@ async def test_crash_fails_the_call_then_the_next_call_restarts_the_server(
 
 
 async def test_a_silent_hung_call_ends_at_the_idle_timeout_and_the_server_lives_on(
-    make_ctx: Callable[..., CallContext],
+    make_ctx: Callable[..., CallContext], idle_clock: IdleClock
 ) -> None:
     engine = McpEngine(McpConfig(servers=(python_server("hangs", HANG_SERVER, timeout_s=1.0),)))
     try:
         assert await engine.start() == []
         source = engine.shared_source()
         pid = (await source.call("pid", {}, make_ctx().ctx)).text
+        hanging = asyncio.create_task(source.call("hang", {}, make_ctx().ctx))
+        await idle_clock.wait_calls(2)
 
-        hung = await source.call("hang", {}, make_ctx().ctx)
+        idle_clock.clock.advance(1.0)
+        async with asyncio.timeout(10):
+            hung = await hanging
         after = await source.call("pid", {}, make_ctx().ctx)
 
         assert hung == ToolResult(
@@ -70,18 +82,37 @@ async def test_a_silent_hung_call_ends_at_the_idle_timeout_and_the_server_lives_
     assert children(str(HANG_SERVER)) == []
 
 
+class _TickingContext:
+    """A tool context whose every progress report comes 1 s (idle-clock time) after the last."""
+
+    def __init__(self, ctx: ToolContext, idle_clock: IdleClock) -> None:
+        self._ctx = ctx
+        self._clock = idle_clock.clock
+        self.session_id, self.conversation_id = ctx.session_id, ctx.conversation_id
+        self.tool_call_id = ctx.tool_call_id
+        self.set_partial, self.push_card = ctx.set_partial, ctx.push_card
+
+    def progress(self, progress: float, total: float | None, message: str | None) -> None:
+        self._ctx.progress(progress, total, message)
+        self._clock.advance(1.0)
+
+
 async def test_progress_resets_the_idle_timeout_so_a_long_reporting_call_finishes(
-    make_ctx: Callable[..., CallContext],
+    make_ctx: Callable[..., CallContext], idle_clock: IdleClock
 ) -> None:
-    # 10 steps of 0.25 s: 2.5 s in all, well past the 1.5 s idle timeout, yet each gap far below it.
+    # 10 reports 1 s apart: 10 s in all, well past the 1.5 s idle timeout, yet each gap below it.
     engine = McpEngine(McpConfig(servers=(python_server("slowpoke", HANG_SERVER, timeout_s=1.5),)))
     try:
         assert await engine.start() == []
         call = make_ctx()
 
-        result = await engine.shared_source().call("slow", {"steps": 10, "interval": 0.25}, call.ctx)
+        async with asyncio.timeout(10):
+            result = await engine.shared_source().call(
+                "slow", {"steps": 10, "interval": 0.001}, _TickingContext(call.ctx, idle_clock)
+            )
 
         assert result == ToolResult(text="done after 10 steps")
+        assert idle_clock.clock.now() == 10.0
         assert [m["progress"] for m in call.messages("tool_progress")] == [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]
     finally:
         await engine.aclose()
@@ -98,8 +129,11 @@ async def test_a_blocked_server_that_misses_its_ping_is_restarted(
         if status.state == "failed":
             gave_up.set()
 
+    # Real time on purpose: the server must really be blocked when the idle
+    # timeout fires, and nothing tells the test when it is; the health ping
+    # after it is bounded by the same 0.5 s.
     engine = McpEngine(
-        McpConfig(servers=(python_server("stuck", HANG_SERVER, timeout_s=1.0),)), on_status=on_status
+        McpConfig(servers=(python_server("stuck", HANG_SERVER, timeout_s=0.5),)), on_status=on_status
     )
     try:
         assert await engine.start() == []
@@ -139,7 +173,7 @@ async def test_interrupt_cancels_the_mcp_request_promptly_and_keeps_the_progress
         second_step = asyncio.Event()
 
         def on_message(item: BusItem) -> None:
-            if item.message.get("progress") == 2:
+            if isinstance(item.message, ToolProgressMessage) and item.message.progress == 2:
                 second_step.set()
 
         call.bus.add_listener(on_message)
@@ -151,7 +185,7 @@ async def test_interrupt_cancels_the_mcp_request_promptly_and_keeps_the_progress
         async with asyncio.timeout(5):
             with pytest.raises(asyncio.CancelledError):
                 await task
-        seen = call.bus.snapshot_partial()
+        seen = call.ctx.partial.snapshot()
         server_saw = await source.call("wait_cancelled", {}, make_ctx().ctx)
 
         assert seen is not None and seen["progress"][:2] == ["1/1000 step 1", "2/1000 step 2"]

@@ -21,7 +21,7 @@ def test_eta_comes_from_the_rate_since_the_first_report(make_ctx: Callable[..., 
 
     # 10 units per second; 80, 70, 60 units left.
     assert _etas(call) == [None, 8.0, 7.0, 6.0]
-    assert call.bus.snapshot_partial() == {"progress": ["10/100", "20/100", "30/100", "40/100"]}
+    assert call.ctx.partial.snapshot() == {"progress": ["10/100", "20/100", "30/100", "40/100"]}
 
 
 def test_without_a_total_there_is_no_eta_and_the_lines_keep_messages(
@@ -54,7 +54,7 @@ def test_without_a_total_there_is_no_eta_and_the_lines_keep_messages(
             "eta_s": None,
         },
     ]
-    assert call.bus.snapshot_partial() == {"progress": ["1 fetched page 1", "2 fetched page 2"]}
+    assert call.ctx.partial.snapshot() == {"progress": ["1 fetched page 1", "2 fetched page 2"]}
 
 
 def test_a_new_total_or_progress_going_back_starts_a_new_estimate(

@@ -84,7 +84,7 @@ async def test_long_operation_progress_becomes_tool_progress_with_eta(
         {**base, "seq": 2, "progress": 2, "total": 3, "message": None, "eta_s": 1.0},
         {**base, "seq": 3, "progress": 3, "total": 3, "message": None, "eta_s": 0.0},
     ]
-    assert call.bus.snapshot_partial() == {"progress": ["1/3", "2/3", "3/3"]}
+    assert call.ctx.partial.snapshot() == {"progress": ["1/3", "2/3", "3/3"]}
 
 
 async def test_image_becomes_a_placeholder_and_keeps_its_bytes(

@@ -7,18 +7,18 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
+import psutil
 import pytest
 
-from desktop_agent.core.bus import SessionMessageBus
-from desktop_agent.core.tool_router import BusToolContext
-
-JSONDict = dict[str, Any]
+from desktop_agent.core.json_types import JSONDict
+from desktop_agent.core.tool_context import BusToolContext
+from desktop_agent.testing.bus_reader import RecordingBus
 
 
 class WatchedContext(BusToolContext):
     """BusToolContext that wakes waiters whenever the partial output changes."""
 
-    def __init__(self, bus: SessionMessageBus, tool_call_id: str = "call-1") -> None:
+    def __init__(self, bus: RecordingBus, tool_call_id: str = "call-1") -> None:
         super().__init__(bus, tool_call_id, "conv-1")
         self.bus = bus
         self._changed = asyncio.Event()
@@ -28,34 +28,40 @@ class WatchedContext(BusToolContext):
         self._changed.set()
 
     async def wait_partial(self, predicate: Callable[[JSONDict], bool], timeout: float = 10) -> JSONDict:
-        """The partial output (without ``_id``) once ``predicate`` accepts it."""
+        """The partial output once ``predicate`` accepts it."""
         async with asyncio.timeout(timeout):
             while True:
-                snapshot = self.bus.snapshot_partial() or {}
+                snapshot = self.partial.snapshot() or {}
                 if predicate(snapshot):
                     return snapshot
                 self._changed.clear()
                 await self._changed.wait()
 
 
-def bus_messages(bus: SessionMessageBus) -> list[JSONDict]:
-    """Everything pushed so far, without ``seq`` and ``session_id``."""
-    out = []
-    while (item := bus.get_nowait()) is not None:
-        out.append({k: v for k, v in item.message.items() if k not in ("seq", "session_id")})
-    return out
+def no_longer_runs(pid: int) -> bool:
+    """Whether ``pid`` is gone or a zombie (a killed grandchild stays one until init reaps it)."""
+    try:
+        return bool(psutil.Process(pid).status() == psutil.STATUS_ZOMBIE)
+    except psutil.NoSuchProcess:
+        return True
+
+
+def bus_messages(bus: RecordingBus) -> list[JSONDict]:
+    """Everything pushed so far and not yet drained, without ``seq`` and
+    ``session_id``."""
+    return bus.drain()
 
 
 @pytest.fixture
-def drain() -> Callable[[SessionMessageBus], list[JSONDict]]:
+def drain() -> Callable[[RecordingBus], list[JSONDict]]:
     return bus_messages
 
 
 @pytest.fixture
-def bus() -> SessionMessageBus:
-    return SessionMessageBus("s1")
+def bus() -> RecordingBus:
+    return RecordingBus("s1")
 
 
 @pytest.fixture
-def ctx(bus: SessionMessageBus) -> WatchedContext:
+def ctx(bus: RecordingBus) -> WatchedContext:
     return WatchedContext(bus)

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from desktop_agent.core.forms import FormAnswer, FormManager, FormQuestion, PendingForm
+from desktop_agent.core.messages import fields_json
 from desktop_agent.core.ports import ToolResult
 from desktop_agent.tools.ask_user_question import AskUserQuestionTool
 
@@ -39,11 +40,17 @@ class SignallingForms(FormManager):
         return await super().wait(form_id, timeout)
 
 
+
+def post(tool: AskUserQuestionTool, call_id: str, arguments: Any) -> dict[str, Any] | None:
+    """``on_post_executing`` as the message's JSON form (with its type)."""
+    message = tool.on_post_executing(call_id, arguments)
+    return None if message is None else {"type": message.type, **fields_json(message)}
+
 def test_on_post_executing_returns_the_form_request_and_registers_the_form() -> None:
     forms = FormManager()
     tool = AskUserQuestionTool(forms)
 
-    message = tool.on_post_executing("call-1", ARGS)
+    message = post(tool, "call-1", ARGS)
 
     assert message is not None
     form_id = message["form_id"]
@@ -61,8 +68,8 @@ def test_on_post_executing_twice_for_one_call_returns_the_same_form() -> None:
     forms = FormManager()
     tool = AskUserQuestionTool(forms)
 
-    first = tool.on_post_executing("call-1", ARGS)
-    second = tool.on_post_executing("call-1", ARGS)
+    first = post(tool, "call-1", ARGS)
+    second = post(tool, "call-1", ARGS)
 
     assert first == second
     assert len(forms.pending()) == 1
@@ -71,7 +78,7 @@ def test_on_post_executing_twice_for_one_call_returns_the_same_form() -> None:
 async def test_run_waits_for_the_answer_and_returns_it_as_json(ctx: WatchedContext) -> None:
     forms = SignallingForms()
     tool = AskUserQuestionTool(forms)
-    message = tool.on_post_executing("call-1", ARGS)
+    message = post(tool, "call-1", ARGS)
     assert message is not None
 
     run = asyncio.create_task(tool.run(ARGS, ctx))
@@ -89,7 +96,7 @@ async def test_run_waits_for_the_answer_and_returns_it_as_json(ctx: WatchedConte
 async def test_a_form_the_user_cancelled_gives_a_non_error_declined_result(ctx: WatchedContext) -> None:
     forms = FormManager()
     tool = AskUserQuestionTool(forms)
-    message = tool.on_post_executing("call-1", ARGS)
+    message = post(tool, "call-1", ARGS)
     assert message is not None
     forms.respond(message["form_id"], None)
 
@@ -102,7 +109,7 @@ async def test_a_form_the_user_cancelled_gives_a_non_error_declined_result(ctx: 
 async def test_interrupting_the_run_cancels_the_form(ctx: WatchedContext) -> None:
     forms = SignallingForms()
     tool = AskUserQuestionTool(forms)
-    message = tool.on_post_executing("call-1", ARGS)
+    message = post(tool, "call-1", ARGS)
     assert message is not None
     run = asyncio.create_task(tool.run(ARGS, ctx))
     async with asyncio.timeout(5):
@@ -121,11 +128,11 @@ async def test_interrupting_the_run_cancels_the_form(ctx: WatchedContext) -> Non
 async def test_a_reused_call_id_after_the_form_ended_gets_a_new_form(ctx: WatchedContext) -> None:
     forms = FormManager()
     tool = AskUserQuestionTool(forms)
-    first = tool.on_post_executing("call-1", ARGS)
+    first = post(tool, "call-1", ARGS)
     assert first is not None
     forms.cancel_all()  # the turn was interrupted before run began
 
-    second = tool.on_post_executing("call-1", ARGS)
+    second = post(tool, "call-1", ARGS)
 
     assert second is not None
     assert second["form_id"] != first["form_id"]
@@ -137,7 +144,7 @@ async def test_single_question_shorthand_becomes_one_choice_question(ctx: Watche
     tool = AskUserQuestionTool(forms)
     args = {"question": "Tea or coffee?", "options": ["tea", "coffee"]}
 
-    message = tool.on_post_executing("call-1", args)
+    message = post(tool, "call-1", args)
 
     assert message is not None
     assert message["questions"] == [
@@ -157,7 +164,7 @@ async def test_single_question_shorthand_becomes_one_choice_question(ctx: Watche
 
 def test_questions_without_ids_are_numbered() -> None:
     tool = AskUserQuestionTool(FormManager())
-    message = tool.on_post_executing("call-1", {"questions": [{"question": "A?"}, {"question": "B?"}]})
+    message = post(tool, "call-1", {"questions": [{"question": "A?"}, {"question": "B?"}]})
     assert message is not None
     assert [(q["id"], q["type"]) for q in message["questions"]] == [("q1", "text"), ("q2", "text")]
 
@@ -166,13 +173,14 @@ def test_questions_without_ids_are_numbered() -> None:
     ("arguments", "error"),
     [
         ({}, "questions must be a non-empty list of {id, question, type, options}"),
-        ({"questions": []}, "questions must be a non-empty list of {id, question, type, options}"),
-        ({"questions": "Where?"}, "questions must be a list, got str"),
-        ({"questions": ["Where?"]}, "questions[0] must be an object, got str"),
-        ({"questions": [{"id": "a"}]}, "questions[0].question must be a non-empty string"),
+        ({"questions": []}, "questions must not be empty"),
+        ({"questions": "Where?"}, "questions must be a list, got 'Where?'"),
+        ({"questions": ["Where?"]}, "questions[0] must be an object, got 'Where?'"),
+        ({"questions": [{"id": "a"}]}, "questions[0].question is required"),
+        ({"questions": [{"id": " ", "question": "A?"}]}, "questions[0].id must be a non-empty string, got ' '"),
         (
             {"questions": [{"question": "A?", "type": "radio", "options": ["x"]}]},
-            "questions[0].type must be one of text, choice, multi_choice, got 'radio'",
+            "questions[0].type must be one of 'text', 'choice' or 'multi_choice', got 'radio'",
         ),
         (
             {"questions": [{"question": "A?", "type": "choice"}]},
@@ -184,7 +192,7 @@ def test_questions_without_ids_are_numbered() -> None:
         ),
         (
             {"questions": [{"question": "A?", "options": ["x", ""]}]},
-            "questions[0].options must be non-empty strings, got ''",
+            "questions[0].options[1] must be a non-empty string, got ''",
         ),
         (
             {"questions": [{"question": "A?", "options": ["x", "x"]}]},
@@ -202,8 +210,9 @@ def test_questions_without_ids_are_numbered() -> None:
             {"question": "A?", "questions": []},
             "give either 'questions' (a list) or 'question' (one question), not both",
         ),
-        ({"question": ""}, "question must be a non-empty string"),
-        ({"question": "A?", "title": 3}, "title must be a string, got int"),
+        ({"question": ""}, "question must be a non-empty string, got ''"),
+        ({"question": "A?", "title": 3}, "title must be a string, got 3"),
+        ({"question": "A?", "type": "text", "options": ["x"]}, "options are only for 'choice' and 'multi_choice' questions"),
     ],
 )
 async def test_invalid_arguments_show_no_form_and_give_an_error_naming_the_problem(
@@ -212,7 +221,7 @@ async def test_invalid_arguments_show_no_form_and_give_an_error_naming_the_probl
     forms = FormManager()
     tool = AskUserQuestionTool(forms)
 
-    assert tool.on_post_executing("call-1", arguments) is None
+    assert post(tool, "call-1", arguments) is None
     async with asyncio.timeout(5):
         result = await tool.run(arguments, ctx)
 

@@ -1,15 +1,19 @@
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+import asyncio
 
-from desktop_agent.core.bus import SessionMessageBus
+from desktop_agent.core.agent import AgentClient
+from desktop_agent.core.approval import ApprovalManager
+from desktop_agent.core.chat_handler import ChatHandler
 from desktop_agent.core.forms import FormManager
+from desktop_agent.core.messages import BusItem, FormRequestMessage
 from desktop_agent.core.ports import Tool
+from desktop_agent.core.session import SessionManager
 from desktop_agent.core.tool_router import ToolRouter
+from desktop_agent.testing.bus_reader import RecordingBus
+from desktop_agent.testing.scripted_llm import ScriptedLLM
+from desktop_agent.testing.scripted_replies import text_reply, tool_reply
 from desktop_agent.tools import builtin_tools
-
-Drain = Callable[[SessionMessageBus], list[dict[str, Any]]]
 
 
 def test_builtin_tools_are_the_three_tools_with_their_approval_rules() -> None:
@@ -31,41 +35,39 @@ def test_builtin_tools_are_the_three_tools_with_their_approval_rules() -> None:
     assert "at most 45" in tools[2].spec.description
 
 
-def test_the_form_request_can_be_pushed_right_after_tool_call_executing(drain: Drain) -> None:
-    """What the chat handler does, ignorant of tool names (DESIGN §4)."""
+async def test_the_handler_pushes_the_form_request_right_after_tool_call_executing() -> None:
+    """The real chat handler, ignorant of tool names (DESIGN §4), puts the
+    form next to its call; the form is registered before anyone can see it."""
     forms = FormManager()
-    router = ToolRouter(builtin_tools(forms))
-    bus = SessionMessageBus("s1")
     args = {"question": "Go?", "options": ["yes", "no"]}
-    routed = router.lookup("ask_user_question")
-    assert routed is not None
+    llm = ScriptedLLM([text_reply("Let me ask.<need_tool>"), tool_reply("ask_user_question", args),
+                       text_reply("Thanks.")])
+    agent = AgentClient(llm, ToolRouter(builtin_tools(forms)), system_prompt=None)
+    handler = ChatHandler(agent, ApprovalManager(), SessionManager())
+    bus = RecordingBus("s1")
+    seen_pending: list[int] = []
 
-    extra = routed.post_executing("call-1", args)
-    bus.push(
-        "tool_call", state="executing", tool_call_id="call-1", tool_name="ask_user_question", arguments=args
-    )
-    assert extra is not None
-    bus.push(extra.pop("type"), **extra)
+    def answer(item: BusItem) -> None:
+        if isinstance(item.message, FormRequestMessage):
+            seen_pending.append(len(forms.pending()))
+            forms.respond(item.message.form_id, {"q1": "yes"})
 
-    form_id = forms.pending()[0].form_id
-    assert drain(bus) == [
-        {
-            "type": "tool_call",
-            "state": "executing",
-            "tool_call_id": "call-1",
-            "tool_name": "ask_user_question",
-            "arguments": args,
-        },
-        {
-            "type": "form_request",
-            "tool_call_id": "call-1",
-            "form_id": form_id,
-            "questions": [
-                {"id": "q1", "question": "Go?", "type": "choice", "options": ["yes", "no"], "required": True}
-            ],
-            "title": None,
-        },
+    bus.add_listener(answer)
+    async with asyncio.timeout(10):
+        await handler.handle_chat("s1", bus, [{"role": "user", "content": "ask me"}])
+    messages = bus.drain()
+    executing = next(i for i, m in enumerate(messages) if m.get("state") == "executing")
+    form_id = messages[executing + 1]["form_id"]
+    assert messages[executing:executing + 3] == [
+        {"type": "tool_call", "state": "executing", "tool_call_id": "call_1", "tool_name": "ask_user_question",
+         "arguments": args},
+        {"type": "form_request", "tool_call_id": "call_1", "form_id": form_id,
+         "questions": [{"id": "q1", "question": "Go?", "type": "choice", "options": ["yes", "no"], "required": True}],
+         "title": None},
+        {"type": "tool_call", "state": "result", "tool_call_id": "call_1", "tool_name": "ask_user_question",
+         "arguments": args, "result": '{"answers": {"q1": "yes"}}', "is_error": False},
     ]
+    assert seen_pending == [1]
 
 
 def test_tools_without_the_hook_add_no_message() -> None:
@@ -74,3 +76,55 @@ def test_tools_without_the_hook_add_no_message() -> None:
         routed = router.lookup(name)
         assert routed is not None
         assert routed.post_executing("call-1", args) is None
+
+
+def _keywords(schema: object) -> set[str]:
+    """Every schema keyword used anywhere (property names are not keywords)."""
+    if isinstance(schema, list):
+        return set().union(*(_keywords(s) for s in schema))
+    if not isinstance(schema, dict):
+        return set()
+    found = set(schema)
+    for key, value in schema.items():
+        if key == "properties":
+            found |= set().union(*(_keywords(p) for p in value.values()))
+        else:
+            found |= _keywords(value)
+    return found
+
+
+def test_parameters_are_plain_json_schemas_a_chat_api_accepts() -> None:
+    for tool in builtin_tools(FormManager()):
+        parameters = tool.spec.parameters
+        assert parameters["type"] == "object", tool.spec.name
+        assert _keywords(parameters).isdisjoint({"$defs", "$ref", "title", "anyOf", "allOf"}), tool.spec.name
+        assert set(parameters.get("required", ())) <= set(parameters["properties"]), tool.spec.name
+
+
+def test_run_command_parameters_are_generated_from_its_model() -> None:
+    (run_command,) = [t for t in builtin_tools(FormManager(), command_timeout_s=45) if t.spec.name == "run_command"]
+
+    assert run_command.spec.parameters == {
+        "type": "object",
+        "properties": {
+            "command": {"type": "string", "description": "The shell command line."},
+            "cwd": {"type": "string", "description": "Working folder (optional)."},
+            "timeout_s": {"type": "number", "exclusiveMinimum": 0, "description": "Seconds, at most 45."},
+        },
+        "required": ["command"],
+    }
+
+
+def test_show_card_and_ask_user_question_describe_their_nested_objects() -> None:
+    specs = {t.spec.name: t.spec.parameters for t in builtin_tools(FormManager())}
+
+    assert specs["show_card"]["properties"]["fields"]["items"] == {
+        "type": "object",
+        "properties": {"label": {"type": "string"}, "value": {"type": "string"}},
+        "required": ["label", "value"],
+    }
+    question = specs["ask_user_question"]["properties"]["questions"]["items"]
+    assert question["required"] == ["question"]
+    assert question["properties"]["type"]["enum"] == ["text", "choice", "multi_choice"]
+    assert question["properties"]["required"] == {"type": "boolean", "default": True}
+    assert "required" not in specs["ask_user_question"]

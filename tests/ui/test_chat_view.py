@@ -64,45 +64,58 @@ def test_new_content_keeps_the_view_at_the_bottom_unless_the_user_scrolled_up(qt
     assert bar.value() == bar.maximum()
 
 
-def test_finished_paragraphs_are_cut_outside_code_fences() -> None:
-    from desktop_agent.ui.bubble import complete_blocks
-
-    text = "# Title\n\nFirst para.\n\n```py\na = 1\n\nb = 2\n```\n\nstill typing"
-    blocks, rest = complete_blocks(text, 0)
-    assert blocks == ["# Title", "First para.", "```py\na = 1\n\nb = 2\n```"]
-    assert text[rest:] == "still typing"
-    assert complete_blocks(text, rest) == ([], rest)
-    assert complete_blocks("```\nopen\n\nfence", 0) == ([], 0)
-
-
-def test_a_streaming_reply_renders_only_its_last_paragraph(qtbot: QtBot) -> None:
-    from desktop_agent.ui.bubble import MessageBubble
-
-    bubble = MessageBubble("assistant")
-    qtbot.add_widget(bubble)
-    for segment in ("Hello <voice>there</voice>.\n\n", "- one\n", "- two\n\n", "Last"):
-        bubble.append(segment)
+def test_a_streaming_reply_renders_only_its_last_block(qtbot: QtBot) -> None:
+    chat = ChatView()
+    qtbot.add_widget(chat)
+    for segment in ("Hello there.\n\n", "- one\n", "- two\n\n", "Last"):
+        bubble = chat.add_assistant_text(segment)
+    assert bubble is not None
     assert [b.text() for b in bubble.blocks] == ["Hello there.", "- one\n- two"]
     assert bubble.label.text() == "Last"
     assert bubble.text() == "Hello there.\n\n- one\n- two\n\nLast"
 
 
-def test_a_finished_code_block_is_shown_as_code() -> None:
-    from desktop_agent.ui.bubble import fenced_code
-
-    assert fenced_code("```sh\nls -la\necho hi\n```") == "ls -la\necho hi"
-    assert fenced_code("text\n```\nx\n```") is None
-    assert fenced_code("```\na\n```\n```\nb\n```") is None
-
-
-def test_ending_a_bubble_makes_its_last_paragraph_final(qtbot: QtBot) -> None:
-    from desktop_agent.ui.bubble import MessageBubble
-
+def test_ending_a_bubble_makes_its_last_block_final(qtbot: QtBot) -> None:
     chat = ChatView()
     qtbot.add_widget(chat)
     bubble = chat.add_assistant_text("Run:\n\n```sh\nls\n```\n")
+    assert bubble is not None
     assert [b.text() for b in bubble.blocks] == ["Run:"]
     chat.end_bubble()
     assert [(b.objectName(), b.text()) for b in bubble.blocks] == [("", "Run:"), ("mono", "ls")]
     assert not bubble.label.isVisibleTo(bubble)
-    assert isinstance(bubble, MessageBubble) and bubble.text() == "Run:\n\n```sh\nls\n```"
+    assert bubble.text() == "Run:\n\n```sh\nls\n```"
+
+
+def test_text_of_a_new_round_starts_a_new_paragraph_in_the_same_bubble(qtbot: QtBot) -> None:
+    chat = ChatView()
+    qtbot.add_widget(chat)
+    first = chat.add_assistant_text("Sure, I'll take care of that.", new_paragraph=True)
+    second = chat.add_assistant_text("Let me ask the calendar.", new_paragraph=True)
+    assert first is not None and second is first
+    assert first.text() == "Sure, I'll take care of that.\n\nLet me ask the calendar."
+    chat.end_bubble()
+    assert [b.text() for b in first.blocks] == ["Sure, I'll take care of that.", "Let me ask the calendar."]
+
+
+def test_text_after_a_card_goes_to_a_new_bubble(qtbot: QtBot) -> None:
+    chat = ChatView()
+    qtbot.add_widget(chat)
+    first = chat.add_assistant_text("Looking.")
+    chat.add_card(QLabel("card"))
+    second = chat.add_assistant_text("Found it.", new_paragraph=True)
+    assert first is not None and second is not None and second is not first
+    assert (first.text(), second.text()) == ("Looking.", "Found it.")
+    assert chat.items() == [first, chat.items()[1], second]
+
+
+def test_blank_text_opens_no_bubble_but_keeps_its_line_breaks_in_an_open_one(qtbot: QtBot) -> None:
+    chat = ChatView()
+    qtbot.add_widget(chat)
+    assert chat.add_assistant_text("") is None
+    assert chat.add_assistant_text(" \n") is None
+    assert chat.items() == []
+    bubble = chat.add_assistant_text("All done.")
+    assert chat.add_assistant_text("\n") is bubble
+    chat.add_assistant_text("- item")
+    assert bubble is not None and bubble.text() == "All done.\n- item"

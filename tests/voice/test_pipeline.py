@@ -7,17 +7,19 @@ from typing import Any
 
 import pytest
 
-from desktop_agent.core.bus import SessionMessageBus
+from desktop_agent.core.messages import AudioMessage
 from desktop_agent.core.ports import Speech
+from desktop_agent.testing.bus_reader import BusReader, RecordingBus
 from desktop_agent.testing.fake_sink import FakeAudioSink
 from desktop_agent.testing.fake_tts import FakeTTS
 from desktop_agent.voice import SpeechCache, SpeechPipeline
 
 
-def drain_bus(bus: SessionMessageBus) -> list[tuple[dict[str, Any], bytes | None]]:
+def drain_bus(bus: RecordingBus) -> list[tuple[dict[str, Any], bytes | None]]:
     items = []
-    while (item := bus.get_nowait()) is not None:
-        items.append((item.message, item.audio))
+    while (item := bus.reader.get_nowait()) is not None:
+        assert isinstance(item.message, AudioMessage)
+        items.append((item.to_json(), item.message.audio or None))
     return items
 
 
@@ -49,7 +51,7 @@ def error_msg(seq: int, segment_id: int, error: str, engine: str = "fake") -> tu
 
 async def test_segments_finishing_out_of_order_are_pushed_in_submit_order() -> None:
     tts = FakeTTS(hold=True)
-    bus = SessionMessageBus("s1")
+    bus = RecordingBus("s1")
     pipeline = SpeechPipeline(tts, bus)
     for segment_id, text in ((1, "first"), (2, "second"), (3, "third")):
         pipeline.submit(segment_id, text)
@@ -66,7 +68,7 @@ async def test_segments_finishing_out_of_order_are_pushed_in_submit_order() -> N
 
 async def test_synthesis_starts_at_submit_without_waiting_for_drain() -> None:
     tts = FakeTTS(hold=True)
-    pipeline = SpeechPipeline(tts, SessionMessageBus("s1"))
+    pipeline = SpeechPipeline(tts, RecordingBus("s1"))
     pipeline.submit(1, "hello")
     async with asyncio.timeout(5):
         await tts.started("hello").wait()
@@ -77,7 +79,7 @@ async def test_synthesis_starts_at_submit_without_waiting_for_drain() -> None:
 async def test_a_failing_segment_pushes_an_error_and_the_rest_follow() -> None:
     tts = FakeTTS()
     tts.fail_on("bad", "engine exploded\nwith detail")
-    bus = SessionMessageBus("s1")
+    bus = RecordingBus("s1")
     pipeline = SpeechPipeline(tts, bus)
     pipeline.submit(1, "good one")
     pipeline.submit(2, "bad")
@@ -98,7 +100,7 @@ async def test_an_engine_bug_becomes_an_error_message_not_a_dead_turn() -> None:
         async def synthesize(self, text: str) -> Speech:
             raise KeyError(text)
 
-    bus = SessionMessageBus("s1")
+    bus = RecordingBus("s1")
     pipeline = SpeechPipeline(Broken(), bus)
     pipeline.submit(7, "x")
     async with asyncio.timeout(5):
@@ -108,7 +110,7 @@ async def test_an_engine_bug_becomes_an_error_message_not_a_dead_turn() -> None:
 
 async def test_a_segment_that_takes_too_long_is_pushed_as_timed_out() -> None:
     tts = FakeTTS(hold=True)
-    bus = SessionMessageBus("s1")
+    bus = RecordingBus("s1")
     pipeline = SpeechPipeline(tts, bus, segment_timeout_s=0.05)
     pipeline.submit(1, "never")
     async with asyncio.timeout(5):
@@ -119,7 +121,7 @@ async def test_a_segment_that_takes_too_long_is_pushed_as_timed_out() -> None:
 
 async def test_text_with_nothing_to_say_is_not_sent_to_the_engine() -> None:
     tts = FakeTTS()
-    bus = SessionMessageBus("s1")
+    bus = RecordingBus("s1")
     pipeline = SpeechPipeline(tts, bus)
     pipeline.submit(1, " …。 ")
     async with asyncio.timeout(5):
@@ -130,15 +132,17 @@ async def test_text_with_nothing_to_say_is_not_sent_to_the_engine() -> None:
 
 async def test_cancel_drops_pending_audio_and_stops_the_sink() -> None:
     tts = FakeTTS(hold=True)
-    bus = SessionMessageBus("s1")
+    bus = RecordingBus("s1")
     sink = FakeAudioSink()
     pipeline = SpeechPipeline(tts, bus)
 
+    reader = BusReader(bus)
+
     async def consume() -> None:
         while True:
-            item = await bus.get()
-            if item.audio is not None:
-                await sink.play(item.audio, str(item.message["mime"]))
+            item = await reader.get()
+            if isinstance(item.message, AudioMessage) and item.message.audio:
+                await sink.play(item.message.audio, item.message.mime or "")
 
     pipeline.submit(1, "one")
     pipeline.submit(2, "two")
@@ -159,14 +163,13 @@ async def test_cancel_drops_pending_audio_and_stops_the_sink() -> None:
     assert tts.cancelled == ["two"]
     assert tts.calls == ["one", "two"]
     assert sink.log == [("play", FakeTTS.audio_for("one"), "audio/wav"), ("stop",), ("stopped", 0)]
-    assert drain_bus(bus) == []
-    assert bus.pushed == 1
+    assert drain_bus(bus) == [audio_msg(1, 1, "one")]  # nothing after the cancel
 
 
 async def test_identical_segments_are_synthesised_once_within_and_across_turns() -> None:
     tts = FakeTTS(hold=True)
     cache = SpeechCache()
-    bus = SessionMessageBus("s1")
+    bus = RecordingBus("s1")
     first_turn = SpeechPipeline(tts, bus, cache=cache)
     first_turn.submit(1, "好的。")
     first_turn.submit(2, "好的。")
@@ -182,7 +185,7 @@ async def test_identical_segments_are_synthesised_once_within_and_across_turns()
 
 async def test_a_different_voice_does_not_reuse_cached_audio() -> None:
     cache = SpeechCache()
-    bus = SessionMessageBus("s1")
+    bus = RecordingBus("s1")
     xiaoxiao, aria = FakeTTS(name="a"), FakeTTS(name="b")
     async with asyncio.timeout(5):
         for engine, segment_id in ((xiaoxiao, 1), (aria, 2)):
@@ -194,7 +197,7 @@ async def test_a_different_voice_does_not_reuse_cached_audio() -> None:
 
 async def test_no_more_than_max_concurrency_syntheses_run_at_once() -> None:
     tts = FakeTTS(hold=True)
-    pipeline = SpeechPipeline(tts, SessionMessageBus("s1"), max_concurrency=2)
+    pipeline = SpeechPipeline(tts, RecordingBus("s1"), max_concurrency=2)
     texts = ["a", "b", "c", "d"]
     for segment_id, text in enumerate(texts, 1):
         pipeline.submit(segment_id, text)
@@ -213,7 +216,7 @@ async def test_no_more_than_max_concurrency_syntheses_run_at_once() -> None:
 
 async def test_drain_returns_at_once_when_nothing_is_pending_or_after_cancel() -> None:
     tts = FakeTTS(hold=True)
-    pipeline = SpeechPipeline(tts, SessionMessageBus("s1"))
+    pipeline = SpeechPipeline(tts, RecordingBus("s1"))
     async with asyncio.timeout(5):
         await pipeline.drain()
         pipeline.submit(1, "held")
@@ -223,7 +226,7 @@ async def test_drain_returns_at_once_when_nothing_is_pending_or_after_cancel() -
 
 
 async def test_submitting_a_segment_id_twice_is_refused() -> None:
-    pipeline = SpeechPipeline(FakeTTS(), SessionMessageBus("s1"))
+    pipeline = SpeechPipeline(FakeTTS(), RecordingBus("s1"))
     pipeline.submit(1, "x")
     with pytest.raises(ValueError, match="segment 1 was already submitted"):
         pipeline.submit(1, "y")
@@ -232,9 +235,9 @@ async def test_submitting_a_segment_id_twice_is_refused() -> None:
 
 def test_bad_limits_are_refused_with_the_parameter_named() -> None:
     with pytest.raises(ValueError, match="max_concurrency"):
-        SpeechPipeline(FakeTTS(), SessionMessageBus("s1"), max_concurrency=0)
+        SpeechPipeline(FakeTTS(), RecordingBus("s1"), max_concurrency=0)
     with pytest.raises(ValueError, match="segment_timeout_s"):
-        SpeechPipeline(FakeTTS(), SessionMessageBus("s1"), segment_timeout_s=0)
+        SpeechPipeline(FakeTTS(), RecordingBus("s1"), segment_timeout_s=0)
 
 
 async def test_drain_gives_up_on_an_engine_that_ignores_cancellation_and_keeps_the_order() -> None:
@@ -260,7 +263,7 @@ async def test_drain_gives_up_on_an_engine_that_ignores_cancellation_and_keeps_t
                         raise
 
     engine = Stubborn()
-    bus = SessionMessageBus("s1")
+    bus = RecordingBus("s1")
     pipeline = SpeechPipeline(engine, bus, segment_timeout_s=0.05)
     pipeline.submit(1, "stuck")
     pipeline.submit(2, "fine")

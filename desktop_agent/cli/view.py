@@ -1,0 +1,169 @@
+"""TerminalView: the headless mode's :class:`PlaybackView`: reply text to
+stdout, tool activity to stderr, approvals and forms asked on the terminal."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Coroutine
+from typing import IO, Any, assert_never
+
+from desktop_agent.cli.terminal_io import TerminalIO
+from desktop_agent.core.conversation import Conversation
+from desktop_agent.core.forms import FormAnswerError, FormManager
+from desktop_agent.core.messages import (
+    CardMessage,
+    ErrorMessage,
+    FormRequestMessage,
+    InterruptedMessage,
+    RoundEndMessage,
+    TextMessage,
+    ToolCallMessage,
+    ToolOutputMessage,
+    ToolProgressMessage,
+    ToolRejectedMessage,
+    TurnEndMessage,
+    WarningMessage,
+)
+from desktop_agent.core.playback import ToolEvent
+from desktop_agent.ui.i18n import INTERRUPTED_TEXT, text_in
+
+
+class TerminalView:
+    """PlaybackView for the terminal: text to stdout, tool activity to stderr."""
+
+    def __init__(self, io: TerminalIO, forms: FormManager, approve: str, out: IO[str], err: IO[str]) -> None:
+        self._io = io
+        self._forms = forms
+        self._approve = approve
+        self._out = out
+        self._err = err
+        self.conversation: Conversation | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._line_open = False
+        self._fresh = True
+        """Nothing of the reply printed since the last status line."""
+        self._new_round = False
+
+    def _status(self, text: str) -> None:
+        if self._line_open:
+            self._out.write("\n")
+            self._out.flush()
+            self._line_open = False
+        self._fresh = True
+        self._err.write(text + "\n")
+        self._err.flush()
+
+    def show_text(self, message: TextMessage) -> None:
+        text = message.text
+        if self._fresh:
+            text = text.lstrip()
+        elif self._new_round and not text[:1].isspace():
+            text = " " + text
+        self._new_round = False
+        if text:
+            self._out.write(text)
+            self._out.flush()
+            self._fresh = False
+            self._line_open = not text.endswith("\n")
+
+    def round_ended(self, message: RoundEndMessage) -> None:
+        self._new_round = True
+
+    def tool_event(self, message: ToolEvent) -> None:
+        match message:
+            case ToolCallMessage():
+                self._tool_call(message)
+            case ToolProgressMessage():
+                total = f"/{message.total:g}" if message.total else ""
+                eta = f", about {message.eta_s:g}s left" if message.eta_s is not None else ""
+                self._status(f"[tool] progress {message.progress:g}{total} {message.message or ''}{eta}")
+            case ToolOutputMessage():
+                for line in message.text.splitlines():
+                    self._status(f"    {line}")
+            case CardMessage():
+                self._status(f"[card] {message.card.title}: {message.card.body}")
+            case FormRequestMessage():
+                self._spawn(self._answer_form(message))
+            case ToolRejectedMessage():
+                self._status(f"[tool] {message.tool_name} stopped: {message.reason}")
+            case _:
+                assert_never(message)
+
+    def _tool_call(self, message: ToolCallMessage) -> None:
+        match message.state:
+            case "executing":
+                args = json.dumps(message.arguments, ensure_ascii=False)
+                self._status(f"[tool] {message.tool_name} running {args}")
+            case "result":
+                first = (message.result or "").strip().splitlines()[:1]
+                mark = "failed" if message.is_error else "done"
+                self._status(f"[tool] {message.tool_name} {mark}: {first[0][:200] if first else ''}")
+            case "start" | "approval_required":
+                pass
+
+    def approval_needed(self, message: ToolCallMessage) -> None:
+        self._spawn(self._ask_approval(message))
+
+    def auto_approved(self, message: ToolCallMessage) -> None:
+        self._status(f"[tool] {message.tool_name} auto-approved")
+
+    def notice(self, message: WarningMessage | ErrorMessage) -> None:
+        self._status(f"{message.type}: {message.message}")
+
+    def interrupted(self, message: InterruptedMessage) -> None:
+        key = INTERRUPTED_TEXT[message.reason]
+        self._status(f"{text_in('en', key)}." if key else "Turn interrupted.")
+
+    def turn_ended(self, message: TurnEndMessage) -> None:
+        if self._line_open:
+            self._out.write("\n")
+            self._out.flush()
+            self._line_open = False
+        self._fresh = True
+        self._new_round = False
+        for task in self._tasks:
+            task.cancel()
+
+    def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _ask_approval(self, message: ToolCallMessage) -> None:
+        assert self.conversation is not None
+        task_id = message.task_id
+        assert task_id is not None
+        if self._approve == "none":
+            self._status(f"[tool] {message.tool_name} rejected (--approve none)")
+            self.conversation.answer_approval(task_id, False)
+            return
+        args = json.dumps(message.arguments, ensure_ascii=False)
+        self._status(f"[approval] {message.tool_name} {args}")
+        answer = await self._io.ask("Approve? [y/N] ")
+        self.conversation.answer_approval(task_id, (answer or "").strip().lower() in ("y", "yes"))
+
+    async def _answer_form(self, message: FormRequestMessage) -> None:
+        form_id = message.form_id
+        if message.title:
+            self._status(f"[form] {message.title}")
+        answers: dict[str, Any] = {}
+        for q in message.questions:
+            options = list(q.options)
+            hint = "".join(f"\n  {i}. {o}" for i, o in enumerate(options, 1))
+            line = await self._io.ask(f"{q.question}{hint}\n> ")
+            if line is None:
+                self._forms.respond(form_id, None)
+                return
+            line = line.strip()
+            if options:
+                picks = [options[int(p) - 1] if p.isdigit() and 0 < int(p) <= len(options) else p
+                         for p in line.replace(",", " ").split()]
+                answers[q.id] = picks if q.type == "multi_choice" else (picks[0] if picks else "")
+            elif line:
+                answers[q.id] = line
+        try:
+            self._forms.respond(form_id, answers)
+        except FormAnswerError as exc:
+            self._status(f"[form] {exc}; the form was cancelled")
+            self._forms.respond(form_id, None)

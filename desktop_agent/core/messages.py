@@ -1,0 +1,328 @@
+"""Bus messages (DESIGN §5, contract): one frozen dataclass per type, one
+:data:`BusMessage` union.
+
+Readers ``match`` on the union and end with ``assert_never``, so mypy fails
+when a new message type is not handled. The bus stamps ``session_id`` and
+``seq`` (:class:`BusItem`); :func:`to_json` gives the contract's JSON form,
+used only where JSON is the contract (the events file, contract tests).
+
+Each class's fields are declared in the contract's key order. A field named
+in ``_OMIT_NONE`` is left out of the JSON while it is None (``task_id`` only
+comes with ``approval_required``); a field in ``_LOCAL`` never reaches JSON
+(audio bytes and images travel in-process beside the message).
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from typing import Any, ClassVar, Literal
+
+from desktop_agent.core.forms import FormQuestion
+from desktop_agent.core.json_types import JSONDict
+from desktop_agent.core.ports import ImageContent
+
+ToolCallState = Literal["start", "approval_required", "executing", "result"]
+RoundKind = Literal["planning", "continuation", "tools"]
+InterruptReason = Literal["user", "rejected", "approval_timeout", "error"]
+OutputStream = Literal["stdout", "stderr"]
+NoticeCode = Literal[
+    # LLMError codes
+    "auth",
+    "connection",
+    "rate_limit",
+    "server",
+    "bad_request",
+    "stream_dropped",
+    "config",
+    # the turn itself
+    "internal",
+    "max_steps",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class TextMessage:
+    """A display segment of the reply."""
+
+    segment_id: int
+    text: str
+    """The segment's exact characters, control tags removed."""
+    raw_text: str
+    """The same slice of the stream, tags included."""
+    voice: bool
+    """Inside a ``<voice>`` span: shown when its audio starts."""
+    type: Literal["text"] = "text"
+
+
+@dataclass(frozen=True, slots=True)
+class AudioMessage:
+    """Synthesised speech of one segment, or why there is none."""
+
+    segment_id: int
+    mime: str | None = None
+    bytes: int | None = None
+    """The audio's size; the bytes themselves are in :attr:`audio`."""
+    error: str | None = None
+    """Synthesis failed (the text still shows)."""
+    engine: str = ""
+    audio: builtins.bytes = field(default=b"", repr=False)
+    """In-process only."""
+    type: Literal["audio"] = "audio"
+    _OMIT_NONE: ClassVar[frozenset[str]] = frozenset({"mime", "bytes", "error"})
+    _LOCAL: ClassVar[frozenset[str]] = frozenset({"audio"})
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallMessage:
+    """One tool call at one FSM state (DESIGN §2)."""
+
+    state: ToolCallState
+    tool_call_id: str
+    tool_name: str
+    arguments: Mapping[str, Any] | None
+    """Parsed arguments; None before they are (``start``)."""
+    task_id: str | None = None
+    """The approval handle, with ``approval_required``."""
+    result: str | None = None
+    """What the model sees, with ``result``."""
+    is_error: bool | None = None
+    """With ``result``."""
+    parent_tool_call_id: str | None = None
+    """Only for a sub-agent's calls."""
+    images: tuple[ImageContent, ...] = ()
+    """Images a tool returned, for the card; in-process only."""
+    type: Literal["tool_call"] = "tool_call"
+    _OMIT_NONE: ClassVar[frozenset[str]] = frozenset(
+        {"task_id", "result", "is_error", "parent_tool_call_id"}
+    )
+    _LOCAL: ClassVar[frozenset[str]] = frozenset({"images"})
+
+
+@dataclass(frozen=True, slots=True)
+class ToolProgressMessage:
+    tool_call_id: str
+    progress: float
+    total: float | None
+    """None while the tool does not know how much work there is."""
+    message: str | None
+    eta_s: float | None
+    parent_tool_call_id: str | None = None
+    type: Literal["tool_progress"] = "tool_progress"
+    _OMIT_NONE: ClassVar[frozenset[str]] = frozenset({"parent_tool_call_id"})
+
+
+@dataclass(frozen=True, slots=True)
+class ToolOutputMessage:
+    """Output of a running tool as it is produced (``run_command``)."""
+
+    tool_call_id: str
+    stream: OutputStream
+    text: str
+    type: Literal["tool_output"] = "tool_output"
+
+
+@dataclass(frozen=True, slots=True)
+class FormRequestMessage:
+    """``ask_user_question``'s form, pushed right after its ``executing``."""
+
+    tool_call_id: str
+    form_id: str
+    questions: tuple[FormQuestion, ...]
+    title: str | None = None
+    type: Literal["form_request"] = "form_request"
+
+
+@dataclass(frozen=True, slots=True)
+class CardField:
+    label: str
+    value: str
+
+
+@dataclass(frozen=True, slots=True)
+class Card:
+    """What ``show_card`` shows: a title, a Markdown body, an optional image
+    and label/value fields."""
+
+    title: str
+    body: str = ""
+    image_path: str | None = None
+    fields: tuple[CardField, ...] = ()
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Card:
+        """From the JSON form (a stored card, or a tool's validated dict)."""
+        image = data.get("image_path")
+        return cls(
+            title=str(data.get("title") or ""),
+            body=str(data.get("body") or ""),
+            image_path=str(image) if image else None,
+            fields=tuple(
+                CardField(str(f.get("label", "")), str(f.get("value", "")))
+                for f in data.get("fields") or ()
+            ),
+        )
+
+    def to_json(self) -> JSONDict:
+        return {
+            "title": self.title,
+            "body": self.body,
+            "image_path": self.image_path,
+            "fields": [{"label": f.label, "value": f.value} for f in self.fields],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class CardMessage:
+    tool_call_id: str
+    card: Card
+    type: Literal["card"] = "card"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolRejectedMessage:
+    """A call that ended without running to its result: rejected, timed out,
+    or interrupted while waiting or executing."""
+
+    tool_call_id: str
+    tool_name: str
+    arguments: Mapping[str, Any] | None
+    reason: str
+    """Told to the model (and shown)."""
+    partial_result: Mapping[str, Any] | None = None
+    """What an executing tool had produced when it was stopped."""
+    parent_tool_call_id: str | None = None
+    type: Literal["tool_rejected"] = "tool_rejected"
+    _OMIT_NONE: ClassVar[frozenset[str]] = frozenset({"partial_result", "parent_tool_call_id"})
+
+
+@dataclass(frozen=True, slots=True)
+class InterruptedMessage:
+    reason: InterruptReason
+    type: Literal["interrupted"] = "interrupted"
+
+
+@dataclass(frozen=True, slots=True)
+class RoundEndMessage:
+    round: int
+    """0 = planning."""
+    kind: RoundKind
+    type: Literal["round_end"] = "round_end"
+
+
+@dataclass(frozen=True, slots=True)
+class WarningMessage:
+    message: str
+    code: str
+    type: Literal["warning"] = "warning"
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorMessage:
+    """An error ends the turn."""
+
+    message: str
+    code: str
+    type: Literal["error"] = "error"
+
+
+@dataclass(frozen=True, slots=True)
+class TurnEndMessage:
+    """The handler finished the turn; the last message of every turn."""
+
+    type: Literal["turn_end"] = "turn_end"
+
+
+@dataclass(frozen=True, slots=True)
+class TranscriptMessage:
+    """Speech input recognised (partial results have ``final`` False)."""
+
+    text: str
+    final: bool
+    engine: str
+    type: Literal["transcript"] = "transcript"
+
+
+BusMessage = (
+    TextMessage
+    | AudioMessage
+    | ToolCallMessage
+    | ToolProgressMessage
+    | ToolOutputMessage
+    | FormRequestMessage
+    | CardMessage
+    | ToolRejectedMessage
+    | InterruptedMessage
+    | RoundEndMessage
+    | WarningMessage
+    | ErrorMessage
+    | TurnEndMessage
+    | TranscriptMessage
+)
+
+MESSAGE_CLASSES: tuple[type[BusMessage], ...] = (
+    TextMessage,
+    AudioMessage,
+    ToolCallMessage,
+    ToolProgressMessage,
+    ToolOutputMessage,
+    FormRequestMessage,
+    CardMessage,
+    ToolRejectedMessage,
+    InterruptedMessage,
+    RoundEndMessage,
+    WarningMessage,
+    ErrorMessage,
+    TurnEndMessage,
+    TranscriptMessage,
+)
+MESSAGE_TYPES: frozenset[str] = frozenset(
+    next(f.default for f in fields(cls) if f.name == "type") for cls in MESSAGE_CLASSES  # type: ignore[misc]
+)
+"""The contract's ``type`` values."""
+
+
+@dataclass(frozen=True, slots=True)
+class BusItem:
+    """One message as the bus delivered it: stamped with the session and a
+    per-session ``seq`` (1, 2, 3…)."""
+
+    session_id: str
+    seq: int
+    message: BusMessage
+
+    def to_json(self) -> JSONDict:
+        return to_json(self.message, session_id=self.session_id, seq=self.seq)
+
+
+def _value(value: Any) -> Any:
+    if isinstance(value, Card):
+        return value.to_json()
+    if isinstance(value, tuple) and value and isinstance(value[0], FormQuestion):
+        return [q.to_json() for q in value]
+    if isinstance(value, Mapping):
+        return dict(value)
+    return value
+
+
+def fields_json(message: BusMessage) -> JSONDict:
+    """The message's own fields in contract order (no type/session/seq)."""
+    omit: frozenset[str] = getattr(message, "_OMIT_NONE", frozenset())
+    local: frozenset[str] = getattr(message, "_LOCAL", frozenset())
+    out: JSONDict = {}
+    for f in fields(message):
+        name = f.name
+        if name == "type" or name in local:
+            continue
+        value = getattr(message, name)
+        if value is None and name in omit:
+            continue
+        out[name] = _value(value)
+    return out
+
+
+def to_json(message: BusMessage, *, session_id: str, seq: int) -> JSONDict:
+    """The contract's JSON object: ``type``, ``session_id``, ``seq``, then
+    the fields."""
+    return {"type": message.type, "session_id": session_id, "seq": seq, **fields_json(message)}
