@@ -84,15 +84,15 @@ class AgentClient:
                 async for segment_chunk in planning_stream:
                     yield segment_chunk
             yield RoundEndChunk(0, "planning")
-            working.remove(planning)
+            _remove_exact(working, planning)
             full = parser.full_raw_text
             skip_agent_loop = detect_intent(full) is True
             if full.strip():
                 working.append({"role": "assistant", "content": full})
                 working.append({"role": "user", "content": prompts.CONTINUE_MESSAGE})
-                for message in working:
-                    if message.get("role") == "assistant" and isinstance(message.get("content"), str):
-                        message["content"] = strip_intent_tags(message["content"])
+            for message in working:
+                if message.get("role") == "assistant" and isinstance(message.get("content"), str):
+                    message["content"] = strip_intent_tags(message["content"])
 
             rest = self._continuation(working) if skip_agent_loop else self._tool_loop(working, context_factory)
             async with aclosing(rest) as stream:
@@ -159,7 +159,7 @@ class AgentClient:
             async for chunk in stream:
                 yield chunk
         yield RoundEndChunk(1, "continuation")
-        working.remove(prompt)
+        _remove_exact(working, prompt)
 
     async def _tool_loop(
         self, working: list[JSONDict], context_factory: ContextFactory
@@ -225,6 +225,15 @@ class AgentClient:
             log.exception("tool %s failed", name)
             result = ToolResult(f"Error: tool {name!r} failed: {exc}", is_error=True)
         yield ToolCallChunk(ToolCallInfo(call.id, name, "result", arguments, result=result))
+
+
+def _remove_exact(working: list[JSONDict], message: JSONDict) -> None:
+    """Remove this very message (a temporary prompt), not an equal one the
+    history may hold."""
+    for index in range(len(working) - 1, -1, -1):
+        if working[index] is message:
+            del working[index]
+            return
 
 
 def _parse_arguments(raw: str) -> tuple[dict[str, Any] | None, str | None]:

@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+import psutil
+
+_GONE = (psutil.STATUS_ZOMBIE, psutil.STATUS_DEAD)
 
 
 def live_processes(marker: str) -> list[int]:
-    """PIDs (not zombies) whose command line contains ``marker`` (Linux /proc)."""
+    """PIDs (not zombies) whose command line contains ``marker``."""
     found: list[int] = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
+    for process in psutil.process_iter(["cmdline", "status"]):
+        # process_iter puts None where a process was inaccessible or vanished.
+        cmdline, status = process.info["cmdline"], process.info["status"]
+        if cmdline is None or status is None or status in _GONE:
             continue
-        try:
-            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        state = stat.rsplit(")", 1)[-1].split()[0] if ")" in stat else "?"
-        if marker in cmdline and state not in ("Z", "X"):
-            found.append(int(entry.name))
+        if marker in " ".join(cmdline):
+            found.append(process.pid)
     return found

@@ -86,6 +86,7 @@ _TEXTS: dict[str, tuple[str, str]] = {
     ),
     "status_mcp": ("MCP {name}: {state}", "MCP {name}：{state}"),
     "status_mcp_tools": ("{state}, {count} tools", "{state}，{count} 个工具"),
+    "status_mcp_one_tool": ("{state}, 1 tool", "{state}，1 个工具"),
     # tray
     "tray_approval": ("{name} is waiting for your approval", "{name} 正在等待你的批准"),
     "tray_form": ("A form is waiting for your answers", "有一个表单等待你填写"),

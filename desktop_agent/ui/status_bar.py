@@ -32,7 +32,8 @@ class McpServerView:
         """Plain text: ``MCP time: ready, 2 tools``."""
         state = self.state
         if self.state == "ready":
-            state = tr("status_mcp_tools", state=self.state, count=self.tool_count)
+            key = "status_mcp_one_tool" if self.tool_count == 1 else "status_mcp_tools"
+            state = tr(key, state=self.state, count=self.tool_count)
         return tr("status_mcp", name=self.name, state=state)
 
     def rich_caption(self) -> str:
@@ -70,7 +71,8 @@ class StatusBar(QStatusBar):
             self.model.setToolTip("")
 
     def set_servers(self, servers: Sequence[McpServerView]) -> None:
-        if [label.text() for label in self.servers] == [s.rich_caption() for s in servers]:
+        shown = [(label.text(), label.toolTip()) for label in self.servers]
+        if shown == [(s.rich_caption(), s.error or "") for s in servers]:
             return
         for label in self.servers:
             self.removeWidget(label)

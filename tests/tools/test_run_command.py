@@ -10,9 +10,11 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from desktop_agent.core.bus import SessionMessageBus
 from desktop_agent.core.ports import ToolResult
+from desktop_agent.testing.bus_reader import RecordingBus
+from desktop_agent.testing.procs import live_processes
 from desktop_agent.tools.run_command import RunCommandTool
+from tests.tools.conftest import no_longer_runs
 
 if TYPE_CHECKING:
     from tests.tools.conftest import WatchedContext
@@ -25,24 +27,9 @@ NOTE_ABANDONED = (
 )
 
 
-def _no_longer_runs(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    if sys.platform.startswith("linux"):
-        # A killed grandchild is a zombie until init reaps it: it no longer runs.
-        try:
-            stat = Path(f"/proc/{pid}/stat").read_text()
-        except FileNotFoundError:
-            return True
-        return stat.rsplit(")", 1)[1].split()[0] == "Z"
-    return False
-
-
 async def _wait_until_gone(pid: int) -> None:
     async with asyncio.timeout(10):
-        while not _no_longer_runs(pid):
+        while not no_longer_runs(pid):
             await asyncio.sleep(0.01)  # polling a process table entry: no event to wait on
 
 
@@ -62,13 +49,13 @@ def fifo(tmp_path: Path) -> Iterator[tuple[Path, int]]:
 
 
 async def test_exit_code_and_both_streams_reach_the_model_and_the_cache(
-    ctx: WatchedContext, bus: SessionMessageBus
+    ctx: WatchedContext, bus: RecordingBus
 ) -> None:
     async with asyncio.timeout(10):
         result = await RunCommandTool().run({"command": "echo hi; echo err >&2; exit 3"}, ctx)
 
     assert result == ToolResult("exit code 3\n--- stdout ---\nhi\n--- stderr ---\nerr", is_error=True)
-    assert bus.tool_output_cache == {"_id": "call-1", "stdout": "hi\n", "stderr": "err\n"}
+    assert ctx.partial.snapshot() == {"stdout": "hi\n", "stderr": "err\n"}
 
 
 async def test_a_successful_command_is_not_an_error(ctx: WatchedContext) -> None:
@@ -101,7 +88,7 @@ async def test_partial_output_is_cached_while_the_command_runs(
 
 
 async def test_interrupt_kills_the_process_group_and_keeps_the_partial_output(
-    ctx: WatchedContext, bus: SessionMessageBus
+    ctx: WatchedContext, bus: RecordingBus
 ) -> None:
     command = "echo $$; sleep 1000 & echo $!; echo started; wait"
     run = asyncio.create_task(RunCommandTool().run({"command": command}, ctx))
@@ -116,7 +103,7 @@ async def test_interrupt_kills_the_process_group_and_keeps_the_partial_output(
     with pytest.raises(ProcessLookupError):
         os.kill(shell, 0)  # our child: killed and reaped, no zombie
     await _wait_until_gone(grandchild)
-    assert bus.snapshot_partial() == {"stdout": f"{shell}\n{grandchild}\nstarted\n", "stderr": ""}
+    assert ctx.partial.snapshot() == {"stdout": f"{shell}\n{grandchild}\nstarted\n", "stderr": ""}
 
 
 async def test_interrupt_escalates_to_sigkill_when_the_group_ignores_sigterm(ctx: WatchedContext) -> None:
@@ -169,7 +156,7 @@ async def test_background_jobs_holding_the_output_are_stopped_when_the_command_e
 
 
 async def test_long_output_keeps_the_tail_in_the_cache_and_a_shorter_tail_for_the_model(
-    ctx: WatchedContext, bus: SessionMessageBus
+    ctx: WatchedContext, bus: RecordingBus
 ) -> None:
     command = "i=0; while [ $i -lt 2000 ]; do printf '%09d\\n' $i; i=$((i+1)); done"
 
@@ -177,7 +164,7 @@ async def test_long_output_keeps_the_tail_in_the_cache_and_a_shorter_tail_for_th
         result = await RunCommandTool().run({"command": command}, ctx)
 
     full = "".join(f"{i:09d}\n" for i in range(2000))  # 20000 characters
-    assert bus.snapshot_partial() == {"stdout": full[-16384:], "stderr": ""}
+    assert ctx.partial.snapshot() == {"stdout": full[-16384:], "stderr": ""}
     shown = full.rstrip("\n")[-8192:]
     cut = len(full.rstrip("\n")) - 8192
     assert result == ToolResult(f"exit code 0\n--- stdout ---\n[… {cut} earlier characters cut …]\n{shown}")
@@ -206,12 +193,13 @@ async def test_a_missing_folder_is_a_clear_error(ctx: WatchedContext, tmp_path: 
 @pytest.mark.parametrize(
     ("arguments", "error"),
     [
-        ({}, "command must be a non-empty string"),
-        ({"command": "  "}, "command must be a non-empty string"),
-        ({"command": "true", "cwd": 3}, "cwd must be a string, got int"),
-        ({"command": "true", "timeout_s": 0}, "timeout_s must be a positive number of seconds, got 0"),
-        ({"command": "true", "timeout_s": "5"}, "timeout_s must be a positive number of seconds, got '5'"),
-        ({"command": "true", "timeout_s": True}, "timeout_s must be a positive number of seconds, got True"),
+        ({}, "command is required"),
+        ({"command": "  "}, "command must be a non-empty string, got '  '"),
+        ({"command": "true", "cwd": 3}, "cwd must be a string, got 3"),
+        ({"command": "true", "timeout_s": 0}, "timeout_s must be greater than 0, got 0"),
+        ({"command": "true", "timeout_s": "5"}, "timeout_s must be a number, got '5'"),
+        ({"command": "true", "timeout_s": True}, "timeout_s must be a number, got True"),
+        ({"command": "true", "timeout_s": [1]}, "timeout_s must be a number, got a list"),
     ],
 )
 async def test_invalid_arguments_give_an_error_naming_the_problem(
@@ -228,17 +216,38 @@ def test_the_tool_needs_approval_and_states_its_maximum_timeout() -> None:
     assert "at most 30" in spec.parameters["properties"]["timeout_s"]["description"]
 
 
-async def test_interrupt_while_the_command_is_still_starting_stops_the_whole_group(ctx: WatchedContext) -> None:
+async def test_interrupt_while_the_command_is_still_starting_stops_the_whole_group(
+    ctx: WatchedContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # Cancelled inside the stdlib's subprocess start, a grandchild holding the
-    # pipes used to keep the turn waiting until it exited by itself.
-    marker = "sleep 61.125"
-    tool = RunCommandTool()
-    run = asyncio.ensure_future(tool.run({"command": f"{marker} & {marker}"}, ctx))
-    await asyncio.sleep(0)  # now inside loop.subprocess_exec
-    run.cancel()
-    async with asyncio.timeout(10):
-        with pytest.raises(asyncio.CancelledError):
-            await run
-    from desktop_agent.testing.procs import live_processes
+    # pipes used to keep the turn waiting until it exited by itself. The start
+    # is held open here until the command has printed its pids, so the cancel
+    # lands inside the start while the whole group is known to be alive.
+    loop = asyncio.get_running_loop()
+    real_exec = loop.subprocess_exec
+    release = asyncio.Event()
 
+    async def held_exec(*args: Any, **kwargs: Any) -> tuple[asyncio.SubprocessTransport, asyncio.BaseProtocol]:
+        started = await real_exec(*args, **kwargs)
+        await release.wait()
+        return started
+
+    monkeypatch.setattr(loop, "subprocess_exec", held_exec)
+    marker = "sleep 61.125"
+    command = f"echo $$; {marker} & echo $!; echo started; wait"
+    run = asyncio.create_task(RunCommandTool().run({"command": command}, ctx))
+    partial = await ctx.wait_partial(lambda p: _lines(p)[-1:] == ["started"])
+    shell, grandchild = (int(x) for x in _lines(partial)[:2])
+    assert sorted(live_processes(marker)) == sorted([shell, grandchild])  # the sh -c line names it too
+    assert not run.done()
+
+    run.cancel()
+    release.set()
+
+    with pytest.raises(asyncio.CancelledError):
+        async with asyncio.timeout(10):
+            await run
+    with pytest.raises(ProcessLookupError):
+        os.kill(shell, 0)
+    await _wait_until_gone(grandchild)
     assert live_processes(marker) == []

@@ -1,0 +1,87 @@
+"""A real-looking reply in the window: a spoken sentence, then Markdown (a
+heading, a list, code) in a second round, in English and Chinese. The reply
+goes through the real stream parser in small chunks and reaches the view as
+the playback queue would hand it over; the screenshot is saved to
+tests/artifacts/ and the bubble's blocks are checked."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtWidgets import QLabel
+from pytestqt.qtbot import QtBot
+
+from desktop_agent.core.messages import RoundEndMessage, TextMessage, TurnEndMessage
+from desktop_agent.core.stream_parser import StreamParser
+from desktop_agent.ui.bubble import MessageBubble
+from desktop_agent.ui.harness import offline_deps
+from desktop_agent.ui.main_window import MainWindow
+from desktop_agent.ui.turn_view import TurnView
+
+ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
+
+PLANNING = "<voice>Sure, here is how to set it up.</voice><no_tool>"
+REPLY = (
+    "<voice>All done.</voice>\n"
+    "## Setting up\n"
+    "1. Install the package:\n"
+    "   ```sh\n   pip install desktop-agent\n   ```\n"
+    "2. Run `desktop-agent`.\n\n"
+    "- **Fast**: it streams.\n- 中文也可以：你好，世界。\n"
+)
+
+
+@pytest.fixture
+def window(qtbot: QtBot) -> Iterator[MainWindow]:
+    window = MainWindow(tray=False)
+    qtbot.add_widget(window)
+    window.attach(offline_deps())
+    window.resize(860, 760)
+    window.show()
+    qtbot.wait_exposed(window)
+    yield window
+
+
+def feed(view: TurnView, reply: str, first_id: int, chunk: int = 3) -> int:
+    """Stream ``reply`` through the parser in ``chunk``-character pieces."""
+    parser = StreamParser()
+    segments = [s for i in range(0, len(reply), chunk) for s in parser.feed(reply[i : i + chunk])]
+    segments += parser.flush()
+    for n, segment in enumerate(segments, first_id):
+        view.show_text(TextMessage(n, segment.text, segment.raw_text, segment.voice))
+    return first_id + len(segments)
+
+
+def test_markdown_after_a_spoken_span_renders_as_blocks(window: MainWindow, qtbot: QtBot) -> None:
+    view = TurnView(window.chat)
+    window.chat.add_user("How do I set it up?")
+    next_id = feed(view, PLANNING, 1)
+    view.round_ended(RoundEndMessage(0, "planning"))
+    feed(view, REPLY, next_id)
+    view.round_ended(RoundEndMessage(1, "continuation"))
+    view.turn_ended(TurnEndMessage())
+    qtbot.wait(50)
+
+    bubbles = [w for w in window.chat.items() if isinstance(w, MessageBubble)]
+    assert [b.role for b in bubbles] == ["user", "assistant"]
+    reply = bubbles[1]
+    assert reply.text() == (
+        "Sure, here is how to set it up.\n\nAll done.\n## Setting up\n1. Install the package:\n"
+        "   ```sh\n   pip install desktop-agent\n   ```\n2. Run `desktop-agent`.\n\n"
+        "- **Fast**: it streams.\n- 中文也可以：你好，世界。"
+    )
+    labels = [label for label in reply.findChildren(QLabel) if label.isVisibleTo(reply) and label.text()]
+    shown = [label.text() for label in labels]
+    # The spoken sentences, the heading and each list are blocks of their own:
+    # nothing glued ("…set it up.All done.", "…done.## Setting up").
+    assert shown[0] == "Sure, here is how to set it up."
+    assert shown[1] == "All done."
+    assert shown[2] == "## Setting up"
+    assert shown[3].startswith("1. Install the package:") and "pip install desktop-agent" in shown[3]
+    assert shown[4] == "- **Fast**: it streams.\n- 中文也可以：你好，世界。"
+    assert len(shown) == 5
+
+    ARTIFACTS.mkdir(exist_ok=True)
+    assert window.grab().save(str(ARTIFACTS / "markdown_after_spoken_span.png"))

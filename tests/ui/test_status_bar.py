@@ -1,0 +1,145 @@
+"""StatusBar: the model label and one label per MCP server, from plain values."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import pytest
+from pytestqt.qtbot import QtBot
+
+from desktop_agent.ui import i18n
+from desktop_agent.ui.status_bar import McpServerView, StatusBar, server_views
+
+DOT = '<span style="color:{}">●</span> '
+
+
+@pytest.fixture
+def bar(qtbot: QtBot) -> StatusBar:
+    widget = StatusBar()
+    qtbot.add_widget(widget)
+    return widget
+
+
+@pytest.fixture
+def chinese() -> Iterator[None]:
+    previous = i18n.language()
+    i18n.set_language("zh")
+    yield
+    i18n.set_language(previous)
+
+
+def test_a_new_bar_says_it_is_starting_and_lists_no_server(bar: StatusBar) -> None:
+    assert (bar.model.text(), bar.model.toolTip(), bar.servers) == ("Starting…", "", [])
+
+
+def test_a_real_model_shows_its_name_without_a_tooltip(bar: StatusBar) -> None:
+    bar.set_model("gpt-4o", is_demo=False, demo_notice="ignored for a real model")
+
+    assert (bar.model.text(), bar.model.toolTip()) == ("Model: gpt-4o", "")
+
+
+def test_the_demo_model_says_how_to_connect_a_real_one(bar: StatusBar) -> None:
+    bar.set_model("demo", is_demo=True, demo_notice="set an endpoint in Settings")
+
+    assert (bar.model.text(), bar.model.toolTip()) == (
+        "Demo model (offline) — open Settings to connect a real one",
+        "set an endpoint in Settings",
+    )
+
+
+def test_switching_from_the_demo_to_a_real_model_clears_the_demo_tooltip(bar: StatusBar) -> None:
+    bar.set_model("demo", is_demo=True, demo_notice="set an endpoint in Settings")
+    bar.set_model("qwen", is_demo=False)
+
+    assert (bar.model.text(), bar.model.toolTip()) == ("Model: qwen", "")
+
+
+def test_each_server_gets_a_coloured_caption_and_its_error_as_tooltip(bar: StatusBar) -> None:
+    bar.set_servers([
+        McpServerView("time", "ready", 2),
+        McpServerView("fs", "starting"),
+        McpServerView("browser", "failed", 0, "exited with code 1"),
+        McpServerView("idle", "stopped"),
+    ])
+
+    assert [(label.text(), label.toolTip()) for label in bar.servers] == [
+        (DOT.format("#2da44e") + "MCP time: ready, 2 tools", ""),
+        (DOT.format("#d29922") + "MCP fs: starting", ""),
+        (DOT.format("#cf222e") + "MCP browser: failed", "exited with code 1"),
+        (DOT.format("#8c959f") + "MCP idle: stopped", ""),
+    ]
+
+
+def test_a_server_name_is_escaped_in_the_rich_caption() -> None:
+    server = McpServerView("<b>x&y</b>", "stopped")
+
+    assert server.caption() == "MCP <b>x&y</b>: stopped"
+    assert server.rich_caption() == DOT.format("#8c959f") + "MCP &lt;b&gt;x&amp;y&lt;/b&gt;: stopped"
+
+
+@pytest.mark.usefixtures("chinese")
+def test_captions_follow_the_ui_language() -> None:
+    assert McpServerView("time", "ready", 2).caption() == "MCP time：ready，2 个工具"
+
+
+def test_the_same_servers_again_keep_their_labels(bar: StatusBar) -> None:
+    servers = [McpServerView("time", "ready", 2)]
+    bar.set_servers(servers)
+    before = list(bar.servers)
+
+    bar.set_servers(list(servers))
+
+    assert bar.servers == before
+
+
+def test_changed_servers_replace_the_old_labels(bar: StatusBar, qtbot: QtBot) -> None:
+    bar.set_servers([McpServerView("time", "starting")])
+    [old] = bar.servers
+
+    with qtbot.wait_signal(old.destroyed, timeout=5000):
+        bar.set_servers([McpServerView("time", "ready", 1), McpServerView("fs", "failed", 0, "boom")])
+
+    assert [(label.text(), label.toolTip()) for label in bar.servers] == [
+        (DOT.format("#2da44e") + "MCP time: ready, 1 tool", ""),
+        (DOT.format("#cf222e") + "MCP fs: failed", "boom"),
+    ]
+
+
+def test_no_servers_removes_every_server_label(bar: StatusBar, qtbot: QtBot) -> None:
+    bar.set_servers([McpServerView("time", "ready", 2)])
+    [old] = bar.servers
+
+    with qtbot.wait_signal(old.destroyed, timeout=5000):
+        bar.set_servers([])
+
+    assert bar.servers == []
+
+
+def test_a_new_error_with_the_same_caption_updates_the_tooltip(bar: StatusBar) -> None:
+    bar.set_servers([McpServerView("browser", "failed", 0, "exited with code 1")])
+
+    bar.set_servers([McpServerView("browser", "failed", 0, "command not found: chromium")])
+
+    assert [label.toolTip() for label in bar.servers] == ["command not found: chromium"]
+
+
+@dataclass
+class _Status:
+    name: str
+    state: str
+    tool_count: int | None
+    error: str | None
+
+
+def test_server_views_adapt_anything_with_the_status_attributes() -> None:
+    class Bare:
+        pass
+
+    views = server_views([_Status("time", "ready", 2, None), _Status("fs", "failed", None, "boom"), Bare()])
+
+    assert views == [
+        McpServerView("time", "ready", 2, None),
+        McpServerView("fs", "failed", 0, "boom"),
+        McpServerView("?", "?", 0, None),
+    ]
