@@ -3,18 +3,26 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
+from desktop_agent.core.messages import (
+    ToolCallMessage,
+    ToolCallState,
+    ToolProgressMessage,
+)
 from desktop_agent.core.ports import ImageContent
 from desktop_agent.ui import i18n
 from desktop_agent.ui.card_state import (
+    CardUpdate,
     Progress,
     ToolCardState,
     answered,
     apply_message,
     arguments_summary,
     arguments_text,
+    auto_approved,
     format_eta,
     invalidate,
     new_card,
@@ -22,18 +30,18 @@ from desktop_agent.ui.card_state import (
     progress_caption,
     title_for,
 )
-from desktop_agent.ui.harness import message
+from desktop_agent.ui.harness import rejected_item, tool_item
 
 ARGS = {"command": "ls"}
 
 
-def call(state: str, **fields: object) -> dict[str, object]:
-    return message("tool_call", state=state, tool_call_id="c1", tool_name="run_command", **fields)
+def call(state: ToolCallState, **fields: Any) -> ToolCallMessage:
+    return tool_item(state, "c1", "run_command", **fields)
 
 
-def run_through(*messages: dict[str, object]) -> list[str]:
+def run_through(*messages: CardUpdate) -> list[str]:
     card = new_card(messages[0])
-    seen = [card.phase]
+    seen: list[str] = [card.phase]
     for m in messages:
         card = apply_message(card, m)
         seen.append(card.phase)
@@ -67,8 +75,8 @@ def test_a_skip_approval_call_goes_from_preparing_to_executing() -> None:
 
 
 def test_an_auto_approved_call_shows_as_executing_without_a_task() -> None:
-    card = apply_message(
-        new_card(call("start")), call("approval_required", arguments=ARGS, task_id="t1", auto_approved=True)
+    card = auto_approved(
+        apply_message(new_card(call("start")), call("approval_required", arguments=ARGS, task_id="t1"))
     )
     assert (card.phase, card.task_id, card.auto_approved) == ("executing", None, True)
 
@@ -80,19 +88,14 @@ def test_approval_required_keeps_the_task_id_and_arguments() -> None:
 
 def test_the_result_carries_text_error_flag_and_images() -> None:
     image = ImageContent("image/png", b"\x89PNG")
-    card = apply_message(new_card(call("start")), call("result", result="boom", is_error=True), (image,))
+    card = apply_message(
+        new_card(call("start")), call("result", result="boom", is_error=True, images=(image,))
+    )
     assert (card.phase, card.result, card.is_error, card.images) == ("done", "boom", True, (image,))
 
 
 def test_tool_rejected_keeps_reason_and_partial_result() -> None:
-    rejected = message(
-        "tool_rejected",
-        tool_call_id="c1",
-        tool_name="run_command",
-        arguments=ARGS,
-        reason="interrupted",
-        partial_result={"stdout": "half"},
-    )
+    rejected = rejected_item("interrupted", "c1", arguments=ARGS, partial_result={"stdout": "half"})
     card = apply_message(apply_message(new_card(call("start")), call("executing", arguments=ARGS)), rejected)
     assert (card.phase, card.reason, card.partial_result) == ("rejected", "interrupted", {"stdout": "half"})
 
@@ -100,12 +103,9 @@ def test_tool_rejected_keeps_reason_and_partial_result() -> None:
 def test_progress_with_and_without_a_total() -> None:
     card = apply_message(new_card(call("start")), call("executing", arguments=ARGS))
     unknown = apply_message(
-        card,
-        message("tool_progress", tool_call_id="c1", progress=3, total=None, message="working", eta_s=None),
+        card, ToolProgressMessage("c1", progress=3, total=None, message="working", eta_s=None)
     )
-    known = apply_message(
-        card, message("tool_progress", tool_call_id="c1", progress=1, total=4, message=None, eta_s=9.5)
-    )
+    known = apply_message(card, ToolProgressMessage("c1", progress=1, total=4, message=None, eta_s=9.5))
     assert unknown.progress == Progress(3.0, None, "working", None)
     assert unknown.progress.percent is None
     assert known.progress == Progress(1.0, 4.0, None, 9.5)
@@ -114,7 +114,7 @@ def test_progress_with_and_without_a_total() -> None:
 
 def test_a_terminal_card_ignores_later_messages() -> None:
     done = apply_message(new_card(call("start")), call("result", result="ok"))
-    late = message("tool_rejected", tool_call_id="c1", tool_name="run_command", reason="late")
+    late = rejected_item("late", "c1")
     assert apply_message(done, late) is done
     assert invalidate(done) is done
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
+from PySide6.QtTest import QTest
 from pytestqt.qtbot import QtBot
 
 from desktop_agent.ui.input_box import InputBox
@@ -11,19 +12,19 @@ from desktop_agent.ui.input_box import InputBox
 def test_enter_submits_and_keeps_the_text(qtbot: QtBot) -> None:
     box = InputBox()
     qtbot.add_widget(box)
-    qtbot.keyClicks(box, "hello")
+    QTest.keyClicks(box, "hello")
     with qtbot.wait_signal(box.submitted):
-        qtbot.keyClick(box, Qt.Key.Key_Return)
+        QTest.keyClick(box, Qt.Key.Key_Return)
     assert box.toPlainText() == "hello"
 
 
 def test_shift_enter_inserts_a_new_line_and_does_not_submit(qtbot: QtBot) -> None:
     box = InputBox()
     qtbot.add_widget(box)
-    qtbot.keyClicks(box, "one")
+    QTest.keyClicks(box, "one")
     with qtbot.assert_not_emitted(box.submitted):
-        qtbot.keyClick(box, Qt.Key.Key_Return, Qt.KeyboardModifier.ShiftModifier)
-    qtbot.keyClicks(box, "two")
+        QTest.keyClick(box, Qt.Key.Key_Return, Qt.KeyboardModifier.ShiftModifier)
+    QTest.keyClicks(box, "two")
     assert box.toPlainText() == "one\ntwo"
 
 

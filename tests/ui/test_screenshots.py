@@ -1,29 +1,44 @@
 """Screenshots of the window in every tool-card state, a form, a visual card,
 the settings dialog, Chinese and dark — saved to tests/artifacts/ (offscreen)
-and checked not to be blank. Plain qtbot: the view is fed bus messages
+and checked for what they must show: each card's visible parts and texts,
+and the theme's colours where bubbles, cards and buttons are. Plain qtbot: the view is fed bus messages
 directly, the way the playback queue feeds it."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QBuffer, QByteArray, QIODevice
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QPoint, QRect
 from PySide6.QtGui import QColor, QImage, QPainter, QPalette
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QAbstractButton, QApplication, QLabel, QWidget
 from pytestqt.qtbot import QtBot
 
-from desktop_agent.core.bus import BusItem
 from desktop_agent.core.chat_handler import REASON_INTERRUPTED, REASON_REJECTED, REASON_TIMEOUT
+from desktop_agent.core.messages import (
+    Card,
+    CardField,
+    CardMessage,
+    InterruptedMessage,
+    InterruptReason,
+    ToolProgressMessage,
+    TurnEndMessage,
+)
 from desktop_agent.core.ports import ImageContent
 from desktop_agent.storage.settings import Settings
 from desktop_agent.ui import i18n
-from desktop_agent.ui.harness import form_item, message, offline_deps, tool_item
+from desktop_agent.ui.bubble import MessageBubble
+from desktop_agent.ui.form_widget import FormWidget
+from desktop_agent.ui.harness import form_item, offline_deps, rejected_item, text_item, tool_item
 from desktop_agent.ui.main_window import MainWindow
 from desktop_agent.ui.settings_dialog import SettingsDialog
+from desktop_agent.ui.theme import DARK, LIGHT
+from desktop_agent.ui.tool_card import ToolCardWidget
 from desktop_agent.ui.turn_view import TurnView
+from desktop_agent.ui.visual_card import VisualCardWidget
 
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
 ARGS = {"command": "ls -la ~/Documents", "timeout_s": 30}
@@ -39,14 +54,50 @@ def _png(width: int = 240, height: int = 120) -> bytes:
     data = QByteArray()
     buffer = QBuffer(data)
     buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-    image.save(buffer, "PNG")
+    image.save(buffer, "PNG")  # type: ignore[call-overload]  # the stub says bytes; the binding takes str
     return bytes(data.data())
 
 
-def distinct_colours(image: QImage, step: int = 3) -> int:
-    image = image.convertToFormat(QImage.Format.Format_RGB32)
-    raw = bytes(image.constBits())
-    return len({raw[i : i + 4] for i in range(0, len(raw) - 3, 4 * step)})
+def shown(card: ToolCardWidget) -> dict[str, object]:
+    """What a tool card shows: its phase and title, the text of each visible
+    part, the progress bar's value, the buttons that can be pressed."""
+    out: dict[str, object] = {"phase": card.property("phase"), "title": card.title.text()}
+    for name in ("badge", "arguments", "progress_caption", "reason", "result_label", "result"):
+        label: QLabel = getattr(card, name)
+        if label.isVisibleTo(card):
+            out[name] = label.text()
+    if card.spinner.isVisibleTo(card):
+        out["spinner"] = True
+    if card.progress_bar.isVisibleTo(card):
+        out["progress_bar"] = card.progress_bar.value()
+    if card.approval_row.isVisibleTo(card):
+        out["buttons"] = [b.text() for b in (card.approve_button, card.reject_button) if b.isEnabled()]
+    if card.images.isVisibleTo(card):
+        out["images"] = len(card.images.findChildren(QLabel))
+    return out
+
+
+def dominant(image: QImage, widget: QWidget) -> str:
+    """The commonest colour where ``widget`` lies in the window's ``image``:
+    its background, whatever text or icons sit on it."""
+    rect = QRect(widget.mapTo(widget.window(), QPoint(0, 0)), widget.size()).intersected(image.rect())
+    counts = Counter(
+        image.pixelColor(x, y).name()
+        for x in range(rect.left(), rect.right() + 1, 2)
+        for y in range(rect.top(), rect.bottom() + 1, 2)
+    )
+    return counts.most_common(1)[0][0]
+
+
+def painted(window: MainWindow, image: QImage) -> dict[str, object]:
+    """The colours the window's parts are painted in, named as in :class:`theme.Colors`."""
+    cards = window.findChildren(ToolCardWidget)
+    return {
+        "window": dominant(image, window.chat.viewport()),
+        "bubbles": [(b.role, dominant(image, b)) for b in window.findChildren(MessageBubble)],
+        "cards": [dominant(image, card) for card in cards],
+        "approve": [dominant(image, c.approve_button) for c in cards if c.approve_button.isVisibleTo(c)],
+    }
 
 
 @pytest.fixture
@@ -62,7 +113,7 @@ def window(qtbot: QtBot) -> Iterator[MainWindow]:
 
 def _prelude(window: MainWindow, view: TurnView, user: str, reply: str) -> None:
     window.chat.add_user(user)
-    view.show_text(message("text", segment_id=1, text=reply, raw_text=reply, voice=False))
+    view.show_text(text_item(reply, 1))
 
 
 def _start(view: TurnView, call: str = "call_1") -> None:
@@ -71,7 +122,7 @@ def _start(view: TurnView, call: str = "call_1") -> None:
 
 def _approval(view: TurnView, call: str = "call_1") -> None:
     _start(view, call)
-    view.approval_needed(tool_item("approval_required", call, arguments=ARGS, task_id="t1").message)
+    view.approval_needed(tool_item("approval_required", call, arguments=ARGS, task_id="t1"))
 
 
 def _executing(view: TurnView, call: str = "call_1") -> None:
@@ -94,18 +145,7 @@ def scene_executing(view: TurnView) -> None:
 
 def scene_progress(view: TurnView) -> None:
     _executing(view)
-    view.tool_event(
-        BusItem(
-            message(
-                "tool_progress",
-                tool_call_id="call_1",
-                progress=42,
-                total=100,
-                message="copying files",
-                eta_s=75,
-            )
-        )
-    )
+    view.tool_event(ToolProgressMessage("call_1", progress=42, total=100, message="copying files", eta_s=75))
 
 
 def scene_done(view: TurnView) -> None:
@@ -122,17 +162,14 @@ def scene_done(view: TurnView) -> None:
     )
     view.cards["call_1"].set_expanded(True)
     reply = "Your **Documents** folder holds:\n\n- `notes/` — a folder\n- `todo.md` — 512 bytes\n\n```sh\nls -la ~/Documents\n```\n"
-    view.show_text(message("text", segment_id=2, text=reply, raw_text=reply, voice=False))
-    view.turn_ended(message("turn_end"))
+    view.show_text(text_item(reply, 2))
+    view.turn_ended(TurnEndMessage())
 
 
-def _ended(view: TurnView, why: str, reason: str, **extra: Any) -> None:
+def _ended(view: TurnView, why: InterruptReason, reason: str, **extra: Any) -> None:
     """The handler's closing pair: ``tool_rejected`` then ``interrupted``."""
-    view.tool_event(
-        BusItem(message("tool_rejected", tool_call_id="call_1", tool_name="run_command",
-                        arguments=ARGS, reason=reason, **extra))
-    )
-    view.interrupted(message("interrupted", reason=why))
+    view.tool_event(rejected_item(reason, arguments=ARGS, **extra))
+    view.interrupted(InterruptedMessage(why))
 
 
 def scene_rejected(view: TurnView) -> None:
@@ -173,23 +210,13 @@ def scene_visual_card(view: TurnView, tmp: Path) -> None:
     image.write_bytes(_png(420, 160))
     view.tool_event(tool_item("start", "call_5", "show_card"))
     view.tool_event(tool_item("executing", "call_5", "show_card", arguments={"title": "Weather"}))
-    view.tool_event(
-        BusItem(
-            message(
-                "card",
-                tool_call_id="call_5",
-                card={
-                    "title": "Beijing weather",
-                    "body": "Sunny, light wind. **Great** for a walk.",
-                    "image_path": str(image),
-                    "fields": [
-                        {"label": "Temperature", "value": "25 °C"},
-                        {"label": "Humidity", "value": "30%"},
-                    ],
-                },
-            )
-        )
+    card = Card(
+        "Beijing weather",
+        "Sunny, light wind. **Great** for a walk.",
+        str(image),
+        (CardField("Temperature", "25 °C"), CardField("Humidity", "30%")),
     )
+    view.tool_event(CardMessage("call_5", card))
     view.tool_event(
         tool_item(
             "result",
@@ -205,11 +232,7 @@ def scene_visual_card(view: TurnView, tmp: Path) -> None:
 def scene_two_calls(view: TurnView) -> None:
     for call, command in (("call_1", "date"), ("call_2", "uptime")):
         view.tool_event(tool_item("start", call))
-        view.tool_event(
-            tool_item(
-                "approval_required", call, arguments={"command": command}, task_id=call, auto_approved=True
-            )
-        )
+        view.auto_approved(tool_item("approval_required", call, arguments={"command": command}, task_id=call))
         view.tool_event(tool_item("executing", call, arguments={"command": command}))
         view.tool_event(
             tool_item("result", call, arguments={"command": command}, result=f"{command}: ok", is_error=False)
@@ -239,23 +262,134 @@ def _save(window: MainWindow | SettingsDialog, name: str) -> QImage:
     return image
 
 
+ARGS_TEXT = "command: ls -la ~/Documents\ntimeout_s: 30"
+CARDS: dict[str, list[dict[str, object]]] = {
+    "preparing": [{"phase": "preparing", "title": "run_command — preparing…", "spinner": True}],
+    "approval": [
+        {
+            "phase": "approval",
+            "title": "run_command needs your approval",
+            "arguments": ARGS_TEXT,
+            "buttons": ["Approve", "Reject"],
+        }
+    ],
+    "executing": [
+        {"phase": "executing", "title": "run_command — running…", "arguments": ARGS_TEXT, "spinner": True}
+    ],
+    "progress": [
+        {
+            "phase": "executing",
+            "title": "run_command — running…",
+            "arguments": ARGS_TEXT,
+            "progress_caption": "42% · about 2 min left · copying files",
+            "progress_bar": 42,
+        }
+    ],
+    "done": [
+        {
+            "phase": "done",
+            "title": "run_command",
+            "arguments": ARGS_TEXT,
+            "result_label": "Result",
+            "result": "total 12\ndrwxr-xr-x  2 me me 4096 Nov 30 notes\n-rw-r--r--  1 me me  512 Nov 30 todo.md",
+            "images": 1,
+        }
+    ],
+    "rejected": [{"phase": "rejected", "title": "run_command — rejected", "badge": "ls -la ~/Documents"}],
+    "invalidated": [
+        {
+            "phase": "invalidated",
+            "title": "run_command — invalidated",
+            "arguments": ARGS_TEXT,
+            "reason": "The tool call was interrupted by the user.",
+            "result_label": "Partial result",
+            "result": "[stdout]\ntotal 12\ndrwxr-xr-x notes",
+        }
+    ],
+    "approval_timeout": [
+        {
+            "phase": "rejected",
+            "title": "run_command — rejected",
+            "badge": "ls -la ~/Documents",
+            "reason": "The approval timed out, so the tool call was rejected.",
+        }
+    ],
+    "form": [{"phase": "executing", "title": "ask_user_question — running…", "spinner": True}],
+    "two_calls": [
+        {"phase": "done", "title": "run_command", "badge": "date"},
+        {"phase": "done", "title": "run_command", "badge": "uptime"},
+    ],
+}
+ENDED = ("rejected", "invalidated", "approval_timeout")
+
+
 @pytest.mark.parametrize("scene", list(SCENES))
-def test_window_screenshot_of_each_card_state_is_not_blank(window: MainWindow, scene: str) -> None:
+def test_window_screenshot_shows_each_card_state(window: MainWindow, scene: str) -> None:
     view = TurnView(window.chat)
     _prelude(window, view, "What is in my Documents folder?", "Let me look.\n")
     SCENES[scene](view)
     image = _save(window, f"window_{scene}")
-    assert distinct_colours(image) >= 12
+
+    assert [shown(card) for card in window.findChildren(ToolCardWidget)] == CARDS[scene]
+    bubbles = [("user", LIGHT.user_bubble), ("assistant", LIGHT.assistant_bubble)]
+    assert painted(window, image) == {
+        "window": LIGHT.window,
+        "bubbles": bubbles + [("assistant", LIGHT.assistant_bubble)] * (scene == "done"),
+        "cards": [LIGHT.card_header if scene in ENDED else LIGHT.card] * len(CARDS[scene]),
+        "approve": [LIGHT.approve] * (scene == "approval"),
+    }
 
 
-def test_window_screenshot_of_a_visual_card_is_not_blank(window: MainWindow, tmp_path: Path) -> None:
+def test_the_done_card_shows_the_tool_image(window: MainWindow) -> None:
+    view = TurnView(window.chat)
+    _prelude(window, view, "What is in my Documents folder?", "Let me look.\n")
+    scene_done(view)
+    image = _save(window, "window_done")
+
+    (picture,) = view.cards["call_1"].images.findChildren(QLabel)
+    assert (picture.pixmap().size().toTuple(), dominant(image, picture)) == ((240, 120), "#2f81f7")
+
+
+def test_the_form_shows_its_questions_and_buttons(window: MainWindow) -> None:
+    view = TurnView(window.chat)
+    _prelude(window, view, "Plan a trip", "A few questions first.\n")
+    scene_form(view)
+    _save(window, "window_form")
+
+    (form,) = window.findChildren(FormWidget)
+    texts = [label.text() for label in form.findChildren(QLabel) if label.isVisibleTo(form) and label.text()]
+    buttons = [b for b in form.findChildren(QAbstractButton) if b.isVisibleTo(form) and b.isEnabled()]
+    buttons.sort(key=lambda b: (b.mapTo(form, QPoint(0, 0)).y(), b.mapTo(form, QPoint(0, 0)).x()))
+    choices = [b.text() for b in buttons]  # in reading order
+    assert (texts, choices) == (
+        ["Trip planning", "Which city?", "When?", "Extras (optional)"],
+        ["This weekend", "Next month", "Hotel", "Car", "Museum pass", "Cancel", "Submit"],
+    )
+
+
+def test_window_screenshot_of_a_visual_card_shows_its_title_fields_and_picture(
+    window: MainWindow, tmp_path: Path
+) -> None:
     view = TurnView(window.chat)
     _prelude(window, view, "How is the weather?", "Here it is.\n")
     scene_visual_card(view, tmp_path)
-    assert distinct_colours(_save(window, "window_visual_card")) >= 12
+    image = _save(window, "window_visual_card")
+
+    (card,) = window.findChildren(VisualCardWidget)
+    texts = [label.text() for label in card.findChildren(QLabel) if label.isVisibleTo(card) and label.text()]
+    assert texts == [
+        "Beijing weather",
+        "Sunny, light wind. **Great** for a walk.",
+        "Temperature",
+        "25 °C",
+        "Humidity",
+        "30%",
+    ]
+    assert card.image is not None
+    assert dominant(image, card.image) == "#2f81f7"
 
 
-def test_settings_dialog_screenshot_is_not_blank(qtbot: QtBot) -> None:
+def test_settings_dialog_screenshot_shows_the_settings(qtbot: QtBot) -> None:
     settings = Settings(
         base_url="https://api.example.com/v1",
         model="gpt-4o-mini",
@@ -265,7 +399,21 @@ def test_settings_dialog_screenshot_is_not_blank(qtbot: QtBot) -> None:
     qtbot.add_widget(dialog)
     dialog.show()
     qtbot.wait_exposed(dialog)
-    assert distinct_colours(_save(dialog, "settings_dialog")) >= 12
+    image = _save(dialog, "settings_dialog")
+
+    allowed = [dialog.allowed.item(row).text() for row in range(dialog.allowed.count())]
+    assert (dialog.base_url.text(), dialog.model.text(), dialog.key_note.text(), allowed) == (
+        "https://api.example.com/v1",
+        "gpt-4o-mini",
+        "stored in the system keyring",
+        ["run_command", "get_current_time"],
+    )
+    # Nothing in the allowed list is selected yet, so there is nothing to revoke.
+    assert (dialog.key_note.isVisible(), dialog.revoke.isEnabled(), dominant(image, dialog)) == (
+        True,
+        False,
+        LIGHT.window,
+    )
 
 
 @pytest.fixture
@@ -292,9 +440,22 @@ def _window_at_approval(qtbot: QtBot, user: str, reply: str) -> MainWindow:
 
 def test_chinese_window_screenshot_renders_cjk(qtbot: QtBot, chinese: None) -> None:
     window = _window_at_approval(qtbot, "帮我看看文档文件夹里有什么？", "好的，我来看一下。\n")
-    assert window.send_button.text() == "发送"
     image = _save(window, "window_zh_approval")
-    assert distinct_colours(image) >= 12
+
+    (card,) = window.findChildren(ToolCardWidget)
+    assert (window.send_button.text(), shown(card)) == (
+        "发送",
+        {
+            "phase": "approval",
+            "title": "run_command 需要授权",
+            "arguments": ARGS_TEXT,
+            "buttons": ["批准", "拒绝"],
+        },
+    )
+    assert painted(window, image)["bubbles"] == [
+        ("user", LIGHT.user_bubble),
+        ("assistant", LIGHT.assistant_bubble),
+    ]
 
 
 @pytest.fixture
@@ -319,9 +480,13 @@ def dark_palette(qapp: QApplication) -> Iterator[None]:
 def test_dark_window_screenshot_uses_dark_colours(qtbot: QtBot, dark_palette: None) -> None:
     window = _window_at_approval(qtbot, "What is in my Documents folder?", "Let me look.\n")
     image = _save(window, "window_dark_approval")
-    corner = QColor(image.pixel(5, 5))
-    assert corner.lightness() < 80, corner.name()
-    assert distinct_colours(image) >= 12
+
+    assert painted(window, image) == {
+        "window": DARK.window,
+        "bubbles": [("user", DARK.user_bubble), ("assistant", DARK.assistant_bubble)],
+        "cards": [DARK.card],
+        "approve": [DARK.approve],
+    }
 
 
 def test_screenshots_keep_the_card_inside_the_window(window: MainWindow) -> None:

@@ -55,7 +55,7 @@ def png() -> bytes:
     data = QByteArray()
     buffer = QBuffer(data)
     buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-    image.save(buffer, "PNG")
+    image.save(buffer, "PNG")  # type: ignore[call-overload]  # the stub says bytes; the binding takes str
     return bytes(data.data())
 
 

@@ -7,11 +7,21 @@ from typing import Any
 import pytest
 from pytestqt.qtbot import QtBot
 
-from desktop_agent.core.bus import BusItem
+from desktop_agent.core.messages import (
+    Card,
+    CardField,
+    CardMessage,
+    ErrorMessage,
+    InterruptedMessage,
+    RoundEndMessage,
+    TextMessage,
+    TurnEndMessage,
+    WarningMessage,
+)
 from desktop_agent.ui.bubble import MessageBubble, SystemMessage
 from desktop_agent.ui.chat_view import ChatView
 from desktop_agent.ui.form_widget import FormWidget
-from desktop_agent.ui.harness import form_item, message, tool_item
+from desktop_agent.ui.harness import form_item, rejected_item, text_item, tool_item
 from desktop_agent.ui.tool_card import ToolCardWidget
 from desktop_agent.ui.turn_view import TurnView
 from desktop_agent.ui.visual_card import VisualCardWidget
@@ -32,12 +42,13 @@ def chat(qtbot: QtBot) -> ChatView:
     return view
 
 
-def text(raw: str, segment: int = 1) -> dict[str, Any]:
-    return message("text", segment_id=segment, text=raw.strip(), raw_text=raw, voice=False)
+def text(shown: str, segment: int = 1, raw: str | None = None) -> TextMessage:
+    """A text segment showing ``shown`` (``raw``: the stream's slice, tags included)."""
+    return text_item(shown, segment, raw_text=raw)
 
 
 def layout(chat: ChatView) -> list[tuple[str, str]]:
-    out = []
+    out: list[tuple[str, str]] = []
     for w in chat.items():
         if isinstance(w, MessageBubble):
             out.append((w.role, w.text()))
@@ -56,7 +67,7 @@ def test_text_joins_one_bubble_until_a_card_and_keeps_markdown_newlines(chat: Ch
     view = TurnView(chat)
     view.show_text(text("# Plan\n\n", 1))
     view.show_text(text("- one\n", 2))
-    view.show_text(text("Checking.<need_tool>", 3))
+    view.show_text(text("Checking.", 3, raw="Checking.<need_tool>"))
     view.tool_event(tool_item("start", "c1"))
     view.show_text(text("After.", 4))
     assert layout(chat) == [
@@ -79,9 +90,7 @@ def test_approval_renders_buttons_and_asks_for_attention(chat: ChatView) -> None
     attention, cards = Recorder(), Recorder()
     view = TurnView(chat, on_attention=attention, on_card=lambda s: cards(s.tool_call_id, s.phase))
     view.tool_event(tool_item("start", "c1"))
-    view.approval_needed(
-        tool_item("approval_required", "c1", arguments={"command": "x"}, task_id="t1").message
-    )
+    view.approval_needed(tool_item("approval_required", "c1", arguments={"command": "x"}, task_id="t1"))
     assert view.card_state("c1") is not None and view.card_state("c1").task_id == "t1"  # type: ignore[union-attr]
     assert attention.calls == [("approval", "c1", "run_command is waiting for your approval")]
     assert cards.calls == [("c1", "preparing"), ("c1", "approval")]
@@ -91,7 +100,7 @@ def test_card_buttons_reach_the_window_callback(chat: ChatView) -> None:
     answers = Recorder()
     view = TurnView(chat, on_answer=answers)
     view.tool_event(tool_item("start", "c1"))
-    view.approval_needed(tool_item("approval_required", "c1", arguments={}, task_id="t1").message)
+    view.approval_needed(tool_item("approval_required", "c1", arguments={}, task_id="t1"))
     view.cards["c1"].approve_button.click()
     assert answers.calls == [("c1", True, False)]
 
@@ -99,10 +108,10 @@ def test_card_buttons_reach_the_window_callback(chat: ChatView) -> None:
 def test_a_reject_click_shows_session_interrupted_once(chat: ChatView) -> None:
     view = TurnView(chat)
     view.tool_event(tool_item("start", "c1"))
-    view.approval_needed(tool_item("approval_required", "c1", arguments={}, task_id="t1").message)
+    view.approval_needed(tool_item("approval_required", "c1", arguments={}, task_id="t1"))
     view.mark_answered("c1", False)
-    view.tool_event(BusItem(message("tool_rejected", tool_call_id="c1", tool_name="run_command", reason="r")))
-    view.interrupted(message("interrupted", reason="rejected"))
+    view.tool_event(rejected_item("r", "c1"))
+    view.interrupted(InterruptedMessage("rejected"))
     assert layout(chat) == [("card", "c1:rejected"), ("system", "Session interrupted")]
 
 
@@ -115,12 +124,8 @@ def test_a_user_interrupt_invalidates_pending_cards_and_forms(chat: ChatView) ->
     view.tool_event(tool_item("executing", "c2", "ask_user_question", arguments={"question": "?"}))
     view.tool_event(form_item("c2", "f1", [{"id": "q1", "question": "?", "type": "text"}], title=None))
     view.tracker.interrupt_clicked()
-    view.tool_event(
-        BusItem(
-            message("tool_rejected", tool_call_id="c2", tool_name="ask_user_question", reason="interrupted")
-        )
-    )
-    view.interrupted(message("interrupted", reason="user"))
+    view.tool_event(rejected_item("interrupted", "c2", "ask_user_question"))
+    view.interrupted(InterruptedMessage("user"))
     assert layout(chat) == [
         ("card", "c1:invalidated"),
         ("card", "c2:invalidated"),
@@ -134,11 +139,9 @@ def test_a_user_interrupt_invalidates_pending_cards_and_forms(chat: ChatView) ->
 def test_an_approval_timeout_rejects_the_card_and_says_so(chat: ChatView) -> None:
     view = TurnView(chat)
     view.tool_event(tool_item("start", "c1"))
-    view.approval_needed(tool_item("approval_required", "c1", arguments={}, task_id="t1").message)
-    view.tool_event(
-        BusItem(message("tool_rejected", tool_call_id="c1", tool_name="run_command", reason="late"))
-    )
-    view.interrupted(message("interrupted", reason="approval_timeout"))
+    view.approval_needed(tool_item("approval_required", "c1", arguments={}, task_id="t1"))
+    view.tool_event(rejected_item("late", "c1"))
+    view.interrupted(InterruptedMessage("approval_timeout"))
     assert layout(chat) == [
         ("card", "c1:rejected"),
         ("system", "Tool approval timed out; the call was rejected and the session interrupted"),
@@ -163,20 +166,7 @@ def test_a_form_follows_its_card_and_its_answers_reach_the_window(chat: ChatView
 
 def test_a_card_message_shows_a_visual_card(chat: ChatView) -> None:
     view = TurnView(chat)
-    view.tool_event(
-        BusItem(
-            message(
-                "card",
-                tool_call_id="c1",
-                card={
-                    "title": "Weather",
-                    "body": "Sunny",
-                    "image_path": None,
-                    "fields": [{"label": "Temp", "value": "25"}],
-                },
-            )
-        )
-    )
+    view.tool_event(CardMessage("c1", Card("Weather", "Sunny", None, (CardField("Temp", "25"),))))
     (card,) = chat.items()
     assert isinstance(card, VisualCardWidget)
     assert (card.title.text(), card.body.text(), card.fields, card.image) == (
@@ -189,15 +179,7 @@ def test_a_card_message_shows_a_visual_card(chat: ChatView) -> None:
 
 def test_a_missing_card_image_says_so(chat: ChatView, tmp_path: Any) -> None:
     view = TurnView(chat)
-    view.tool_event(
-        BusItem(
-            message(
-                "card",
-                tool_call_id="c1",
-                card={"title": "T", "body": "", "image_path": str(tmp_path / "gone.png"), "fields": []},
-            )
-        )
-    )
+    view.tool_event(CardMessage("c1", Card("T", "", str(tmp_path / "gone.png"))))
     card = chat.items()[0]
     assert isinstance(card, VisualCardWidget) and card.image is not None
     assert card.image.text() == "(image not found)"
@@ -205,14 +187,41 @@ def test_a_missing_card_image_says_so(chat: ChatView, tmp_path: Any) -> None:
 
 def test_notices_become_warning_and_error_bubbles(chat: ChatView) -> None:
     view = TurnView(chat)
-    view.notice(message("warning", message="max steps", code="max_steps"))
-    view.notice(message("error", message="connection refused", code="connection"))
+    view.notice(WarningMessage("max steps", "max_steps"))
+    view.notice(ErrorMessage("connection refused", "connection"))
     assert layout(chat) == [("warning", "**Warning:** max steps"), ("error", "**Error:** connection refused")]
 
 
 def test_the_turn_end_leaves_nothing_pending(chat: ChatView) -> None:
     view = TurnView(chat)
     view.tool_event(tool_item("start", "c1"))
-    view.turn_ended(message("turn_end"))
+    view.turn_ended(TurnEndMessage())
     view.show_text(text("next"))
     assert layout(chat) == [("card", "c1:invalidated"), ("assistant", "next")]
+
+
+def test_the_first_text_after_a_round_end_starts_a_new_paragraph(chat: ChatView) -> None:
+    view = TurnView(chat)
+    view.show_text(text("Let me check.", 1))
+    view.show_text(text(" One moment.", 2))
+    view.round_ended(RoundEndMessage(0, "planning"))
+    view.show_text(text("It is sunny.", 3))
+    view.show_text(text(" Enjoy.", 4))
+    assert layout(chat) == [("assistant", "Let me check. One moment.\n\nIt is sunny. Enjoy.")]
+
+
+def test_an_auto_approved_call_runs_without_buttons_or_attention(chat: ChatView) -> None:
+    attention, cards = Recorder(), Recorder()
+    view = TurnView(chat, on_attention=attention, on_card=lambda s: cards(s.tool_call_id, s.phase))
+    view.tool_event(tool_item("start", "c1"))
+    view.auto_approved(tool_item("approval_required", "c1", arguments={"command": "date"}, task_id="t1"))
+    state = view.card_state("c1")
+    assert state is not None
+    assert (state.phase, state.task_id, state.auto_approved, dict(state.arguments or {})) == (
+        "executing",
+        None,
+        True,
+        {"command": "date"},
+    )
+    assert not view.cards["c1"].approval_row.isVisibleTo(view.cards["c1"])
+    assert (attention.calls, cards.calls) == ([], [("c1", "preparing"), ("c1", "executing")])
