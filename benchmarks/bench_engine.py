@@ -26,38 +26,20 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
 
 from openai import AsyncOpenAI
 
 from desktop_agent.core.agent import AgentClient
-from desktop_agent.core.bus import BusItem, SessionMessageBus
+from desktop_agent.core.bus import SessionMessageBus
 from desktop_agent.core.conversation import Conversation
+from desktop_agent.core.messages import BusItem
 from desktop_agent.core.tool_router import ToolRouter
 from desktop_agent.llm.openai_provider import OpenAIProvider
+from desktop_agent.testing.views import NullView
 
 WORDS = [" The", " quick", " brown", " fox", " jumps", " over", " the", " lazy", " dog", "."]
-
-
-class NullView:
-    def show_text(self, message: dict[str, Any]) -> None:
-        pass
-
-    def tool_event(self, item: BusItem) -> None:
-        pass
-
-    def approval_needed(self, message: dict[str, Any]) -> None:
-        pass
-
-    def notice(self, message: dict[str, Any]) -> None:
-        pass
-
-    def interrupted(self, message: dict[str, Any]) -> None:
-        pass
-
-    def turn_ended(self, message: dict[str, Any]) -> None:
-        pass
 
 
 def start_server(tokens: int, rate: float) -> tuple[subprocess.Popen[str], str]:
@@ -113,8 +95,12 @@ async def measure(base_url: str, rounds: int) -> dict[str, list[float]]:
     results: dict[str, list[float]] = {"bare": [], "engine": [], "bare_wall": [], "engine_wall": [], "pushed": []}
     await bare(client)  # warm up both paths
     results["pushed"].append(await engine(provider))
+    paths: dict[str, Callable[[], Awaitable[int]]] = {
+        "bare": lambda: bare(client),
+        "engine": lambda: engine(provider),
+    }
     for _ in range(rounds):
-        for name, run in (("bare", lambda: bare(client)), ("engine", lambda: engine(provider))):
+        for name, run in paths.items():
             cpu0, wall0 = time.process_time(), time.perf_counter()
             await run()
             results[name].append(time.process_time() - cpu0)

@@ -31,6 +31,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from desktop_agent.core.messages import Card
 from desktop_agent.core.ports import ToolResult
 from desktop_agent.mcp_engine import McpConfig, McpEngine, ServerConfig
 
@@ -62,7 +63,7 @@ class NullContext:
     def progress(self, progress: float, total: float | None, message: str | None) -> None:
         pass
 
-    def push_card(self, card: Mapping[str, Any]) -> None:
+    def push_card(self, card: Card | Mapping[str, Any]) -> None:
         pass
 
 

@@ -49,8 +49,9 @@ from PySide6.QtMultimedia import QMediaPlayer
 from PySide6.QtWidgets import QApplication
 
 from desktop_agent.core.bus import SessionMessageBus
+from desktop_agent.core.messages import AudioMessage, BusItem, TextMessage
 from desktop_agent.core.ports import AudioSink, Speech, TTSEngine
-from desktop_agent.core.stream_parser import StreamParser
+from desktop_agent.core.stream_parser import Segment, StreamParser
 from desktop_agent.testing.fake_sink import FakeAudioSink
 from desktop_agent.testing.fake_tts import FakeTTS
 from desktop_agent.ui.audio_sink import QtAudioSink
@@ -126,34 +127,37 @@ class Turn:
         played = 0
         progress = asyncio.Event()
 
+        clips: asyncio.Queue[AudioMessage] = asyncio.Queue()
+
+        def take(item: BusItem) -> None:
+            # The bus only calls listeners: attach before the first push.
+            if isinstance(item.message, AudioMessage):
+                clips.put_nowait(item.message)
+
         async def consume() -> None:
             nonlocal played, progress
             while True:
-                item = await self.bus.get()
-                if item.type == "audio":
-                    if item.audio is not None:
-                        await self.sink.play(item.audio, str(item.message["mime"]))
-                    played += 1
-                    progress.set()
-                    progress = asyncio.Event()
+                audio = await clips.get()
+                if audio.audio:
+                    await self.sink.play(audio.audio, audio.mime or "")
+                played += 1
+                progress.set()
+                progress = asyncio.Event()
 
+        self.bus.add_listener(take)
         consumer = asyncio.get_running_loop().create_task(consume())
         segment_id = 0
 
-        def handle(segments: list[Any]) -> None:
+        def handle(segments: list[Segment]) -> None:
             nonlocal segment_id
-            for segment in segments:
+            for segment in segments:  # as ChatHandler does
+                if not segment.text:
+                    continue
                 segment_id += 1
-                self.bus.push(
-                    "text",
-                    segment_id=segment_id,
-                    text=segment.text,
-                    raw_text=segment.raw_text,
-                    voice=segment.voice,
-                )
-                if segment.voice:
-                    self.texts[segment_id] = segment.text
-                    pipeline.submit(segment_id, segment.text)
+                self.bus.push(TextMessage(segment_id, segment.text, segment.raw_text, segment.voice))
+                if segment.voice and segment.spoken:
+                    self.texts[segment_id] = segment.spoken
+                    pipeline.submit(segment_id, segment.spoken)
 
         tokens = [reply[i : i + 2] for i in range(0, len(reply), 2)]
         first_token = time.perf_counter()
@@ -168,6 +172,7 @@ class Turn:
                     await progress.wait()
         finally:
             consumer.cancel()
+            self.bus.remove_listener(take)
         return first_token
 
 
