@@ -107,8 +107,8 @@ def bench_stalls(tokens: int, messages: int, rate: float) -> dict[str, Any]:
     from desktop_agent.core.forms import FormManager
     from desktop_agent.core.tool_router import ToolRouter
     from desktop_agent.llm.openai_provider import OpenAIProvider
+    from desktop_agent.testing.window_rig import SignalLog, build_window, run_on_qasync
     from desktop_agent.tools import builtin_tools
-    from desktop_agent.ui.harness import SignalLog, build_window, run_on_qasync
     from desktop_agent.ui.runtime import LAZY_IMPORTS, settle_memory, warm_imports
 
     app = QApplication.instance() or QApplication([])

@@ -38,7 +38,7 @@ from desktop_agent.core.messages import (
     TurnEndMessage,
     WarningMessage,
 )
-from desktop_agent.core.stream_parser import strip_intent_tags
+from desktop_agent.core.stream_parser import strip_intent_tags, strip_tags
 
 TOOL_CONTEXT_MAX_LEN = 300
 NO_TRUNCATE_TOOLS: frozenset[str] = frozenset({"get_skill"})
@@ -121,7 +121,7 @@ class HistoryRecorder:
         self._text.clear()
         answered = [c for c in self._calls.values() if c.answer is not None]
         self._calls.clear()
-        content = text if text.strip() else None
+        content = text if strip_tags(text).strip() else None  # nothing visible: no message
         if answered:
             self.messages.append(
                 assistant_tool_calls(

@@ -17,9 +17,9 @@ from desktop_agent.core.history import check_history
 from desktop_agent.storage.settings import SettingsStore
 from desktop_agent.testing.procs import live_processes
 from desktop_agent.testing.scripted_server import Reply, ToolCallScript, text_reply, tool_reply
+from desktop_agent.testing.window_rig import WindowRig, run_on_qasync, scripted_window
 from desktop_agent.ui.bubble import MessageBubble, SystemMessage
 from desktop_agent.ui.form_widget import FormWidget
-from desktop_agent.ui.harness import WindowRig, run_on_qasync, scripted_window
 from desktop_agent.ui.i18n import tr
 from desktop_agent.ui.tool_card import ToolCardWidget
 from desktop_agent.ui.turn_view import TurnView
@@ -333,7 +333,7 @@ def test_the_interrupt_fallback_frees_the_window_when_interrupted_never_comes(qa
     from typing import cast
 
     from desktop_agent.core.conversation import Conversation
-    from desktop_agent.ui.harness import SignalLog, offline_deps
+    from desktop_agent.testing.window_rig import SignalLog, offline_deps
     from desktop_agent.ui.main_window import MainWindow
 
     async def main() -> None:
@@ -365,7 +365,7 @@ class LostApprovalConversation(StuckConversation):
     back end lost it: seed 000's "approval lost" protection)."""
 
     async def run_turn(self, user_text: str, view: object, **_kw: object) -> None:
-        from desktop_agent.ui.harness import tool_item
+        from desktop_agent.testing.window_rig import tool_item
         from desktop_agent.ui.turn_view import TurnView
 
         assert isinstance(view, TurnView)
@@ -382,7 +382,7 @@ def test_an_approval_that_was_lost_invalidates_the_waiting_cards(qapp: QApplicat
     from typing import cast
 
     from desktop_agent.core.conversation import Conversation
-    from desktop_agent.ui.harness import SignalLog, offline_deps
+    from desktop_agent.testing.window_rig import SignalLog, offline_deps
     from desktop_agent.ui.main_window import MainWindow
 
     async def main() -> None:

@@ -13,6 +13,7 @@ from desktop_agent.core.messages import (
     ToolProgressMessage,
 )
 from desktop_agent.core.ports import ImageContent
+from desktop_agent.testing.window_rig import rejected_item, tool_item
 from desktop_agent.ui import i18n
 from desktop_agent.ui.card_state import (
     CardUpdate,
@@ -30,7 +31,6 @@ from desktop_agent.ui.card_state import (
     progress_caption,
     title_for,
 )
-from desktop_agent.ui.harness import rejected_item, tool_item
 
 ARGS = {"command": "ls"}
 

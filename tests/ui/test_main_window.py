@@ -12,8 +12,8 @@ from pytestqt.qtbot import QtBot
 from desktop_agent.mcp_engine import ServerStatus
 from desktop_agent.services import AppliedSettings
 from desktop_agent.storage.settings import Settings, SettingsStore
+from desktop_agent.testing.window_rig import offline_deps
 from desktop_agent.ui.bubble import MessageBubble
-from desktop_agent.ui.harness import offline_deps
 from desktop_agent.ui.main_window import MainWindow
 from desktop_agent.ui.settings_dialog import SettingsEdit
 from desktop_agent.ui.status_bar import server_views

@@ -15,8 +15,8 @@ from pytestqt.qtbot import QtBot
 
 from desktop_agent.core.messages import RoundEndMessage, TextMessage, TurnEndMessage
 from desktop_agent.core.stream_parser import StreamParser
+from desktop_agent.testing.window_rig import offline_deps
 from desktop_agent.ui.bubble import MessageBubble
-from desktop_agent.ui.harness import offline_deps
 from desktop_agent.ui.main_window import MainWindow
 from desktop_agent.ui.turn_view import TurnView
 

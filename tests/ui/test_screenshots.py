@@ -29,10 +29,10 @@ from desktop_agent.core.messages import (
 )
 from desktop_agent.core.ports import ImageContent
 from desktop_agent.storage.settings import Settings
+from desktop_agent.testing.window_rig import form_item, offline_deps, rejected_item, text_item, tool_item
 from desktop_agent.ui import i18n
 from desktop_agent.ui.bubble import MessageBubble
 from desktop_agent.ui.form_widget import FormWidget
-from desktop_agent.ui.harness import form_item, offline_deps, rejected_item, text_item, tool_item
 from desktop_agent.ui.main_window import MainWindow
 from desktop_agent.ui.settings_dialog import SettingsDialog
 from desktop_agent.ui.theme import DARK, LIGHT

@@ -34,8 +34,8 @@ from desktop_agent.storage.settings import Settings, SettingsStore
 from desktop_agent.testing.fake_tools import BlockingTool, EchoTool
 from desktop_agent.testing.scripted_llm import ScriptedLLM
 from desktop_agent.testing.scripted_replies import Reply, text_reply, tool_reply
+from desktop_agent.testing.window_rig import SignalLog
 from desktop_agent.tools import builtin_tools
-from desktop_agent.ui.harness import SignalLog
 from desktop_agent.ui.i18n import tr
 from desktop_agent.ui.turn_controller import FormReply, TurnController
 from desktop_agent.ui.turn_state import TurnTracker

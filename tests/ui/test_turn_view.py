@@ -18,10 +18,10 @@ from desktop_agent.core.messages import (
     TurnEndMessage,
     WarningMessage,
 )
+from desktop_agent.testing.window_rig import form_item, rejected_item, text_item, tool_item
 from desktop_agent.ui.bubble import MessageBubble, SystemMessage
 from desktop_agent.ui.chat_view import ChatView
 from desktop_agent.ui.form_widget import FormWidget
-from desktop_agent.ui.harness import form_item, rejected_item, text_item, tool_item
 from desktop_agent.ui.tool_card import ToolCardWidget
 from desktop_agent.ui.turn_view import TurnView
 from desktop_agent.ui.visual_card import VisualCardWidget
