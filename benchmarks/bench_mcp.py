@@ -27,7 +27,7 @@ import dataclasses
 import statistics
 import sys
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -63,7 +63,7 @@ class NullContext:
     def progress(self, progress: float, total: float | None, message: str | None) -> None:
         pass
 
-    def push_card(self, card: Card | Mapping[str, Any]) -> None:
+    def push_card(self, card: Card) -> None:
         pass
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from desktop_agent.core.messages import FormRequestMessage, RoundKind, ToolCallState
+from desktop_agent.core.messages import FormRequestMessage, NoticeCode, RoundKind, ToolCallState
 from desktop_agent.core.ports import ToolResult
 from desktop_agent.core.stream_parser import Segment
 
@@ -53,7 +53,7 @@ class NoticeChunk:
 
     level: Literal["warning", "error"]
     message: str
-    code: str
+    code: NoticeCode
     type: Literal["notice"] = "notice"
 
 

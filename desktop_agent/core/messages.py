@@ -21,25 +21,14 @@ from typing import Any, ClassVar, Literal
 
 from desktop_agent.core.forms import FormQuestion
 from desktop_agent.core.json_types import JSONDict
-from desktop_agent.core.ports import ImageContent
+from desktop_agent.core.ports import ImageContent, LLMErrorCode
 
 ToolCallState = Literal["start", "approval_required", "executing", "result"]
 RoundKind = Literal["planning", "continuation", "tools"]
 InterruptReason = Literal["user", "rejected", "approval_timeout", "error"]
 OutputStream = Literal["stdout", "stderr"]
-NoticeCode = Literal[
-    # LLMError codes
-    "auth",
-    "connection",
-    "rate_limit",
-    "server",
-    "bad_request",
-    "stream_dropped",
-    "config",
-    # the turn itself
-    "internal",
-    "max_steps",
-]
+NoticeCode = LLMErrorCode | Literal["internal", "max_steps"]
+"""``warning``/``error`` codes: the LLM's failures, and the turn's own."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,20 +139,6 @@ class Card:
     image_path: str | None = None
     fields: tuple[CardField, ...] = ()
 
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Card:
-        """From the JSON form (a stored card, or a tool's validated dict)."""
-        image = data.get("image_path")
-        return cls(
-            title=str(data.get("title") or ""),
-            body=str(data.get("body") or ""),
-            image_path=str(image) if image else None,
-            fields=tuple(
-                CardField(str(f.get("label", "")), str(f.get("value", "")))
-                for f in data.get("fields") or ()
-            ),
-        )
-
     def to_json(self) -> JSONDict:
         return {
             "title": self.title,
@@ -214,7 +189,7 @@ class RoundEndMessage:
 @dataclass(frozen=True, slots=True)
 class WarningMessage:
     message: str
-    code: str
+    code: NoticeCode
     type: Literal["warning"] = "warning"
 
 
@@ -223,7 +198,7 @@ class ErrorMessage:
     """An error ends the turn."""
 
     message: str
-    code: str
+    code: NoticeCode
     type: Literal["error"] = "error"
 
 
@@ -297,10 +272,10 @@ class BusItem:
 
 
 def _value(value: Any) -> Any:
-    if isinstance(value, Card):
+    if isinstance(value, Card | FormQuestion):
         return value.to_json()
-    if isinstance(value, tuple) and value and isinstance(value[0], FormQuestion):
-        return [q.to_json() for q in value]
+    if isinstance(value, tuple):
+        return [_value(v) for v in value]
     if isinstance(value, Mapping):
         return dict(value)
     return value

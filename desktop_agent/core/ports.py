@@ -40,14 +40,16 @@ class ToolCallDelta:
 LLMDelta = TextDelta | ToolCallDelta
 
 
+LLMErrorCode = Literal[
+    "auth", "connection", "rate_limit", "server", "bad_request", "stream_dropped", "config"
+]
+
+
 class LLMError(Exception):
-    """A failure of the LLM endpoint, already worded for the user.
+    """A failure of the LLM endpoint, already worded for the user, with the
+    kind of failure as ``code``."""
 
-    ``code`` is one of ``auth``, ``connection``, ``rate_limit``, ``server``,
-    ``bad_request``, ``stream_dropped``, ``config``.
-    """
-
-    def __init__(self, message: str, code: str = "server") -> None:
+    def __init__(self, message: str, code: LLMErrorCode = "server") -> None:
         super().__init__(message)
         self.code = code
 
@@ -144,7 +146,7 @@ class ToolContext(Protocol):
         """Report progress: pushes ``tool_progress`` and resets idle timeouts."""
         ...
 
-    def push_card(self, card: Card | Mapping[str, Any]) -> None:
+    def push_card(self, card: Card) -> None:
         """Push a ``card`` bus message for this call."""
         ...
 

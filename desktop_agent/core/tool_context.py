@@ -10,7 +10,7 @@ tool writer can interleave) into ``tool_rejected.partial_result``.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
 from desktop_agent.core.bus import SessionMessageBus
@@ -74,9 +74,7 @@ class BusToolContext:
         self._progress_log.append(line)
         self.set_partial("progress", list(self._progress_log))
 
-    def push_card(self, card: Card | Mapping[str, Any]) -> None:
-        if not isinstance(card, Card):
-            card = Card.from_json(card)
+    def push_card(self, card: Card) -> None:
         self._bus.push(CardMessage(self._tool_call_id, card))
 
 

@@ -12,11 +12,11 @@ import json
 import logging
 import os
 import reprlib
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Annotated, Any, Literal, get_args, get_type_hints
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from desktop_agent.storage.atomic import atomic_write_text
 from desktop_agent.storage.paths import settings_path
@@ -29,27 +29,6 @@ TTS_ENGINES: tuple[str, ...] = get_args(TtsEngine)
 
 class SettingsError(ValueError):
     """A settings value is wrong; the message names the field."""
-
-
-class _SettingsModel(BaseModel):
-    """The file's schema. Strict: ``"yes"`` is not a boolean and ``true`` is not
-    a number, so a hand-edited mistake is named instead of guessed at."""
-
-    model_config = ConfigDict(strict=True, extra="allow")
-
-    base_url: str = ""
-    model: str = ""
-    tts_engine: TtsEngine = "auto"
-    voice: str = ""
-    tts_rate: str = "+0%"
-    tts_volume: str = "+0%"
-    speak_every_reply: bool = False
-    muted: bool = False
-    volume: float = Field(1.0, ge=0.0, le=1.0)
-    mcp_config_path: str = ""
-    always_allow: list[str] = []
-    max_steps: int = Field(10, ge=1)
-    approval_timeout_s: float = Field(300.0, gt=0, allow_inf_nan=False)
 
 
 _PHRASES = {
@@ -122,11 +101,35 @@ class Settings:
         return cls(extra=dict(model.model_extra or {}), **values)
 
     @staticmethod
-    def _checked(data: object) -> _SettingsModel:
+    def _checked(data: object) -> BaseModel:
         try:
-            return _SettingsModel.model_validate(data)
+            model: BaseModel = _SettingsModel.model_validate(data)
+            return model
         except ValidationError as exc:
             raise _settings_error(exc) from None
+
+
+_CHECKS: dict[str, Any] = {
+    "tts_engine": TtsEngine,
+    "always_allow": list[str],
+    "volume": Annotated[float, Field(ge=0.0, le=1.0)],
+    "max_steps": Annotated[int, Field(ge=1)],
+    "approval_timeout_s": Annotated[float, Field(gt=0, allow_inf_nan=False)],
+}
+"""Where the file's schema is narrower than the field's type."""
+
+_HINTS = get_type_hints(Settings)
+_FIELDS: dict[str, Any] = {
+    f.name: (_CHECKS.get(f.name, _HINTS[f.name]), f.default) for f in fields(Settings) if f.name != "extra"
+}
+_SettingsModel = create_model(
+    "_SettingsModel",
+    # Strict: "yes" is not a boolean and true is not a number, so a
+    # hand-edited mistake is named instead of guessed at.
+    __config__=ConfigDict(strict=True, extra="allow"),
+    **_FIELDS,
+)
+"""The file's schema, derived from :class:`Settings` (same names, defaults)."""
 
 
 @dataclass(frozen=True)

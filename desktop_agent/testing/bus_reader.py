@@ -10,6 +10,13 @@ from desktop_agent.core.json_types import JSONDict
 from desktop_agent.core.messages import BusItem
 
 
+def unstamped(item: BusItem) -> JSONDict:
+    """The item's contract JSON without ``session_id`` and ``seq``."""
+    message = item.to_json()
+    del message["session_id"], message["seq"]
+    return message
+
+
 class BusReader:
     """Attach before the first push; :meth:`get` returns items in order,
     waiting for the next one when all were taken."""
@@ -39,15 +46,6 @@ class BusReader:
         self._cursor += 1
         return item
 
-    def json(self, *, stamped: bool = False) -> list[JSONDict]:
-        """Every item's contract JSON (without ``session_id``/``seq`` unless
-        ``stamped``)."""
-        out = [item.to_json() for item in self.items]
-        if not stamped:
-            for message in out:
-                del message["session_id"], message["seq"]
-        return out
-
 
 class RecordingBus(SessionMessageBus):
     """A bus that keeps everything pushed on it, for tests that push first
@@ -62,7 +60,5 @@ class RecordingBus(SessionMessageBus):
         taken yet, taking them."""
         out = []
         while (item := self.reader.get_nowait()) is not None:
-            message = item.to_json()
-            del message["session_id"], message["seq"]
-            out.append(message)
+            out.append(unstamped(item))
         return out

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, Field
 
-from desktop_agent.core.json_types import JSONDict
+from desktop_agent.core.messages import Card
+from desktop_agent.core.messages import CardField as CardItem
 from desktop_agent.core.ports import ToolContext, ToolResult, ToolSpec
 from desktop_agent.tools.arguments import ArgumentError, NonEmptyStr, parse_arguments, tool_parameters
 
@@ -52,12 +54,15 @@ SPEC = ToolSpec(
 )
 
 
-def parse_card(arguments: Mapping[str, Any]) -> JSONDict:
-    """The card as pushed on the bus: ``title``, ``body``, ``image_path``
-    (str or None), ``fields`` (list of ``{label, value}``), all keys present."""
-    card = parse_arguments(ShowCardArgs, arguments).model_dump()
-    card["image_path"] = card["image_path"] or None
-    return card
+def parse_card(arguments: Mapping[str, Any]) -> Card:
+    """The card as the model asked for it (``image_path`` not checked yet)."""
+    args = parse_arguments(ShowCardArgs, arguments)
+    return Card(
+        args.title,
+        args.body,
+        args.image_path or None,
+        tuple(CardItem(f.label, f.value) for f in args.fields),
+    )
 
 
 class ShowCardTool:
@@ -73,12 +78,12 @@ class ShowCardTool:
         except ArgumentError as exc:
             return ToolResult(f"{NAME}: invalid arguments: {exc}", is_error=True)
         note = ""
-        if card["image_path"] is not None:
-            found = _existing_file(card["image_path"])
+        if card.image_path is not None:
+            found = _existing_file(card.image_path)
             if found is None:
-                log.info("show_card: image %s not found; showing the card without it", card["image_path"])
-                note = f" without image (image_path not found: {card['image_path']})"
-            card["image_path"] = found
+                log.info("show_card: image %s not found; showing the card without it", card.image_path)
+                note = f" without image (image_path not found: {card.image_path})"
+            card = replace(card, image_path=found)
         ctx.push_card(card)
         return ToolResult(f"Card shown{note}.")
 

@@ -14,19 +14,32 @@ and a ``~~~`` fence with blank lines inside all stay one block.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from markdown_it import MarkdownIt
-from markdown_it.token import Token
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtWidgets import QFrame, QLabel, QSizePolicy, QVBoxLayout, QWidget
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from markdown_it.token import Token
 
 BubbleRole = Literal["user", "assistant", "warning", "error"]
 
 _INTERACTION = Qt.TextInteractionFlag.TextSelectableByMouse | Qt.TextInteractionFlag.LinksAccessibleByMouse
-_MD = MarkdownIt("commonmark")
+
+
+@functools.cache
+def _markdown() -> MarkdownIt:
+    """The parser, imported at the first reply rather than at start-up
+    (markdown-it costs ~60 ms to import, before the window could show)."""
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark")
+
+
 _NEWLINES = re.compile(r"\r\n?")
 """markdown-it counts lines after turning these into newlines; so must we."""
 _LEADING_BLANK_LINES = re.compile(r"\A(?:[ \t]*\n)+")
@@ -83,7 +96,7 @@ def finished_blocks(text: str, *, final: bool = False) -> tuple[list[Block], int
     block cannot absorb any more (see ``_settled``), or when ``final``.
     ``text`` should start at a block boundary, which the returned offset is.
     """
-    tops = [t for t in _MD.parse(text) if t.level == 0 and t.nesting >= 0 and t.map is not None]
+    tops = [t for t in _markdown().parse(text) if t.level == 0 and t.nesting >= 0 and t.map is not None]
     lines = text.split("\n")
     if final:
         done = len(tops)

@@ -62,9 +62,11 @@ LAZY_IMPORTS = (
     "openai.lib._chat_completion_resources",
     "openai.lib.streaming.chat",
     "openai.pagination",
+    "markdown_it",
 )
 """What the openai SDK imports on the first request (~250 ms of a frozen
-window at the user's first message, measured by benchmarks/bench_ui.py)."""
+window at the user's first message, measured by benchmarks/bench_ui.py),
+and the Markdown parser the first reply needs (~60 ms)."""
 
 
 def schedule_exit(window: QWidget, screenshot: str | None, quit_after_ms: int | None) -> None:

@@ -19,17 +19,13 @@ from desktop_agent.core.events import TurnOutcome
 from desktop_agent.core.ports import Tool
 from desktop_agent.core.session import SessionManager
 from desktop_agent.core.tool_router import ToolRouter
-from desktop_agent.testing.bus_reader import BusReader
+from desktop_agent.testing.bus_reader import BusReader, unstamped
 from desktop_agent.testing.fake_tools import BlockingTool, EchoTool
 from desktop_agent.testing.scripted_llm import ScriptedLLM
 from desktop_agent.testing.scripted_replies import Reply, ToolCallScript, text_reply, tool_reply
 
 SID = "s1"
 Msg = dict[str, Any]
-
-
-def _strip(message: Msg) -> Msg:
-    return {k: v for k, v in message.items() if k not in ("session_id", "seq")}
 
 
 class Turn:
@@ -59,7 +55,7 @@ class Turn:
             while True:
                 item = await self.reader.get()
                 message = item.to_json()
-                self.messages.append(_strip(message))
+                self.messages.append(unstamped(item))
                 on_message(message, self)
                 if item.message.type == "turn_end":
                     break

@@ -57,10 +57,9 @@ def test_a_snapshot_is_a_copy() -> None:
     assert snap == {"stdout": "a"}
 
 
-def test_push_card_takes_a_card_or_its_json_form() -> None:
+def test_push_card_pushes_a_card_message_for_its_call() -> None:
     bus = SessionMessageBus("s")
     reader = BusReader(bus)
     ctx = BusToolContext(bus, "c1", "conv")
     ctx.push_card(Card("T", "b"))
-    ctx.push_card({"title": "U", "body": "c", "image_path": None, "fields": []})
-    assert [i.message for i in reader.items] == [CardMessage("c1", Card("T", "b")), CardMessage("c1", Card("U", "c"))]
+    assert [i.message for i in reader.items] == [CardMessage("c1", Card("T", "b"))]

@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from desktop_agent.core.ports import ToolResult
-from desktop_agent.testing.bus_reader import RecordingBus
 from desktop_agent.testing.procs import live_processes
 from desktop_agent.tools.run_command import RunCommandTool
 from tests.tools.conftest import no_longer_runs
@@ -37,6 +36,33 @@ def _lines(partial: dict[str, Any]) -> list[str]:
     return str(partial.get("stdout", "")).splitlines()
 
 
+GROUP = "echo $$; {job} & echo $!; echo started; wait"
+"""A shell that prints its pid, starts a background job, prints the job's
+pid, says ``started`` and waits."""
+
+
+async def _started(
+    tool: RunCommandTool, command: str, ctx: WatchedContext
+) -> tuple[asyncio.Task[ToolResult], int, int]:
+    """Run ``command`` (a :data:`GROUP`) until it said ``started``: the task,
+    the shell's pid and the background job's pid."""
+    run = asyncio.create_task(tool.run({"command": command}, ctx))
+    partial = await ctx.wait_partial(lambda p: _lines(p)[-1:] == ["started"])
+    shell, job = (int(x) for x in _lines(partial)[:2])
+    return run, shell, job
+
+
+async def _cancelled_and_gone(run: asyncio.Task[ToolResult], shell: int, job: int) -> None:
+    """The cancelled run ends with CancelledError; the shell (our child) is
+    killed and reaped, no zombie; the background job dies too."""
+    with pytest.raises(asyncio.CancelledError):
+        async with asyncio.timeout(10):
+            await run
+    with pytest.raises(ProcessLookupError):
+        os.kill(shell, 0)
+    await _wait_until_gone(job)
+
+
 @pytest.fixture
 def fifo(tmp_path: Path) -> Iterator[tuple[Path, int]]:
     """A fifo the test holds open, so the command's ``read x < fifo`` blocks
@@ -49,7 +75,7 @@ def fifo(tmp_path: Path) -> Iterator[tuple[Path, int]]:
 
 
 async def test_exit_code_and_both_streams_reach_the_model_and_the_cache(
-    ctx: WatchedContext, bus: RecordingBus
+    ctx: WatchedContext
 ) -> None:
     async with asyncio.timeout(10):
         result = await RunCommandTool().run({"command": "echo hi; echo err >&2; exit 3"}, ctx)
@@ -88,39 +114,23 @@ async def test_partial_output_is_cached_while_the_command_runs(
 
 
 async def test_interrupt_kills_the_process_group_and_keeps_the_partial_output(
-    ctx: WatchedContext, bus: RecordingBus
+    ctx: WatchedContext
 ) -> None:
-    command = "echo $$; sleep 1000 & echo $!; echo started; wait"
-    run = asyncio.create_task(RunCommandTool().run({"command": command}, ctx))
-    partial = await ctx.wait_partial(lambda p: _lines(p)[-1:] == ["started"])
-    shell, grandchild = (int(x) for x in _lines(partial)[:2])
+    run, shell, grandchild = await _started(RunCommandTool(), GROUP.format(job="sleep 1000"), ctx)
 
     run.cancel()
 
-    with pytest.raises(asyncio.CancelledError):
-        async with asyncio.timeout(10):
-            await run
-    with pytest.raises(ProcessLookupError):
-        os.kill(shell, 0)  # our child: killed and reaped, no zombie
-    await _wait_until_gone(grandchild)
+    await _cancelled_and_gone(run, shell, grandchild)
     assert ctx.partial.snapshot() == {"stdout": f"{shell}\n{grandchild}\nstarted\n", "stderr": ""}
 
 
 async def test_interrupt_escalates_to_sigkill_when_the_group_ignores_sigterm(ctx: WatchedContext) -> None:
-    command = "trap '' TERM; echo $$; sleep 1000 & echo $!; echo started; wait"
-    tool = RunCommandTool(kill_grace_s=0.1)
-    run = asyncio.create_task(tool.run({"command": command}, ctx))
-    partial = await ctx.wait_partial(lambda p: _lines(p)[-1:] == ["started"])
-    shell, grandchild = (int(x) for x in _lines(partial)[:2])
+    command = "trap '' TERM; " + GROUP.format(job="sleep 1000")
+    run, shell, grandchild = await _started(RunCommandTool(kill_grace_s=0.1), command, ctx)
 
     run.cancel()
 
-    with pytest.raises(asyncio.CancelledError):
-        async with asyncio.timeout(10):
-            await run
-    with pytest.raises(ProcessLookupError):
-        os.kill(shell, 0)
-    await _wait_until_gone(grandchild)
+    await _cancelled_and_gone(run, shell, grandchild)
 
 
 async def test_timeout_kills_the_group_and_returns_the_output_so_far_as_an_error(
@@ -156,7 +166,7 @@ async def test_background_jobs_holding_the_output_are_stopped_when_the_command_e
 
 
 async def test_long_output_keeps_the_tail_in_the_cache_and_a_shorter_tail_for_the_model(
-    ctx: WatchedContext, bus: RecordingBus
+    ctx: WatchedContext
 ) -> None:
     command = "i=0; while [ $i -lt 2000 ]; do printf '%09d\\n' $i; i=$((i+1)); done"
 
@@ -234,20 +244,12 @@ async def test_interrupt_while_the_command_is_still_starting_stops_the_whole_gro
 
     monkeypatch.setattr(loop, "subprocess_exec", held_exec)
     marker = "sleep 61.125"
-    command = f"echo $$; {marker} & echo $!; echo started; wait"
-    run = asyncio.create_task(RunCommandTool().run({"command": command}, ctx))
-    partial = await ctx.wait_partial(lambda p: _lines(p)[-1:] == ["started"])
-    shell, grandchild = (int(x) for x in _lines(partial)[:2])
+    run, shell, grandchild = await _started(RunCommandTool(), GROUP.format(job=marker), ctx)
     assert sorted(live_processes(marker)) == sorted([shell, grandchild])  # the sh -c line names it too
     assert not run.done()
 
     run.cancel()
     release.set()
 
-    with pytest.raises(asyncio.CancelledError):
-        async with asyncio.timeout(10):
-            await run
-    with pytest.raises(ProcessLookupError):
-        os.kill(shell, 0)
-    await _wait_until_gone(grandchild)
+    await _cancelled_and_gone(run, shell, grandchild)
     assert live_processes(marker) == []

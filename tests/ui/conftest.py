@@ -11,10 +11,15 @@ tests are unaffected: they use plain qtbot and never see this loop.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from typing import TYPE_CHECKING
 
 import pytest
 from PySide6.QtWidgets import QApplication
+from pytestqt.qtbot import QtBot
+
+if TYPE_CHECKING:
+    from desktop_agent.ui.main_window import MainWindow
 
 
 def _qasync_loop() -> asyncio.AbstractEventLoop:
@@ -29,3 +34,19 @@ def pytest_asyncio_loop_factories(
     config: pytest.Config, item: pytest.Item
 ) -> Mapping[str, Callable[[], asyncio.AbstractEventLoop]]:
     return {"qasync": _qasync_loop}
+
+
+@pytest.fixture
+def shown_window(qtbot: QtBot) -> Iterator[MainWindow]:
+    """A window on the offline demo model, attached and shown at 860×720
+    (screenshots feed its chat view directly)."""
+    from desktop_agent.testing.window_rig import offline_deps
+    from desktop_agent.ui.main_window import MainWindow
+
+    window = MainWindow(tray=False)
+    qtbot.add_widget(window)
+    window.attach(offline_deps())
+    window.resize(860, 720)
+    window.show()
+    qtbot.wait_exposed(window)
+    yield window

@@ -6,7 +6,6 @@ tests/artifacts/ and the bubble's blocks are checked."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -15,7 +14,6 @@ from pytestqt.qtbot import QtBot
 
 from desktop_agent.core.messages import RoundEndMessage, TextMessage, TurnEndMessage
 from desktop_agent.core.stream_parser import StreamParser
-from desktop_agent.testing.window_rig import offline_deps
 from desktop_agent.ui.bubble import MessageBubble
 from desktop_agent.ui.main_window import MainWindow
 from desktop_agent.ui.turn_view import TurnView
@@ -34,14 +32,9 @@ REPLY = (
 
 
 @pytest.fixture
-def window(qtbot: QtBot) -> Iterator[MainWindow]:
-    window = MainWindow(tray=False)
-    qtbot.add_widget(window)
-    window.attach(offline_deps())
-    window.resize(860, 760)
-    window.show()
-    qtbot.wait_exposed(window)
-    yield window
+def window(shown_window: MainWindow) -> MainWindow:
+    shown_window.resize(860, 760)
+    return shown_window
 
 
 def feed(view: TurnView, reply: str, first_id: int, chunk: int = 3) -> int:

@@ -101,14 +101,8 @@ def painted(window: MainWindow, image: QImage) -> dict[str, object]:
 
 
 @pytest.fixture
-def window(qtbot: QtBot) -> Iterator[MainWindow]:
-    window = MainWindow(tray=False)
-    qtbot.add_widget(window)
-    window.attach(offline_deps())
-    window.resize(860, 720)
-    window.show()
-    qtbot.wait_exposed(window)
-    yield window
+def window(shown_window: MainWindow) -> MainWindow:
+    return shown_window
 
 
 def _prelude(window: MainWindow, view: TurnView, user: str, reply: str) -> None:
