@@ -8,12 +8,16 @@
    between beats are the stalls. Reported: p50, p99 and max gap while the
    reply streams. Target p99 ≤ 16 ms (one frame at 60 Hz).
 2. Start-up. From process launch to the first window shown: a bare
-   PySide6 ``QMainWindow`` against ``run_gui`` (demo model, no speech, no
-   MCP servers), one run each in the same invocation (``--repeat`` for a
-   median), as a ratio (target ≤ 1.5). Also the same through
-   ``python -m desktop_agent``'s argument parser (``entry``), and the idle
-   memory (RSS) of each once the window is up and (for the app) the
-   services are attached.
+   PySide6 ``QMainWindow`` (a ``QPlainTextEdit`` inside) against ``run_gui``
+   (demo model, no speech, and an MCP servers file whose one server never
+   answers), one run each in the same invocation (``--repeat`` for a
+   median), as a ratio (target ≤ 1.5). Then the time to an input that
+   accepts text (a key sent to the box lands in it) for both, as a ratio
+   (issue 9 §3: the silent server must not hold it up), and when the app's
+   services were attached (Settings opens from then). Also the window
+   through ``python -m desktop_agent``'s argument parser (``entry``), and
+   the idle memory (RSS) of each once the window is up and (for the app)
+   the services are attached.
 
 Run: ``.venv/bin/python benchmarks/bench_ui.py [--tokens 1000] [--messages 500] [--repeat 1]``
 (offscreen by default; under Xvfb set ``DISPLAY`` and ``--platform xcb``).
@@ -31,6 +35,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -98,7 +103,14 @@ def populate(window: Any, messages: int) -> None:
         window.chat.end_bubble()
 
 
-def bench_stalls(tokens: int, messages: int, rate: float) -> dict[str, Any]:
+CHATTY_COMMAND = "for i in $(seq 1 20); do seq 1 10000; sleep 0.1; done"
+"""200,000 short lines over about two seconds (issue 15: a chatty command)."""
+
+
+def bench_stalls(tokens: int, messages: int, rate: float, *, chatty: bool = False) -> dict[str, Any]:
+    """The stall figures while a reply streams; with ``chatty`` the turn
+    first runs :data:`CHATTY_COMMAND` (always allowed, so no click), its
+    output live on the card, and the gaps while it runs are reported too."""
     from PySide6.QtCore import Qt, QTimer
     from PySide6.QtWidgets import QApplication
 
@@ -107,15 +119,27 @@ def bench_stalls(tokens: int, messages: int, rate: float) -> dict[str, Any]:
     from desktop_agent.core.forms import FormManager
     from desktop_agent.core.tool_router import ToolRouter
     from desktop_agent.llm.openai_provider import OpenAIProvider
+    from desktop_agent.storage.settings import SettingsStore
     from desktop_agent.testing.window_rig import SignalLog, build_window, run_on_qasync
     from desktop_agent.tools import builtin_tools
     from desktop_agent.ui.runtime import LAZY_IMPORTS, settle_memory, warm_imports
+    from desktop_agent.ui.tool_card import ToolCardWidget
 
     app = QApplication.instance() or QApplication([])
-    script = [
-        {"text": "Sure.<no_tool>", "chunk_size": 4},
-        {"chunks": reply_chunks(tokens), "tokens_per_s": rate},
-    ]
+    if chatty:
+        call = {"name": "run_command", "arguments": json.dumps({"command": CHATTY_COMMAND})}
+        script: list[dict[str, Any]] = [
+            {"text": "Running it.<need_tool>", "chunk_size": 4},
+            {"text": "Let me run it. ", "tool_calls": [call]},
+            {"chunks": reply_chunks(tokens), "tokens_per_s": rate},
+        ]
+        store = SettingsStore()
+        store.save(replace(store.load().settings, always_allow=("run_command",)))
+    else:
+        script = [
+            {"text": "Sure.<no_tool>", "chunk_size": 4},
+            {"chunks": reply_chunks(tokens), "tokens_per_s": rate},
+        ]
     proc, base_url = start_server(script)
     result: dict[str, Any] = {}
 
@@ -135,6 +159,8 @@ def bench_stalls(tokens: int, messages: int, rate: float) -> dict[str, Any]:
         settle_memory()  # what run_gui does after every turn
         result["populate_s"] = round(time.perf_counter() - t0, 3)
         turns = SignalLog(window.turn_finished)
+        command_span: dict[str, float] = {}
+        window.card_changed.connect(lambda _id, phase: command_span.setdefault(phase, time.perf_counter()))
         beats: list[float] = []
         heartbeat = QTimer()
         heartbeat.setTimerType(Qt.TimerType.PreciseTimer)
@@ -158,6 +184,17 @@ def bench_stalls(tokens: int, messages: int, rate: float) -> dict[str, Any]:
             gap_max_ms=round(max(gaps, default=float("nan")), 2),
             widgets=len(window.chat.items()),
         )
+        if chatty:
+            start, end = command_span.get("executing", 0.0), command_span.get("done", 0.0)
+            during = [(b - a) * 1000 for a, b in itertools.pairwise(beats) if start <= a and b <= end]
+            cards = [w for w in window.chat.items() if isinstance(w, ToolCardWidget)]
+            lines = sum(c.state.output.count("\n") for c in cards)
+            result.update(
+                command_s=round(end - start, 2),
+                command_gap_p99_ms=round(percentile(during, 99), 2),
+                command_gap_max_ms=round(max(during, default=float("nan")), 2),
+                output_lines=lines,
+            )
         window.close()
         await window.shutdown()
         await provider.aclose()
@@ -173,39 +210,69 @@ def bench_stalls(tokens: int, messages: int, rate: float) -> dict[str, Any]:
 
 # ----------------------------------------------------------- 2. start-up
 
-_REPORT = """def shown():
-    print("SHOWN", time.time(), flush=True)
-    QTimer.singleShot(IDLE_MS, idle)
-def idle():
-    rss = [l for l in Path("/proc/self/status").read_text().splitlines() if l.startswith("VmRSS:")][0]
-    print("RSS", int(rss.split()[1]) / 1024, flush=True)
-"""
-"""What each child prints: when its window was shown, then its idle RSS."""
-
-_BARE_CHILD = """
-import sys, time
+_COMMON = """
+import argparse, sys, time
 from pathlib import Path
-from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import QApplication, QMainWindow
+from PySide6.QtCore import QEvent, Qt, QTimer
+from PySide6.QtGui import QKeyEvent
+from PySide6.QtWidgets import QApplication
+def say(what):
+    print(what, time.time(), flush=True)
+def rss():
+    line = [l for l in Path("/proc/self/status").read_text().splitlines() if l.startswith("VmRSS:")][0]
+    print("RSS", int(line.split()[1]) / 1024, flush=True)
+def accepts_text(edit):
+    # A key typed into the box lands in it: enabled, shown, and the loop runs.
+    if not (edit.isEnabled() and edit.isVisible()):
+        return False
+    before = edit.toPlainText()
+    for kind in (QEvent.Type.KeyPress, QEvent.Type.KeyRelease):
+        QApplication.sendEvent(edit, QKeyEvent(kind, Qt.Key.Key_X, Qt.KeyboardModifier.NoModifier, "x"))
+    return edit.toPlainText() == before + "x"
+def probe_input(edit):
+    if accepts_text(edit):
+        say("INPUT")
+    else:
+        QTimer.singleShot(5, lambda: probe_input(edit))
+"""
+"""What each child shares: it prints when its window was shown (SHOWN),
+when its input first took a typed key (INPUT), then its idle RSS."""
+
+_BARE_CHILD = _COMMON + """
+from PySide6.QtWidgets import QMainWindow, QPlainTextEdit
 app = QApplication(sys.argv[:1])
 window = QMainWindow()
 window.resize(880, 760)
 window.setWindowTitle("bare")
-REPORT    app.quit()
+edit = QPlainTextEdit(window)
+window.setCentralWidget(edit)
+def idle():
+    rss()
+    app.quit()
+def shown():
+    say("SHOWN")
+    probe_input(edit)
+    QTimer.singleShot(IDLE_MS, idle)
 window.show()
 QTimer.singleShot(0, shown)
 app.exec()
 """
 
-_APP_CHILD = """
-import argparse, sys, time
-from pathlib import Path
-from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import QApplication
+_APP_CHILD = _COMMON + """
 from desktop_agent.app import run_gui
-REPORT    for w in QApplication.topLevelWidgets():
+def idle():
+    rss()
+    for w in QApplication.topLevelWidgets():
         if w.isWindow() and w.isVisible():
             w.close()
+def on_attached():
+    say("ATTACHED")
+    QTimer.singleShot(IDLE_MS, idle)
+def shown():
+    say("SHOWN")
+    window = next(w for w in QApplication.topLevelWidgets() if hasattr(w, "attached"))
+    window.attached.connect(on_attached)
+    probe_input(window.input)
 ARGS
 args.on_window_shown = shown
 sys.exit(run_gui(args))
@@ -225,21 +292,30 @@ def launch(code: str, env: dict[str, str]) -> dict[str, float]:
     if proc.returncode != 0:
         raise SystemExit(f"start-up child failed ({proc.returncode}):\n{proc.stderr}")
     values = dict(line.split(" ", 1) for line in proc.stdout.splitlines() if " " in line)
-    return {"shown_s": float(values["SHOWN"]) - started, "rss_mib": float(values["RSS"])}
+    out = {"shown_s": float(values["SHOWN"]) - started, "input_s": float(values["INPUT"]) - started,
+           "rss_mib": float(values["RSS"])}
+    if "ATTACHED" in values:
+        out["attached_s"] = float(values["ATTACHED"]) - started
+    return out
 
 
 def bench_startup(platform: str, repeat: int, idle_ms: int) -> dict[str, Any]:
+    """Start-up figures; the app's MCP servers file holds one server that
+    never answers (issue 9 §3), which must hold up neither its input nor
+    its services."""
+    from desktop_agent.testing.mcp_servers import silent_entry
+
     home = tempfile.mkdtemp(prefix="bench-ui-home-")
     mcp = Path(home) / "mcp.json"
-    mcp.write_text(json.dumps({"mcpServers": {}}))
+    mcp.write_text(json.dumps({"mcpServers": {"silent": silent_entry()}}))
     env = {**os.environ, "QT_QPA_PLATFORM": platform, "DESKTOP_AGENT_HOME": home, "PYTHONPATH": str(ROOT),
            # An installed app has its bytecode compiled; cache it outside the tree.
            "PYTHONPYCACHEPREFIX": str(Path(home) / "pycache")}
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     codes = {
-        "bare": _BARE_CHILD.replace("REPORT", _REPORT),
-        "app": _APP_CHILD.replace("REPORT", _REPORT).replace("ARGS", _DIRECT_ARGS),
-        "entry": _APP_CHILD.replace("REPORT", _REPORT).replace("ARGS", _ENTRY_ARGS),
+        "bare": _BARE_CHILD,
+        "app": _APP_CHILD.replace("ARGS", _DIRECT_ARGS),
+        "entry": _APP_CHILD.replace("ARGS", _ENTRY_ARGS),
     }
     codes = {name: code.replace("IDLE_MS", str(idle_ms)).replace("MCP", repr(str(mcp))) for name, code in codes.items()}
     for code in codes.values():
@@ -249,16 +325,22 @@ def bench_startup(platform: str, repeat: int, idle_ms: int) -> dict[str, Any]:
         order = list(codes) if i % 2 == 0 else list(reversed(codes))
         for name in order:
             runs[name].append(launch(codes[name], env))
-    shown = {name: statistics.median(r["shown_s"] for r in rs) for name, rs in runs.items()}
-    rss = {name: statistics.median(r["rss_mib"] for r in rs) for name, rs in runs.items()}
+
+    def median(name: str, key: str) -> float:
+        return statistics.median(r[key] for r in runs[name])
+
     return {
-        "bare_shown_s": round(shown["bare"], 3),
-        "app_shown_s": round(shown["app"], 3),
-        "entry_shown_s": round(shown["entry"], 3),
-        "ratio": round(shown["app"] / shown["bare"], 2),
-        "entry_ratio": round(shown["entry"] / shown["bare"], 2),
-        "bare_rss_mib": round(rss["bare"], 1),
-        "app_rss_mib": round(rss["app"], 1),
+        "bare_shown_s": round(median("bare", "shown_s"), 3),
+        "app_shown_s": round(median("app", "shown_s"), 3),
+        "entry_shown_s": round(median("entry", "shown_s"), 3),
+        "ratio": round(median("app", "shown_s") / median("bare", "shown_s"), 2),
+        "entry_ratio": round(median("entry", "shown_s") / median("bare", "shown_s"), 2),
+        "bare_input_s": round(median("bare", "input_s"), 3),
+        "app_input_s": round(median("app", "input_s"), 3),
+        "input_ratio": round(median("app", "input_s") / median("bare", "input_s"), 2),
+        "app_attached_s": round(median("app", "attached_s"), 3),
+        "bare_rss_mib": round(median("bare", "rss_mib"), 1),
+        "app_rss_mib": round(median("app", "rss_mib"), 1),
         "runs": repeat,
     }
 
@@ -271,7 +353,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=1, help="start-up runs of each (median)")
     parser.add_argument("--idle-ms", type=int, default=1500, help="idle time before reading RSS")
     parser.add_argument("--platform", default=os.environ.get("QT_QPA_PLATFORM", "offscreen"))
-    parser.add_argument("--skip", choices=("stalls", "startup"), action="append", default=[])
+    parser.add_argument("--skip", choices=("stalls", "chatty", "startup"), action="append", default=[])
     args = parser.parse_args()
     os.environ.setdefault("QT_QPA_PLATFORM", args.platform)
     os.environ.setdefault("DESKTOP_AGENT_HOME", tempfile.mkdtemp(prefix="bench-ui-"))
@@ -283,12 +365,22 @@ def main() -> None:
               f"(ratio {s['ratio']}, target ≤ 1.5), via `python -m desktop_agent`'s parser "
               f"{s['entry_shown_s']:.3f} s (ratio {s['entry_ratio']}); idle RSS bare {s['bare_rss_mib']} MiB, "
               f"app {s['app_rss_mib']} MiB", flush=True)
+        print(f"start-up to an input that accepts text (one MCP server that never answers): bare "
+              f"{s['bare_input_s']:.3f} s, run_gui {s['app_input_s']:.3f} s (ratio {s['input_ratio']}); "
+              f"services attached (Settings opens) after {s['app_attached_s']:.3f} s", flush=True)
     if "stalls" not in args.skip:
         report["stalls"] = bench_stalls(args.tokens, args.messages, args.rate)
         s = report["stalls"]
         print(f"stalls: {args.tokens} tokens at {args.rate:g}/s into {args.messages} messages: "
               f"gap p50 {s['gap_p50_ms']} ms, p99 {s['gap_p99_ms']} ms (target ≤ 16), max {s['gap_max_ms']} ms; "
               f"stream {s['stream_s']} s, cpu {s['cpu_s']} s, status {s['status']}", flush=True)
+    if "chatty" not in args.skip:
+        report["chatty"] = bench_stalls(args.tokens, args.messages, args.rate, chatty=True)
+        s = report["chatty"]
+        print(f"stalls with a chatty command ({s['output_lines']} lines in {s['command_s']} s, then "
+              f"{args.tokens} tokens): gap p99 {s['gap_p99_ms']} ms over the turn (target ≤ 16), "
+              f"p99 {s['command_gap_p99_ms']} ms and max {s['command_gap_max_ms']} ms while the command "
+              f"ran; status {s['status']}", flush=True)
     print(json.dumps(report))
 
 

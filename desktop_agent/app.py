@@ -6,9 +6,11 @@ Start-up order is the point of this module: the window is on screen
 *before* asyncio, qasync, the core, openai and mcp are imported (they are
 imported inside the functions below, the heavy ones in a worker thread by
 :func:`desktop_agent.ui.runtime.warm_imports`), so the services are built
-while the user already sees the window. Closing it during a turn interrupts
-the turn (a running command's process group is killed), waits for it to
-end, then closes the services.
+while the user already sees the window, and its input already takes text
+(held until the services are attached). The MCP servers then start in the
+background: no server, however slow, holds up the input or Settings.
+Closing it during a turn interrupts the turn (a running command's process
+group is killed), waits for it to end, then closes the services.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from PySide6.QtCore import QLocale
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
-from desktop_agent.ui.i18n import choose_language, set_language
+from desktop_agent.ui.i18n import choose_language, set_language, tr
 from desktop_agent.ui.main_window import MainWindow
 from desktop_agent.ui.window_deps import WindowDeps
 
@@ -34,6 +36,8 @@ if TYPE_CHECKING:
     import asyncio
 
     from desktop_agent.core.conversation import Conversation
+    from desktop_agent.core.ports import AudioSink
+    from desktop_agent.core.wire import WireProfileName
     from desktop_agent.services import Services
     from desktop_agent.ui.audio_sink import QtAudioSink
 
@@ -101,8 +105,18 @@ async def serve(window: MainWindow, args: argparse.Namespace) -> int:
         try:
             if closed.is_set():
                 return EXIT_OK
+            # Not awaited: the window is usable while the servers start, and
+            # the status bar follows each one (issue 9 §3). Started before
+            # attaching, so a message held until now knows what is starting.
+            services.on_mcp_status = lambda _status: window.refresh_status()
+            services.start_mcp_in_background()
             window.attach(window_deps(services, sink))
             services.on_notice = lambda text: window.show_notice("warning", text)
+            # One translated line (the kind is the UI text's key); the reason is in the log.
+            services.on_speech_notice = lambda kind: window.show_notice("warning", tr(kind))
+            services.on_wire_profile = lambda endpoint, profile: _remember_wire_profile(
+                window, endpoint, profile.name
+            )
             await runtime.warm_imports(*runtime.LAZY_IMPORTS, optional=True)
             runtime.settle_memory()
             # After the turn's last paint, not inside it.
@@ -139,13 +153,14 @@ async def _build_services(args: argparse.Namespace) -> Services | None:
             max_steps=getattr(args, "max_steps", None),
             approval_timeout_s=getattr(args, "approval_timeout", None),
             keep_conversations=True,
+            start_mcp=False,  # started in the background once the window is attached
         )
     except (LLMError, McpConfigError, SettingsError, ValueError) as exc:
         print(f"desktop-agent: error: {exc}", file=sys.stderr)
         return None
 
 
-def window_deps(services: Services, sink: QtAudioSink | None) -> WindowDeps:
+def window_deps(services: Services, sink: AudioSink | None) -> WindowDeps:
     """What the window gets from the services: the latest conversation, the
     settings and the one way to apply them, the speaker, the key store."""
     import asyncio
@@ -176,22 +191,45 @@ def window_deps(services: Services, sink: QtAudioSink | None) -> WindowDeps:
         get_api_key=secrets.get_api_key,
         set_api_key=secrets.set_api_key,
         key_note=secrets.storage_note(),
-        warnings=tuple(services.startup_warnings),
+        # No speaker: said once, with the start-up warnings (the reason is in the log).
+        warnings=(*services.startup_warnings, *(() if sink is not None else (tr("no_audio_output"),))),
         apply_settings=services.apply_settings,
         new_conversation=new_conversation,
         save_conversation=services.save_conversation,
+        tool_server=services.tool_server,
+        allow_key_for=services.allow_key_for,
+        before_turn=services.before_turn,
+        retry_server=services.retry_mcp,
     )
 
 
+def _remember_wire_profile(window: MainWindow, endpoint: str, profile: WireProfileName) -> None:
+    """Persist the wire profile an endpoint needed through the window's one
+    settings path, so the window's own copy of the settings keeps it too
+    (a later save of another setting would otherwise drop it)."""
+    controller = window.controller
+    if controller is not None:
+        controller.save_settings(controller.settings.with_wire_profile(endpoint, profile))
+
+
 def _make_sink(services: Services) -> QtAudioSink | None:
-    """The Qt speaker, or None when QtMultimedia is unusable here."""
+    """The Qt speaker, or None when nothing could be heard: QtMultimedia is
+    unusable here, or it lists no audio output device (a player there still
+    plays in real time, silently, and would only hold the text back). The
+    window then says so in one line (:func:`window_deps`); why is logged. A
+    device plugged in later is used after a restart."""
     import logging
 
+    log = logging.getLogger(__name__)
     try:
-        from desktop_agent.ui.audio_sink import QtAudioSink
+        from desktop_agent.ui.audio_sink import QtAudioSink, no_output_reason
 
+        reason = no_output_reason()
+        if reason is not None:
+            log.warning("no audio output (%s); replies will be shown, not spoken", reason)
+            return None
         settings = services.settings
         return QtAudioSink(volume=settings.volume, muted=settings.muted)
     except Exception:  # no QtMultimedia backend: text still shows
-        logging.getLogger(__name__).exception("no audio output; replies will not be spoken")
+        log.exception("no audio output; replies will be shown, not spoken")
         return None

@@ -15,21 +15,23 @@ from pathlib import Path
 from typing import Any
 
 from desktop_agent.core.agent import AgentClient
-from desktop_agent.core.approval import ApprovalManager
+from desktop_agent.core.approval import ApprovalManager, allow_key
 from desktop_agent.core.bus import SessionMessageBus
 from desktop_agent.core.conversation import Conversation
 from desktop_agent.core.forms import FormManager
 from desktop_agent.core.ports import LLMError, LLMProvider, SpeechPort, TTSEngine
 from desktop_agent.core.session import SessionManager
 from desktop_agent.core.tool_router import ToolRouter
+from desktop_agent.core.wire import WireProfile, profile_named
 from desktop_agent.llm.demo import CONNECT_HINT, DemoModel
-from desktop_agent.llm.openai_provider import OpenAIProvider, resolve_endpoint
-from desktop_agent.mcp_engine import McpEngine, load_mcp_config
+from desktop_agent.llm.errors import display_url
+from desktop_agent.llm.openai_provider import OpenAIProvider, WireProfileListener, resolve_endpoint
+from desktop_agent.mcp_engine import McpEngine, Readiness, ServerStatus, load_mcp_config
 from desktop_agent.storage import secrets
 from desktop_agent.storage.conversations import ConversationStore
 from desktop_agent.storage.settings import Settings, SettingsStore
 from desktop_agent.tools import builtin_tools
-from desktop_agent.voice import SpeechCache, SpeechPipeline, make_engine
+from desktop_agent.voice import SpeechCache, SpeechNotice, SpeechPipeline, make_engine
 
 log = logging.getLogger(__name__)
 
@@ -63,10 +65,18 @@ class Services:
     sessions: SessionManager = field(default_factory=SessionManager)
     startup_warnings: list[str] = field(default_factory=list)
     on_notice: Callable[[str], None] | None = None
-    """Told what is said once while running (a TTS fallback)."""
+    """Told what is said once while running (a conversation not saved)."""
+    on_speech_notice: Callable[[SpeechNotice], None] | None = None
+    """Told each speech notice (the online voice's fallback) once per
+    session, as a kind the front end words in its language; the reason is
+    in the log only."""
+    on_wire_profile: Callable[[str, WireProfile], None] | None = None
+    """Told (endpoint key, profile) when an endpoint needed a stricter wire
+    profile (DESIGN §2a); the composition root persists it in the settings."""
     _speech_cache: SpeechCache = field(default_factory=SpeechCache)
     _conversations: weakref.WeakSet[Conversation] = field(default_factory=weakref.WeakSet)
     _tts_config: tuple[str, ...] = ()
+    _speech_said: set[SpeechNotice] = field(default_factory=set)
     _llm_config: tuple[str, str] | None = None
     """The settings' endpoint and model when the provider was built (command
     line overrides count as that until the user edits the endpoint)."""
@@ -74,10 +84,34 @@ class Services:
     """Providers replaced while a turn ran (it may still stream from one);
     closed by the next replacement made while no turn runs, or at close."""
     _closing: set[asyncio.Task[None]] = field(default_factory=set)
+    on_mcp_status: Callable[[ServerStatus], None] | None = None
+    """Told each MCP server's status as it changes (the window's status bar)."""
+    _shadow_said: set[str] = field(default_factory=set)
 
     @property
     def demo_notice(self) -> str | None:
         return CONNECT_HINT if self.llm.is_demo else None
+
+    def allow_key_for(self, tool_name: str) -> str | None:
+        """The always-allow entry a bare saved tool name stands for, when
+        that is certain: a built-in tool, or an MCP tool while every enabled
+        server is up (so the server offering it now is the one that offered
+        it when the user allowed it, first server winning as then). None
+        otherwise: the entry waits, approving nothing."""
+        routed = self.router.lookup(tool_name)
+        if routed is None:
+            return None
+        server = routed.spec.server
+        if server is not None and self.mcp is not None:
+            if any(s.state not in ("ready", "disabled") for s in self.mcp.statuses()):
+                return None
+        return allow_key(tool_name, server)
+
+    def tool_server(self, tool_name: str) -> str | None:
+        """The MCP server offering ``tool_name``; None for a built-in (or
+        unknown) tool."""
+        routed = self.router.lookup(tool_name)
+        return routed.spec.server if routed is not None else None
 
     def speech_factory(self, bus: SessionMessageBus) -> SpeechPort | None:
         if self.tts is None:
@@ -95,7 +129,7 @@ class Services:
         error: str | None = None
         if key_changed or _endpoint_config(settings) != self._llm_config:
             try:
-                llm = build_llm(settings)
+                llm = build_llm(settings, on_wire_profile=self.remember_wire_profile)
             except LLMError as exc:
                 error = str(exc)
             else:
@@ -109,6 +143,13 @@ class Services:
             conversation.agent.speak_every_reply = settings.speak_every_reply
             conversation.approval_timeout_s = settings.approval_timeout_s
         return AppliedSettings(self.llm.model, self.llm.is_demo, self.demo_notice, error)
+
+    def remember_wire_profile(self, endpoint: str, profile: WireProfile) -> None:
+        """The provider found that ``endpoint`` needs ``profile``: use it from
+        now on (a rebuilt provider starts with it) and pass it on."""
+        self.settings = self.settings.with_wire_profile(endpoint, profile.name)
+        if self.on_wire_profile is not None:
+            self.on_wire_profile(endpoint, profile)
 
     def _use_llm(self, llm: LLMProvider) -> None:
         self._replaced.append(self.llm)
@@ -129,7 +170,7 @@ class Services:
             voice=settings.voice,
             rate=settings.tts_rate,
             volume=settings.tts_volume,
-            on_notice=self._notice,
+            on_notice=self._speech_notice,
         )
         self._tts_config = _speech_config(settings)
 
@@ -169,10 +210,53 @@ class Services:
         self._conversations.add(conversation)
         return conversation
 
+    def _speech_notice(self, kind: SpeechNotice) -> None:
+        # Once per session: a remade engine (a settings change) would say it again.
+        if kind in self._speech_said:
+            return
+        self._speech_said.add(kind)
+        if self.on_speech_notice is not None:
+            self.on_speech_notice(kind)
+
     def _notice(self, text: str) -> None:
         log.warning("%s", text)
         if self.on_notice is not None:
             self.on_notice(text)
+
+    # -------------------------------------------------------------- MCP
+
+    def start_mcp_in_background(self) -> None:
+        """Start the MCP servers without waiting (the window, issue 9 §3):
+        each one's tools join as it gets ready; statuses go to
+        :attr:`on_mcp_status`, later tool-list warnings to :attr:`on_notice`."""
+        if self.mcp is not None:
+            self.mcp.start_background()
+
+    def before_turn(self) -> Readiness:
+        """The MCP servers a turn starting now goes without (failed ones are
+        retried in the background); never waits."""
+        return self.mcp.before_turn() if self.mcp is not None else Readiness()
+
+    def retry_mcp(self, name: str) -> bool:
+        """Start the failed MCP server ``name`` again (the status bar's Retry)."""
+        return self.mcp is not None and self.mcp.retry(name)
+
+    def _on_mcp_status(self, status: ServerStatus) -> None:
+        if status.state == "ready":
+            for warning in self._new_shadowed():
+                self._notice(warning)
+        if self.on_mcp_status is not None:
+            self.on_mcp_status(status)
+
+    def _new_shadowed(self) -> list[str]:
+        """MCP tools hidden by a built-in tool of the same name, each said once."""
+        new: list[str] = []
+        for spec in self.router.shadowed():
+            text = f"tool {spec.name!r} from MCP server {spec.server!r} is hidden by a tool of the same name"
+            if text not in self._shadow_said:
+                self._shadow_said.add(text)
+                new.append(text)
+        return new
 
     async def close_conversation(self, conversation_id: str) -> None:
         if self.mcp is not None:
@@ -209,8 +293,10 @@ def build_llm(
     base_url: str | None = None,
     model: str | None = None,
     api_key: str | None = None,
+    on_wire_profile: WireProfileListener | None = None,
 ) -> LLMProvider:
-    """The configured provider, or the demo model when none is configured.
+    """The configured provider, or the demo model when none is configured;
+    it starts with the wire profile remembered for its endpoint.
 
     Raises :class:`LLMError` (code ``config``) on a bad configuration.
     """
@@ -219,7 +305,13 @@ def build_llm(
     )
     if endpoint is None:
         return DemoModel(delay_s=0.0)
-    return OpenAIProvider(base_url=endpoint.base_url, api_key=endpoint.api_key, model=endpoint.model)
+    return OpenAIProvider(
+        base_url=endpoint.base_url,
+        api_key=endpoint.api_key,
+        model=endpoint.model,
+        wire_profile=profile_named(settings.wire_profiles.get(display_url(endpoint.base_url))),
+        on_wire_profile=on_wire_profile,
+    )
 
 
 async def build_services(
@@ -236,7 +328,11 @@ async def build_services(
     demo_delay_s: float = 0.0,
     keep_conversations: bool = False,
 ) -> Services:
-    """Raises :class:`LLMError` or ``McpConfigError`` with one line on bad config."""
+    """Raises :class:`LLMError` or ``McpConfigError`` with one line on bad config.
+
+    ``start_mcp``: wait for the MCP servers here (the headless mode); the
+    window passes False and calls :meth:`Services.start_mcp_in_background`
+    once it is attached, so no server holds up its input."""
     store = SettingsStore()
     loaded = store.load()
     settings = loaded.settings
@@ -249,7 +345,12 @@ async def build_services(
         overrides["approval_timeout_s"] = approval_timeout_s
     settings = replace(settings, **overrides).validate()  # type: ignore[arg-type]
 
-    llm = build_llm(settings, base_url=base_url, model=model, api_key=api_key)
+    def remember_wire_profile(endpoint: str, profile: WireProfile) -> None:
+        services.remember_wire_profile(endpoint, profile)  # built below, before any request
+
+    llm = build_llm(
+        settings, base_url=base_url, model=model, api_key=api_key, on_wire_profile=remember_wire_profile
+    )
     if isinstance(llm, DemoModel) and demo_delay_s:
         llm = DemoModel(delay_s=demo_delay_s)
 
@@ -280,10 +381,10 @@ async def build_services(
         services.startup_warnings.append(loaded.error)
     if start_mcp:
         services.startup_warnings.extend(await mcp.start())
-    for spec in router.shadowed():
-        services.startup_warnings.append(
-            f"tool {spec.name!r} from MCP server {spec.server!r} is hidden by a tool of the same name"
-        )
+    services.startup_warnings.extend(services._new_shadowed())
+    # What is found from now on (a server that joins later) is said as it comes.
+    mcp.on_status = services._on_mcp_status
+    mcp.on_warning = services._notice
     return services
 
 

@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
+from desktop_agent.core.bus import SessionMessageBus
+from desktop_agent.core.messages import AudioMessage
 from desktop_agent.llm.demo import DemoModel
 from desktop_agent.llm.openai_provider import OpenAIProvider
 from desktop_agent.services import build_services
+from desktop_agent.testing.bus_reader import BusReader
+from desktop_agent.testing.fake_tts import FakeCommunicate, FakeCommunicateFactory, FakeTTS
+from desktop_agent.ui.i18n import text_in
+from desktop_agent.voice import EdgeTTSEngine, SpeechNotice
 
 
 @pytest.fixture
@@ -91,3 +98,148 @@ async def test_settings_that_leave_the_endpoint_alone_keep_the_model(no_servers:
         assert services.llm is not model and conversation.agent.llm is services.llm
     finally:
         await services.aclose()
+
+
+async def test_the_provider_starts_with_the_wire_profile_remembered_for_its_endpoint(no_servers: Path) -> None:
+    from desktop_agent.core.wire import STANDARD, STRICT
+
+    services = await build_services(mcp_config=no_servers, tts="none")
+    told: list[tuple[str, str]] = []
+    services.on_wire_profile = lambda endpoint, profile: told.append((endpoint, profile.name))
+    try:
+        remembered = replace(services.settings, base_url="http://127.0.0.1:9/v1/", model="m",
+                             wire_profiles={"http://127.0.0.1:9/v1": "strict"})
+        services.apply_settings(remembered)
+        assert isinstance(services.llm, OpenAIProvider) and services.llm.wire_profile is STRICT
+
+        services.apply_settings(replace(remembered, base_url="http://127.0.0.1:8/v1"))
+        assert isinstance(services.llm, OpenAIProvider) and services.llm.wire_profile is STANDARD
+        services.remember_wire_profile("http://127.0.0.1:8/v1", STRICT)
+        assert services.settings.wire_profiles["http://127.0.0.1:8/v1"] == "strict"
+        assert told == [("http://127.0.0.1:8/v1", "strict")]
+    finally:
+        await services.aclose()
+
+
+class ClientConnectorCertificateError(Exception):
+    """Stands in for aiohttp's: its text carries an ``ssl.SSLContext`` repr."""
+
+
+SSL_TEXT = (
+    "Cannot connect to host speech.platform.bing.com:443 ssl:<ssl.SSLContext object at 0x7f3a2c1e5b50> "
+    "[SSLCertVerificationError: (1, '[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed')]"
+)
+
+
+@pytest.fixture
+def edge_fails_on_tls(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``auto`` builds an edge engine whose every stream fails a moment in
+    (so concurrent segments are all inside it at once), and a fake espeak."""
+    import desktop_agent.voice.factory as factory
+
+    failing = FakeCommunicate([{"type": "WordBoundary"}], error=ClientConnectorCertificateError(SSL_TEXT))
+
+    def edge(voice: str, rate: str, volume: str, **timeouts: float) -> EdgeTTSEngine:
+        return EdgeTTSEngine(voice, rate, volume, communicate_factory=FakeCommunicateFactory(failing), **timeouts)
+
+    monkeypatch.setattr(factory, "EdgeTTSEngine", edge)
+    monkeypatch.setattr(factory, "EspeakEngine", lambda **_kw: FakeTTS(name="espeak"))
+
+
+async def test_the_online_voice_s_fallback_is_one_translated_line_per_session_and_its_reason_is_logged(
+    no_servers: Path, edge_fails_on_tls: None, caplog: pytest.LogCaptureFixture
+) -> None:
+    services = await build_services(mcp_config=no_servers, tts="auto")
+    told: list[SpeechNotice] = []
+    services.on_speech_notice = told.append
+    try:
+        engines = []
+        for turn in range(3):  # three turns of four concurrent segments each
+            bus = SessionMessageBus(f"s{turn}")
+            reader = BusReader(bus)
+            speech = services.speech_factory(bus)
+            assert speech is not None
+            for segment in range(1, 5):
+                speech.submit(segment, f"Turn {turn}, sentence {segment}.")
+            async with asyncio.timeout(5):
+                await speech.drain()
+            engines += [item.message.engine for item in reader.items if isinstance(item.message, AudioMessage)]
+            if turn == 1:  # a settings change makes a new engine: still nothing more to say
+                engine = services.tts
+                services.apply_settings(replace(services.settings, voice="en-GB-SoniaNeural"))
+                assert services.tts is not engine
+    finally:
+        await services.aclose()
+
+    assert engines == ["espeak"] * 12
+    assert told == ["speech_offline_fallback"]
+    assert [text_in("en", kind) for kind in told] == ["Online voice unavailable — using the offline voice (espeak-ng)"]
+    assert [text_in("zh", kind) for kind in told] == ["在线语音不可用 —— 改用离线语音（espeak-ng）"]
+    # The reason is for the log, whole enough to diagnose.
+    assert f"ClientConnectorCertificateError: {SSL_TEXT}" in caplog.text
+
+
+async def test_the_window_starts_mcp_in_the_background_and_asks_before_each_turn(tmp_path: Path) -> None:
+    import asyncio
+    import json
+
+    from desktop_agent.mcp_engine import Readiness, ServerStatus
+    from desktop_agent.testing.mcp_servers import SILENT_CODE, silent_entry
+    from desktop_agent.testing.procs import live_processes
+
+    path = tmp_path / "mcp.json"
+    path.write_text(json.dumps({"mcpServers": {"silent": silent_entry()}}))
+    services = await build_services(mcp_config=path, tts="none", start_mcp=False)
+    seen: list[ServerStatus] = []
+    starting = asyncio.Event()
+
+    def on_status(status: ServerStatus) -> None:
+        seen.append(status)
+        starting.set()
+
+    services.on_mcp_status = on_status
+    try:
+        assert services.before_turn() == Readiness()  # nothing started yet
+        services.start_mcp_in_background()
+        assert services.before_turn() == Readiness(starting=("silent",))
+        async with asyncio.timeout(10):
+            await starting.wait()
+        assert services.before_turn() == Readiness(starting=("silent",))
+        assert not services.retry_mcp("silent")  # it has not failed
+    finally:
+        await services.aclose()
+    assert [s.state for s in seen] == ["starting", "stopped"]
+    assert live_processes(SILENT_CODE) == []
+
+
+async def test_an_mcp_tool_hidden_by_a_built_in_one_later_is_said_once(tmp_path: Path) -> None:
+    import asyncio
+    import json
+
+    from desktop_agent.core.tool_context import BusToolContext
+    from desktop_agent.testing.bus_reader import RecordingBus
+    from desktop_agent.testing.mcp_servers import gated_entry
+
+    gate = tmp_path / "gate"
+    gate.touch()
+    path = tmp_path / "mcp.json"
+    path.write_text(json.dumps({"mcpServers": {"gated": gated_entry(gate)}}))
+    notices: list[str] = []
+    said = asyncio.Event()
+
+    def on_notice(text: str) -> None:
+        notices.append(text)
+        said.set()
+
+    services = await build_services(mcp_config=path, tts="none", on_notice=on_notice)
+    try:
+        routed = services.router.lookup("add_tool")
+        assert routed is not None and services.startup_warnings == []
+        ctx = BusToolContext(RecordingBus("s"), "call-1", "conv-1")
+        await routed.run({"name": "run_command"}, ctx)
+        async with asyncio.timeout(10):
+            await said.wait()
+        await routed.run({"name": "another"}, ctx)  # the list changes again; nothing new to say
+    finally:
+        await services.aclose()
+    assert notices == ["tool 'run_command' from MCP server 'gated' is hidden by a tool of the same name"]

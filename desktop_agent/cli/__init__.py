@@ -28,10 +28,12 @@ from desktop_agent.core.bus import SessionMessageBus
 from desktop_agent.core.conversation import Conversation, TurnOutcome
 from desktop_agent.core.json_types import JSONDict
 from desktop_agent.core.ports import LLMError
+from desktop_agent.core.wire import WireProfile
 from desktop_agent.mcp_engine import McpConfigError
 from desktop_agent.services import Services, build_services
 from desktop_agent.storage.atomic import atomic_write_text
-from desktop_agent.storage.settings import SettingsError
+from desktop_agent.storage.settings import SettingsError, SettingsStore
+from desktop_agent.ui.i18n import text_in
 
 __all__ = ["EXIT_CONFIG", "EXIT_LLM", "EXIT_OK", "TerminalIO", "TerminalView", "main", "run"]
 
@@ -80,6 +82,10 @@ async def run(args: argparse.Namespace, stdin: IO[str], out: IO[str], err: IO[st
     except (LLMError, McpConfigError, SettingsError, ValueError) as exc:
         _say(err, f"error: {exc}")
         return EXIT_CONFIG
+    store = services.settings_store
+    services.on_wire_profile = lambda endpoint, profile: _remember_wire_profile(store, endpoint, profile, err)
+    # The terminal speaks English; the reason of a speech notice is in the log.
+    services.on_speech_notice = lambda kind: _say(err, f"notice: {text_in('en', kind)}")
     try:
         return await _main(services, args, stdin, out, err)
     finally:
@@ -132,6 +138,16 @@ def _write_history(path: Path, history: list[JSONDict], err: IO[str]) -> None:
         atomic_write_text(path, json.dumps(history, ensure_ascii=False, indent=2))
     except OSError as exc:
         _say(err, f"error: cannot write history to {path}: {exc.strerror}")
+
+
+def _remember_wire_profile(store: SettingsStore, endpoint: str, profile: WireProfile, err: IO[str]) -> None:
+    """Write the profile into the settings file as it is on disk: the
+    settings in use hold this run's command-line overrides, which are not
+    to be saved."""
+    try:
+        store.save(store.load().settings.with_wire_profile(endpoint, profile.name))
+    except (OSError, SettingsError) as exc:
+        _say(err, f"warning: cannot remember the wire profile of {endpoint}: {exc}")
 
 
 def _say(stream: IO[str], line: str) -> None:

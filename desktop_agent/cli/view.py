@@ -96,9 +96,11 @@ class TerminalView:
                 args = json.dumps(message.arguments, ensure_ascii=False)
                 self._status(f"[tool] {message.tool_name} running {args}")
             case "result":
-                first = (message.result or "").strip().splitlines()[:1]
+                # One line: white space folded (a JSON result's first line is "{").
+                summary = " ".join((message.result or "").split())
+                summary = summary if len(summary) <= 200 else summary[:199] + "…"
                 mark = "failed" if message.is_error else "done"
-                self._status(f"[tool] {message.tool_name} {mark}: {first[0][:200] if first else ''}")
+                self._status(f"[tool] {message.tool_name} {mark}: {summary}")
             case "start" | "approval_required":
                 pass
 

@@ -25,9 +25,16 @@ from desktop_agent.core.events import (
     ToolCallChunk,
     ToolCallInfo,
 )
-from desktop_agent.core.history import assistant_tool_calls
+from desktop_agent.core.history import assistant_tool_calls, tool_message
 from desktop_agent.core.json_types import JSONDict
-from desktop_agent.core.ports import LLMError, LLMProvider, TextDelta, ToolContext, ToolResult
+from desktop_agent.core.ports import (
+    AnswerTimedOut,
+    LLMError,
+    LLMProvider,
+    TextDelta,
+    ToolContext,
+    ToolResult,
+)
 from desktop_agent.core.stream_parser import StreamParser, detect_intent, strip_intent_tags
 from desktop_agent.core.tool_router import ToolRouter
 
@@ -193,7 +200,7 @@ class AgentClient:
                         if chunk.call.state == "result":
                             result = chunk.call.result
                 assert result is not None
-                working.append({"role": "tool", "tool_call_id": call.id, "content": result.text})
+                working.append(tool_message(call.id, result.text, is_error=result.is_error))
             yield RoundEndChunk(step, "tools")
         yield NoticeChunk(
             "warning", prompts.MAX_STEPS_WARNING.format(steps=self.max_steps), "max_steps"
@@ -221,6 +228,8 @@ class AgentClient:
         yield ToolCallChunk(ToolCallInfo(call.id, name, "executing", arguments, follow_up=follow_up))
         try:
             result = await route.run(arguments, context_factory(call.id))
+        except AnswerTimedOut:
+            raise  # the user never answered: the handler ends the turn
         except Exception as exc:  # a broken tool must not end the turn
             log.exception("tool %s failed", name)
             result = ToolResult(f"Error: tool {name!r} failed: {exc}", is_error=True)

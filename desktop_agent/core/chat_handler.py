@@ -39,7 +39,7 @@ from desktop_agent.core.messages import (
     TurnEndMessage,
     WarningMessage,
 )
-from desktop_agent.core.ports import SpeechPort
+from desktop_agent.core.ports import AnswerTimedOut, SpeechPort
 from desktop_agent.core.session import SessionManager
 from desktop_agent.core.tool_context import BusToolContext
 
@@ -48,6 +48,8 @@ log = logging.getLogger(__name__)
 REASON_REJECTED = "The user rejected this tool call."
 REASON_TIMEOUT = "The approval timed out, so the tool call was rejected."
 REASON_INTERRUPTED = "The tool call was interrupted by the user."
+REASON_NOT_RUN = "The turn was interrupted before this tool call ran."
+REASON_NO_ANSWER = "The user did not answer in time, so the tool call was stopped."
 
 
 class _Interrupt(Exception):
@@ -72,7 +74,10 @@ class ChatHandler:
         conversation_id: str = "",
         speech: SpeechPort | None = None,
         approval_timeout_s: float = 300.0,
+        timer_from_shown: bool = False,
     ) -> TurnOutcome:
+        """``timer_from_shown``: an approval's timeout starts when the front
+        end shows it (``ApprovalManager.shown``), not when it is pushed."""
         task = asyncio.current_task()
         assert task is not None
         if not self.sessions.is_active(session_id):
@@ -97,7 +102,9 @@ class ChatHandler:
         contexts: dict[str, BusToolContext] = {}
 
         def context(tool_call_id: str) -> BusToolContext:
-            ctx = contexts[tool_call_id] = BusToolContext(bus, tool_call_id, conversation_id)
+            ctx = contexts[tool_call_id] = BusToolContext(
+                bus, tool_call_id, conversation_id, answer_timeout_s=approval_timeout_s
+            )
             return ctx
 
         agen = self.agent.chat_stream(messages, context)
@@ -138,7 +145,9 @@ class ChatHandler:
                                 pending_key = self.approvals.register(session_id, call.task_id)
                                 self._push_call(bus, call)
                                 phase = "approval"
-                                approved = await self.approvals.wait(pending_key, approval_timeout_s)
+                                approved = await self.approvals.wait(
+                                    pending_key, approval_timeout_s, from_shown=timer_from_shown
+                                )
                                 phase = "stream"
                                 pending_key = None
                                 if not approved:
@@ -150,13 +159,17 @@ class ChatHandler:
                                 if call.follow_up is not None:
                                     bus.push(call.follow_up)
                             else:
+                                done = contexts.pop(call.id, None)
+                                if done is not None:
+                                    done.flush_output()  # every line before the result
                                 self._push_call(bus, call)
-                                contexts.pop(call.id, None)
                                 active, executing = None, False
                 except asyncio.CancelledError:
                     task.uncancel()
                     reason = self.sessions.cancel_reason(session_id)
                     raise _Interrupt(reason or "user") from None
+                except AnswerTimedOut:
+                    raise _Interrupt("approval_timeout") from None
                 finally:
                     phase = "done"
         except _Interrupt as interrupt:
@@ -209,10 +222,15 @@ class ChatHandler:
         Synchronous, so reading its partial output cannot interleave with
         the tool's writer."""
         if reason == "approval_timeout":
-            text = REASON_TIMEOUT
-        elif reason == "rejected" or executing is None:
+            text = REASON_NO_ANSWER if executing is not None else REASON_TIMEOUT
+        elif reason == "rejected":
             text = REASON_REJECTED
+        elif executing is None:
+            text = REASON_NOT_RUN  # interrupted while it waited for approval
         else:
             text = REASON_INTERRUPTED
-        partial = executing.partial.snapshot() if executing is not None else None
+        partial = None
+        if executing is not None:
+            executing.flush_output()
+            partial = executing.partial.snapshot()
         bus.push(ToolRejectedMessage(call.id, call.name, call.arguments, text, partial))

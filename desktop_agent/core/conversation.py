@@ -1,6 +1,13 @@
 """Conversation: one chat thread. Runs turns (handler + playback queue on one
 bus), keeps the history built from what was consumed, and is what the
-window and the terminal call to interrupt and to answer approvals."""
+window and the terminal call to interrupt and to answer approvals.
+
+A turn that starts ``muted`` (the user's mute, or no audio device) is not
+synthesised at all: nobody would hear it, and its text then never waits for
+speech. Muting later goes to the running queue
+(:meth:`PlaybackQueue.set_muted`); unmuting during a turn that started muted
+leaves that turn silent (its speech was never made) and speaks from the next.
+"""
 
 from __future__ import annotations
 
@@ -14,7 +21,7 @@ from desktop_agent.core.approval import ApprovalManager, approval_key
 from desktop_agent.core.bus import SessionMessageBus
 from desktop_agent.core.chat_handler import ChatHandler
 from desktop_agent.core.events import TurnOutcome
-from desktop_agent.core.history import check_history, truncate_for_send
+from desktop_agent.core.history import HistoryError, check_history, repair_history, truncate_for_send
 from desktop_agent.core.json_types import JSONDict
 from desktop_agent.core.playback import PlaybackQueue, PlaybackView
 from desktop_agent.core.ports import AudioSink, SpeechPort
@@ -48,6 +55,7 @@ class Conversation:
         self.history: list[JSONDict] = list(history or [])
         self._handler = ChatHandler(agent, self.approvals, self.sessions)
         self._session_id: str | None = None
+        self._handler_task: asyncio.Task[TurnOutcome] | None = None
         self._queue: PlaybackQueue | None = None
 
     @property
@@ -57,6 +65,12 @@ class Conversation:
     @property
     def session_id(self) -> str | None:
         return self._session_id
+
+    @property
+    def replying(self) -> bool:
+        """The model's side of the running turn is still going; False once
+        only its tail plays (the last sentences' speech)."""
+        return self._handler_task is not None and not self._handler_task.done()
 
     @property
     def queue(self) -> PlaybackQueue | None:
@@ -74,6 +88,7 @@ class Conversation:
         sink: AudioSink | None = None,
         auto_approve: Callable[[str], bool] = lambda name: False,
         on_bus: Callable[[SessionMessageBus], None] | None = None,
+        muted: bool = False,
     ) -> TurnOutcome:
         if self._session_id is not None:
             raise RuntimeError("a turn is already running in this conversation")
@@ -81,18 +96,20 @@ class Conversation:
         bus = SessionMessageBus(session_id)
         if on_bus is not None:
             on_bus(bus)
-        speech = self.speech_factory(bus) if self.speech_factory else None
+        speech = self.speech_factory(bus) if self.speech_factory and not muted else None
         queue = PlaybackQueue(
             view,
             approver=self._approve,
+            on_shown=self._approval_shown,
             auto_approve=auto_approve,
             sink=sink,
             expect_audio=speech is not None,
+            muted=muted,
         )
         queue.attach(bus)
         self._session_id, self._queue = session_id, queue
         self.sessions.start(session_id)
-        handler = asyncio.create_task(
+        handler = self._handler_task = asyncio.create_task(
             self._handler.handle_chat(
                 session_id,
                 bus,
@@ -100,21 +117,37 @@ class Conversation:
                 conversation_id=self.conversation_id,
                 speech=speech,
                 approval_timeout_s=self.approval_timeout_s,
+                timer_from_shown=True,  # the queue says when the card shows
             )
         )
         try:
             await queue.run(bus)
             outcome = await handler
         finally:
-            if not handler.done():
-                self.sessions.cancel(session_id, "user")
-                await asyncio.gather(handler, return_exceptions=True)
-            self._session_id, self._queue = None, None
-            self.sessions.finish(session_id)
-        turn = [{"role": "user", "content": user_text}, *queue.history.messages]
-        check_history(turn)
-        self.history.extend(turn)
+            try:
+                if not handler.done():
+                    self.sessions.cancel(session_id, "user")
+                    await asyncio.gather(handler, return_exceptions=True)
+            finally:
+                self._session_id, self._queue, self._handler_task = None, None, None
+                self.sessions.finish(session_id)
+                # Whatever ended the turn (a cancelled task, a view that
+                # raised), what the user saw is kept.
+                self._keep(user_text, queue)
         return outcome
+
+    def _keep(self, user_text: str, queue: PlaybackQueue) -> None:
+        """Add the turn to the history: the user's text and what the queue
+        consumed, its last unflushed text included. A turn that fails the
+        history check is repaired (and the reason logged), never dropped."""
+        queue.history.flush()
+        turn = [{"role": "user", "content": user_text}, *queue.history.messages]
+        try:
+            check_history(turn)
+        except HistoryError as exc:
+            log.warning("conversation %s: the turn's history was repaired: %s", self.conversation_id, exc)
+            turn = repair_history(turn)
+        self.history.extend(turn)
 
     def interrupt(self) -> bool:
         """The interrupt button: False when no turn is running."""
@@ -132,6 +165,11 @@ class Conversation:
         if queue is None:
             return False
         return queue.answer(task_id, approved)
+
+    def _approval_shown(self, task_id: str) -> None:
+        session_id = self._session_id
+        if session_id is not None:
+            self.approvals.shown(approval_key(session_id, task_id))
 
     def _approve(self, task_id: str, approved: bool) -> bool:
         session_id = self._session_id

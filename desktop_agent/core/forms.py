@@ -25,7 +25,22 @@ Answers = dict[str, str | list[str]]
 
 
 class FormAnswerError(ValueError):
-    """The answers do not fit the form; the message names the question."""
+    """The answers do not fit the form. The message names the question by
+    its text (what the user saw), never only by its internal id."""
+
+    def __init__(self, problem: str, question: FormQuestion | None = None) -> None:
+        self.question = question
+        self.problem = problem
+        """What is wrong, without the question ("needs an answer")."""
+        super().__init__(f"“{question.question}” {problem}" if question is not None else problem)
+
+    @property
+    def missing(self) -> bool:
+        """A required question was left empty."""
+        return self.problem == _MISSING
+
+
+_MISSING = "needs an answer"
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +70,8 @@ class FormAnswer:
 
     answers: Answers | None
     cancelled: bool = False
+    timed_out: bool = False
+    """Nobody answered within the wait's timeout (also ``cancelled``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +101,7 @@ class _Entry:
 
 
 _CANCELLED = FormAnswer(answers=None, cancelled=True)
+_TIMED_OUT = FormAnswer(answers=None, cancelled=True, timed_out=True)
 
 
 class FormManager:
@@ -118,6 +136,7 @@ class FormManager:
                 await entry.done.wait()
         except TimeoutError:
             log.info("form %s timed out after %s s", form_id, timeout)
+            entry.finish(_TIMED_OUT)
         finally:
             # Collected, timed out or the waiter was cancelled: the form is over.
             entry.finish(_CANCELLED)
@@ -167,19 +186,19 @@ def validate_answers(questions: Sequence[FormQuestion], answers: Mapping[str, An
         value = answers.get(q.id)
         if value is None or value == "" or value == []:
             if q.required:
-                raise FormAnswerError(f"question {q.id!r} is required")
+                raise FormAnswerError(_MISSING, q)
             continue
         if q.type == "multi_choice":
             if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
-                raise FormAnswerError(f"question {q.id!r} expects a list of options")
+                raise FormAnswerError("expects a list of options", q)
             for v in value:
                 if v not in q.options:
-                    raise FormAnswerError(f"question {q.id!r}: {v!r} is not one of its options")
+                    raise FormAnswerError(f"{v!r} is not one of its options", q)
             result[q.id] = list(value)
         elif not isinstance(value, str):
-            raise FormAnswerError(f"question {q.id!r} expects text, got {type(value).__name__}")
+            raise FormAnswerError(f"expects text, got {type(value).__name__}", q)
         elif q.type == "choice" and value not in q.options:
-            raise FormAnswerError(f"question {q.id!r}: {value!r} is not one of its options")
+            raise FormAnswerError(f"{value!r} is not one of its options", q)
         else:
             result[q.id] = value
     return result

@@ -11,6 +11,9 @@ the playback queue actually consumed.
 
 Invariant (:func:`check_history`): every ``tool_calls`` id is answered by
 exactly one following ``tool`` message.
+
+This is the canonical history; what is sent is its wire form
+(:mod:`desktop_agent.core.wire`).
 """
 
 from __future__ import annotations
@@ -43,6 +46,9 @@ from desktop_agent.core.stream_parser import strip_intent_tags, strip_tags
 TOOL_CONTEXT_MAX_LEN = 300
 NO_TRUNCATE_TOOLS: frozenset[str] = frozenset({"get_skill"})
 TRUNCATION_MARK = "…[truncated]"
+TOOL_ERROR_PREFIX = "Error: "
+"""Marks a failed call's result (``is_error``) in its tool message, so the
+model can tell a failure from a result (DESIGN §8)."""
 
 
 @dataclass
@@ -69,6 +75,20 @@ def assistant_tool_calls(
     }
 
 
+def tool_answer(text: str, *, is_error: bool | None) -> str:
+    """A result's text as its tool message carries it: failures marked with
+    :data:`TOOL_ERROR_PREFIX` (once: texts that already say "Error:" keep
+    their own wording)."""
+    if not is_error or text.startswith(TOOL_ERROR_PREFIX.strip()):
+        return text
+    return f"{TOOL_ERROR_PREFIX}{text or 'the tool failed without a message'}"
+
+
+def tool_message(call_id: str, text: str, *, is_error: bool | None = False) -> JSONDict:
+    """The ``tool`` message that answers one call: the one place it is built."""
+    return {"role": "tool", "tool_call_id": call_id, "content": tool_answer(text, is_error=is_error)}
+
+
 class HistoryRecorder:
     """Feed it consumed bus messages in order; read :attr:`messages`."""
 
@@ -84,7 +104,7 @@ class HistoryRecorder:
             case ToolCallMessage():
                 call = self._call(message.tool_call_id, message.tool_name, message.arguments)
                 if message.state == "result":
-                    call.answer = message.result or ""
+                    call.answer = tool_answer(message.result or "", is_error=message.is_error)
             case ToolRejectedMessage():
                 call = self._call(message.tool_call_id, message.tool_name, message.arguments)
                 reason = message.reason
@@ -129,7 +149,7 @@ class HistoryRecorder:
                 )
             )
             for c in answered:
-                self.messages.append({"role": "tool", "tool_call_id": c.id, "content": c.answer})
+                self.messages.append(tool_message(c.id, c.answer or ""))
         elif content is not None:
             self.messages.append({"role": "assistant", "content": content})
 
@@ -146,15 +166,42 @@ def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit] + TRUNCATION_MARK
 
 
+def _cut_strings(value: Any, limit: int) -> tuple[Any, bool]:
+    """``value`` with every string longer than ``limit`` cut (keys kept);
+    and whether anything was cut."""
+    if isinstance(value, str):
+        return _cut(value, limit), len(value) > limit
+    if isinstance(value, list):
+        pairs = [_cut_strings(item, limit) for item in value]
+        return [item for item, _ in pairs], any(cut for _, cut in pairs)
+    if isinstance(value, dict):
+        cuts = {key: _cut_strings(item, limit) for key, item in value.items()}
+        return {key: item for key, (item, _) in cuts.items()}, any(cut for _, cut in cuts.values())
+    return value, False
+
+
+def cut_arguments(arguments: str, limit: int) -> str:
+    """Arguments (JSON text) with long *string values* cut, so the result is
+    still the JSON the server parses (vLLM runs ``json.loads`` on it); text
+    that is not JSON is cut as text (the wire replays it as ``{}``)."""
+    try:
+        value = json.loads(arguments)
+    except ValueError:
+        return _cut(arguments, limit)
+    cut, changed = _cut_strings(value, limit)
+    return json.dumps(cut, ensure_ascii=False) if changed else arguments
+
+
 def truncate_for_send(
     messages: Sequence[Mapping[str, Any]],
     *,
     max_len: int = TOOL_CONTEXT_MAX_LEN,
     no_truncate: Iterable[str] = NO_TRUNCATE_TOOLS,
 ) -> list[JSONDict]:
-    """Copy of ``messages`` with tool arguments and results cut to ``max_len``
-    characters, except for tools in ``no_truncate`` (found for ``tool``
-    messages through their ``tool_call_id``)."""
+    """Copy of ``messages`` with the string values inside tool arguments and
+    the text of tool results cut to ``max_len`` characters (marked with
+    :data:`TRUNCATION_MARK`), except for tools in ``no_truncate`` (found for
+    ``tool`` messages through their ``tool_call_id``)."""
     keep = frozenset(no_truncate)
     names: dict[str, str] = {}
     out: list[JSONDict] = []
@@ -166,7 +213,7 @@ def truncate_for_send(
                 fn = dict(tc["function"])
                 names[str(tc["id"])] = str(fn["name"])
                 if fn["name"] not in keep:
-                    fn["arguments"] = _cut(str(fn.get("arguments") or ""), max_len)
+                    fn["arguments"] = cut_arguments(str(fn.get("arguments") or ""), max_len)
                 calls.append({**tc, "function": fn})
             copy["tool_calls"] = calls
         elif copy.get("role") == "tool":
@@ -200,3 +247,43 @@ def check_history(messages: Sequence[Mapping[str, Any]]) -> None:
                 raise HistoryError(f"message {index}: duplicate tool call ids {expected}")
     if expected:
         raise HistoryError(f"end of history: tool calls {expected} were never answered")
+
+
+REPAIRED_ANSWER = "The tool call did not finish; its result was lost."
+
+
+def repair_history(messages: Sequence[Mapping[str, Any]]) -> list[JSONDict]:
+    """``messages`` made to pass :func:`check_history`, losing as little as
+    possible: a call nobody answered gets an answer saying so (inserted
+    where the answers belong), an answer that matches no pending call is
+    dropped, and a repeated call id keeps its first call only."""
+    out: list[JSONDict] = []
+    expected: list[str] = []
+
+    def close_round() -> None:
+        out.extend(tool_message(call_id, REPAIRED_ANSWER, is_error=True) for call_id in expected)
+        expected.clear()
+
+    for message in messages:
+        role = message.get("role")
+        if role == "tool":
+            call_id = message.get("tool_call_id")
+            if call_id in expected:
+                expected.remove(call_id)
+                out.append(dict(message))
+            continue
+        close_round()
+        if role == "assistant" and message.get("tool_calls"):
+            seen: set[str] = set()
+            calls = []
+            for call in message["tool_calls"]:
+                if str(call["id"]) not in seen:
+                    seen.add(str(call["id"]))
+                    calls.append(call)
+            out.append({**message, "tool_calls": calls})
+            expected = [str(call["id"]) for call in calls]
+            continue
+        out.append(dict(message))
+    close_round()
+    return out
+

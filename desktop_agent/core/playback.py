@@ -5,6 +5,12 @@ Policy only; a :class:`PlaybackView` renders and an :class:`AudioSink` plays.
 
 - A voice ``text`` waits for its ``audio`` (or its error, or a timeout) and is
   shown as its audio starts; other text shows at once.
+- Muted (the user's mute, or no audio device: the front end says which turn
+  is, and :meth:`PlaybackQueue.set_muted` when it changes) the queue neither
+  waits for audio nor plays it: a voice text shows at once, as if it were
+  plain. Muting mid-reply releases a text waiting for its audio and stops the
+  clip playing, at once; the text still enters history (it was shown).
+  Unmuting lets later voice texts wait for their audio again.
 - Tool events are handled at once and in order; ``approval_required`` blocks
   the queue until answered (by the user, or the always-allow list).
 - ``interrupted`` drops every text not yet shown; tool events still pass so
@@ -101,9 +107,14 @@ class PlaybackQueue:
         expect_audio: bool = False,
         audio_timeout_s: float = 20.0,
         history: HistoryRecorder | None = None,
+        muted: bool = False,
+        on_shown: Callable[[str], None] = lambda task_id: None,
     ) -> None:
         self._view = view
         self._approver = approver
+        self._on_shown = on_shown
+        """Told the task_id of each approval once the view shows it (its
+        timeout starts then)."""
         self._auto_approve = auto_approve
         self._sink = sink
         self._expect_audio = expect_audio
@@ -116,6 +127,8 @@ class PlaybackQueue:
         self._answered: asyncio.Event | None = None
         self._waiting_task_id: str | None = None
         self._waiting_audio: int | None = None
+        self._muted = muted
+        self._playing = False
         self._bus: SessionMessageBus | None = None
 
     # ------------------------------------------------------------- control
@@ -132,6 +145,19 @@ class PlaybackQueue:
         self._interrupt.set()
         if self._sink is not None:
             self._sink.stop()
+
+    def set_muted(self, muted: bool) -> None:
+        """Speech cannot (or can again) be heard. Muting releases a text
+        waiting for its audio and silences the clip playing, at once."""
+        self._muted = muted
+        if muted:
+            self._arrived.set()  # wakes a wait for audio, which sees the mute
+            if self._playing and self._sink is not None:
+                self._sink.stop()
+
+    @property
+    def muted(self) -> bool:
+        return self._muted
 
     @property
     def waiting_approval(self) -> str | None:
@@ -227,18 +253,27 @@ class PlaybackQueue:
     async def _play_text(self, message: TextMessage) -> None:
         audio: AudioMessage | None = None
         if message.voice and self._expect_audio:
-            audio = await self._wait_audio(message.segment_id)
-            if self._interrupt.is_set():
-                return
+            if self._muted:
+                self._audio.pop(message.segment_id, None)
+            else:
+                audio = await self._wait_audio(message.segment_id)
+                if self._interrupt.is_set():
+                    return
         self.history.consume(message)
         self._view.show_text(message)
-        if audio is not None and audio.audio and self._sink is not None:
+        if audio is not None and audio.audio and self._sink is not None and not self._muted:
             play = asyncio.ensure_future(self._sink.play(audio.audio, audio.mime or ""))
-            await self._until(play)
+            self._playing = True
+            try:
+                await self._until(play)
+            finally:
+                self._playing = False
 
     async def _wait_audio(self, segment_id: int) -> AudioMessage | None:
-        async def arrived() -> AudioMessage:
+        async def arrived() -> AudioMessage | None:
             while segment_id not in self._audio:
+                if self._muted:
+                    return None
                 self._arrived.clear()
                 await self._arrived.wait()
             return self._audio.pop(segment_id)
@@ -267,6 +302,7 @@ class PlaybackQueue:
         self._answered = asyncio.Event()
         self._waiting_task_id = task_id
         self._view.approval_needed(message)
+        self._on_shown(task_id)
         try:
             await self._until(asyncio.ensure_future(self._answered.wait()))
         finally:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 from desktop_agent.core.json_types import JSONDict
 
 if TYPE_CHECKING:  # messages import ports (ImageContent)
-    from desktop_agent.core.messages import Card, FormRequestMessage
+    from desktop_agent.core.messages import Card, FormRequestMessage, OutputStream
 
 # --------------------------------------------------------------------------- LLM
 
@@ -149,6 +149,22 @@ class ToolContext(Protocol):
     def push_card(self, card: Card) -> None:
         """Push a ``card`` bus message for this call."""
         ...
+
+    @property
+    def answer_timeout_s(self) -> float | None:
+        """How long a tool may wait for the user (a form): the approval
+        timeout; None waits as long as the turn lasts."""
+        ...
+
+    def output(self, stream: OutputStream, text: str) -> None:
+        """Output as it is produced (any chunk, lines need not be whole):
+        reaches the bus as coalesced ``tool_output`` messages."""
+        ...
+
+
+class AnswerTimedOut(Exception):
+    """A tool waited longer than ``answer_timeout_s`` for the user (a form
+    nobody answered): the turn ends as after an unanswered approval."""
 
 
 @runtime_checkable

@@ -5,16 +5,37 @@ The partial output is a plain object of the call's context, not shared bus
 state: the chat handler keeps the context of the call it is running and,
 on interrupt, reads ``context.partial.snapshot()`` synchronously (so no
 tool writer can interleave) into ``tool_rejected.partial_result``.
+
+Live output (``tool_output``, DESIGN §5) is coalesced by an
+:class:`OutputCoalescer`: a chatty command printing 200,000 lines must not
+become 200,000 bus messages (each one a queue step and a widget update), yet
+no line may be lost. Output is sent in whole lines, at most one batch per
+``OUTPUT_INTERVAL_S``, in the order it was produced across both streams;
+the chat handler calls :meth:`BusToolContext.flush_output` before it pushes
+the call's ``result`` or ``tool_rejected``, so nothing is left behind.
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable
 from typing import Any
 
 from desktop_agent.core.bus import SessionMessageBus
-from desktop_agent.core.messages import Card, CardMessage, ToolProgressMessage
+from desktop_agent.core.messages import (
+    Card,
+    CardMessage,
+    OutputStream,
+    ToolOutputMessage,
+    ToolProgressMessage,
+)
+
+OUTPUT_INTERVAL_S = 0.1
+"""At most one ``tool_output`` batch per this many seconds (~10 a second)."""
+OPEN_LINE_MAX_CHARS = 4096
+"""An unfinished line longer than this is sent without waiting for its end
+(a progress bar drawn with ``\r``, a binary dump)."""
 
 
 class PartialOutput:
@@ -40,13 +61,17 @@ class BusToolContext:
         tool_call_id: str,
         conversation_id: str,
         clock: Callable[[], float] | None = None,
+        *,
+        answer_timeout_s: float | None = None,
     ) -> None:
         self._bus = bus
+        self._answer_timeout_s = answer_timeout_s
         self._tool_call_id = tool_call_id
         self._conversation_id = conversation_id
         self._progress_log: list[str] = []
         self._rate = _ProgressRate(clock)
         self.partial = PartialOutput()
+        self._output = OutputCoalescer(self._push_output)
 
     @property
     def session_id(self) -> str:
@@ -59,6 +84,10 @@ class BusToolContext:
     @property
     def tool_call_id(self) -> str:
         return self._tool_call_id
+
+    @property
+    def answer_timeout_s(self) -> float | None:
+        return self._answer_timeout_s
 
     def set_partial(self, key: str, value: Any) -> None:
         self.partial.set(key, value)
@@ -76,6 +105,96 @@ class BusToolContext:
 
     def push_card(self, card: Card) -> None:
         self._bus.push(CardMessage(self._tool_call_id, card))
+
+    def output(self, stream: OutputStream, text: str) -> None:
+        self._output.write(stream, text)
+
+    def _push_output(self, stream: OutputStream, text: str) -> None:
+        self._bus.push(ToolOutputMessage(self._tool_call_id, stream, text))
+
+    def flush_output(self) -> None:
+        """Send every line still held, including an unfinished last one."""
+        self._output.flush(final=True)
+
+
+class OutputCoalescer:
+    """Batches a running tool's output into whole-line ``tool_output`` pushes.
+
+    The first write after a quiet spell is sent at once (so a slow command's
+    lines appear as they come); later writes within ``interval_s`` wait for
+    one timer. A batch holds the runs of each stream in the order they were
+    written, so interleaved stdout and stderr keep their order. Outside a
+    running event loop (a synchronous test) every write is sent at once.
+    """
+
+    def __init__(
+        self, push: Callable[[OutputStream, str], None], interval_s: float = OUTPUT_INTERVAL_S
+    ) -> None:
+        self._push = push
+        self._interval_s = interval_s
+        self._runs: list[tuple[OutputStream, str]] = []
+        """Held output: complete lines, then maybe an unfinished one last."""
+        self._open: dict[OutputStream, str] = {}
+        """Each stream's unfinished last line."""
+        self._timer: asyncio.TimerHandle | None = None
+        self._last_sent = -1e9
+
+    def write(self, stream: OutputStream, text: str) -> None:
+        if not text:
+            return
+        text = self._open.pop(stream, "") + text
+        cut = text.rfind("\n") + 1
+        done, rest = text[:cut], text[cut:]
+        if len(rest) > OPEN_LINE_MAX_CHARS:
+            done, rest = text, ""
+        if done:
+            self._hold(stream, done)
+        if rest:
+            self._open[stream] = rest
+        if done:
+            self._schedule()
+
+    def flush(self, final: bool = False) -> None:
+        """Send what is held now; ``final`` also sends unfinished lines."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        if final:
+            for stream, rest in self._open.items():
+                self._hold(stream, rest)
+            self._open.clear()
+        runs, self._runs = self._runs, []
+        for stream, text in runs:
+            self._push(stream, text)
+        if runs:
+            self._last_sent = self._now()
+
+    def _hold(self, stream: OutputStream, text: str) -> None:
+        if self._runs and self._runs[-1][0] == stream:
+            self._runs[-1] = (stream, self._runs[-1][1] + text)
+        else:
+            self._runs.append((stream, text))
+
+    def _schedule(self) -> None:
+        if self._timer is not None:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self.flush()
+            return
+        wait = self._last_sent + self._interval_s - loop.time()
+        if wait <= 0:
+            self.flush()
+        else:
+            self._timer = loop.call_later(wait, self.flush)
+
+    @staticmethod
+    def _now() -> float:
+        try:
+            return asyncio.get_running_loop().time()
+        except RuntimeError:
+            return time.monotonic()
 
 
 class _ProgressRate:

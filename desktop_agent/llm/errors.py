@@ -45,6 +45,11 @@ def one_line(text: str, *, limit: int = 200) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def server_message(exc: openai.APIError) -> str:
+    """What the server said, in one line."""
+    return one_line(_server_message(exc))
+
+
 def _server_message(exc: openai.APIError) -> str:
     body = exc.body
     if isinstance(body, dict) and isinstance(body.get("message"), str):
@@ -52,6 +57,57 @@ def _server_message(exc: openai.APIError) -> str:
     if isinstance(body, str) and body:
         return body
     return exc.message
+
+
+STRICT_WIRE_PHRASES: tuple[str, ...] = (
+    # Qwen3.5/3.6 chat templates (llama.cpp, Ollama, vLLM):
+    #   "System message must be at the beginning."
+    "system message must be at the beginning",
+    # Gemma 2/3 templates: "System role not supported"
+    "system role not supported",
+    # Mistral, Gemma and Llama 2 templates (vLLM, TGI, llama.cpp): "Conversation roles must
+    # alternate user/assistant/user/assistant/..."; Anthropic-style gateways: "messages: roles
+    # must alternate between "user" and "assistant""
+    "roles must alternate",
+    # mistral-common (vLLM --tokenizer-mode mistral, Mistral's API):
+    #   "Unexpected role 'user' after role 'tool'"
+    "unexpected role",
+    # Qwen3.5 templates: "Unexpected message role."
+    "unexpected message role",
+    # Mistral templates: "Only user and assistant roles are supported, with the exception of an
+    # initial optional system message!"
+    "only user and assistant roles are supported",
+    # llama.cpp server: "Cannot have 2 or more assistant messages at the end of the list"
+    "assistant messages at the end of the list",
+    # Mistral's API: "Expected last role User or Tool (or Assistant with prefix True) for serving
+    # but got assistant"
+    "expected last role",
+    # mistral-common: "Not the same number of function calls and responses"
+    "number of function calls and responses",
+    # Mistral Nemo template: "Tool call IDs should be alphanumeric strings with length 9!"
+    "tool call ids should be alphanumeric",
+    # Llama 3.1/3.3 templates: "This model only supports single tool-calls at once!"
+    "only supports single tool-calls",
+    # Bedrock (through LiteLLM and other gateways): "The toolConfig field must be defined when
+    # using toolUse and toolResult content blocks."
+    "toolconfig field must be defined",
+    # OpenAI and servers that copy its checks: "Invalid parameter: messages with role 'tool' must
+    # be a response to a preceeding message with 'tool_calls'." (sic)
+    "with role 'tool' must be a response",
+)
+"""Lower-case fragments of the errors servers give for a message list their
+chat template or validator cannot take (DESIGN §2a): such a refusal is asked
+again once with the strict wire profile."""
+
+
+def asks_for_strict_wire(exc: Exception) -> bool:
+    """``exc`` is a refusal of the request's roles, system messages or tool
+    messages (any HTTP status: llama.cpp has answered template errors with
+    500, most servers with 400)."""
+    if not isinstance(exc, openai.APIStatusError) or exc.status_code in (401, 403, 404, 429):
+        return False
+    said = f"{_server_message(exc)} {exc.message}".lower()
+    return any(phrase in said for phrase in STRICT_WIRE_PHRASES)
 
 
 def _network_reason(exc: BaseException) -> str:

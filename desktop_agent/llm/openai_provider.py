@@ -8,6 +8,15 @@ exponential backoff, ``Retry-After`` honoured); this module only adds a retry
 for a stream that was accepted but ended or broke before its first delta,
 within the same budget of attempts.
 
+Every request goes out in its wire form (:func:`desktop_agent.core.wire.normalize`,
+DESIGN §2a) under the endpoint's wire profile. A server that refuses a
+request with a message about roles, system messages or tools (the phrases in
+:data:`~desktop_agent.llm.errors.STRICT_WIRE_PHRASES`) gets it once more
+under the strict profile; when that is accepted, the provider keeps the
+strict profile and reports it (``on_wire_profile``) so the composition root
+can remember it for the endpoint. That retry is outside the retry budget:
+it is a different request, made at most once.
+
 The per-chunk path is kept bare (no logging, one delta object per piece) —
 the engine is benchmarked against consuming the SDK stream directly.
 """
@@ -17,14 +26,22 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-from collections.abc import AsyncGenerator, Mapping, Sequence
+from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import openai
 
 from desktop_agent.core.ports import LLMDelta, LLMError, TextDelta, ToolCallDelta
-from desktop_agent.llm.errors import StreamEndedEarly, display_url, is_retryable, to_llm_error
+from desktop_agent.core.wire import STANDARD, STRICT, WireProfile, normalize
+from desktop_agent.llm.errors import (
+    StreamEndedEarly,
+    asks_for_strict_wire,
+    display_url,
+    is_retryable,
+    server_message,
+    to_llm_error,
+)
 
 if TYPE_CHECKING:
     import httpx2
@@ -33,6 +50,10 @@ log = logging.getLogger(__name__)
 
 NO_KEY_PLACEHOLDER = "not-needed"
 """Sent when no key is configured: local servers ignore it, and the SDK refuses an empty key."""
+
+WireProfileListener = Callable[[str, WireProfile], None]
+"""Told (endpoint key, profile) when an endpoint turned out to need a stricter
+wire profile; the key is the base URL as :func:`display_url` writes it."""
 
 
 class OpenAIProvider:
@@ -47,10 +68,14 @@ class OpenAIProvider:
         max_retries: int = 2,
         retry_base_delay_s: float = 0.5,
         timeout_s: float = 60.0,
+        wire_profile: WireProfile = STANDARD,
+        on_wire_profile: WireProfileListener | None = None,
     ) -> None:
         """``max_retries``: attempts after the first, in all (the SDK's and ours).
         ``retry_base_delay_s``: backoff before re-asking after a stream that broke
-        before its first delta (the SDK times its own retries)."""
+        before its first delta (the SDK times its own retries).
+        ``wire_profile``: the one remembered for this endpoint;
+        ``on_wire_profile``: told when the strict one had to be adopted."""
         if not base_url.strip():
             raise LLMError("no base URL: set --base-url or the endpoint in Settings", "config")
         if not model.strip():
@@ -62,6 +87,8 @@ class OpenAIProvider:
         self._max_retries = max(0, max_retries)
         self._base_delay = max(0.0, retry_base_delay_s)
         self._timeout_s = timeout_s
+        self._wire_profile = wire_profile
+        self._on_wire_profile = on_wire_profile
         self._client = openai.AsyncOpenAI(
             base_url=self._base_url,
             api_key=api_key or NO_KEY_PLACEHOLDER,
@@ -77,6 +104,10 @@ class OpenAIProvider:
     def is_demo(self) -> bool:
         return False
 
+    @property
+    def wire_profile(self) -> WireProfile:
+        return self._wire_profile
+
     async def aclose(self) -> None:
         await self._client.close()
 
@@ -87,14 +118,8 @@ class OpenAIProvider:
         tools: Sequence[Mapping[str, Any]] | None = None,
     ) -> AsyncGenerator[LLMDelta, None]:
         """Stream one reply; raises :class:`LLMError` (already worded for the user)."""
-        request: dict[str, Any] = {
-            "model": self._model,
-            "messages": list(messages),
-            "stream": True,
-            "stream_options": {"include_usage": True},
-        }
-        if tools:
-            request["tools"] = list(tools)
+        profile = self._wire_profile
+        request = self._request(messages, tools, profile)
         sent = 0  # HTTP requests made so far, the SDK's retries included
         while True:
             opened = started = finished = False
@@ -104,10 +129,21 @@ class OpenAIProvider:
                 try:
                     response = await client.chat.completions.create(**request)
                 except openai.APIError as exc:
+                    if profile is not STRICT and asks_for_strict_wire(exc):
+                        log.warning(
+                            "%s refused the request (%s); asking again with the strict wire profile",
+                            self._url,
+                            server_message(exc),
+                        )
+                        profile = STRICT
+                        request = self._request(messages, tools, profile)
+                        continue
                     sent += _requests_made(exc.request)
                     raise
                 opened = True
                 sent += _requests_made(response.response.request)
+                if profile is not self._wire_profile:
+                    self._adopt(profile)
                 call_ids: dict[int, str] = {}
                 try:
                     async for chunk in response:
@@ -161,6 +197,27 @@ class OpenAIProvider:
                 delay,
             )
             await asyncio.sleep(delay)
+
+    def _request(
+        self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]] | None, profile: WireProfile
+    ) -> dict[str, Any]:
+        """The request body: the messages in their wire form (DESIGN §2a)."""
+        request: dict[str, Any] = {
+            "model": self._model,
+            "messages": normalize(messages, profile),
+            "stream": True,
+            "stream_options": {"include_usage": True},
+        }
+        if tools:
+            request["tools"] = list(tools)
+        return request
+
+    def _adopt(self, profile: WireProfile) -> None:
+        """Keep ``profile`` for every later request, and say so."""
+        self._wire_profile = profile
+        log.warning("%s accepted the %s wire profile; it is kept for this endpoint", self._url, profile.name)
+        if self._on_wire_profile is not None:
+            self._on_wire_profile(self._url, profile)
 
     def _error(self, exc: Exception, started: bool) -> LLMError:
         if isinstance(exc, StreamEndedEarly):

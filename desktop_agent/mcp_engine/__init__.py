@@ -13,12 +13,14 @@ from desktop_agent.mcp_engine.config import (
     load_mcp_config,
     parse_mcp_config,
 )
-from desktop_agent.mcp_engine.engine import McpEngine, ServerStatus
+from desktop_agent.mcp_engine.engine import McpEngine
+from desktop_agent.mcp_engine.status import Readiness, ServerStatus
 
 __all__ = [
     "McpConfig",
     "McpConfigError",
     "McpEngine",
+    "Readiness",
     "ServerConfig",
     "ServerStatus",
     "default_config",

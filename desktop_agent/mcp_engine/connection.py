@@ -14,6 +14,10 @@ waits. That keeps the per-call cost at the SDK's own (see
 interrupt) cancel the request directly, which the SDK turns into a
 ``notifications/cancelled`` to the server.
 
+The tool list is read when a session opens (so a restart lists it again)
+and again on ``notifications/tools/list_changed``; ``on_change`` is told of
+either, as of every state change.
+
 What this module does not know: tool names across servers, conversations,
 the bus. It raises; :mod:`desktop_agent.mcp_engine.calls` turns that into
 :class:`ToolResult` errors.
@@ -84,6 +88,8 @@ class ServerConnection:
         self._stderr = StderrTail()
         self._background: set[asyncio.Task[Any]] = set()
         self._idle = IdleWatchdog()
+        self._relist_wanted = False
+        self._relist: asyncio.Task[None] | None = None
 
     # ------------------------------------------------------------------ life
 
@@ -156,7 +162,7 @@ class ServerConnection:
                 )
                 watched = WatchedReadStream(read, on_end=lambda: self._on_transport_end(wake))
                 session = await stack.enter_async_context(
-                    ClientSession(watched, write, client_info=CLIENT_INFO)
+                    ClientSession(watched, write, client_info=CLIENT_INFO, message_handler=self._on_message)
                 )
                 await session.initialize()
                 self.tools = await _list_all_tools(session)
@@ -219,6 +225,38 @@ class ServerConnection:
         self.state, self.error = state, error
         if self._on_change is not None:
             self._on_change(self)
+
+    # ------------------------------------------------------------ tool list
+
+    async def _on_message(self, message: types.ServerNotification | Exception) -> None:
+        """Server notifications: a changed tool list is listed again.
+
+        In a task of its own: the SDK runs this handler inside the session's
+        read loop, so awaiting a request here would wait for a response that
+        loop can no longer read. Several notices in a row cost one listing
+        more at most.
+        """
+        if not isinstance(message, types.ToolListChangedNotification):
+            return
+        self._relist_wanted = True
+        if self._relist is None or self._relist.done():
+            self._relist = self._spawn(self._list_again())
+
+    async def _list_again(self) -> None:
+        while self._relist_wanted:
+            self._relist_wanted = False
+            session = self._session
+            if session is None or self._ended:
+                return
+            try:
+                async with asyncio.timeout(max(self.config.timeout_s, MIN_START_TIMEOUT_S)):
+                    tools = await _list_all_tools(session)
+            except Exception as exc:  # the old list stays; the next notice or restart tries again
+                log.warning('mcp server "%s": could not list its changed tools: %s', self.config.name, describe(exc))
+                return
+            if self._session is session and not self._ended and tools != self.tools:
+                self.tools = tools
+                self._set(self.state, self.error)
 
     # ----------------------------------------------------------------- calls
 
@@ -297,10 +335,11 @@ class ServerConnection:
 
         self._spawn(ping())
 
-    def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
+    def _spawn(self, coro: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
         task = asyncio.create_task(coro)
         self._background.add(task)
         task.add_done_callback(self._background.discard)
+        return task
 
 
 def _retrieve(future: asyncio.Future[ClientSession]) -> None:

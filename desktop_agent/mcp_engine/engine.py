@@ -13,6 +13,15 @@ the OpenAI API would reject are hidden with a warning too.
 
 A server that fails to start is a warning, never an exception: the other
 servers keep working.
+
+Never blocking (issue 9 §3): the window starts the servers with
+:meth:`McpEngine.start_background` and does not wait; each server's tools
+join the visible list (:meth:`McpEngine.specs`, which the router reads for
+every request) the moment it is ready, and again whenever its list changes
+(a restart, ``notifications/tools/list_changed``). :meth:`McpEngine.before_turn`
+tells a turn which servers it goes without and retries, in the background,
+those that failed; :meth:`McpEngine.retry` is the status bar's Retry. The
+headless mode still awaits :meth:`McpEngine.start` before its prompt.
 """
 
 from __future__ import annotations
@@ -20,44 +29,53 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, Literal
+from collections.abc import Callable, Coroutine, Mapping, Sequence
+from typing import Any
 
 import mcp_types as types
 
 from desktop_agent.core.ports import ToolContext, ToolResult, ToolSource, ToolSpec
 from desktop_agent.mcp_engine.calls import run_tool
 from desktop_agent.mcp_engine.config import McpConfig, ServerConfig
-from desktop_agent.mcp_engine.connection import ServerConnection
+from desktop_agent.mcp_engine.connection import STOP_TIMEOUT_S, ServerConnection
 from desktop_agent.mcp_engine.errors import McpEngineError
 from desktop_agent.mcp_engine.sandbox import SandboxRegistry
+from desktop_agent.mcp_engine.status import Readiness, ServerStatus, StatusState
 
 log = logging.getLogger(__name__)
 
-StatusState = Literal["starting", "ready", "failed", "stopped", "disabled"]
 _TOOL_NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
-
-@dataclass(frozen=True)
-class ServerStatus:
-    name: str
-    state: StatusState
-    tool_count: int = 0
-    error: str | None = None
+__all__ = ["McpEngine", "Readiness", "ServerStatus", "StatusState"]
 
 
 class McpEngine:
-    def __init__(self, config: McpConfig, *, on_status: Callable[[ServerStatus], None] | None = None) -> None:
+    def __init__(
+        self,
+        config: McpConfig,
+        *,
+        on_status: Callable[[ServerStatus], None] | None = None,
+        on_warning: Callable[[str], None] | None = None,
+    ) -> None:
+        """``on_status``: told each server's status when it changes.
+        ``on_warning``: told each warning about the tool list (a hidden
+        duplicate or invalid name) once, when it is first found, also after
+        :meth:`start` has returned (a server that joins later). Both may be
+        set later as attributes of the same names."""
         self._config = config
-        self._on_status = on_status
+        self.on_status = on_status
+        self.on_warning = on_warning
         self._statuses: dict[str, ServerStatus] = {}
         self._shared: dict[str, ServerConnection] = {}
         self._per_conv = [s for s in config.servers if s.enabled and s.isolation == "per_conversation"]
         self._probed: dict[str, tuple[types.Tool, ...]] = {}
-        self._registry = SandboxRegistry(self._per_conv, config.max_sandboxes)
+        self._registry = SandboxRegistry(self._per_conv, config.max_sandboxes, on_change=self._on_sandbox_change)
         self._specs: list[ToolSpec] = []
         self._route: dict[str, ServerConfig] = {}
+        self._spec_warnings: list[str] = []
+        self._warned: set[str] = set()
+        self._starts: dict[str, asyncio.Task[str | None]] = {}
+        """Starts and probes in flight, by server: at most one each."""
         self._started = False
         self._closed = False
         for server in config.servers:
@@ -72,23 +90,93 @@ class McpEngine:
     # ------------------------------------------------------------- lifecycle
 
     async def start(self) -> list[str]:
-        """Start shared servers and probe per-conversation ones, all at once.
+        """Start shared servers and probe per-conversation ones, all at once,
+        and wait until each is ready or has failed (the headless mode).
 
-        Returns warnings, one line each naming the server; never raises for a
-        failing server.
+        Returns warnings, one line each naming the server: the failures, then
+        the tool-list warnings; never raises for a failing server.
         """
         if self._started or self._closed:
             return []
-        self._started = True
-        results = await asyncio.gather(
-            *(self._start_shared(c) for c in self._shared.values()),
-            *(self._probe(s) for s in self._per_conv),
-        )
-        warnings = [w for w in results if w is not None]
-        warnings += self._build_specs()
-        for warning in warnings:
+        self.start_background()
+        # A start cancelled by aclose() is no failure; the caller's own
+        # cancellation still propagates.
+        results = await asyncio.gather(*self._starts.values(), return_exceptions=True)
+        failures = [w for w in results if isinstance(w, str)]
+        for warning in failures:
             log.warning("%s", warning)
-        return warnings
+        self._refresh_specs()
+        return failures + self._spec_warnings
+
+    def start_background(self) -> None:
+        """Start every server without waiting (the window): statuses and
+        tools follow as each one gets there. Idempotent."""
+        if self._started or self._closed:
+            return
+        self._started = True
+        for connection in self._shared.values():
+            self._launch(connection.config.name, self._start_shared(connection))
+        for server in self._per_conv:
+            self._launch(server.name, self._probe(server))
+
+    def before_turn(self) -> Readiness:
+        """Which servers a turn starting now goes without; never waits.
+
+        Every failed server is started again in the background (one that
+        has tools, i.e. died after starting, would restart on its next call
+        anyway; now it is back sooner). Named: servers still starting, and
+        failed ones that never offered a tool; their tools join the turn's
+        next request once they are ready.
+        """
+        if not self._started or self._closed:
+            return Readiness()
+        starting: list[str] = []
+        retrying: list[str] = []
+        for server in self._config.servers:
+            state = self._statuses[server.name].state
+            if state == "failed":
+                self.retry(server.name)
+                if not self._tools_of(server):
+                    retrying.append(server.name)
+            elif (state == "starting" or self._starting(server.name)) and not self._tools_of(server):
+                starting.append(server.name)
+        return Readiness(tuple(starting), tuple(retrying))
+
+    def _starting(self, name: str) -> bool:
+        """A start of ``name`` is under way (perhaps not yet running)."""
+        running = self._starts.get(name)
+        return running is not None and not running.done()
+
+    def retry(self, name: str) -> bool:
+        """Start the failed server ``name`` again, in the background (the
+        status bar's Retry). False when there is nothing to do: it has not
+        failed, a start is already under way, or the engine is shut down."""
+        status = self._statuses.get(name)
+        if self._closed or status is None or status.state != "failed":
+            return False
+        if self._starting(name):  # a start that is done has published its failure last
+            return False
+        connection = self._shared.get(name)
+        if connection is not None:
+            self._launch(name, self._start_shared(connection))
+            return True
+        server = next((s for s in self._per_conv if s.name == name), None)
+        if server is None:
+            return False
+        self._launch(name, self._probe(server))
+        return True
+
+    def _launch(self, name: str, start: Coroutine[Any, Any, str | None]) -> None:
+        task = asyncio.create_task(start, name=f"mcp-start:{name}")
+        self._starts[name] = task
+
+        def done(finished: asyncio.Task[str | None]) -> None:
+            if self._starts.get(name) is finished:
+                del self._starts[name]
+            if not finished.cancelled() and finished.exception() is not None:
+                log.error('mcp server "%s": start failed unexpectedly', name, exc_info=finished.exception())
+
+        task.add_done_callback(done)
 
     async def _start_shared(self, connection: ServerConnection) -> str | None:
         try:
@@ -98,35 +186,54 @@ class McpEngine:
         return None
 
     async def _probe(self, server: ServerConfig) -> str | None:
-        """Start a throw-away instance to learn the schema, then close it and its folder."""
-        self._publish(ServerStatus(server.name, "starting"))
-        probe = ServerConnection(server, sandboxed=True)
+        """Start a throw-away instance to learn the schema, then close it and its folder.
+
+        The outcome is published last, once the probe is reaped: a status
+        of ``failed`` means a retry may start now.
+        """
+        known = self._probed.get(server.name, ())
+        self._publish(_status(server, "starting", known))
         try:
-            await probe.ensure_started()
-            self._probed[server.name] = probe.tools
+            probe = ServerConnection(server, sandboxed=True)
+            try:
+                await probe.ensure_started()
+                tools = probe.tools
+            finally:
+                await probe.aclose()
         except McpEngineError as exc:
-            self._publish(ServerStatus(server.name, "failed", 0, str(exc)))
+            self._publish(_status(server, "failed", known, str(exc)))
             return str(exc)
-        finally:
-            await probe.aclose()
-        self._publish(ServerStatus(server.name, "ready", len(self._probed[server.name])))
+        except asyncio.CancelledError:
+            self._publish(_status(server, "stopped", known))
+            raise
+        self._probed[server.name] = tools
+        self._refresh_specs()
+        self._publish(_status(server, "ready", tools))
         return None
 
     async def close_conversation(self, conversation_id: str) -> None:
         await self._registry.close(conversation_id)
 
     async def aclose(self) -> None:
-        """Reap every server process and sandbox folder; idempotent."""
+        """Reap every server process and sandbox folder; idempotent. Starts
+        still under way are cancelled first (a server that never answers
+        does not hold up the exit)."""
         self._closed = True
+        starts = list(self._starts.values())
+        for task in starts:
+            task.cancel()
+        if starts:
+            await asyncio.wait(starts, timeout=STOP_TIMEOUT_S)
         await asyncio.gather(self._registry.aclose(), *(c.aclose() for c in self._shared.values()))
         for server in self._per_conv:
             if self._statuses[server.name].state != "failed":
-                self._publish(ServerStatus(server.name, "stopped", len(self._probed.get(server.name, ()))))
+                self._publish(_status(server, "stopped", self._probed.get(server.name, ())))
 
     # ----------------------------------------------------------------- tools
 
     def specs(self) -> list[ToolSpec]:
-        """Every visible tool, in file order of their servers."""
+        """Every visible tool of the servers that are up now, in file order
+        of their servers."""
         return list(self._specs)
 
     def statuses(self) -> list[ServerStatus]:
@@ -146,6 +253,20 @@ class McpEngine:
     def connection(self, name: str) -> ServerConnection | None:
         """A shared server's connection (diagnostics, the benchmark); None for others."""
         return self._shared.get(name)
+
+    def _refresh_specs(self) -> None:
+        """Rebuild the visible tools (a server joined or its list changed);
+        say each warning once."""
+        self._spec_warnings = self._build_specs()
+        for warning in self._spec_warnings:
+            if warning not in self._warned:
+                self._warned.add(warning)
+                log.warning("%s", warning)
+                if self.on_warning is not None:
+                    try:
+                        self.on_warning(warning)
+                    except Exception:
+                        log.exception("on_warning callback failed")
 
     def _build_specs(self) -> list[str]:
         warnings: list[str] = []
@@ -204,17 +325,31 @@ class McpEngine:
     # ---------------------------------------------------------------- status
 
     def _on_connection_change(self, connection: ServerConnection) -> None:
-        self._publish(
-            ServerStatus(connection.config.name, connection.state, len(connection.tools), connection.error)
-        )
+        """A shared server changed state or re-listed its tools. The tools
+        are rebuilt before the status goes out, so a listener that reads
+        them on ``ready`` sees the new ones."""
+        if connection.state == "ready" and not self._closed:
+            self._refresh_specs()
+        self._publish(_status(connection.config, connection.state, connection.tools, connection.error))
+
+    def _on_sandbox_change(self, connection: ServerConnection) -> None:
+        """A conversation's instance of a per-conversation server is up or
+        re-listed its tools: a changed list replaces the probed one."""
+        name = connection.config.name
+        if connection.state != "ready" or connection.tools == self._probed.get(name) or self._closed:
+            return
+        self._probed[name] = connection.tools
+        self._refresh_specs()
+        status = self._statuses[name]
+        self._publish(_status(connection.config, status.state, connection.tools, status.error))
 
     def _publish(self, status: ServerStatus) -> None:
         if self._statuses.get(status.name) == status:
             return
         self._statuses[status.name] = status
-        if self._on_status is not None:
+        if self.on_status is not None:
             try:
-                self._on_status(status)
+                self.on_status(status)
             except Exception:
                 log.exception("on_status callback failed")
 
@@ -231,6 +366,13 @@ class _Source:
 
     async def call(self, name: str, arguments: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         return await self._engine._call(self._isolation, name, arguments, ctx)
+
+
+def _status(
+    server: ServerConfig, state: StatusState, tools: Sequence[types.Tool], error: str | None = None
+) -> ServerStatus:
+    names = tuple(t.name for t in tools if t.name not in server.disabled_tools)
+    return ServerStatus(server.name, state, len(names), error, names)
 
 
 def _parameters(schema: Mapping[str, Any] | None) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 
 from desktop_agent.mcp_engine.config import ServerConfig
@@ -29,9 +29,14 @@ log = logging.getLogger(__name__)
 class Sandbox:
     """One conversation's private server instances."""
 
-    def __init__(self, conversation_id: str, configs: Sequence[ServerConfig]) -> None:
+    def __init__(
+        self,
+        conversation_id: str,
+        configs: Sequence[ServerConfig],
+        on_change: Callable[[ServerConnection], None] | None = None,
+    ) -> None:
         self.conversation_id = conversation_id
-        self.connections = {c.name: ServerConnection(c, sandboxed=True) for c in configs}
+        self.connections = {c.name: ServerConnection(c, sandboxed=True, on_change=on_change) for c in configs}
         self.busy = 0
 
     async def aclose(self) -> None:
@@ -39,9 +44,17 @@ class Sandbox:
 
 
 class SandboxRegistry:
-    def __init__(self, configs: Sequence[ServerConfig], max_sandboxes: int) -> None:
+    def __init__(
+        self,
+        configs: Sequence[ServerConfig],
+        max_sandboxes: int,
+        on_change: Callable[[ServerConnection], None] | None = None,
+    ) -> None:
+        """``on_change``: told of every sandboxed connection's changes (a
+        re-listed tool list among them)."""
         self._configs = tuple(configs)
         self._max = max_sandboxes
+        self._on_change = on_change
         self._sandboxes: OrderedDict[str, Sandbox] = OrderedDict()
         self._closing: set[asyncio.Task[None]] = set()
         self._closed = False
@@ -60,7 +73,7 @@ class SandboxRegistry:
             raise RuntimeError("the sandbox registry is shut down")
         sandbox = self._sandboxes.get(conversation_id)
         if sandbox is None:
-            sandbox = Sandbox(conversation_id, self._configs)
+            sandbox = Sandbox(conversation_id, self._configs, self._on_change)
             self._sandboxes[conversation_id] = sandbox
         self._sandboxes.move_to_end(conversation_id)
         sandbox.busy += 1

@@ -12,12 +12,14 @@ import json
 import logging
 import os
 import reprlib
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Annotated, Any, Literal, get_args, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
+from desktop_agent.core.wire import WIRE_PROFILE_NAMES, WireProfileName
 from desktop_agent.storage.atomic import atomic_write_text
 from desktop_agent.storage.paths import settings_path
 
@@ -37,6 +39,7 @@ _PHRASES = {
     "always_allow": "must be a list of tool names",
     "max_steps": "must be a positive integer",
     "approval_timeout_s": "must be a positive number",
+    "wire_profiles": f"must map base URLs to one of {', '.join(WIRE_PROFILE_NAMES)}",
 }
 _TYPE_PHRASES = {"bool_type": "must be true or false", "string_type": "must be a string"}
 _short = reprlib.Repr()
@@ -50,7 +53,7 @@ def _settings_error(exc: ValidationError) -> SettingsError:
         return SettingsError("settings: the file must hold a JSON object")
     key = str(error["loc"][0])
     phrase = _PHRASES.get(key) or _TYPE_PHRASES.get(error["type"]) or "must be a number"
-    got = "" if key == "always_allow" else f", got {_short.repr(error['input'])}"
+    got = "" if key in ("always_allow", "wire_profiles") else f", got {_short.repr(error['input'])}"
     return SettingsError(f"settings: {key} {phrase}{got}")
 
 
@@ -72,6 +75,9 @@ class Settings:
     always_allow: tuple[str, ...] = ()
     max_steps: int = 10
     approval_timeout_s: float = 300.0
+    wire_profiles: dict[str, WireProfileName] = field(default_factory=dict)
+    """The wire profile (DESIGN §2a) each endpoint turned out to need, by
+    base URL (without credentials or a trailing slash); learned, not edited."""
     extra: dict[str, Any] = field(default_factory=dict)
     """Unknown keys from the file, kept so nothing is lost on save."""
 
@@ -80,11 +86,27 @@ class Settings:
         self._checked(self.to_json())
         return self
 
-    def with_allowed(self, tool_name: str, allowed: bool) -> Settings:
-        names = [n for n in self.always_allow if n != tool_name]
+    def with_allowed(self, key: str, allowed: bool) -> Settings:
+        """``key``: the entry (``core.approval.allow_key``) added or removed."""
+        names = [n for n in self.always_allow if n != key]
         if allowed:
-            names.append(tool_name)
+            names.append(key)
         return replace(self, always_allow=tuple(names))
+
+    def with_allow_keys(self, resolve: Callable[[str], str | None]) -> Settings:
+        """Bare tool names (saved before entries named their server) tied to
+        a server where ``resolve`` can say which: it returns the entry for a
+        name, or None while that is not certain (the entry stays, inert)."""
+        names: list[str] = []
+        for name in self.always_allow:
+            key = resolve(name) if "/" not in name else name
+            key = key or name
+            if key not in names:
+                names.append(key)
+        return replace(self, always_allow=tuple(names)) if tuple(names) != self.always_allow else self
+
+    def with_wire_profile(self, base_url: str, profile: WireProfileName) -> Settings:
+        return replace(self, wire_profiles={**self.wire_profiles, base_url: profile})
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)

@@ -52,6 +52,7 @@ from desktop_agent.testing.scripted_replies import (
     tool_reply,
     usage_for,
 )
+from desktop_agent.testing.strict_checks import RequestCheck
 
 __all__ = ["Reply", "Script", "ScriptedLLMServer", "ToolCallScript", "main", "text_reply", "tool_reply"]
 
@@ -63,12 +64,16 @@ _MAX_HEAD = 64 * 1024
 class ScriptedLLMServer:
     """Serves ``POST /v1/chat/completions`` (streamed or not) from ``script``.
 
-    ``requests`` holds every chat request body received, in order;
-    ``connections_opened`` counts TCP connections (keep-alive reuses one).
+    ``requests`` holds every chat request body received, in order (refused
+    ones too); ``connections_opened`` counts TCP connections (keep-alive
+    reuses one). ``refuse`` (see :mod:`desktop_agent.testing.strict_checks`)
+    answers 400 with its message to the requests it objects to, without
+    using up a scripted reply: a strict server's chat template.
     """
 
-    def __init__(self, script: Script, *, model: str = "scripted") -> None:
+    def __init__(self, script: Script, *, model: str = "scripted", refuse: RequestCheck | None = None) -> None:
         self.model = model
+        self.refuse = refuse
         self.requests: list[JSONDict] = []
         self.connections_opened = 0
         self._script: Script = script
@@ -187,6 +192,10 @@ class ScriptedLLMServer:
             )
             return not close
         self.requests.append(request)
+        refusal = self.refuse(request) if self.refuse is not None else None
+        if refusal is not None:
+            await send_json(writer, 400, error_body(400, refusal), close=close)
+            return not close
         reply = self._reply_for(request)
         if reply.status != 200:
             await send_json(writer, reply.status, error_body(reply.status, reply.error_message), close=close)

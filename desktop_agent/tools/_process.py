@@ -22,15 +22,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from desktop_agent.core.messages import OutputStream
+
 log = logging.getLogger(__name__)
 
 TAIL_CHARS = 16 * 1024
 """Characters of each stream kept (the tail); older output is counted, not kept."""
 
-OutputCallback = Callable[[str, str], None]
-"""``(stream name, text so far)``, called on every chunk."""
+OutputCallback = Callable[[OutputStream, str, str], None]
+"""``(stream name, the new text, the kept tail so far)``, on every chunk."""
 
-_STREAMS = {1: "stdout", 2: "stderr"}
+_STREAMS: dict[int, OutputStream] = {1: "stdout", 2: "stderr"}
 _SIGKILL = getattr(signal, "SIGKILL", signal.SIGTERM)  # Windows has no SIGKILL
 _terminating: set[asyncio.Task[None]] = set()  # keeps shielded kills alive
 
@@ -60,12 +62,14 @@ class _Tail:
         self.cut = 0
 
     def feed(self, data: bytes, final: bool = False) -> str:
-        self.text += self._decoder.decode(data, final)
+        """Decode ``data``; returns the new text (the tail is kept here)."""
+        new = self._decoder.decode(data, final)
+        self.text += new
         excess = len(self.text) - TAIL_CHARS
         if excess > 0:
             self.text = self.text[excess:]
             self.cut += excess
-        return self.text
+        return new
 
 
 class _Protocol(asyncio.SubprocessProtocol):
@@ -78,9 +82,9 @@ class _Protocol(asyncio.SubprocessProtocol):
         self.muted = False
         """Set on cancellation: the call is over, its cache must not change."""
 
-    def _emit(self, fd: int, text: str) -> None:
+    def _emit(self, fd: int, new: str) -> None:
         if not self.muted:
-            self._on_output(_STREAMS[fd], text)
+            self._on_output(_STREAMS[fd], new, self.tails[fd].text)
 
     def pipe_data_received(self, fd: int, data: bytes | bytearray) -> None:
         if fd in self.tails:

@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field, ValidationInfo, field_validator
 
 from desktop_agent.core.forms import FormManager, FormQuestion, QuestionType
 from desktop_agent.core.messages import FormRequestMessage
-from desktop_agent.core.ports import ToolContext, ToolResult, ToolSpec
+from desktop_agent.core.ports import AnswerTimedOut, ToolContext, ToolResult, ToolSpec
 from desktop_agent.tools.arguments import ArgumentError, NonEmptyStr, parse_arguments, tool_parameters
 
 log = logging.getLogger(__name__)
@@ -141,10 +141,14 @@ class AskUserQuestionTool:
             log.error("%s ran without on_post_executing: no form was shown", NAME)
             return ToolResult(f"{NAME}: the form could not be shown to the user", is_error=True)
         form_id = announced.form_id
+        timeout_s = ctx.answer_timeout_s
         try:
-            answer = await self._forms.wait(form_id)
+            answer = await self._forms.wait(form_id, timeout_s)
         finally:
             self._forms.cancel(form_id)  # interrupted: the form is over
+        if answer.timed_out:
+            # A forgotten form ends the turn like an unanswered approval.
+            raise AnswerTimedOut(f"no answer to the form in {timeout_s:g} s")
         if answer.cancelled or answer.answers is None:
             return ToolResult("The user declined to answer the form.")
         return ToolResult(json.dumps({"answers": answer.answers}, ensure_ascii=False))

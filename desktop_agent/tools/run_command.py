@@ -1,7 +1,8 @@
 """run_command: run a shell command for the model, after the user approved it.
 
-It never skips approval (it can change anything). Output streams into the
-partial-output cache as it arrives, so an interrupt keeps what was printed;
+It never skips approval (it can change anything). Output streams live to the
+bus (``tool_output``, coalesced by the context) and into the partial-output
+cache as it arrives, so an interrupt keeps what was printed;
 an interrupt or a timeout stops the whole process group (see ``_process``).
 """
 
@@ -14,6 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from desktop_agent.core.messages import OutputStream
 from desktop_agent.core.ports import ToolContext, ToolResult, ToolSpec
 from desktop_agent.tools._process import ShellOutcome, StreamText, run_shell
 from desktop_agent.tools.arguments import ArgumentError, NonEmptyStr, parse_arguments, tool_parameters
@@ -93,7 +95,7 @@ class RunCommandTool:
                 command,
                 cwd=cwd,
                 timeout_s=timeout_s,
-                on_output=ctx.set_partial,
+                on_output=lambda stream, new, tail: _report(ctx, stream, new, tail),
                 eof_grace_s=self._eof_grace_s,
                 kill_grace_s=self._kill_grace_s,
             )
@@ -101,6 +103,11 @@ class RunCommandTool:
             return ToolResult(f"{NAME}: could not start the command: {exc}", is_error=True)
         log.debug("%s finished: returncode=%s timed_out=%s", NAME, outcome.returncode, outcome.timed_out)
         return ToolResult(format_outcome(outcome, timeout_s), is_error=_failed(outcome))
+
+
+def _report(ctx: ToolContext, stream: OutputStream, new: str, tail: str) -> None:
+    ctx.set_partial(stream, tail)  # the kept tail: what an interrupt returns
+    ctx.output(stream, new)  # every character, live on the card
 
 
 def _existing_folder(cwd: str) -> str | None:

@@ -8,10 +8,22 @@ Signals:
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, QSize, Qt, Signal
+from PySide6.QtGui import QColor, QIcon, QPainter, QPalette
 from PySide6.QtWidgets import QHBoxLayout, QSlider, QStyle, QToolButton, QWidget
 
 from desktop_agent.ui.i18n import tr
+
+
+def tinted(icon: QIcon, color: QColor, size: QSize) -> QIcon:
+    """``icon``'s shape painted in ``color``: the style's speaker is drawn
+    dark, which all but vanishes on a dark window."""
+    pixmap = icon.pixmap(size)
+    painter = QPainter(pixmap)
+    painter.setCompositionMode(QPainter.CompositionMode.CompositionMode_SourceIn)
+    painter.fillRect(pixmap.rect(), color)
+    painter.end()
+    return QIcon(pixmap)
 
 
 class AudioControls(QWidget):
@@ -57,8 +69,14 @@ class AudioControls(QWidget):
     def _render(self) -> None:
         muted = self.muted()
         icon = QStyle.StandardPixmap.SP_MediaVolumeMuted if muted else QStyle.StandardPixmap.SP_MediaVolume
-        self.mute_button.setIcon(self.style().standardIcon(icon))
+        text = self.palette().color(QPalette.ColorRole.ButtonText)
+        self.mute_button.setIcon(tinted(self.style().standardIcon(icon), text, self.mute_button.iconSize()))
         self.mute_button.setToolTip(tr("unmute") if muted else tr("mute"))
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange:
+            self._render()  # a dark palette needs a light speaker
 
     def _on_muted(self, muted: bool) -> None:
         self._render()

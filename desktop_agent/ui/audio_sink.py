@@ -16,6 +16,11 @@ when a clip is replaced or stopped right after ``play``); file sources do
 not. A clip's file is deleted when the next source replaces it, the folder
 on ``close()`` (or when the sink is collected).
 
+Without an output device (no sound card, no sound server) the player still
+plays in real time, silently: :func:`no_output_reason` tells the composition
+root, which then makes no sink at all, so text is not held back for clips
+nobody hears.
+
 A watchdog bounds every play: ``load_timeout_s`` until the duration is
 known, then the duration (at the playback rate) plus ``end_slack_s``, so a
 backend that never reports the end cannot stall the queue.
@@ -32,7 +37,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QUrl, Signal
-from PySide6.QtMultimedia import QAudioOutput, QMediaPlayer
+from PySide6.QtMultimedia import QAudioOutput, QMediaDevices, QMediaPlayer
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +55,14 @@ STOPPED = "stopped"
 REPLACED = "replaced"
 TIMEOUT = "timeout"
 CANCELLED = "cancelled"
+
+
+def no_output_reason() -> str | None:
+    """Why nothing played here would be heard (for the log), or None when
+    QtMultimedia lists an audio output device. Needs the QApplication."""
+    if QMediaDevices.audioOutputs():
+        return None
+    return "QtMultimedia lists no audio output device"
 
 
 class QtAudioSink(QObject):
@@ -140,7 +153,9 @@ class QtAudioSink(QObject):
         self.volume_changed.emit(float(volume))
 
     def set_muted(self, muted: bool) -> None:
-        """Muted clips still play (silently) so the queue keeps its pace."""
+        """Silence the output. The window also tells the playback queue,
+        which then neither waits for nor plays speech (a clip playing now is
+        stopped); a clip played here while muted plays silently."""
         self._output.setMuted(bool(muted))
         self.muted_changed.emit(bool(muted))
 

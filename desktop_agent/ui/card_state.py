@@ -5,8 +5,12 @@ The card widget only renders a :class:`ToolCardState`; every decision about
 which state follows which message is here, tested without Qt. Phases:
 
 ``preparing`` (spinner) → ``approval`` (buttons) → ``executing`` (arguments,
-spinner, then a determinate bar once progress has a total) → ``done``
-(collapsed, expandable), or ``rejected`` / ``invalidated``.
+spinner, live output, then a determinate bar once progress has a total) →
+``done`` (collapsed, expandable), or ``rejected`` / ``invalidated``.
+
+How a call that did not finish ended is its :data:`CardOutcome`, said in
+plain words on the card ("Rejected by you", "Stopped by you"…): the
+``tool_rejected`` reason is written for the model, not for the user.
 """
 
 from __future__ import annotations
@@ -16,6 +20,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Literal, assert_never
 
+from desktop_agent.core.chat_handler import (
+    REASON_INTERRUPTED,
+    REASON_NO_ANSWER,
+    REASON_NOT_RUN,
+    REASON_TIMEOUT,
+)
 from desktop_agent.core.messages import (
     ToolCallMessage,
     ToolOutputMessage,
@@ -27,6 +37,14 @@ from desktop_agent.ui.i18n import tr
 
 CardPhase = Literal["preparing", "approval", "executing", "done", "rejected", "invalidated"]
 PENDING_PHASES: frozenset[CardPhase] = frozenset({"preparing", "approval", "executing"})
+CardOutcome = Literal["rejected", "timed_out", "no_answer", "stopped", "not_run", "ended", "not_answered"]
+"""Why a call did not give its result as planned: the user rejected it, the
+approval timed out, its form timed out, the user stopped it while it ran,
+the turn was interrupted before it ran, the turn ended (an error) while it
+ran, or the user cancelled its form."""
+OUTPUT_MAX_CHARS = 1_000_000
+"""Live output a card keeps (its Details show all of it); a longer output
+keeps its end and counts what it dropped."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,7 +83,17 @@ class ToolCardState:
     images: tuple[ImageContent, ...] = ()
     progress: Progress | None = None
     reason: str | None = None
-    """Why it was rejected or invalidated."""
+    """The ``tool_rejected`` reason (the model's wording)."""
+    outcome: CardOutcome | None = None
+    """How a call that did not finish ended, for the user's wording."""
+    server: str | None = None
+    """The MCP server that offers the tool; None for a built-in one."""
+    approval_timeout_s: float | None = None
+    """For "No answer in 300 s"."""
+    output: str = ""
+    """Live output (``tool_output``), both streams in the order produced."""
+    output_cut: int = 0
+    """Characters of output dropped from the head (over OUTPUT_MAX_CHARS)."""
     partial_result: Any = None
     """Output of an interrupted tool (``tool_rejected.partial_result``)."""
     form_attached: bool = False
@@ -80,9 +108,31 @@ CardUpdate = ToolCallMessage | ToolProgressMessage | ToolOutputMessage | ToolRej
 """The messages of one call that move its card."""
 
 
-def new_card(message: CardUpdate) -> ToolCardState:
+def new_card(
+    message: CardUpdate, *, server: str | None = None, approval_timeout_s: float | None = None
+) -> ToolCardState:
     name = message.tool_name if not isinstance(message, ToolProgressMessage | ToolOutputMessage) else "?"
-    return ToolCardState(message.tool_call_id, name or "?")
+    return ToolCardState(
+        message.tool_call_id, name or "?", server=server, approval_timeout_s=approval_timeout_s
+    )
+
+
+_REJECTION_OUTCOMES: dict[str, CardOutcome] = {
+    REASON_TIMEOUT: "timed_out",
+    REASON_NO_ANSWER: "no_answer",
+    REASON_INTERRUPTED: "stopped",
+    REASON_NOT_RUN: "not_run",
+}
+"""``tool_rejected`` reasons (core's constants) to outcomes; any other
+reason is a rejection."""
+
+
+def _with_output(state: ToolCardState, text: str) -> ToolCardState:
+    output = state.output + text
+    excess = len(output) - OUTPUT_MAX_CHARS
+    if excess <= 0:
+        return replace(state, output=output)
+    return replace(state, output=output[excess:], output_cut=state.output_cut + excess)
 
 
 def auto_approved(state: ToolCardState) -> ToolCardState:
@@ -101,6 +151,9 @@ def apply_message(state: ToolCardState, message: CardUpdate) -> ToolCardState:
         case ToolCallMessage():
             if message.arguments is not None:
                 state = replace(state, arguments=message.arguments)
+            if message.tool_name and message.tool_name != state.tool_name:
+                # Streamed names grow; the last one (complete by approval) counts.
+                state = replace(state, tool_name=message.tool_name)
             match message.state:
                 case "start":
                     return state
@@ -127,15 +180,17 @@ def apply_message(state: ToolCardState, message: CardUpdate) -> ToolCardState:
                 ),
             )
         case ToolOutputMessage():
-            return state
+            return _with_output(state, message.text)
         case ToolRejectedMessage():
             if message.arguments is not None:
                 state = replace(state, arguments=message.arguments)
+            outcome = _REJECTION_OUTCOMES.get(message.reason, "rejected")
             return replace(
                 state,
-                phase="rejected",
+                phase="rejected" if outcome in ("rejected", "timed_out", "no_answer") else "invalidated",
                 task_id=None,
                 reason=message.reason,
+                outcome=outcome,
                 partial_result=message.partial_result,
             )
         case _:
@@ -146,14 +201,27 @@ def answered(state: ToolCardState, approved: bool) -> ToolCardState:
     """The user clicked Approve or Reject on this card."""
     if state.phase != "approval":
         return state
-    return replace(state, phase="executing" if approved else "rejected", task_id=None)
+    if approved:
+        return replace(state, phase="executing", task_id=None)
+    return replace(state, phase="rejected", task_id=None, outcome="rejected")
 
 
-def invalidate(state: ToolCardState, reason: str | None = None) -> ToolCardState:
-    """Interrupt, or an approval that was lost: pending cards become invalid."""
+def invalidate(state: ToolCardState, *, user_stopped: bool = False) -> ToolCardState:
+    """The turn ended (interrupt, error, a lost approval) with this card
+    still pending. A running call was stopped — by the user when
+    ``user_stopped`` — and any other was not run."""
     if not state.pending:
         return state
-    return replace(state, phase="invalidated", task_id=None, reason=reason)
+    if state.phase == "executing":
+        outcome: CardOutcome = "stopped" if user_stopped else "ended"
+    else:
+        outcome = "not_run"
+    return replace(state, phase="invalidated", task_id=None, outcome=outcome)
+
+
+def not_answered(state: ToolCardState) -> ToolCardState:
+    """The user cancelled the form of this (``ask_user_question``) call."""
+    return replace(state, outcome="not_answered")
 
 
 # ----------------------------------------------------------------- wording
@@ -187,16 +255,89 @@ def progress_caption(progress: Progress) -> str:
     return " · ".join(parts)
 
 
+def elapsed_caption(seconds: float, progress: Progress | None) -> str:
+    """``running · 12 s`` for a call with no progress total, then whatever
+    its progress says (``running · 2 min · 1500 · indexing``)."""
+    parts = [tr("card_running_for", elapsed=format_elapsed(seconds))]
+    if progress is not None:
+        known = progress_caption(progress)
+        if known:
+            parts.append(known)
+    return " · ".join(parts)
+
+
+def format_elapsed(seconds: float) -> str:
+    """``12 s``, ``2 min 5 s``, ``1 h 5 min`` (rounded down: time so far)."""
+    whole = max(0, int(seconds))
+    if whole < 60:
+        return tr("seconds", n=whole)
+    if whole < 3600:
+        return tr("minutes_seconds", n=whole // 60, s=whole % 60)
+    return tr("hours", n=whole // 3600, m=whole % 3600 // 60)
+
+
 def title_for(state: ToolCardState) -> str:
-    key = {
-        "preparing": "card_preparing",
-        "approval": "card_approval",
-        "executing": "card_executing",
-        "done": "card_failed" if state.is_error else "card_done",
-        "rejected": "card_rejected",
-        "invalidated": "card_invalidated",
-    }[state.phase]
+    if state.phase == "done":
+        if state.outcome == "not_answered":
+            key = "card_not_answered"
+        else:
+            key = "card_failed" if state.is_error else "card_done"
+    elif state.outcome is not None and state.phase in ("rejected", "invalidated"):
+        key = {
+            "rejected": "card_rejected",
+            "timed_out": "card_not_run",
+            "no_answer": "card_not_answered",
+            "not_run": "card_not_run",
+            "stopped": "card_stopped",
+            "ended": "card_stopped",
+            "not_answered": "card_not_answered",
+        }[state.outcome]
+    else:
+        key = {
+            "preparing": "card_preparing",
+            "approval": "card_approval",
+            "executing": "card_executing",
+            "done": "card_done",
+            "rejected": "card_rejected",
+            "invalidated": "card_not_run",
+        }[state.phase]
     return tr(key, name=state.tool_name)
+
+
+def outcome_text(state: ToolCardState) -> str:
+    """What happened to a call that did not finish, in plain words
+    ("Rejected by you", "No answer in 300 s — not run"…); empty when it
+    finished as planned."""
+    match state.outcome:
+        case None:
+            return ""
+        case "timed_out" | "no_answer":
+            if state.approval_timeout_s is None:
+                return tr(f"outcome_{state.outcome}_unknown")
+            return tr(f"outcome_{state.outcome}", seconds=f"{state.approval_timeout_s:g}")
+        case "rejected" | "stopped" | "not_run" | "ended" | "not_answered":
+            return tr(f"outcome_{state.outcome}")
+        case _:
+            assert_never(state.outcome)
+
+
+def output_tail(state: ToolCardState, lines: int) -> str:
+    """The last ``lines`` lines of the live output (without the final
+    newline): what the card shows while the call runs."""
+    text = state.output.rstrip("\n")
+    start = len(text)
+    for _ in range(lines):
+        start = text.rfind("\n", 0, start)
+        if start < 0:
+            return text
+    return text[start + 1 :]
+
+
+def output_text(state: ToolCardState) -> str:
+    """The whole kept output, saying how much was dropped."""
+    if not state.output_cut:
+        return state.output
+    return tr("output_cut", n=state.output_cut) + "\n" + state.output
 
 
 def arguments_text(arguments: Mapping[str, Any] | None) -> str:
@@ -210,14 +351,20 @@ def arguments_text(arguments: Mapping[str, Any] | None) -> str:
     return "\n".join(lines)
 
 
-def arguments_summary(arguments: Mapping[str, Any] | None, limit: int = 60) -> str:
-    """One short line telling calls of the same tool apart: the first
-    argument's value (``ls -la``), cut to ``limit`` characters."""
+def arguments_summary(arguments: Mapping[str, Any] | None, limit: int = 80) -> str:
+    """One short line telling calls of the same tool apart: its arguments as
+    ``key: value`` in the model's order (``command: ls -la · cwd: /tmp``),
+    white space folded, cut to ``limit`` characters. Lists and objects (a
+    form's questions) are left out when plain values are there to show."""
     if not arguments:
         return ""
-    value = next(iter(arguments.values()))
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-    text = " ".join(text.split())
+    items = list(arguments.items())
+    scalars = [(k, v) for k, v in items if not isinstance(v, Mapping | list | tuple)]
+    parts = []
+    for key, value in scalars or items:  # lists and objects only when nothing else tells calls apart
+        shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        parts.append(f"{key}: {' '.join(shown.split())}")
+    text = " · ".join(parts)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 

@@ -8,6 +8,7 @@ text after a tool card starts a new one below it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Literal
 
 from PySide6.QtCore import QEvent, QSize, Qt
@@ -149,6 +150,16 @@ class ChatView(QScrollArea):
     def _add_bubble(self, bubble: MessageBubble) -> MessageBubble:
         self.add_widget(bubble)
         return bubble
+
+    def move_to_end(self, widgets: Sequence[QWidget]) -> None:
+        """Move these messages, in this order, below all the others (what
+        the user sent while the earlier conversation was still loading)."""
+        self.end_bubble()
+        for widget in widgets:
+            slot = widget.parentWidget()
+            if isinstance(slot, _Slot) and self._layout.indexOf(slot) >= 0:
+                self._layout.removeWidget(slot)
+                self._layout.insertWidget(self._layout.count() - 1, slot)
 
     def clear(self) -> None:
         """Remove every message (a new conversation)."""

@@ -34,12 +34,21 @@ _TEXTS: dict[str, tuple[str, str]] = {
     "mute": ("Mute", "静音"),
     "unmute": ("Unmute", "取消静音"),
     "volume": ("Volume", "音量"),
-    # the three system messages of seed 000 §4
-    "sys_conversation_interrupted": ("Conversation interrupted", "已中断对话"),
-    "sys_session_interrupted": ("Session interrupted", "已中断会话"),
+    # speech notices: the keys are voice.SpeechNotice kinds, and the window's no-device line
+    "speech_offline_fallback": (
+        "Online voice unavailable — using the offline voice (espeak-ng)",
+        "在线语音不可用 —— 改用离线语音（espeak-ng）",
+    ),
+    "no_audio_output": (
+        "No audio output device — replies are shown but not spoken",
+        "没有音频输出设备 —— 回复只显示，不朗读",
+    ),
+    # the system messages of seed 000 §4; the seed's "session" and
+    # "conversation" interrupted are one wording (one thing happened)
+    "sys_interrupted": ("Conversation interrupted", "已中断对话"),
     "sys_approval_timeout": (
-        "Tool approval timed out; the call was rejected and the session interrupted",
-        "工具审批超时，已自动拒绝调用并中断会话",
+        "Tool approval timed out; the call was rejected and the conversation interrupted",
+        "工具审批超时，已自动拒绝调用并中断对话",
     ),
     "sys_approval_lost": (
         "That approval was no longer pending; the waiting tool calls were invalidated",
@@ -54,7 +63,29 @@ _TEXTS: dict[str, tuple[str, str]] = {
     "card_done": ("{name}", "{name}"),
     "card_failed": ("{name} — failed", "{name} 出错"),
     "card_rejected": ("{name} — rejected", "{name} 已拒绝"),
-    "card_invalidated": ("{name} — invalidated", "{name} 已失效"),
+    "card_not_run": ("{name} — not run", "{name} 未执行"),
+    "card_stopped": ("{name} — stopped", "{name} 已停止"),
+    "card_not_answered": ("{name} — not answered", "{name} 未回答"),
+    "card_running_for": ("running · {elapsed}", "运行中 · {elapsed}"),
+    "card_from_server": ("from {server}", "来自 {server}"),
+    "outcome_rejected": ("Rejected by you", "已被你拒绝"),
+    "outcome_timed_out": ("No answer in {seconds} s — not run", "{seconds} 秒内未回答 —— 未执行"),
+    "outcome_timed_out_unknown": ("No answer in time — not run", "未及时回答 —— 未执行"),
+    "outcome_no_answer": ("No answer in {seconds} s", "{seconds} 秒内未回答"),
+    "outcome_no_answer_unknown": ("No answer in time", "未及时回答"),
+    "sys_speech_stopped": ("Speech stopped", "已停止朗读"),
+    "sys_form_timeout": (
+        "Nobody answered the form in time; the conversation was interrupted",
+        "表单未及时回答，已中断对话",
+    ),
+    "outcome_stopped": ("Stopped by you", "已被你停止"),
+    "outcome_not_run": ("Not run: the turn was interrupted", "未执行：本轮已中断"),
+    "outcome_ended": ("Stopped: the turn ended with an error", "已停止：本轮因错误结束"),
+    "outcome_not_answered": ("Not answered", "未回答"),
+    "output": ("Output", "输出"),
+    "output_more": ("More lines", "更多行"),
+    "output_less": ("Fewer lines", "更少行"),
+    "output_cut": ("[… {n} earlier characters not kept …]", "[… 更早的 {n} 个字符未保留 …]"),
     "approve": ("Approve", "批准"),
     "reject": ("Reject", "拒绝"),
     "always_allow": ("Always allow this tool", "自动批准此工具"),
@@ -68,12 +99,15 @@ _TEXTS: dict[str, tuple[str, str]] = {
     "minutes": ("{n} min", "{n} 分钟"),
     "hours": ("{n} h {m} min", "{n} 小时 {m} 分钟"),
     "hours_only": ("{n} h", "{n} 小时"),
+    "minutes_seconds": ("{n} min {s} s", "{n} 分 {s} 秒"),
     # forms and cards
     "form_title": ("A question for you", "需要你的回答"),
     "form_submit": ("Submit", "提交"),
     "form_cancel": ("Cancel", "取消"),
     "form_submitted": ("Answers sent", "已提交"),
-    "form_cancelled": ("Form cancelled", "已取消"),
+    "form_cancelled": ("Not answered", "未回答"),
+    "form_required": ("Please answer “{question}”", "请回答“{question}”"),
+    "form_invalid": ("“{question}”: {problem}", "“{question}”：{problem}"),
     "form_closed": ("Form closed", "表单已关闭"),
     "form_optional": ("(optional)", "（可选）"),
     "form_text_placeholder": ("Your answer", "你的回答"),
@@ -87,6 +121,21 @@ _TEXTS: dict[str, tuple[str, str]] = {
     "status_mcp": ("MCP {name}: {state}", "MCP {name}：{state}"),
     "status_mcp_tools": ("{state}, {count} tools", "{state}，{count} 个工具"),
     "status_mcp_one_tool": ("{state}, 1 tool", "{state}，1 个工具"),
+    "mcp_state_starting": ("starting", "启动中"),
+    "mcp_state_ready": ("ready", "就绪"),
+    "mcp_state_failed": ("failed", "启动失败"),
+    "mcp_state_stopped": ("stopped", "已停止"),
+    "mcp_state_disabled": ("disabled", "已停用"),
+    "mcp_tip_starting": ("Starting — its tools join once it is ready", "启动中 —— 就绪后即可使用它的工具"),
+    "mcp_no_tools": ("No tools", "没有工具"),
+    "mcp_retry": ("Retry", "重试"),
+    # one system line when a turn starts before every MCP server is ready
+    "mcp_not_ready": (
+        "Answering without the tools of MCP {names} — not ready yet",
+        "本次回复不使用 MCP {names} 的工具 —— 尚未就绪",
+    ),
+    "mcp_retrying": ("{name} (failed, retrying)", "{name}（启动失败，正在重试）"),
+    "list_separator": (", ", "、"),
     # tray
     "tray_approval": ("{name} is waiting for your approval", "{name} 正在等待你的批准"),
     "tray_form": ("A form is waiting for your answers", "有一个表单等待你填写"),
@@ -107,6 +156,12 @@ _TEXTS: dict[str, tuple[str, str]] = {
     "settings_always_allow": ("Always-allowed tools", "自动批准的工具"),
     "settings_revoke": ("Revoke", "撤销"),
     "settings_none_allowed": ("(none)", "（无）"),
+    "allow_builtin": ("{tool} (built-in)", "{tool}（内置）"),
+    "allow_server": ("{tool} — from {server}", "{tool} —— 来自 {server}"),
+    "allow_unknown": (
+        "{tool} (server not known yet: not approved automatically)",
+        "{tool}（服务器未知：暂不自动批准）",
+    ),
     "settings_max_steps": ("Max agent steps", "最大 Agent 步数"),
     "settings_approval_timeout": ("Approval timeout", "审批超时"),
     "settings_restart_note": (
@@ -159,8 +214,8 @@ def text_in(language: Language, key: str, **fields: object) -> str:
 
 
 INTERRUPTED_TEXT: dict[str, str | None] = {
-    "user": "sys_conversation_interrupted",
-    "rejected": "sys_session_interrupted",
+    "user": "sys_interrupted",
+    "rejected": "sys_interrupted",
     "approval_timeout": "sys_approval_timeout",
     "error": None,  # the error notice already said what happened
 }

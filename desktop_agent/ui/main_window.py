@@ -15,11 +15,21 @@ Signals:
                                 waits for the user
     closed()                    the window was closed; the owner then awaits
                                 :meth:`MainWindow.shutdown`
+    attached()                  :meth:`MainWindow.attach` connected it to its
+                                services (Settings opens from here on)
 
 The window is shown before the services — and even before asyncio — are
 imported, which keeps start-up close to a bare Qt window; hence the
 function-level imports below. :meth:`attach` then connects it to a
 conversation through a new controller.
+
+Never frozen at start (issue 9 §3): the input takes text from the first
+moment. A message sent before :meth:`attach` is shown at once and waits
+(the button says Interrupt, which drops it); it runs as the first turn once
+attached, below the restored conversation. Settings asked for before then
+opens once attached. The composition root attaches as soon as the services
+are built, without waiting for the MCP servers, which start in the
+background (the status bar follows each one).
 """
 
 from __future__ import annotations
@@ -64,6 +74,7 @@ class MainWindow(QMainWindow):
     card_changed = Signal(str, str)
     waiting_for_user = Signal(str, str)
     closed = Signal()
+    attached = Signal()
 
     def __init__(
         self, *, interrupt_fallback_ms: int = INTERRUPT_FALLBACK_MS, tray: bool | None = None
@@ -75,6 +86,12 @@ class MainWindow(QMainWindow):
         self._controller: TurnController[TurnView] | None = None
         self._tray = tray
         self.notifier: Notifier | None = None
+        self._pending: str | None = None
+        """A message sent before :meth:`attach`; its first turn once attached."""
+        self._pending_bubble: QWidget | None = None
+        self._early: list[QWidget] = []
+        """What the chat shows from before :meth:`attach` (kept below a restored conversation)."""
+        self._settings_wanted = False
 
         self.chat = ChatView(self)
         self.input = InputBox(self)
@@ -111,6 +128,7 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(central)
         self.status = StatusBar(self)
         self.setStatusBar(self.status)
+        self.status.retry_requested.connect(self._retry_server)
 
         self.input.submitted.connect(self._on_send)
         self.send_button.send_requested.connect(self._on_send)
@@ -126,7 +144,6 @@ class MainWindow(QMainWindow):
         self._status_timer = QTimer(self)
         self._status_timer.setInterval(STATUS_REFRESH_MS)
         self._status_timer.timeout.connect(self.refresh_status)
-        self._set_ready(False)
         apply_theme(self)
 
     def changeEvent(self, event: QEvent) -> None:
@@ -160,13 +177,21 @@ class MainWindow(QMainWindow):
         self.new_chat_button.setVisible(deps.new_conversation is not None)
         if deps.conversation.history:
             self._show_history(deps.conversation.history)
+            self.chat.move_to_end(self._early)  # what the user did meanwhile stays last
+        self._early = []
         for warning in deps.warnings:
             self.show_notice("warning", f"**{tr('warning')}:** {warning}")
         self.refresh_status()
         if deps.mcp_statuses is not None:
             self._status_timer.start()
-        self._set_ready(True)
         self.input.setFocus()
+        pending, self._pending = self._pending, None
+        if pending is not None and not controller.start_turn(pending, self._open_turn):
+            self.send_button.set_phase(controller.phase)
+        if self._settings_wanted:
+            self._settings_wanted = False
+            self.open_settings()
+        self.attached.emit()
 
     def _show_history(self, history: list[dict[str, Any]]) -> None:
         """Render a restored conversation: the user's and the assistant's
@@ -225,10 +250,12 @@ class MainWindow(QMainWindow):
     def view(self) -> TurnView | None:
         return self._controller.view if self._controller is not None else None
 
-    def _set_ready(self, ready: bool) -> None:
-        self.input.setEnabled(ready)
-        self.send_button.setEnabled(ready and self.send_button.phase != "interrupting")
-        self.settings_button.setEnabled(ready)
+    def _retry_server(self, name: str) -> None:
+        """A server's Retry (its status item's menu)."""
+        deps = self._deps
+        if deps is not None and deps.retry_server is not None:
+            deps.retry_server(name)
+            self.refresh_status()
 
     def refresh_status(self) -> None:
         deps = self._deps
@@ -250,16 +277,32 @@ class MainWindow(QMainWindow):
 
     def send_text(self, text: str) -> bool:
         """Start a turn with ``text`` (what Enter does); False when the
-        window cannot take it now (not attached, empty, a turn running)."""
+        window cannot take it now (empty, a turn running). Before
+        :meth:`attach` the text is shown and waits for it (one message)."""
         controller = self._controller
-        return controller is not None and controller.start_turn(text, self._open_turn)
+        if controller is None:
+            return self._hold(text)
+        return controller.start_turn(text, self._open_turn)
+
+    def _hold(self, text: str) -> bool:
+        """Keep a message sent before :meth:`attach`, shown, to run once attached."""
+        text = text.strip()
+        if not text or self._pending is not None:
+            return False
+        self._pending = text
+        self._pending_bubble = self.chat.add_user(text)
+        self._early.append(self._pending_bubble)
+        self.send_button.set_phase("interrupt")
+        return True
 
     def _open_turn(self, text: str) -> TurnView:
         from desktop_agent.ui.turn_view import TurnView
 
         controller = self._controller
         assert controller is not None
-        self.chat.add_user(text)
+        shown, self._pending_bubble = self._pending_bubble, None
+        if shown is None:  # a held message is on screen already
+            self.chat.add_user(text)
         return TurnView(
             self.chat,
             on_answer=controller.answer_approval,
@@ -268,6 +311,8 @@ class MainWindow(QMainWindow):
             on_attention=self._attention,
             on_interrupted=controller.on_interrupted,
             on_card=lambda state: self.card_changed.emit(state.tool_call_id, state.phase),
+            server_of=controller.deps.tool_server,
+            approval_timeout_s=controller.conversation.approval_timeout_s,
         )
 
     def _on_send(self) -> None:
@@ -282,9 +327,14 @@ class MainWindow(QMainWindow):
         self.turn_finished.emit(status)
 
     def interrupt(self) -> None:
-        """The Interrupt button: Interrupting… until ``interrupted`` arrives."""
+        """The Interrupt button: Interrupting… until ``interrupted`` arrives.
+        Before :meth:`attach` it drops the held message, which never runs."""
         if self._controller is not None:
             self._controller.interrupt()
+        elif self._pending is not None:
+            self._pending = self._pending_bubble = None
+            self._early.append(self.chat.add_system(tr("sys_interrupted")))
+            self.send_button.set_phase("send")
 
     def _on_fallback(self) -> None:
         """``interrupted`` never came: stop the turn task ourselves."""
@@ -314,15 +364,17 @@ class MainWindow(QMainWindow):
 
     # -------------------------------------------------------- settings
 
-    def set_always_allowed(self, tool_name: str, allowed: bool) -> None:
+    def set_always_allowed(self, key: str, allowed: bool) -> None:
+        """``key``: an always-allow entry (``core.approval.allow_key``)."""
         if self._controller is not None:
-            self._controller.set_always_allowed(tool_name, allowed)
+            self._controller.set_always_allowed(key, allowed)
 
     def open_settings(self) -> SettingsDialog | None:
         from desktop_agent.ui.settings_dialog import SettingsDialog
 
         deps, controller = self._deps, self._controller
         if deps is None or controller is None:
+            self._settings_wanted = True  # opens once attached (a moment, never the MCP servers)
             return None
         dialog = SettingsDialog(
             controller.settings, has_api_key=controller.has_api_key(), key_note=deps.key_note, parent=self

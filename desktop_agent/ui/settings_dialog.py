@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop_agent.core.approval import BUILTIN, split_allow_key
 from desktop_agent.storage.settings import TTS_ENGINES, Settings, SettingsError
 from desktop_agent.ui.i18n import tr
 from desktop_agent.ui.theme import apply_theme
@@ -54,6 +55,17 @@ class SettingsEdit:
     api_key: str | None = None
     """A new key to store; None leaves the stored key as it is."""
     forget_api_key: bool = False
+
+
+def allow_entry_text(key: str) -> str:
+    """An always-allow entry as the list shows it: the tool and where it
+    comes from (``get_current_time — from time``)."""
+    server, tool = split_allow_key(key)
+    if server is None:
+        return tr("allow_unknown", tool=tool)
+    if server == BUILTIN:
+        return tr("allow_builtin", tool=tool)
+    return tr("allow_server", tool=tool, server=server)
 
 
 class SettingsDialog(QDialog):
@@ -161,7 +173,7 @@ class SettingsDialog(QDialog):
 
     def _fill_allowed(self, names: tuple[str, ...]) -> None:
         self.allowed.clear()
-        self.allowed.addItems(list(names))
+        self.allowed.addItems([allow_entry_text(name) for name in names])
         if not names:
             self.allowed.addItem(tr("settings_none_allowed"))
             self.allowed.item(0).setFlags(Qt.ItemFlag.NoItemFlags)

@@ -1,9 +1,16 @@
 """Status bar: the model (and, for the demo model, how to connect a real
 one) and each MCP server's state.
 
+Each server is one item: a coloured dot and its caption; hovering shows its
+tools, one per line, after the reason in one line when it failed; a click
+opens the same as a menu, with **Retry** for a failed server (issue 9 §3).
+
 It takes plain values (:class:`McpServerView`), so it knows nothing of the
 MCP engine; :func:`server_views` adapts anything with ``name``, ``state``,
-``tool_count`` and ``error`` attributes (``mcp_engine.ServerStatus``).
+``tool_count``, ``error`` and ``tools`` attributes (``mcp_engine.ServerStatus``).
+
+Signals:
+    retry_requested(name: str)  the user chose Retry in a failed server's menu
 """
 
 from __future__ import annotations
@@ -13,9 +20,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from PySide6.QtWidgets import QLabel, QStatusBar, QWidget
+from PySide6.QtCore import QEvent, QObject, QPoint, Qt, Signal
+from PySide6.QtGui import QMouseEvent
+from PySide6.QtWidgets import QLabel, QMenu, QStatusBar, QWidget
 
-from desktop_agent.ui.i18n import tr
+from desktop_agent.ui.i18n import keys, tr
 
 _STATE_COLORS = {"ready": "#2da44e", "starting": "#d29922", "failed": "#cf222e"}
 _IDLE_COLOR = "#8c959f"
@@ -27,19 +36,50 @@ class McpServerView:
     state: str
     tool_count: int = 0
     error: str | None = None
+    tools: tuple[str, ...] = ()
+    """The server's tool names, in its order."""
 
     def caption(self) -> str:
         """Plain text: ``MCP time: ready, 2 tools``."""
-        state = self.state
+        key = f"mcp_state_{self.state}"
+        state = tr(key) if key in keys() else self.state
         if self.state == "ready":
             key = "status_mcp_one_tool" if self.tool_count == 1 else "status_mcp_tools"
-            state = tr(key, state=self.state, count=self.tool_count)
+            state = tr(key, state=state, count=self.tool_count)
         return tr("status_mcp", name=self.name, state=state)
 
     def rich_caption(self) -> str:
         """The caption after a coloured dot (rich text for the label)."""
         color = _STATE_COLORS.get(self.state, _IDLE_COLOR)
         return f'<span style="color:{color}">●</span> {html.escape(self.caption())}'
+
+    @property
+    def reason(self) -> str | None:
+        """Why it failed, on one line (the engine's message may carry a
+        stderr tail over several); None unless it failed."""
+        if self.state != "failed" or not self.error:
+            return None
+        return " ".join(self.error.split())
+
+    @property
+    def can_retry(self) -> bool:
+        return self.state == "failed"
+
+    def details(self) -> list[str]:
+        """What hover and click show, one entry a line: the reason it
+        failed (or that it is starting), then each tool."""
+        lines: list[str] = []
+        if self.reason is not None:
+            lines.append(self.reason)
+        elif self.state == "starting" and not self.tools:
+            lines.append(tr("mcp_tip_starting"))
+        lines.extend(self.tools)
+        if self.state == "ready" and not self.tools and self.tool_count == 0:
+            lines.append(tr("mcp_no_tools"))
+        return lines
+
+    def tooltip(self) -> str:
+        return "\n".join(self.details())
 
 
 def server_views(statuses: Iterable[Any]) -> list[McpServerView]:
@@ -49,18 +89,25 @@ def server_views(statuses: Iterable[Any]) -> list[McpServerView]:
             str(getattr(s, "state", "?")),
             int(getattr(s, "tool_count", 0) or 0),
             getattr(s, "error", None),
+            tuple(str(t) for t in getattr(s, "tools", ()) or ()),
         )
         for s in statuses
     ]
 
 
 class StatusBar(QStatusBar):
+    retry_requested = Signal(str)
+
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.model = QLabel(tr("starting"), self)
         self.model.setObjectName("statusModel")
         self.addWidget(self.model, 1)
         self.servers: list[QLabel] = []
+        """One item a server (plain labels: the bar watches their clicks)."""
+        self._views: list[McpServerView] = []
+        self.menu: QMenu | None = None
+        """The server menu open now (or last opened)."""
 
     def set_model(self, name: str, *, is_demo: bool, demo_notice: str | None = None) -> None:
         if is_demo:
@@ -71,15 +118,56 @@ class StatusBar(QStatusBar):
             self.model.setToolTip("")
 
     def set_servers(self, servers: Sequence[McpServerView]) -> None:
-        shown = [(label.text(), label.toolTip()) for label in self.servers]
-        if shown == [(s.rich_caption(), s.error or "") for s in servers]:
+        if self._views == list(servers):
             return
         for label in self.servers:
             self.removeWidget(label)
             label.deleteLater()
-        self.servers = []
+        self.servers, self._views = [], list(servers)
         for server in servers:
             label = QLabel(server.rich_caption(), self)
-            label.setToolTip(server.error or "")
+            label.setToolTip(server.tooltip())
+            label.setCursor(Qt.CursorShape.PointingHandCursor)
+            label.installEventFilter(self)
             self.addPermanentWidget(label)
             self.servers.append(label)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if (
+            event.type() == QEvent.Type.MouseButtonPress
+            and isinstance(event, QMouseEvent)
+            and event.button() == Qt.MouseButton.LeftButton
+        ):
+            for index, label in enumerate(self.servers):
+                if label is watched:
+                    self.open_menu(index)
+                    return True
+        return super().eventFilter(watched, event)
+
+    def server_menu(self, server: McpServerView) -> QMenu:
+        """The menu a click on ``server`` opens: its details (not
+        clickable), then Retry when it failed."""
+        menu = QMenu(self)
+        for line in server.details():
+            menu.addAction(line).setEnabled(False)
+        if server.can_retry:
+            menu.addSeparator()
+            retry = menu.addAction(tr("mcp_retry"))
+            name = server.name
+            retry.triggered.connect(lambda: self.retry_requested.emit(name))
+        return menu
+
+    def open_menu(self, index: int) -> QMenu:
+        """Pop server ``index``'s menu up above its item (not modal: the
+        event loop runs on); it is deleted once closed."""
+        if self.menu is not None:
+            self.menu.close()
+        menu = self.menu = self.server_menu(self._views[index])
+        menu.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        menu.aboutToHide.connect(self._forget_menu)
+        label = self.servers[index]
+        menu.popup(label.mapToGlobal(QPoint(0, 0)) - QPoint(0, menu.sizeHint().height()))
+        return menu
+
+    def _forget_menu(self) -> None:
+        self.menu = None

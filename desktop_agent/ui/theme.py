@@ -103,6 +103,7 @@ QFrame#toolCard[phase="rejected"], QFrame#toolCard[phase="invalidated"] {{ backg
 QLabel#cardTitle {{ font-weight: bold; }}
 QLabel#cardMuted {{ color: {c.muted}; }}
 QLabel#mono {{ font-family: monospace; background: {c.code}; border-radius: 4px; padding: 4px; }}
+QPlainTextEdit#outputBox {{ background: {c.code}; border-radius: 4px; padding: 2px; }}
 QPushButton#approve {{ background: {c.approve}; color: white; border-radius: 4px; padding: 4px 14px; }}
 QPushButton#reject {{ background: {c.reject}; color: white; border-radius: 4px; padding: 4px 14px; }}
 QPushButton#send[phase="interrupt"] {{ background: {c.reject}; color: white; }}

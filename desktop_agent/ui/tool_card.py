@@ -11,13 +11,17 @@ it keeps of its own (whether the user opened a finished card).
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QPixmap
+import time
+from collections.abc import Callable
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QFontDatabase, QPixmap
 from PySide6.QtWidgets import (
     QCheckBox,
     QFrame,
     QHBoxLayout,
     QLabel,
+    QPlainTextEdit,
     QProgressBar,
     QPushButton,
     QStyle,
@@ -31,6 +35,10 @@ from desktop_agent.ui.card_state import (
     ToolCardState,
     arguments_summary,
     arguments_text,
+    elapsed_caption,
+    outcome_text,
+    output_tail,
+    output_text,
     partial_text,
     progress_caption,
     title_for,
@@ -44,15 +52,19 @@ IMAGE_MAX_WIDTH = 360
 
 # Style icons, not emoji: many desktops (and this project's CI) have no emoji font.
 _SP = QStyle.StandardPixmap
-_ICONS = {
-    "preparing": _SP.SP_BrowserReload,
+_ICONS = {  # preparing and executing show the spinner instead
     "approval": _SP.SP_MessageBoxQuestion,
-    "executing": _SP.SP_MediaPlay,
     "done": _SP.SP_DialogApplyButton,
     "rejected": _SP.SP_DialogCancelButton,
     "invalidated": _SP.SP_BrowserStop,
 }
 ICON_SIZE = 16
+ELAPSED_AFTER_S = 3.0
+"""A running call with no progress total shows its elapsed time after this."""
+LIVE_LINES = 4
+"""Lines of live output a running card shows; ``LIVE_LINES_MORE`` expanded."""
+LIVE_LINES_MORE = 16
+DETAILS_OUTPUT_MAX_HEIGHT = 260
 
 
 def _mono(parent: QWidget) -> QLabel:
@@ -62,6 +74,16 @@ def _mono(parent: QWidget) -> QLabel:
     label.setTextFormat(Qt.TextFormat.PlainText)
     label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
     return label
+
+
+def _output_box(parent: QWidget) -> QPlainTextEdit:
+    box = QPlainTextEdit(parent)
+    box.setObjectName("outputBox")
+    box.setReadOnly(True)
+    box.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+    box.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+    box.setFrameShape(QFrame.Shape.NoFrame)
+    return box
 
 
 def _clip(text: str, limit: int = RESULT_MAX_CHARS) -> str:
@@ -78,13 +100,26 @@ class ToolCardWidget(QFrame):
         self._expanded = False
         self._shown_images: tuple[ImageContent, ...] = ()
 
+        self.clock: Callable[[], float] = time.monotonic
+        """When the call started running is measured with this (tests set it)."""
+        self._started_at: float | None = None
+        self._live_more = False
+        self._details_output_len = -1
+        self._elapsed_timer = QTimer(self)
+        self._elapsed_timer.setInterval(1000)
+        self._elapsed_timer.timeout.connect(self.tick)
+
         self.icon = QLabel(self)
         self.spinner = Spinner(self)
         self.title = QLabel(self)
         self.title.setObjectName("cardTitle")
         self.title.setTextFormat(Qt.TextFormat.PlainText)
+        self.server = QLabel(self)
+        self.server.setObjectName("cardMuted")
+        self.server.setTextFormat(Qt.TextFormat.PlainText)
         self.badge = QLabel(self)
         self.badge.setObjectName("cardMuted")
+        self.badge.setTextFormat(Qt.TextFormat.PlainText)
         self.toggle = QToolButton(self)
         self.toggle.setCheckable(True)
         self.toggle.setAutoRaise(True)
@@ -97,7 +132,9 @@ class ToolCardWidget(QFrame):
         header.addWidget(self.spinner)
         header.addWidget(self.icon)
         header.addWidget(self.title)
-        header.addWidget(self.badge, 1)
+        header.addWidget(self.server)
+        header.addWidget(self.badge)
+        header.addStretch(1)
         header.addWidget(self.toggle)
 
         self.arguments = _mono(self)
@@ -106,6 +143,22 @@ class ToolCardWidget(QFrame):
         self.progress_bar.setFixedHeight(8)
         self.progress_caption = QLabel(self)
         self.progress_caption.setObjectName("cardMuted")
+        self.live_output = _output_box(self)
+        self.live_output.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.live_more = QToolButton(self)
+        self.live_more.setAutoRaise(True)
+        self.live_more.setText(tr("output_more"))
+        self.live_more.clicked.connect(self._on_live_more)
+        self.live_row = QWidget(self)
+        live = QVBoxLayout(self.live_row)
+        live.setContentsMargins(0, 0, 0, 0)
+        live.setSpacing(0)
+        live.addWidget(self.live_output)
+        live.addWidget(self.live_more, 0, Qt.AlignmentFlag.AlignLeft)
+        self.output_label = QLabel(tr("output"), self)
+        self.output_label.setObjectName("cardMuted")
+        self.output = _output_box(self)
+        self.output.setMaximumHeight(DETAILS_OUTPUT_MAX_HEIGHT)
         self.result_label = QLabel(tr("result"), self)
         self.result_label.setObjectName("cardMuted")
         self.result = _mono(self)
@@ -140,8 +193,11 @@ class ToolCardWidget(QFrame):
         layout.addWidget(self.arguments)
         layout.addWidget(self.progress_bar)
         layout.addWidget(self.progress_caption)
+        layout.addWidget(self.live_row)
         layout.addWidget(self.approval_row)
         layout.addWidget(self.reason)
+        layout.addWidget(self.output_label)
+        layout.addWidget(self.output)
         layout.addWidget(self.result_label)
         layout.addWidget(self.result)
         layout.addWidget(self.images)
@@ -162,17 +218,23 @@ class ToolCardWidget(QFrame):
         partial = partial_text(state.partial_result)
 
         self.title.setText(title_for(state))
-        icon = _ICONS[phase] if not (phase == "done" and state.is_error) else _SP.SP_MessageBoxWarning
-        self.icon.setPixmap(self.style().standardIcon(icon).pixmap(ICON_SIZE, ICON_SIZE))
-        self.spinner.setVisible(phase in ("preparing", "executing") and self._indeterminate(state))
-        self.icon.setVisible(not self.spinner.isVisibleTo(self))
+        self.server.setText(tr("card_from_server", server=state.server) if state.server else "")
+        self.server.setVisible(bool(state.server))
+        running = phase in ("preparing", "executing")
+        self.spinner.setVisible(running)
+        self.icon.setVisible(not running)
+        if not running:
+            icon = _SP.SP_MessageBoxWarning if phase == "done" and state.is_error else _ICONS[phase]
+            if state.outcome == "not_answered":
+                icon = _SP.SP_MessageBoxInformation
+            self.icon.setPixmap(self.style().standardIcon(icon).pixmap(ICON_SIZE, ICON_SIZE))
         if state.auto_approved and phase == "executing":
             self.badge.setText(tr("auto_approved"))
         else:
             self.badge.setText(arguments_summary(state.arguments) if terminal and not self._expanded else "")
         self.badge.setVisible(bool(self.badge.text()))
 
-        expandable = terminal and bool(args or result or partial or state.images)
+        expandable = terminal and bool(args or result or partial or state.images or state.output)
         self.toggle.setVisible(expandable)
         open_details = expandable and self._expanded
         show_args = bool(args) and (
@@ -181,23 +243,21 @@ class ToolCardWidget(QFrame):
         self.arguments.setText(args)
         self.arguments.setVisible(show_args)
 
-        progress = state.progress
-        show_progress = phase == "executing" and progress is not None
-        if show_progress and progress is not None:
-            percent = progress.percent
-            if percent is None:
-                self.progress_bar.setRange(0, 0)
-            else:
-                self.progress_bar.setRange(0, 100)
-                self.progress_bar.setValue(percent)
-            self.progress_caption.setText(progress_caption(progress))
-        self.progress_bar.setVisible(show_progress and progress is not None and progress.percent is not None)
-        self.progress_caption.setVisible(show_progress and bool(self.progress_caption.text()))
+        self._track_running(phase == "executing")
+        self._show_progress(state)
+        self._show_live_output(state, phase == "executing")
 
         self.approval_row.setVisible(phase == "approval")
-        self.reason.setText(state.reason or "")
-        self.reason.setVisible(phase in ("rejected", "invalidated") and bool(state.reason))
+        outcome = outcome_text(state)
+        self.reason.setText(outcome)
+        self.reason.setVisible(bool(outcome))
 
+        show_output = open_details and bool(state.output)
+        if show_output and self._details_output_len != len(state.output) + state.output_cut:
+            self._details_output_len = len(state.output) + state.output_cut
+            self.output.setPlainText(output_text(state))
+        self.output_label.setVisible(show_output)
+        self.output.setVisible(show_output)
         shown_result = result if phase == "done" else partial
         self.result_label.setText(tr("result") if phase == "done" else tr("partial_result"))
         self.result.setText(_clip(shown_result))
@@ -206,9 +266,51 @@ class ToolCardWidget(QFrame):
         self._render_images(state.images)
         self.images.setVisible(phase == "done" and bool(state.images))
 
-    @staticmethod
-    def _indeterminate(state: ToolCardState) -> bool:
-        return state.progress is None or state.progress.percent is None
+    def tick(self) -> None:
+        """Once a second while running: refresh the elapsed time."""
+        self._show_progress(self.state)
+
+    def _track_running(self, running: bool) -> None:
+        if running and self._started_at is None:
+            self._started_at = self.clock()
+        if running and not self._elapsed_timer.isActive():
+            self._elapsed_timer.start()
+        elif not running and self._elapsed_timer.isActive():
+            self._elapsed_timer.stop()
+
+    def _show_progress(self, state: ToolCardState) -> None:
+        progress = state.progress
+        running = state.phase == "executing"
+        percent = progress.percent if progress is not None else None
+        caption = ""
+        if running and percent is not None and progress is not None:
+            self.progress_bar.setRange(0, 100)
+            self.progress_bar.setValue(percent)
+            caption = progress_caption(progress)
+        elif running:
+            elapsed = self.clock() - self._started_at if self._started_at is not None else 0.0
+            if elapsed >= ELAPSED_AFTER_S:
+                caption = elapsed_caption(elapsed, progress)
+            elif progress is not None:
+                caption = progress_caption(progress)
+        self.progress_bar.setVisible(running and percent is not None)
+        self.progress_caption.setText(caption)
+        self.progress_caption.setVisible(bool(caption))
+
+    def _show_live_output(self, state: ToolCardState, running: bool) -> None:
+        show = running and bool(state.output)
+        self.live_row.setVisible(show)
+        if not show:
+            return
+        lines = LIVE_LINES_MORE if self._live_more else LIVE_LINES
+        self.live_output.setPlainText(output_tail(state, lines))
+        shown = min(lines, self.live_output.document().blockCount())
+        line_height = self.live_output.fontMetrics().lineSpacing()
+        self.live_output.setFixedHeight(shown * line_height + 2 * int(self.live_output.document().documentMargin()) + 4)
+        self.live_output.horizontalScrollBar().setValue(0)
+        self.live_more.setText(tr("output_less") if self._live_more else tr("output_more"))
+        more_exists = state.output.count("\n", max(0, len(state.output) - 64 * 1024)) > LIVE_LINES
+        self.live_more.setVisible(more_exists or self._live_more)
 
     def _render_images(self, images: tuple[ImageContent, ...]) -> None:
         if images == self._shown_images:
@@ -237,6 +339,10 @@ class ToolCardWidget(QFrame):
         if self.state.phase != "approval":
             return
         self.answered.emit(self.state.tool_call_id, approved, approved and self.always.isChecked())
+
+    def _on_live_more(self) -> None:
+        self._live_more = not self._live_more
+        self._show_live_output(self.state, self.state.phase == "executing")
 
     def _on_toggle(self, checked: bool) -> None:
         self._expanded = checked

@@ -7,6 +7,11 @@ and persists and applies settings through the one applier the composition
 root hands in (``WindowDeps.apply_settings``). The window lays out widgets,
 forwards user actions here and renders what the signals say.
 
+Speech is heard only with a speaker (``WindowDeps.sink``) that is not muted;
+otherwise a turn runs muted (no speech made, text never waits for it), and
+muting during a turn releases its waiting text and stops the clip at once
+(:meth:`push_audio`).
+
 Signals:
     turn_finished(status: str)  a turn ended (``completed``, ``user``,
                                 ``rejected``, ``approval_timeout``, ``error``,
@@ -34,12 +39,14 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, TypeVar
 
 from PySide6.QtCore import QObject, Signal
 
+from desktop_agent.core.approval import allow_key
 from desktop_agent.core.forms import FormAnswerError
 from desktop_agent.core.playback import PlaybackView
 from desktop_agent.ui.i18n import tr
 
 if TYPE_CHECKING:
     from desktop_agent.core.conversation import Conversation
+    from desktop_agent.mcp_engine import Readiness
     from desktop_agent.storage.settings import Settings
     from desktop_agent.ui.turn_state import ButtonPhase, TurnTracker
     from desktop_agent.ui.window_deps import WindowDeps
@@ -56,6 +63,9 @@ class CardInfo(Protocol):
     @property
     def task_id(self) -> str | None: ...
 
+    @property
+    def server(self) -> str | None: ...
+
 
 class TurnSurface(PlaybackView, Protocol):
     """One turn's view, as the controller drives it (``TurnView`` is one):
@@ -68,7 +78,7 @@ class TurnSurface(PlaybackView, Protocol):
 
     def mark_answered(self, tool_call_id: str, approved: bool) -> str | None: ...
 
-    def invalidate_pending(self, reason: str | None = None) -> None: ...
+    def invalidate_pending(self) -> None: ...
 
     def finish(self) -> None: ...
 
@@ -76,6 +86,26 @@ class TurnSurface(PlaybackView, Protocol):
 V = TypeVar("V", bound=TurnSurface)
 
 FormEnd = Literal["submitted", "cancelled", "closed"]
+
+
+def readiness_line(readiness: Readiness) -> str | None:
+    """The one line a turn shows when it starts without some MCP servers'
+    tools (still starting, or failed and being retried); None when every
+    server is there."""
+    names = [*readiness.starting, *(tr("mcp_retrying", name=name) for name in readiness.retrying)]
+    if not names:
+        return None
+    return tr("mcp_not_ready", names=tr("list_separator").join(names))
+
+
+def form_error_text(error: FormAnswerError) -> str:
+    """A form's validation error in the user's language, naming the question
+    as the form shows it."""
+    if error.question is None:
+        return str(error)
+    if error.missing:
+        return tr("form_required", question=error.question.question)
+    return tr("form_invalid", question=error.question.question, problem=error.problem)
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,8 +131,13 @@ class TurnController(QObject, Generic[V]):
         self._phase: ButtonPhase = "send"
         self._view: V | None = None
         self._turn_task: asyncio.Task[None] | None = None
+        self._muted = deps.settings.muted
 
     # ------------------------------------------------------------ state
+
+    @property
+    def deps(self) -> WindowDeps:
+        return self._deps
 
     @property
     def conversation(self) -> Conversation:
@@ -125,6 +160,11 @@ class TurnController(QObject, Generic[V]):
     @property
     def turn_task(self) -> asyncio.Task[None] | None:
         return self._turn_task
+
+    @property
+    def speech_muted(self) -> bool:
+        """Nobody would hear speech now: no speaker, or the user muted it."""
+        return self._deps.sink is None or self._muted
 
     @property
     def busy(self) -> bool:
@@ -153,8 +193,24 @@ class TurnController(QObject, Generic[V]):
         self._set_phase("interrupt")  # at once: the click was heard
         if previous is None:
             self._view = view  # Interrupt works from the first moment
+        self._say_missing_tools()
         self._turn_task = asyncio.ensure_future(self._run_turn(text, view, previous))
         return True
+
+    def _say_missing_tools(self) -> None:
+        """Under the user's words: which MCP servers this turn goes without
+        (their tools join its next request once they are up). Asking also
+        retries the failed ones in the background; nothing waits."""
+        before_turn = self._deps.before_turn
+        if before_turn is None:
+            return
+        try:
+            line = readiness_line(before_turn())
+        except Exception:  # the turn goes on; the servers' state is in the status bar
+            log.exception("could not read the MCP servers' readiness")
+            return
+        if line is not None:
+            self.notice.emit("system", line)
 
     async def _run_turn(self, text: str, view: V, previous: asyncio.Task[None] | None) -> None:
         me = asyncio.current_task()
@@ -165,7 +221,7 @@ class TurnController(QObject, Generic[V]):
         conversation = self._conversation
         try:
             outcome = await conversation.run_turn(
-                text, view, sink=self._deps.sink, auto_approve=self.is_always_allowed
+                text, view, sink=self._deps.sink, auto_approve=self.is_always_allowed, muted=self.speech_muted
             )
             status = outcome.status
         except asyncio.CancelledError:
@@ -185,7 +241,12 @@ class TurnController(QObject, Generic[V]):
             self.turn_finished.emit(status)
 
     def is_always_allowed(self, tool_name: str) -> bool:
-        return tool_name in self._settings.always_allow
+        """Whether this tool, from the server that offers it now, is on the
+        always-allow list (entries name their server: ``allow_key``)."""
+        settings = self._settings.with_allow_keys(self._deps.allow_key_for)
+        if settings is not self._settings:
+            self.save_settings(settings)  # old bare names, now tied to their server
+        return allow_key(tool_name, self._deps.tool_server(tool_name)) in self._settings.always_allow
 
     def interrupt(self) -> None:
         """The Interrupt button: Interrupting… until ``interrupted`` arrives."""
@@ -194,8 +255,13 @@ class TurnController(QObject, Generic[V]):
             return
         view.tracker.interrupt_clicked()
         self._set_phase("interrupting")
+        tail = not self._conversation.replying
         if not self._conversation.interrupt():
-            # Nothing was running any more (only the tail of the turn): done.
+            self._set_phase("send")  # nothing was running any more
+        elif tail:
+            # The reply was complete; only its speech still played. It stops
+            # now, and no ``interrupted`` will come to free the button.
+            self.notice.emit("system", tr("sys_speech_stopped"))
             self._set_phase("send")
 
     def on_interrupted(self, _reason: str) -> None:
@@ -237,7 +303,7 @@ class TurnController(QObject, Generic[V]):
         if view is None or state is None or state.task_id is None:
             return
         if approved and always:
-            self.set_always_allowed(state.tool_name, True)
+            self.set_always_allowed(allow_key(state.tool_name, state.server), True)
         view.mark_answered(tool_call_id, approved)
         if not self._conversation.answer_approval(state.task_id, approved):
             view.invalidate_pending()
@@ -248,15 +314,16 @@ class TurnController(QObject, Generic[V]):
         try:
             ok = self._deps.forms.respond(form_id, answers)
         except FormAnswerError as exc:
-            return FormReply(error=str(exc))
+            return FormReply(error=form_error_text(exc))
         if not ok:
             return FormReply("closed")
         return FormReply("submitted" if answers is not None else "cancelled")
 
     # -------------------------------------------------------- settings
 
-    def set_always_allowed(self, tool_name: str, allowed: bool) -> None:
-        self.save_settings(self._settings.with_allowed(tool_name, allowed))
+    def set_always_allowed(self, key: str, allowed: bool) -> None:
+        """``key``: an always-allow entry (``core.approval.allow_key``)."""
+        self.save_settings(self._settings.with_allowed(key, allowed))
 
     def save_muted(self, muted: bool) -> None:
         if muted != self._settings.muted:
@@ -267,7 +334,9 @@ class TurnController(QObject, Generic[V]):
             self.save_settings(replace(self._settings, volume=volume))
 
     def push_audio(self, volume: float, muted: bool) -> None:
-        """Tell the speaker (when it takes them) the current level and mute."""
+        """Tell the speaker (when it takes them) the current level and mute,
+        and the running turn's queue the mute (muting releases its text)."""
+        self._muted = muted
         sink = self._deps.sink
         set_muted = getattr(sink, "set_muted", None)
         set_volume = getattr(sink, "set_volume", None)
@@ -275,6 +344,9 @@ class TurnController(QObject, Generic[V]):
             set_muted(muted)
         if set_volume is not None:
             set_volume(volume)
+        queue = self._conversation.queue
+        if queue is not None:
+            queue.set_muted(self.speech_muted)
 
     def has_api_key(self) -> bool:
         try:
@@ -336,4 +408,4 @@ class TurnController(QObject, Generic[V]):
             save(conversation)
 
 
-__all__ = ["CardInfo", "FormReply", "TurnController", "TurnSurface"]
+__all__ = ["CardInfo", "FormReply", "TurnController", "TurnSurface", "readiness_line"]

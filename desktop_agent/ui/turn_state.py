@@ -1,10 +1,11 @@
 """Per-turn decisions of the window, without Qt (seed 000 §4 "front-end
 system messages" and the interrupt button's two phases).
 
-Three system messages, each shown once:
+System messages, one per turn:
 
 - the user clicked Interrupt → "Conversation interrupted";
-- the user clicked Reject → "Session interrupted", shown at the click; the
+- the user clicked Reject → "Conversation interrupted" too (the seed's
+  "session interrupted" named the same event), shown at the click; the
   ``interrupted`` that follows shows nothing more;
 - the approval timed out (not the user's doing) → "Tool approval timed out…".
 
@@ -23,8 +24,6 @@ ButtonPhase = Literal["send", "interrupt", "interrupting"]
 """Send (idle) → Interrupt (turn running) → Interrupting… (disabled, until
 ``interrupted`` arrives or the fallback fires) → Send."""
 
-EndPhase = Literal["rejected", "invalidated"]
-
 
 @dataclass
 class TurnTracker:
@@ -42,7 +41,7 @@ class TurnTracker:
         if self.user_rejected or self.user_interrupted:
             return None
         self.user_rejected = True
-        return "sys_session_interrupted"
+        return "sys_interrupted"
 
     def on_interrupted(self, reason: str) -> str | None:
         """The system message for an ``interrupted`` message, if any."""
@@ -54,8 +53,3 @@ class TurnTracker:
         if self.user_interrupted:
             reason = "user"
         return INTERRUPTED_TEXT.get(reason)
-
-    def rejected_card_phase(self) -> EndPhase:
-        """How a ``tool_rejected`` card ends: invalidated when the user
-        interrupted, rejected for a Reject click or an approval timeout."""
-        return "invalidated" if self.user_interrupted and not self.user_rejected else "rejected"

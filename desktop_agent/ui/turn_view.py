@@ -40,6 +40,7 @@ from desktop_agent.ui.card_state import (
     auto_approved,
     invalidate,
     new_card,
+    not_answered,
 )
 from desktop_agent.ui.chat_view import ChatView
 from desktop_agent.ui.form_widget import FormWidget
@@ -66,6 +67,8 @@ class TurnView:
         on_attention: Callable[[str, str, str], None] = lambda _kind, _id, _text: None,
         on_interrupted: Callable[[str], None] = lambda _reason: None,
         on_card: Callable[[ToolCardState], None] = lambda _state: None,
+        server_of: Callable[[str], str | None] = lambda _name: None,
+        approval_timeout_s: float | None = None,
     ) -> None:
         self.chat = chat
         self.tracker = TurnTracker()
@@ -79,6 +82,9 @@ class TurnView:
         self._on_attention = on_attention
         self._on_interrupted = on_interrupted
         self._on_card = on_card
+        self._server_of = server_of
+        """The MCP server offering a tool name (None: built-in)."""
+        self._approval_timeout_s = approval_timeout_s
         self._new_round = False
         """The next text starts a new agent round (a new paragraph)."""
 
@@ -99,9 +105,7 @@ class TurnView:
                 self.chat.add_card(VisualCardWidget(message.card))
             case ToolCallMessage() | ToolProgressMessage() | ToolOutputMessage() | ToolRejectedMessage():
                 card = self._card(message)
-                state = apply_message(card.state, message)
-                if isinstance(message, ToolRejectedMessage) and state.phase == "rejected":
-                    state = replace(state, phase=self.tracker.rejected_card_phase())
+                state = self._named(apply_message(card.state, message), card.state)
                 self._render(card, state)
                 if not state.pending:
                     self._close_form_of(state.tool_call_id)
@@ -110,13 +114,13 @@ class TurnView:
 
     def approval_needed(self, message: ToolCallMessage) -> None:
         card = self._card(message)
-        self._render(card, apply_message(card.state, message))
+        self._render(card, self._named(apply_message(card.state, message), card.state))
         state = card.state
         self._on_attention("approval", state.tool_call_id, tr("tray_approval", name=state.tool_name))
 
     def auto_approved(self, message: ToolCallMessage) -> None:
         card = self._card(message)
-        self._render(card, auto_approved(apply_message(card.state, message)))
+        self._render(card, auto_approved(self._named(apply_message(card.state, message), card.state)))
 
     def notice(self, message: WarningMessage | ErrorMessage) -> None:
         level: BubbleRole = "error" if isinstance(message, ErrorMessage) else "warning"
@@ -125,6 +129,8 @@ class TurnView:
     def interrupted(self, message: InterruptedMessage) -> None:
         self.invalidate_pending()
         key = self.tracker.on_interrupted(message.reason)
+        if key == "sys_approval_timeout" and any(c.state.outcome == "no_answer" for c in self.cards.values()):
+            key = "sys_form_timeout"  # a form, not an approval, waited in vain
         if key is not None:
             self.chat.add_system(tr(key))
         self._on_interrupted(message.reason)
@@ -151,10 +157,11 @@ class TurnView:
             self.chat.add_system(tr(key))
         return key
 
-    def invalidate_pending(self, reason: str | None = None) -> None:
+    def invalidate_pending(self) -> None:
+        stopped = self.tracker.user_interrupted
         for card in self.cards.values():
             if card.state.pending:
-                self._render(card, invalidate(card.state, reason))
+                self._render(card, invalidate(card.state, user_stopped=stopped))
         for form in self.forms.values():
             form.finish("closed")
 
@@ -173,11 +180,22 @@ class TurnView:
         if moved:
             self._on_card(state)
 
+    def _named(self, state: ToolCardState, before: ToolCardState) -> ToolCardState:
+        """A name that grew (streamed in pieces) names its server anew."""
+        if state.tool_name == before.tool_name:
+            return state
+        return replace(state, server=self._server_of(state.tool_name))
+
     def _card(self, message: CardUpdate) -> ToolCardWidget:
         tool_call_id = message.tool_call_id
         card = self.cards.get(tool_call_id)
         if card is None:
-            card = ToolCardWidget(new_card(message))
+            state = new_card(
+                message,
+                server=self._server_of(message.tool_name) if isinstance(message, ToolCallMessage) else None,
+                approval_timeout_s=self._approval_timeout_s,
+            )
+            card = ToolCardWidget(state)
             card.answered.connect(self._on_answer)
             self.cards[tool_call_id] = card
             self.chat.add_card(card)
@@ -188,7 +206,7 @@ class TurnView:
         form_id = message.form_id
         form = FormWidget(form_id, [q.to_json() for q in message.questions], message.title)
         form.submitted.connect(self._on_form_submit)
-        form.cancelled.connect(self._on_form_cancel)
+        form.cancelled.connect(self._form_cancelled)
         self.forms[form_id] = form
         tool_call_id = message.tool_call_id
         self._form_of_call[tool_call_id] = form_id
@@ -197,6 +215,13 @@ class TurnView:
             self._render(card, replace(card.state, form_attached=True))
         self.chat.add_card(form)
         self._on_attention("form", form_id, tr("tray_form"))
+
+    def _form_cancelled(self, form_id: str) -> None:
+        tool_call_id = next((c for c, f in self._form_of_call.items() if f == form_id), None)
+        card = self.cards.get(tool_call_id) if tool_call_id is not None else None
+        if card is not None:
+            self._render(card, not_answered(card.state))
+        self._on_form_cancel(form_id)
 
     def _close_form_of(self, tool_call_id: str) -> None:
         form_id = self._form_of_call.get(tool_call_id)

@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from desktop_agent.core.conversation import Conversation
     from desktop_agent.core.forms import FormManager
     from desktop_agent.core.ports import AudioSink
-    from desktop_agent.mcp_engine import ServerStatus
+    from desktop_agent.mcp_engine import Readiness, ServerStatus
     from desktop_agent.services import AppliedSettings
     from desktop_agent.storage.settings import Settings, SettingsStore
 
@@ -26,6 +26,14 @@ class SettingsApplier(Protocol):
 
 
 def _no_key() -> str | None:
+    return None
+
+
+def _built_in(_tool_name: str) -> str | None:
+    return None
+
+
+def _not_certain(_tool_name: str) -> str | None:
     return None
 
 
@@ -58,3 +66,15 @@ class WindowDeps:
     resources may then be released (the New button); None hides the button."""
     save_conversation: Callable[[Conversation], None] | None = None
     """Store a conversation's history (after each turn, and at close)."""
+    tool_server: Callable[[str], str | None] = _built_in
+    """The MCP server offering a tool name, None for a built-in tool (the
+    cards name it; always-allow entries are keyed by it)."""
+    allow_key_for: Callable[[str], str | None] = _not_certain
+    """The always-allow entry a bare saved tool name stands for, when
+    certain (``Services.allow_key_for``)."""
+    before_turn: Callable[[], Readiness] | None = None
+    """Called as a turn starts: the MCP servers it goes without (still
+    starting, or failed and now retried in the background); never waits
+    (``Services.before_turn``)."""
+    retry_server: Callable[[str], bool] | None = None
+    """Start a failed MCP server again (its status item's Retry)."""

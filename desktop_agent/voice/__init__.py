@@ -5,7 +5,7 @@ voice segments concurrently and pushes their audio onto the bus in order.
 Nothing here imports Qt; the player is :mod:`desktop_agent.ui.audio_sink`.
 """
 
-from desktop_agent.voice.auto import AutoEngine
+from desktop_agent.voice.auto import AutoEngine, SpeechNotice
 from desktop_agent.voice.cache import SpeechCache
 from desktop_agent.voice.edge import EdgeTTSEngine
 from desktop_agent.voice.espeak import EspeakEngine
@@ -20,6 +20,7 @@ __all__ = [
     "EspeakEngine",
     "SilentEngine",
     "SpeechCache",
+    "SpeechNotice",
     "SpeechPipeline",
     "make_engine",
 ]

@@ -1,11 +1,19 @@
 """``auto``: the good online voice when it works, the offline one when not.
 
-The user hears about a switch exactly once each way ("edge unavailable …,
-speaking with espeak" / "edge is back"), not once per segment. While the
-primary is down, segments go straight to the fallback (no per-segment
-timeout paid); after ``retry_primary_after_s`` one segment probes the primary
-again while concurrent segments keep using the fallback, so a stalled
-network costs at most one slow segment per interval.
+The user hears about the fallback once, as a typed notice
+(:data:`SpeechNotice`) that the front end words in its own language ("Online
+voice unavailable — using the offline voice (espeak-ng)"); the reason (an
+exception's text, often an ``ssl.SSLContext`` repr) is for the log only,
+never for that line. One engine announces its first fallback and nothing
+after it: a network that comes and goes flips the engine back and forth,
+and each switch (with its reason) is logged, but saying so every time would
+be noise. ``Services`` also keeps a remade engine (a settings change) from
+saying it again, so it is once per session.
+
+While the primary is down, segments go straight to the fallback (no
+per-segment timeout paid); after ``retry_primary_after_s`` one segment
+probes the primary again while concurrent segments keep using the fallback,
+so a stalled network costs at most one slow segment per interval.
 """
 
 from __future__ import annotations
@@ -13,6 +21,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
+from typing import Literal
 
 from desktop_agent.core.ports import Speech, TTSEngine, TTSError
 from desktop_agent.voice.cache import engine_key
@@ -20,19 +29,26 @@ from desktop_agent.voice.text import one_line
 
 log = logging.getLogger(__name__)
 
+SpeechNotice = Literal["speech_offline_fallback"]
+"""What the voice layer tells the user, as a kind the front end words (each
+kind is also the UI text's key in :mod:`desktop_agent.ui.i18n`):
+``speech_offline_fallback``: the online voice failed; the offline one speaks."""
+
 
 class AutoEngine:
     """:class:`~desktop_agent.core.ports.TTSEngine` with a fallback.
 
-    ``on_notice`` receives one human-readable line per switch; the clock is
-    injected so tests need no waiting.
+    ``on_notice`` is told ``speech_offline_fallback`` the first time the
+    primary fails (never again for this engine; the return of the primary and
+    later switches are logged only). The clock is injected so tests need no
+    waiting.
     """
 
     def __init__(
         self,
         primary: TTSEngine,
         fallback: TTSEngine,
-        on_notice: Callable[[str], None],
+        on_notice: Callable[[SpeechNotice], None],
         retry_primary_after_s: float = 30,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
@@ -45,6 +61,7 @@ class AutoEngine:
         self._clock = clock
         self._down_since: float | None = None
         self._probing = False
+        self._announced = False
 
     @property
     def name(self) -> str:
@@ -68,6 +85,7 @@ class AutoEngine:
 
     async def synthesize(self, text: str) -> Speech:
         primary_error: str | None = None
+        detail = ""
         if self._should_try_primary():
             probe = self._down_since is not None
             self._probing = self._probing or probe
@@ -75,6 +93,7 @@ class AutoEngine:
                 speech = await self._primary.synthesize(text)
             except TTSError as exc:
                 primary_error = str(exc)
+                detail = _whole_cause(exc)
             except Exception as exc:  # an adapter bug must not silence the fallback
                 log.exception("%s engine raised a non-TTSError", self._primary.name)
                 primary_error = one_line(f"{type(exc).__name__}: {exc}")
@@ -84,7 +103,7 @@ class AutoEngine:
             finally:
                 if probe:
                     self._probing = False
-            self._primary_failed(primary_error)
+            self._primary_failed(detail or primary_error)
         try:
             return await self._fallback.synthesize(text)
         except TTSError as exc:
@@ -93,20 +112,26 @@ class AutoEngine:
             raise TTSError(one_line(f"{exc} (and {self._primary.name}: {primary_error})")) from exc
 
     def _primary_failed(self, reason: str) -> None:
+        """``reason`` is for the log only (the user gets a notice kind)."""
         was_up = self._down_since is None
         self._down_since = self._clock()
-        if was_up:
-            log.warning(
-                "speech: %s failed (%s); falling back to %s", self._primary.name, reason, self._fallback.name
-            )
-            self._on_notice(
-                one_line(
-                    f"{self._primary.name} speech unavailable ({reason}); speaking with {self._fallback.name}"
-                )
-            )
+        if not was_up:
+            return
+        log.warning("speech: %s failed (%s); falling back to %s", self._primary.name, reason, self._fallback.name)
+        if not self._announced:
+            self._announced = True
+            self._on_notice("speech_offline_fallback")
 
     def _primary_ok(self) -> None:
         if self._down_since is not None:
             self._down_since = None
             log.info("speech: %s is back", self._primary.name)
-            self._on_notice(f"{self._primary.name} speech is back")
+
+
+def _whole_cause(error: TTSError) -> str:
+    """The adapter's original exception, unshortened (a TTSError's own text
+    is cut to one bus-sized line), for the log; empty when it has none."""
+    cause = error.__cause__
+    if cause is None:
+        return ""
+    return " ".join(f"{type(cause).__name__}: {cause}".split())

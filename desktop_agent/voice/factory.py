@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from desktop_agent.core.ports import TTSEngine
-from desktop_agent.voice.auto import AutoEngine
+from desktop_agent.voice.auto import AutoEngine, SpeechNotice
 from desktop_agent.voice.edge import EdgeTTSEngine
 from desktop_agent.voice.espeak import EspeakEngine
 from desktop_agent.voice.silent import SilentEngine
@@ -27,10 +27,11 @@ def make_engine(
     voice: str = "",
     rate: str = "+0%",
     volume: str = "+0%",
-    on_notice: Callable[[str], None] = lambda _line: None,
+    on_notice: Callable[[SpeechNotice], None] = lambda _kind: None,
 ) -> TTSEngine | None:
     """Build the engine called ``name``; ``none`` gives None (no audio
-    messages at all). Raises ValueError naming the bad value."""
+    messages at all); ``on_notice`` hears ``auto``'s fallback (see
+    :mod:`desktop_agent.voice.auto`). Raises ValueError naming the bad value."""
     if name == "none":
         return None
     if name == "silent":

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from desktop_agent.core.agent import AgentClient
@@ -11,18 +11,22 @@ from desktop_agent.core.approval import ApprovalManager, approval_key
 from desktop_agent.core.bus import SessionMessageBus
 from desktop_agent.core.chat_handler import (
     REASON_INTERRUPTED,
+    REASON_NO_ANSWER,
+    REASON_NOT_RUN,
     REASON_REJECTED,
     REASON_TIMEOUT,
     ChatHandler,
 )
 from desktop_agent.core.events import TurnOutcome
-from desktop_agent.core.ports import Tool
+from desktop_agent.core.forms import FormManager
+from desktop_agent.core.ports import Tool, ToolContext, ToolResult, ToolSpec
 from desktop_agent.core.session import SessionManager
 from desktop_agent.core.tool_router import ToolRouter
 from desktop_agent.testing.bus_reader import BusReader, unstamped
 from desktop_agent.testing.fake_tools import BlockingTool, EchoTool
 from desktop_agent.testing.scripted_llm import ScriptedLLM
 from desktop_agent.testing.scripted_replies import Reply, ToolCallScript, text_reply, tool_reply
+from desktop_agent.tools.ask_user_question import AskUserQuestionTool
 
 SID = "s1"
 Msg = dict[str, Any]
@@ -197,7 +201,8 @@ async def test_interrupt_during_approval_wait() -> None:
     outcome = await turn.run(on_message)
     assert outcome.status == "user"
     assert turn.types()[-3:] == ["tool_rejected", "interrupted", "turn_end"]
-    assert turn.messages[-3]["reason"] == REASON_REJECTED
+    # The user interrupted; nobody rejected this call, and the model is told so.
+    assert turn.messages[-3]["reason"] == REASON_NOT_RUN
     assert "partial_result" not in turn.messages[-3]
 
 
@@ -297,3 +302,76 @@ async def test_tool_call_without_id_gets_one() -> None:
     await turn.run()
     ids = {m["tool_call_id"] for m in turn.messages if m["type"] == "tool_call"}
     assert len(ids) == 1 and next(iter(ids))
+
+
+class ChattyTool:
+    """Prints two lines and an unfinished one, then returns or blocks."""
+
+    def __init__(self, block: bool = False) -> None:
+        self.block = block
+        self.name = "chatty"
+
+    @property
+    def spec(self) -> ToolSpec:
+        return ToolSpec(self.name, "Prints.", {"type": "object", "properties": {}}, skip_approval=True)
+
+    async def run(self, arguments: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
+        ctx.output("stdout", "one\n")  # sent at once
+        ctx.output("stdout", "two\n")  # held for the next batch
+        ctx.output("stderr", "almost")  # an unfinished line
+        if self.block:
+            ctx.progress(1, None, "waiting")
+            await asyncio.Event().wait()
+        return ToolResult("printed")
+
+
+def _output_and_ends(messages: list[Msg]) -> list[tuple[str, str]]:
+    return [
+        (m["type"] if m["type"] != "tool_call" else m["state"], m.get("text", ""))
+        for m in messages
+        if m["type"] in ("tool_output", "tool_rejected") or m.get("state") in ("executing", "result")
+    ]
+
+
+async def test_tool_output_arrives_between_executing_and_result_with_nothing_held_back() -> None:
+    turn = Turn([text_reply("Ok.<need_tool>"), tool_reply("chatty", {}), text_reply("Done.")], [ChattyTool()])
+    await turn.run()
+    assert _output_and_ends(turn.messages) == [
+        ("executing", ""),
+        ("tool_output", "one\n"),
+        ("tool_output", "two\n"),
+        ("tool_output", "almost"),
+        ("result", ""),
+    ]
+
+
+async def test_an_interrupt_sends_the_held_output_before_tool_rejected() -> None:
+    turn = Turn([text_reply("Ok.<need_tool>"), tool_reply("chatty", {})], [ChattyTool(block=True)])
+
+    def on_message(message: Msg, t: Turn) -> None:
+        if message["type"] == "tool_progress":
+            t.sessions.cancel(SID, "user")
+
+    await turn.run(on_message)
+    assert _output_and_ends(turn.messages) == [
+        ("executing", ""),
+        ("tool_output", "one\n"),
+        ("tool_output", "two\n"),
+        ("tool_output", "almost"),
+        ("tool_rejected", ""),
+    ]
+
+
+async def test_a_form_nobody_answers_ends_the_turn_like_an_unanswered_approval() -> None:
+    forms = FormManager()
+    ask = AskUserQuestionTool(forms)
+    question = {"question": "Which city?"}
+    turn = Turn([text_reply("Ok.<need_tool>"), tool_reply("ask_user_question", question), text_reply("never")],
+                [ask])
+    outcome = await turn.run(approval_timeout_s=0.05)  # nobody answers the form
+    assert outcome.status == "approval_timeout"
+    assert turn.types()[-4:] == ["form_request", "tool_rejected", "interrupted", "turn_end"]
+    assert turn.messages[-3]["reason"] == REASON_NO_ANSWER
+    assert turn.messages[-2] == {"type": "interrupted", "reason": "approval_timeout"}
+    assert forms.pending() == []
+    assert len(turn.llm.requests) == 2  # the model was not asked to go on

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Sequence
+from typing import Any
 
 import pytest
 
@@ -13,14 +14,17 @@ from desktop_agent.core import prompts
 from desktop_agent.core.agent import AgentClient
 from desktop_agent.core.conversation import Conversation
 from desktop_agent.core.events import TurnOutcome
-from desktop_agent.core.history import TRUNCATION_MARK, check_history
-from desktop_agent.core.messages import ToolCallMessage
+from desktop_agent.core.history import REPAIRED_ANSWER, TRUNCATION_MARK, check_history, repair_history
+from desktop_agent.core.messages import TextMessage, ToolCallMessage
 from desktop_agent.core.ports import Tool
 from desktop_agent.core.tool_router import ToolRouter
+from desktop_agent.testing.fake_sink import FakeAudioSink
 from desktop_agent.testing.fake_tools import EchoTool
+from desktop_agent.testing.fake_tts import FakeTTS
 from desktop_agent.testing.scripted_llm import ScriptedLLM
 from desktop_agent.testing.scripted_replies import Reply, text_reply, tool_reply
 from desktop_agent.testing.views import NullView
+from desktop_agent.voice import SpeechPipeline
 
 PLANNING = {"role": "system", "content": prompts.PLANNING_PROMPT}
 
@@ -84,6 +88,7 @@ async def test_a_turn_extends_the_history_with_the_user_message_and_what_was_con
 
 
 async def test_a_second_turn_sends_the_earlier_turn_with_long_tool_values_truncated() -> None:
+    # Arguments are cut inside their string values, so they stay JSON (DESIGN §2a).
     long_text = "a" * 400
     arguments = json.dumps({"text": long_text})
     conv, llm = conversation(
@@ -100,7 +105,7 @@ async def test_a_second_turn_sends_the_earlier_turn_with_long_tool_values_trunca
     assert llm.requests[3]["messages"] == [
         {"role": "user", "content": "first"},
         {"role": "assistant", "content": "Ok."},
-        echo_call(arguments[:300] + TRUNCATION_MARK),
+        echo_call(json.dumps({"text": long_text[:300] + TRUNCATION_MARK}, ensure_ascii=False)),
         {"role": "tool", "tool_call_id": "call_1", "content": f"echo: {long_text}"[:300] + TRUNCATION_MARK},
         {"role": "assistant", "content": "Done."},
         {"role": "user", "content": "second"},
@@ -191,3 +196,106 @@ async def test_a_second_turn_while_one_runs_raises_and_leaves_the_first_running(
         outcome = await turn
     assert outcome.status == "user"
     assert [m for m in conv.history if m["role"] == "user"] == [{"role": "user", "content": "first"}]
+
+
+class ShowingView(NullView):
+    """Records the text it showed; raises on the text ``fail_on``."""
+
+    def __init__(self, fail_on: str | None = None) -> None:
+        self.fail_on = fail_on
+        self.shown: list[str] = []
+        self.first = asyncio.Event()
+
+    def show_text(self, message: TextMessage) -> None:
+        if message.text == self.fail_on:
+            raise RuntimeError("the view broke")
+        self.shown.append(message.text)
+        self.first.set()
+
+
+async def test_a_turn_cancelled_from_outside_keeps_what_the_user_saw() -> None:
+    # The window's interrupt fallback cancels the turn task itself.
+    conv, _llm = conversation([text_reply("Sure. <no_tool>"), Reply(text="Shown first. Then", hang=True)])
+    view = ShowingView()
+    turn = asyncio.create_task(conv.run_turn("hi", view))
+    async with asyncio.timeout(5):
+        while "Shown first. " not in view.shown:
+            await asyncio.sleep(0.01)  # the queue shows it on its own schedule
+    turn.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await turn
+
+    assert not conv.busy
+    assert conv.history == [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": "Sure. "},
+        {"role": "assistant", "content": "Shown first. "},
+    ]
+
+
+async def test_a_view_that_raises_still_leaves_what_it_showed_in_the_history() -> None:
+    conv, _llm = conversation([text_reply("Sure. <no_tool>"), text_reply("One. Two.")])
+    view = ShowingView(fail_on="Two.")
+    with pytest.raises(RuntimeError, match="the view broke"):
+        await run(conv, "hi", view)
+
+    assert not conv.busy
+    assert conv.history[0] == {"role": "user", "content": "hi"}
+    # Kept as consumed: the text the view choked on was already recorded.
+    assert "".join(str(m["content"]) for m in conv.history[1:]).startswith("Sure. One. ")
+    check_history(conv.history)
+
+
+def test_a_broken_turn_is_repaired_not_dropped() -> None:
+    broken: list[dict[str, Any]] = [
+        {"role": "user", "content": "hi"},
+        {"role": "tool", "tool_call_id": "stray", "content": "?"},
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "a", "type": "function", "function": {"name": "echo", "arguments": "{}"}},
+            {"id": "a", "type": "function", "function": {"name": "echo", "arguments": "{}"}},
+            {"id": "b", "type": "function", "function": {"name": "echo", "arguments": "{}"}},
+        ]},
+        {"role": "tool", "tool_call_id": "b", "content": "echo: b"},
+        {"role": "assistant", "content": "done"},
+    ]
+    repaired = repair_history(broken)
+    check_history(repaired)
+    assert [(m["role"], m.get("tool_call_id")) for m in repaired] == [
+        ("user", None), ("assistant", None), ("tool", "b"), ("tool", "a"), ("assistant", None),
+    ]
+    assert repaired[3]["content"] == f"Error: {REPAIRED_ANSWER}"
+    assert [c["id"] for c in repaired[1]["tool_calls"]] == ["a", "b"]
+
+
+async def test_the_approval_timeout_starts_when_the_card_is_shown_not_when_it_is_pushed() -> None:
+    # The planning sentence is still being spoken when the call asks for
+    # approval; the card shows only after it. A 0.05 s timeout counted from
+    # the push would reject the call while the user could not even see it.
+    tts, sink = FakeTTS(), FakeAudioSink()  # the clip plays until the test ends it
+    llm = ScriptedLLM([text_reply("<voice>Let me check that.</voice><need_tool>"),
+                       tool_reply("echo", {"text": "x"}), text_reply("Done.")])
+    conv = Conversation(AgentClient(llm, ToolRouter([EchoTool()]), system_prompt=None),
+                        speech_factory=lambda bus: SpeechPipeline(tts, bus), approval_timeout_s=0.05)
+    view = ApprovingView(conv, answer=None)
+    turn = asyncio.create_task(conv.run_turn("check", view, sink=sink))
+    async with asyncio.timeout(5):
+        await sink.wait_for_plays(1)
+        while conv.approvals.pending_keys() == []:  # the call waits for approval, unseen
+            await asyncio.sleep(0.01)
+    await asyncio.sleep(0.2)  # four timeouts' worth while the sentence plays
+    assert not turn.done() and view.asked == []
+    view.answer = True
+    sink.finish()  # the sentence ends; the card shows; the user approves
+    async with asyncio.timeout(5):
+        outcome = await turn
+    assert outcome.status == "completed"
+    assert [m.tool_name for m in view.asked] == ["echo"]
+
+
+async def test_an_approval_shown_and_left_unanswered_still_times_out() -> None:
+    conv, _llm = conversation([text_reply("Ok.<need_tool>"), tool_reply("echo", {"text": "x"})], [EchoTool()])
+    conv.approval_timeout_s = 0.05
+    view = ApprovingView()  # sees the card, never answers
+    outcome = await run(conv, "check", view)
+    assert outcome.status == "approval_timeout"
+    assert len(view.asked) == 1

@@ -112,11 +112,11 @@ async def test_wait_on_a_form_cancelled_before_the_wait_began_returns_cancelled_
         assert await forms.wait("f1") == CANCELLED
 
 
-async def test_a_timed_out_wait_counts_as_cancelled_and_removes_the_form() -> None:
+async def test_a_timed_out_wait_is_cancelled_says_it_timed_out_and_removes_the_form() -> None:
     forms = FormManager()
     forms.register("f1", QUESTIONS)
     async with asyncio.timeout(5):
-        assert await forms.wait("f1", timeout=0.01) == CANCELLED
+        assert await forms.wait("f1", timeout=0.01) == FormAnswer(None, cancelled=True, timed_out=True)
     assert "f1" not in forms
     assert forms.respond("f1", {"name": "late", "colour": "red"}) is False
 
@@ -161,15 +161,15 @@ def test_registering_the_same_form_twice_or_without_questions_is_refused() -> No
 @pytest.mark.parametrize(
     ("answers", "message"),
     [
-        ({"colour": "red"}, "question 'name' is required"),
-        ({"name": "", "colour": "red"}, "question 'name' is required"),
-        ({"name": "Ann"}, "question 'colour' is required"),
-        ({"name": "Ann", "colour": "green"}, "question 'colour': 'green' is not one of its options"),
-        ({"name": 3, "colour": "red"}, "question 'name' expects text, got int"),
-        ({"name": "Ann", "colour": "red", "days": "mon"}, "question 'days' expects a list of options"),
+        ({"colour": "red"}, "“Your name?” needs an answer"),
+        ({"name": "", "colour": "red"}, "“Your name?” needs an answer"),
+        ({"name": "Ann"}, "“Favourite colour?” needs an answer"),
+        ({"name": "Ann", "colour": "green"}, "“Favourite colour?” 'green' is not one of its options"),
+        ({"name": 3, "colour": "red"}, "“Your name?” expects text, got int"),
+        ({"name": "Ann", "colour": "red", "days": "mon"}, "“Which days?” expects a list of options"),
         (
             {"name": "Ann", "colour": "red", "days": ["sun"]},
-            "question 'days': 'sun' is not one of its options",
+            "“Which days?” 'sun' is not one of its options",
         ),
         ({"name": "Ann", "colour": "red", "age": "3"}, "answer for unknown question 'age'"),
     ],

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import json
 from typing import Any
 
 import pytest
@@ -10,10 +11,12 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from desktop_agent.core.history import (
+    TOOL_ERROR_PREFIX,
     TRUNCATION_MARK,
     HistoryError,
     HistoryRecorder,
     check_history,
+    tool_answer,
     truncate_for_send,
 )
 from desktop_agent.core.messages import (
@@ -101,11 +104,45 @@ def test_truncation_cuts_tool_context_except_whitelisted_tools() -> None:
         {"role": "tool", "tool_call_id": "b", "content": long},
     ]
     out = truncate_for_send(messages)
-    assert out[1]["tool_calls"][0]["function"]["arguments"] == "x" * 300 + TRUNCATION_MARK
+    assert out[1]["tool_calls"][0]["function"]["arguments"] == "x" * 300 + TRUNCATION_MARK  # not JSON: cut as text
     assert out[1]["tool_calls"][1]["function"]["arguments"] == long
     assert out[2]["content"] == "x" * 300 + TRUNCATION_MARK
     assert out[3]["content"] == long
     assert messages[2]["content"] == long  # the original is untouched
+
+
+def test_truncation_cuts_long_string_values_inside_the_arguments_and_keeps_them_json() -> None:
+    arguments = {"path": "/tmp/x", "body": "b" * 500, "lines": ["l" * 400, 7], "opts": {"note": "n" * 301}}
+    messages: list[dict[str, Any]] = [
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "a", "type": "function", "function": {"name": "write", "arguments": json.dumps(arguments)}}]},
+        {"role": "tool", "tool_call_id": "a", "content": "ok"},
+    ]
+    cut = json.loads(truncate_for_send(messages)[0]["tool_calls"][0]["function"]["arguments"])
+    assert cut == {
+        "path": "/tmp/x",
+        "body": "b" * 300 + TRUNCATION_MARK,
+        "lines": ["l" * 300 + TRUNCATION_MARK, 7],
+        "opts": {"note": "n" * 300 + TRUNCATION_MARK},
+    }
+
+
+def test_arguments_with_nothing_to_cut_keep_their_exact_text() -> None:
+    text = '{ "command" : "ls -l" }'
+    messages = [{"role": "assistant", "content": None, "tool_calls": [
+        {"id": "a", "type": "function", "function": {"name": "run_command", "arguments": text}}]}]
+    assert truncate_for_send(messages)[0]["tool_calls"][0]["function"]["arguments"] == text
+
+
+def test_a_failed_result_is_marked_as_an_error_for_the_model() -> None:
+    history = record(
+        call("start"), call("executing", args={"command": "false"}),
+        call("result", args={"command": "false"}, result="exit code 1", is_error=True), TurnEndMessage(),
+    )
+    assert history[-1]["content"] == f"{TOOL_ERROR_PREFIX}exit code 1"
+    assert tool_answer("Error: bad JSON", is_error=True) == "Error: bad JSON"  # marked once
+    assert tool_answer("fine", is_error=False) == "fine"
+    assert tool_answer("", is_error=True) == "Error: the tool failed without a message"
 
 
 @pytest.mark.parametrize(

@@ -90,12 +90,20 @@ def approval(task_id: str = "t1", name: str = "x") -> ToolCallMessage:
     return ToolCallMessage("approval_required", "c", name, {}, task_id=task_id)
 
 
-async def test_voice_text_waits_for_its_audio_and_plays_in_order() -> None:
+def speaking_queue(
+    *, muted: bool = False
+) -> tuple[SessionMessageBus, RecordingView, FakeAudioSink, PlaybackQueue, asyncio.Task[None]]:
+    """A running queue that expects audio for voice text, with a fake
+    speaker: the bus, the view, the speaker, the queue and its task."""
     bus = SessionMessageBus("s")
     view, sink = RecordingView(), FakeAudioSink()
-    queue = PlaybackQueue(view, approver=lambda t, a: True, sink=sink, expect_audio=True)
+    queue = PlaybackQueue(view, approver=lambda t, a: True, sink=sink, expect_audio=True, muted=muted)
     queue.attach(bus)
-    runner = asyncio.create_task(queue.run(bus))
+    return bus, view, sink, queue, asyncio.create_task(queue.run(bus))
+
+
+async def test_voice_text_waits_for_its_audio_and_plays_in_order() -> None:
+    bus, view, sink, queue, runner = speaking_queue()
     async with asyncio.timeout(5):
         push_text(bus, 1, "one", voice=True)
         push_text(bus, 2, "plain")
@@ -168,11 +176,7 @@ async def test_always_allowed_tool_is_answered_without_asking() -> None:
 
 
 async def test_interrupted_drops_unshown_text_and_stops_playback() -> None:
-    bus = SessionMessageBus("s")
-    view, sink = RecordingView(), FakeAudioSink()
-    queue = PlaybackQueue(view, approver=lambda t, a: True, sink=sink, expect_audio=True)
-    queue.attach(bus)
-    runner = asyncio.create_task(queue.run(bus))
+    bus, view, sink, queue, runner = speaking_queue()
     push_text(bus, 1, "playing", voice=True)
     push_audio(bus, 1)
     push_text(bus, 2, "never shown", voice=True)
@@ -203,3 +207,61 @@ async def test_interrupt_unblocks_a_pending_approval() -> None:
     assert view.events == [("approval", "t1"), ("tool", "tool_rejected"),
                            ("interrupted", "approval_timeout"), ("turn_end", None)]
     assert queue.history.messages[-1] == {"role": "tool", "tool_call_id": "c", "content": "timed out"}
+
+
+async def test_a_muted_queue_shows_voice_text_at_once_and_plays_nothing() -> None:
+    bus, view, sink, queue, runner = speaking_queue(muted=True)
+    async with asyncio.timeout(5):
+        push_text(bus, 1, "One. ", voice=True)
+        push_text(bus, 2, "Two.", voice=True)
+        await until(lambda: len(view.events) == 2)  # neither audio has come
+        assert queue.waiting_audio is None
+        push_audio(bus, 1, b"c1")  # late audio is never played
+        push_audio(bus, 2, b"c2")
+        bus.push(TurnEndMessage())
+        await runner
+    assert view.events == [("text", "One. "), ("text", "Two."), ("turn_end", None)]
+    assert sink.log == []
+    assert queue.history.messages == [{"role": "assistant", "content": "One. Two."}]
+
+
+async def test_muting_releases_the_text_waiting_for_its_audio_and_unmuting_waits_again() -> None:
+    bus, view, sink, queue, runner = speaking_queue()
+    async with asyncio.timeout(5):
+        push_text(bus, 1, "One. ", voice=True)
+        await until(lambda: queue.waiting_audio == 1)
+        queue.set_muted(True)
+        await view.wait_for("text")
+        assert (queue.muted, queue.waiting_audio) == (True, None)
+        push_audio(bus, 1, b"c1")  # too late, and muted: not played
+        queue.set_muted(False)
+        push_text(bus, 2, "Two.", voice=True)
+        await until(lambda: queue.waiting_audio == 2)
+        assert view.events == [("text", "One. ")]
+        push_audio(bus, 2, b"c2")
+        await sink.wait_for_plays(1)
+        sink.finish()
+        bus.push(TurnEndMessage())
+        await runner
+    assert sink.plays == [(b"c2", "audio/wav")]
+    assert view.events == [("text", "One. "), ("text", "Two."), ("turn_end", None)]
+    assert queue.history.messages == [{"role": "assistant", "content": "One. Two."}]
+
+
+async def test_muting_mid_reply_silences_the_clip_and_the_rest_shows_at_once() -> None:
+    bus, view, sink, queue, runner = speaking_queue()
+    async with asyncio.timeout(5):
+        push_text(bus, 1, "One. ", voice=True)
+        push_audio(bus, 1, b"c1")
+        push_text(bus, 2, "Two. ", voice=True)
+        push_audio(bus, 2, b"c2")  # ready, but muted before its turn
+        push_text(bus, 3, "Three.", voice=True)  # its audio never comes
+        await sink.wait_for_plays(1)
+        assert view.events == [("text", "One. ")]
+        queue.set_muted(True)
+        await until(lambda: len(view.events) == 3)
+        bus.push(TurnEndMessage())
+        await runner
+    assert sink.log == [("play", b"c1", "audio/wav"), ("stop",), ("stopped", 0)]
+    assert view.events == [("text", "One. "), ("text", "Two. "), ("text", "Three."), ("turn_end", None)]
+    assert queue.history.messages == [{"role": "assistant", "content": "One. Two. Three."}]

@@ -1,11 +1,28 @@
-"""BusToolContext: progress with an ETA, cards, and the partial output it
-owns (no shared bus state)."""
+"""BusToolContext: progress with an ETA, cards, coalesced live output, and
+the partial output it owns (no shared bus state)."""
 
 from __future__ import annotations
 
+import asyncio
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from desktop_agent.core.bus import SessionMessageBus
-from desktop_agent.core.messages import Card, CardMessage, ToolProgressMessage
-from desktop_agent.core.tool_context import BusToolContext, PartialOutput
+from desktop_agent.core.messages import (
+    Card,
+    CardMessage,
+    OutputStream,
+    ToolOutputMessage,
+    ToolProgressMessage,
+)
+from desktop_agent.core.tool_context import (
+    OPEN_LINE_MAX_CHARS,
+    OUTPUT_INTERVAL_S,
+    BusToolContext,
+    OutputCoalescer,
+    PartialOutput,
+)
 from desktop_agent.testing.bus_reader import BusReader
 
 
@@ -63,3 +80,91 @@ def test_push_card_pushes_a_card_message_for_its_call() -> None:
     ctx = BusToolContext(bus, "c1", "conv")
     ctx.push_card(Card("T", "b"))
     assert [i.message for i in reader.items] == [CardMessage("c1", Card("T", "b"))]
+
+
+# ------------------------------------------------------------ live output
+
+
+def _outputs(reader: BusReader) -> list[ToolOutputMessage]:
+    return [i.message for i in reader.items if isinstance(i.message, ToolOutputMessage)]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["stdout", "stderr"]), st.text(alphabet="ab\n\r中", max_size=12)),
+        max_size=30,
+    )
+)
+def test_coalesced_output_loses_nothing_and_sends_whole_lines(
+    writes: list[tuple[OutputStream, str]],
+) -> None:
+    pushed: list[tuple[OutputStream, str]] = []
+    coalescer = OutputCoalescer(lambda stream, text: pushed.append((stream, text)))
+    for stream, text in writes:
+        coalescer.write(stream, text)
+    coalescer.flush(final=True)
+    for name in ("stdout", "stderr"):
+        sent = [text for stream, text in pushed if stream == name]
+        assert "".join(sent) == "".join(text for stream, text in writes if stream == name)
+        assert all(text.endswith("\n") for text in sent[:-1])  # only the very last may be open
+    assert all(text for _, text in pushed)
+
+
+async def test_interleaved_streams_keep_their_order() -> None:
+    pushed: list[tuple[OutputStream, str]] = []
+    coalescer = OutputCoalescer(lambda stream, text: pushed.append((stream, text)))
+    coalescer.write("stdout", "one\n")
+    coalescer.write("stdout", "two\n")
+    coalescer.write("stderr", "oops\n")
+    coalescer.write("stdout", "three\n")
+    coalescer.flush()
+    # The first write goes at once; the rest waited for one batch.
+    assert pushed == [("stdout", "one\n"), ("stdout", "two\n"), ("stderr", "oops\n"), ("stdout", "three\n")]
+
+
+def test_an_unfinished_line_waits_for_its_end_unless_it_grows_too_long() -> None:
+    pushed: list[tuple[OutputStream, str]] = []
+    coalescer = OutputCoalescer(lambda stream, text: pushed.append((stream, text)))
+    coalescer.write("stdout", "50%")
+    assert pushed == []
+    coalescer.write("stdout", " done\nnext")
+    assert pushed == [("stdout", "50% done\n")]
+    coalescer.write("stdout", "x" * (OPEN_LINE_MAX_CHARS + 1))
+    assert pushed[-1] == ("stdout", "next" + "x" * (OPEN_LINE_MAX_CHARS + 1))
+
+
+async def test_output_is_batched_to_about_ten_messages_a_second_and_flushed_before_the_end() -> None:
+    bus = SessionMessageBus("s")
+    reader = BusReader(bus)
+    ctx = BusToolContext(bus, "c1", "conv")
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    lines = 0
+    while loop.time() - started < 0.35:
+        for _ in range(50):
+            lines += 1
+            ctx.output("stdout", f"line {lines}\n")
+        await asyncio.sleep(0.001)
+    elapsed = loop.time() - started
+    ctx.output("stdout", "no newline yet")
+    ctx.flush_output()
+    outputs = _outputs(reader)
+    # The first write goes at once, then one batch per interval at most
+    # (plus the final flush): counted against the time that really passed.
+    assert len(outputs) <= elapsed / OUTPUT_INTERVAL_S + 3
+    text = "".join(m.text for m in outputs)
+    assert text == "".join(f"line {n}\n" for n in range(1, lines + 1)) + "no newline yet"
+    assert {m.tool_call_id for m in outputs} == {"c1"}
+    assert outputs[0].text == "line 1\n"  # a quiet start is not held back
+
+
+async def test_a_pending_batch_is_not_sent_after_flush() -> None:
+    bus = SessionMessageBus("s")
+    reader = BusReader(bus)
+    ctx = BusToolContext(bus, "c1", "conv")
+    ctx.output("stdout", "a\n")  # sent at once
+    ctx.output("stdout", "b\n")  # held for the timer
+    ctx.flush_output()
+    await asyncio.sleep(OUTPUT_INTERVAL_S * 2)
+    assert [m.text for m in _outputs(reader)] == ["a\n", "b\n"]

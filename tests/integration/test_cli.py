@@ -17,6 +17,7 @@ import pytest
 from desktop_agent.core.history import check_history
 from desktop_agent.testing.procs import live_processes
 from desktop_agent.testing.scripted_server import Reply, ScriptedLLMServer, text_reply, tool_reply
+from desktop_agent.testing.strict_checks import no_system_role
 
 pytestmark = pytest.mark.integration
 MARKER = "sleep 48.75"
@@ -75,7 +76,8 @@ async def test_approve_all_runs_the_tool(tmp_path: Path, server: ScriptedLLMServ
         "--prompt", "run it", "--approve", "all")
     assert code == 0, err
     assert run.types() == ["text", "round_end", "tool_call:start", "tool_call:approval_required",
-                           "tool_call:executing", "tool_call:result", "round_end", "text", "round_end", "turn_end"]
+                           "tool_call:executing", "tool_output", "tool_call:result", "round_end", "text",
+                           "round_end", "turn_end"]
     events = run.events()
     assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
     assert len({e["session_id"] for e in events}) == 1
@@ -209,3 +211,59 @@ async def test_a_form_is_answered_in_the_terminal(tmp_path: Path, server: Script
     assert types[2:5] == ["tool_call:start", "tool_call:executing", "form_request"]
     result = next(e for e in run.events() if e.get("state") == "result")
     assert json.loads(result["result"]) == {"answers": {"city": "Paris", "when": "tomorrow"}}
+
+
+async def test_a_running_command_s_output_is_printed_live_and_logged_between_executing_and_result(
+    tmp_path: Path, server: ScriptedLLMServer
+) -> None:
+    run = Run(tmp_path, server)
+    fifo = tmp_path / "gate.fifo"
+    os.mkfifo(fifo)
+    gate = os.open(fifo, os.O_RDWR | os.O_NONBLOCK)
+    command = f"echo step-1; echo warn-1 >&2; read x < {fifo}; echo step-2"
+    server.set_script([PLAN, tool_reply("run_command", {"command": command}), text_reply("Both steps ran.")])
+    proc = await run.start("--prompt", "x", "--approve", "all")
+    assert proc.stderr is not None
+    printed: list[str] = []
+    try:
+        async with asyncio.timeout(60):
+            # The first lines reach the terminal while the command still waits.
+            while not {"    step-1", "    warn-1"} <= set(printed):
+                line = await proc.stderr.readline()
+                assert line, f"stderr ended early: {printed}"
+                printed.append(line.decode().rstrip("\n"))
+            assert "    step-2" not in printed
+            os.write(gate, b"go\n")
+            _out, rest = await proc.communicate()
+    finally:
+        os.close(gate)
+    assert proc.returncode == 0
+    printed += rest.decode().splitlines()
+    tool_lines = [line for line in printed if line.startswith(("    ", "[tool]"))]
+    done = next(i for i, line in enumerate(tool_lines) if line.startswith("[tool] run_command done"))
+    assert tool_lines.index("    step-1") < tool_lines.index("    step-2") < done  # indented, in order
+    types = run.types()
+    executing, result = types.index("tool_call:executing"), types.index("tool_call:result")
+    output_at = [i for i, t in enumerate(types) if t == "tool_output"]
+    assert output_at and all(executing < i < result for i in output_at)
+    outputs = [e for e in run.events() if e["type"] == "tool_output"]
+    assert "".join(e["text"] for e in outputs if e["stream"] == "stdout") == "step-1\nstep-2\n"
+    assert "".join(e["text"] for e in outputs if e["stream"] == "stderr") == "warn-1\n"
+
+
+async def test_a_server_that_refuses_system_messages_is_remembered_as_strict(
+    tmp_path: Path, server: ScriptedLLMServer
+) -> None:
+    server.refuse = no_system_role  # a Gemma template behind the endpoint
+    run = Run(tmp_path, server)
+    code, _out, err = await run.run([text_reply("Hi. <no_tool>"), text_reply("- one\n- two\n")], "--prompt", "x")
+    assert code == 0, err
+    assert [any(m["role"] == "system" for m in r["messages"]) for r in server.requests] == [True, False, False]
+    home = Path(os.environ["DESKTOP_AGENT_HOME"])
+    assert json.loads((home / "settings.json").read_text())["wire_profiles"] == {server.base_url: "strict"}
+    # --history-json keeps the canonical history: the two replies stay apart.
+    assert run.history() == [
+        {"role": "user", "content": "x"},
+        {"role": "assistant", "content": "Hi. "},
+        {"role": "assistant", "content": "- one\n- two\n"},
+    ]

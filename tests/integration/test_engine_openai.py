@@ -128,10 +128,14 @@ async def test_no_tool_path_two_rounds_and_history(harness: Harness) -> None:
         {"role": "assistant", "content": "Hi there! "},  # exact characters, the intent tag removed
         {"role": "assistant", "content": "How can I help today?"},
     ]
-    # The next turn sends that history (and no intent tag).
+    # The next turn sends that history (and no intent tag) in its wire form
+    # (DESIGN §2a): the two replies as one message, the planning prompt in
+    # the user's message.
     await harness.turn([text_reply("Again. <no_tool>"), text_reply("Sure.")], text="again")
     sent = harness.server.requests[-2]["messages"]
-    assert [m["role"] for m in sent[1:5]] == ["user", "assistant", "assistant", "user"]
+    assert [m["role"] for m in sent] == ["system", "user", "assistant", "user"]
+    assert sent[2]["content"] == "Hi there! \n\nHow can I help today?"
+    assert sent[3]["content"].startswith("again\n\n")
 
 
 async def test_approved_tool_runs_and_result_reaches_the_model(harness: Harness) -> None:
@@ -139,8 +143,9 @@ async def test_approved_tool_runs_and_result_reaches_the_model(harness: Harness)
     assert outcome.status == "completed"
     assert harness.types() == [
         "text", "round_end", "tool_call:start", "tool_call:approval_required", "tool_call:executing",
-        "tool_call:result", "round_end", "text", "round_end", "turn_end"]
-    result = harness.events[5]
+        "tool_output", "tool_call:result", "round_end", "text", "round_end", "turn_end"]
+    assert harness.events[5]["text"] == "it-ran\n"  # the command's output, live, before its result
+    result = harness.events[6]
     assert "it-ran" in result["result"] and result["is_error"] is False
     tool_msg = harness.server.requests[2]["messages"][-1]
     assert tool_msg["role"] == "tool" and "it-ran" in tool_msg["content"]

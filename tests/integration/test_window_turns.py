@@ -27,6 +27,7 @@ from desktop_agent.ui.turn_view import TurnView
 pytestmark = pytest.mark.integration
 
 PLAN = text_reply("Let me check.\n<need_tool>")
+ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
 
 
 def run(main: Callable[[], Awaitable[None]]) -> None:
@@ -112,7 +113,7 @@ def test_rejecting_shows_session_interrupted_once_and_asks_the_model_nothing_mor
             assert await rig.turns.wait_for() == ("rejected",)
 
             assert phases(rig, call_id) == ["preparing", "approval", "rejected"]
-            assert system_lines(rig) == [tr("sys_session_interrupted")]
+            assert system_lines(rig) == [tr("sys_interrupted")]
             assert len(rig.server.requests) == 2  # planning + the round that asked for the tool
             check_history(rig.conversation.history)
             tool_message = rig.conversation.history[-1]
@@ -148,7 +149,7 @@ def test_always_allow_is_saved_used_and_survives_a_new_window(qapp: QApplication
             card.always.setChecked(True)
             card.approve_button.click()
             assert await rig.turns.wait_for() == ("completed",)
-            assert SettingsStore().load().settings.always_allow == ("run_command",)
+            assert SettingsStore().load().settings.always_allow == ("builtin/run_command",)
 
             rig.window.send_text("second")
             assert await rig.turns.wait_for() == ("completed",)
@@ -158,7 +159,7 @@ def test_always_allow_is_saved_used_and_survives_a_new_window(qapp: QApplication
             assert len(rig.waiting.events) == 1  # nobody was asked the second time
 
         async with scripted_window(script()) as rig:  # a new window, same DESKTOP_AGENT_HOME
-            assert rig.window.settings.always_allow == ("run_command",)
+            assert rig.window.settings.always_allow == ("builtin/run_command",)
             rig.window.send_text("third")
             assert await rig.turns.wait_for() == ("completed",)
             assert rig.waiting.events == []
@@ -202,13 +203,44 @@ def test_interrupting_a_running_command_kills_it_and_keeps_history_well_formed(
                 assert live_processes(marker) == []
                 assert rig.window.send_button.phase == "send"  # type: ignore[comparison-overlap]  # changed by the awaits above
                 assert phases(rig, call_id) == ["preparing", "approval", "executing", "invalidated"]
-                assert system_lines(rig) == [tr("sys_conversation_interrupted")]
+                assert system_lines(rig) == [tr("sys_interrupted")]
                 check_history(rig.conversation.history)
                 assert rig.conversation.history[-1]["role"] == "tool"
                 assert "interrupted" in rig.conversation.history[-1]["content"]
                 assert len(rig.server.requests) == 2
         finally:
             os.close(fd)
+
+    run(main)
+
+
+def test_a_ten_second_command_shows_its_output_live_and_its_elapsed_time(qapp: QApplication) -> None:
+    command = 'for i in $(seq 1 10); do echo "step $i of 10"; sleep 1; done'
+    script = [PLAN, tool_reply("run_command", {"command": command}), text_reply("never")]
+
+    async def main() -> None:
+        async with scripted_window(script) as rig:
+            rig.window.send_text("count to ten slowly")
+            _, call_id = await rig.waiting.wait_for()
+            card = view(rig).cards[call_id]
+            card.approve_button.click()
+            async with asyncio.timeout(20):
+                # Output does not move the card's phase; read the card itself.
+                while "step 4 of 10" not in card.live_output.toPlainText():
+                    await asyncio.sleep(0.05)
+            assert card.state.phase == "executing"
+            assert card.live_output.toPlainText() == "step 1 of 10\nstep 2 of 10\nstep 3 of 10\nstep 4 of 10"
+            card.tick()  # the once-a-second refresh, without waiting for it
+            caption = card.progress_caption.text()
+            assert card.progress_caption.isVisibleTo(card) and caption.startswith("running · "), caption
+            assert int(caption.split("· ")[1].split()[0]) >= 3
+            ARTIFACTS.mkdir(parents=True, exist_ok=True)
+            assert rig.window.grab().save(str(ARTIFACTS / "window_live_command.png"))
+
+            rig.window.send_button.click()  # Interrupt: the rest is not needed
+            assert await rig.turns.wait_for() == ("user",)
+            assert card.reason.text() == tr("outcome_stopped")
+            assert card.state.output.startswith("step 1 of 10\nstep 2 of 10\nstep 3 of 10\nstep 4 of 10\n")
 
     run(main)
 
@@ -252,7 +284,8 @@ def test_a_form_answered_in_the_window_becomes_the_tool_result(qapp: QApplicatio
             assert kind == "form"
             form = view(rig).forms[form_id]
             form.submit_button.click()  # nothing chosen: the required question says so
-            assert form.error.isVisibleTo(form) and "required" in form.error.text()
+            # Named as the user sees it, not by its internal id.
+            assert form.error.isVisibleTo(form) and form.error.text() == "Please answer “Which city?”"
             rome = [b for b in form.findChildren(QRadioButton) if b.text() == "Rome"]
             rome[0].setChecked(True)
             form.submit_button.click()
@@ -319,6 +352,8 @@ class StuckConversation:
         self.approval_timeout_s = 300.0
         self.history: list[dict[str, object]] = []
         self.interrupts = 0
+        self.queue = None  # no playback queue to mute
+        self.replying = True  # the model's side never ends
 
     async def run_turn(self, user_text: str, view: object, **_kw: object) -> None:
         await asyncio.Event().wait()
@@ -349,7 +384,7 @@ def test_the_interrupt_fallback_frees_the_window_when_interrupted_never_comes(qa
             assert await turns.wait_for(timeout=5) == ("cancelled",)
             assert window.send_button.phase == "send" and window.send_button.isEnabled()  # type: ignore[comparison-overlap]  # changed by the awaits above
             assert [w.text() for w in window.chat.items() if isinstance(w, SystemMessage)] == [
-                tr("sys_conversation_interrupted")
+                tr("sys_interrupted")
             ]
             assert window.turn_task is None
         finally:

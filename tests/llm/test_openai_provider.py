@@ -12,9 +12,14 @@ from typing import Any
 
 import pytest
 
+from desktop_agent.core import prompts
+from desktop_agent.core.json_types import JSONDict
 from desktop_agent.core.ports import LLMDelta, LLMError, TextDelta, ToolCallDelta
+from desktop_agent.core.wire import STRICT, WireProfile, normalize
 from desktop_agent.llm.openai_provider import Endpoint, OpenAIProvider, resolve_endpoint
 from desktop_agent.testing.scripted_server import Reply, ScriptedLLMServer, ToolCallScript, text_reply
+from desktop_agent.testing.strict_checks import alternating_roles, any_of, no_system_role, system_first
+from desktop_agent.testing.wire_contract import wire_problems
 
 HI = [{"role": "user", "content": "hi"}]
 SECRET = "sk-test-SECRET-123456"
@@ -319,3 +324,105 @@ def test_resolve_endpoint_rejects_a_url_without_a_scheme() -> None:
 
 def test_endpoint_repr_hides_the_key() -> None:
     assert SECRET not in repr(Endpoint("http://x/v1", "m", SECRET))
+
+
+# ------------------------------------------------------------------ the wire (DESIGN §2a)
+
+CANONICAL = [
+    {"role": "system", "content": "You are a test."},
+    {"role": "user", "content": "hi", "_hook": "h"},
+    {"role": "system", "content": prompts.PLANNING_PROMPT},
+]
+
+
+class Learned:
+    """Records what the provider reports through ``on_wire_profile``."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, WireProfile]] = []
+
+    def __call__(self, endpoint: str, profile: WireProfile) -> None:
+        self.calls.append((endpoint, profile))
+
+
+async def stream_text(provider: OpenAIProvider, messages: list[JSONDict]) -> str:
+    async with asyncio.timeout(10):
+        return "".join(d.text for d in [d async for d in provider.stream(messages)] if isinstance(d, TextDelta))
+
+
+async def test_requests_go_out_in_their_wire_form(server: ScriptedLLMServer) -> None:
+    server.set_script([text_reply("ok")])
+    await collect_messages(make_provider(server.base_url), CANONICAL)
+    assert server.requests[0]["messages"] == normalize(CANONICAL)
+    assert wire_problems(server.requests[0]["messages"]) == []
+
+
+async def collect_messages(provider: OpenAIProvider, messages: list[JSONDict]) -> str:
+    try:
+        return await stream_text(provider, messages)
+    finally:
+        await provider.aclose()
+
+
+@pytest.mark.parametrize(
+    "refusal",
+    [
+        "System message must be at the beginning.",
+        "System role not supported",
+        "After the optional system message, conversation roles must alternate user/assistant/user/assistant/...",
+        "Unexpected role 'user' after role 'tool'",
+        "Cannot have 2 or more assistant messages at the end of the list",
+        "Tool call IDs should be alphanumeric strings with length 9!",
+        "This model only supports single tool-calls at once!",
+        "The toolConfig field must be defined when using toolUse and toolResult content blocks.",
+    ],
+)
+async def test_a_refusal_about_roles_or_tools_is_retried_once_strict_and_remembered(
+    server: ScriptedLLMServer, refusal: str
+) -> None:
+    server.refuse = lambda request: refusal if any(m["role"] == "system" for m in request["messages"]) else None
+    server.set_script([text_reply("Hello!"), text_reply("Again.")])
+    learned = Learned()
+    provider = make_provider(server.base_url + "/", on_wire_profile=learned)
+    try:
+        assert await stream_text(provider, CANONICAL) == "Hello!"
+        assert [m["role"] for m in server.requests[0]["messages"]] == ["system", "user"]
+        assert server.requests[1]["messages"] == normalize(CANONICAL, STRICT)
+        assert learned.calls == [(server.base_url, STRICT)]  # the endpoint, without the trailing slash
+        # Remembered: the next request is strict from the start, and not reported again.
+        assert await stream_text(provider, CANONICAL) == "Again."
+    finally:
+        await provider.aclose()
+    assert len(server.requests) == 3 and server.requests[2]["messages"] == normalize(CANONICAL, STRICT)
+    assert (provider.wire_profile, len(learned.calls)) == (STRICT, 1)
+
+
+async def test_the_system_role_refused_by_a_gemma_like_server_works_with_strict(server: ScriptedLLMServer) -> None:
+    server.refuse = any_of(no_system_role, system_first, alternating_roles)
+    server.set_script([text_reply("Fine.")])
+    assert await collect_messages(make_provider(server.base_url), CANONICAL) == "Fine."
+    assert [r["messages"][0]["role"] for r in server.requests] == ["system", "user"]
+
+
+async def test_a_refusal_under_the_strict_profile_is_a_bad_request_without_another_try(
+    server: ScriptedLLMServer,
+) -> None:
+    server.refuse = lambda request: "Conversation roles must alternate user/assistant/user/assistant/..."
+    learned = Learned()
+    error = await failure(make_provider(server.base_url, on_wire_profile=learned))
+    assert error.code == "bad_request" and "roles must alternate" in error.message
+    assert len(server.requests) == 2 and learned.calls == []
+
+
+async def test_other_refusals_are_not_retried_with_the_strict_profile(server: ScriptedLLMServer) -> None:
+    server.refuse = lambda request: "This model's maximum context length is 4096 tokens."
+    learned = Learned()
+    error = await failure(make_provider(server.base_url, on_wire_profile=learned))
+    assert error.code == "bad_request" and len(server.requests) == 1 and learned.calls == []
+
+
+async def test_a_provider_told_its_endpoint_is_strict_sends_strict_from_the_start(server: ScriptedLLMServer) -> None:
+    server.refuse = no_system_role
+    server.set_script([text_reply("ok")])
+    assert await collect_messages(make_provider(server.base_url, wire_profile=STRICT), CANONICAL) == "ok"
+    assert server.requests == [{**server.requests[0], "messages": normalize(CANONICAL, STRICT)}]

@@ -1,6 +1,7 @@
 """Failure and recovery against our own small servers (tests/mcp_engine/servers):
 a crash mid-call, a silent hang, a blocked server, progress that keeps a long
-call alive, an interrupt, and no orphan process afterwards.
+call alive, an interrupt, and no orphan process afterwards; a tool list that
+changes while the server runs.
 """
 
 from __future__ import annotations
@@ -8,13 +9,16 @@ from __future__ import annotations
 import asyncio
 import sys
 from collections.abc import Callable
+from pathlib import Path
 
+import mcp_types as types
 import pytest
 
 from desktop_agent.core.messages import BusItem, ToolProgressMessage
 from desktop_agent.core.ports import ToolContext, ToolResult
 from desktop_agent.mcp_engine import McpConfig, McpEngine, ServerConfig, ServerStatus
 from desktop_agent.mcp_engine.connection import ServerConnection
+from desktop_agent.testing.mcp_servers import gated_entry
 
 from .conftest import (
     CRASH_SERVER,
@@ -90,7 +94,8 @@ class _TickingContext:
         self._clock = idle_clock.clock
         self.session_id, self.conversation_id = ctx.session_id, ctx.conversation_id
         self.tool_call_id = ctx.tool_call_id
-        self.set_partial, self.push_card = ctx.set_partial, ctx.push_card
+        self.set_partial, self.push_card, self.output = ctx.set_partial, ctx.push_card, ctx.output
+        self.answer_timeout_s = ctx.answer_timeout_s
 
     def progress(self, progress: float, total: float | None, message: str | None) -> None:
         self._ctx.progress(progress, total, message)
@@ -245,7 +250,7 @@ async def test_a_remote_server_that_goes_away_is_reconnected_on_the_next_call(
         is_error=True,
     )
     assert back == ToolResult(text="Echo: b")
-    assert statuses == [ServerStatus("remote", "ready", 13)]
+    assert [(s.name, s.state, s.tool_count, len(s.tools)) for s in statuses] == [("remote", "ready", 13, 13)]
 
 
 async def test_interrupting_a_start_leaves_no_process() -> None:
@@ -277,3 +282,35 @@ async def test_interrupting_a_start_leaves_no_process() -> None:
         await connection.aclose()
         listener.close()
         await listener.wait_closed()
+
+
+async def test_a_changed_tool_list_is_listed_again_and_the_new_tool_joins(
+    tmp_path: Path, make_ctx: Callable[..., CallContext]
+) -> None:
+    gate = tmp_path / "gate"
+    gate.touch()
+    changes: list[tuple[str, ...]] = []
+    joined = asyncio.Event()
+
+    def on_change(connection: ServerConnection) -> None:
+        changes.append(tuple(t.name for t in connection.tools))
+        if "shiny" in changes[-1]:
+            joined.set()
+
+    entry = gated_entry(gate)
+    connection = ServerConnection(
+        ServerConfig(name="gated", command=entry["command"], args=tuple(entry["args"])), on_change=on_change
+    )
+    try:
+        await connection.ensure_started()
+        added = await connection.call("add_tool", {"name": "shiny"}, lambda *_a: None)
+        async with asyncio.timeout(10):  # the notice is handled in the background
+            await joined.wait()
+        shiny = await connection.call("shiny", {}, lambda *_a: None)
+
+        assert not added.is_error
+        assert changes == [(), ("greet", "add_tool"), ("greet", "add_tool", "shiny")]
+        assert [c.text for c in shiny.content if isinstance(c, types.TextContent)] == ["shiny here"]
+    finally:
+        await connection.aclose()
+    assert children(str(gate)) == []

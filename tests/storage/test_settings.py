@@ -92,6 +92,8 @@ def test_a_file_that_is_not_utf8_is_one_line_and_set_aside(tmp_path: Path) -> No
         ({"muted": "no"}, "settings: muted must be true or false, got 'no'"),
         ({"voice": None}, "settings: voice must be a string, got None"),
         ({"always_allow": ["a", 1]}, "settings: always_allow must be a list of tool names"),
+        ({"wire_profiles": {"http://x/v1": "lax"}}, "settings: wire_profiles must map base URLs to one of standard, strict"),
+        ({"wire_profiles": ["strict"]}, "settings: wire_profiles must map base URLs to one of standard, strict"),
         ({"volume": [[[[[[[[[[1]]]]]]]]]]}, "settings: volume must be between 0 and 1, got [[[[[[[...]]]]]]]"),
     ],
 )
@@ -100,6 +102,11 @@ def test_the_message_is_one_line_with_the_value_given(data: object, message: str
         Settings.from_json(data)
 
     assert str(info.value) == message
+
+
+def test_wire_profiles_learned_for_an_endpoint_are_kept() -> None:
+    settings = Settings().with_wire_profile("http://x/v1", "strict").with_wire_profile("http://y/v1", "standard")
+    assert Settings.from_json(settings.to_json()).wire_profiles == {"http://x/v1": "strict", "http://y/v1": "standard"}
 
 
 def test_values_are_normalised_and_unknown_keys_kept() -> None:

@@ -10,8 +10,11 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from desktop_agent.core.messages import ToolOutputMessage
 from desktop_agent.core.ports import ToolResult
+from desktop_agent.core.tool_context import OUTPUT_INTERVAL_S
 from desktop_agent.testing.procs import live_processes
+from desktop_agent.tools._process import TAIL_CHARS
 from desktop_agent.tools.run_command import RunCommandTool
 from tests.tools.conftest import no_longer_runs
 
@@ -30,6 +33,10 @@ async def _wait_until_gone(pid: int) -> None:
     async with asyncio.timeout(10):
         while not no_longer_runs(pid):
             await asyncio.sleep(0.01)  # polling a process table entry: no event to wait on
+
+
+def _outputs(ctx: WatchedContext) -> list[ToolOutputMessage]:
+    return [i.message for i in ctx.bus.reader.items if isinstance(i.message, ToolOutputMessage)]
 
 
 def _lines(partial: dict[str, Any]) -> list[str]:
@@ -111,6 +118,39 @@ async def test_partial_output_is_cached_while_the_command_runs(
     async with asyncio.timeout(10):
         result = await run
     assert result == ToolResult("exit code 0\n--- stdout ---\nstarted\ngot hello")
+
+
+async def test_output_reaches_the_bus_live_while_the_command_waits(
+    ctx: WatchedContext, fifo: tuple[Path, int]
+) -> None:
+    path, fd = fifo
+    command = f'echo started; echo warming >&2; read x < {shlex.quote(str(path))}; echo "got $x"'
+    run = asyncio.create_task(RunCommandTool().run({"command": command}, ctx))
+    await ctx.wait_partial(lambda p: p.get("stderr") == "warming\n")
+    await asyncio.sleep(OUTPUT_INTERVAL_S * 2)  # let a held batch go out
+
+    live = [(m.stream, m.text) for m in _outputs(ctx)]
+    assert live == [("stdout", "started\n"), ("stderr", "warming\n")]
+    assert not run.done()
+
+    os.write(fd, b"hello\n")
+    async with asyncio.timeout(10):
+        await run
+    ctx.flush_output()  # what the chat handler does before the result
+    assert [(m.stream, m.text) for m in _outputs(ctx)] == [*live, ("stdout", "got hello\n")]
+
+
+async def test_a_chatty_command_loses_no_line_in_few_messages(ctx: WatchedContext) -> None:
+    async with asyncio.timeout(60):
+        result = await RunCommandTool().run({"command": "seq 1 200000; echo end >&2"}, ctx)
+    ctx.flush_output()
+    outputs = _outputs(ctx)
+    stdout = "".join(m.text for m in outputs if m.stream == "stdout")
+    assert stdout.splitlines() == [str(n) for n in range(1, 200001)]
+    assert "".join(m.text for m in outputs if m.stream == "stderr") == "end\n"
+    assert len(outputs) < 1000  # coalesced: not one message per chunk, let alone per line
+    assert result.text.endswith("--- stderr ---\nend")
+    assert len(str((ctx.partial.snapshot() or {})["stdout"])) <= TAIL_CHARS  # the cache keeps a tail
 
 
 async def test_interrupt_kills_the_process_group_and_keeps_the_partial_output(

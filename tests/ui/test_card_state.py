@@ -7,15 +7,23 @@ from typing import Any
 
 import pytest
 
+from desktop_agent.core.chat_handler import (
+    REASON_INTERRUPTED,
+    REASON_NOT_RUN,
+    REASON_REJECTED,
+    REASON_TIMEOUT,
+)
 from desktop_agent.core.messages import (
     ToolCallMessage,
     ToolCallState,
+    ToolOutputMessage,
     ToolProgressMessage,
 )
 from desktop_agent.core.ports import ImageContent
 from desktop_agent.testing.window_rig import rejected_item, tool_item
 from desktop_agent.ui import i18n
 from desktop_agent.ui.card_state import (
+    OUTPUT_MAX_CHARS,
     CardUpdate,
     Progress,
     ToolCardState,
@@ -24,9 +32,14 @@ from desktop_agent.ui.card_state import (
     arguments_summary,
     arguments_text,
     auto_approved,
+    elapsed_caption,
+    format_elapsed,
     format_eta,
     invalidate,
     new_card,
+    outcome_text,
+    output_tail,
+    output_text,
     partial_text,
     progress_caption,
     title_for,
@@ -95,9 +108,56 @@ def test_the_result_carries_text_error_flag_and_images() -> None:
 
 
 def test_tool_rejected_keeps_reason_and_partial_result() -> None:
-    rejected = rejected_item("interrupted", "c1", arguments=ARGS, partial_result={"stdout": "half"})
+    rejected = rejected_item(REASON_INTERRUPTED, "c1", arguments=ARGS, partial_result={"stdout": "half"})
     card = apply_message(apply_message(new_card(call("start")), call("executing", arguments=ARGS)), rejected)
-    assert (card.phase, card.reason, card.partial_result) == ("rejected", "interrupted", {"stdout": "half"})
+    assert (card.phase, card.reason, card.outcome, card.partial_result) == (
+        "invalidated",
+        REASON_INTERRUPTED,
+        "stopped",
+        {"stdout": "half"},
+    )
+
+
+@pytest.mark.parametrize(
+    ("reason", "phase", "outcome", "words"),
+    [
+        (REASON_REJECTED, "rejected", "rejected", "Rejected by you"),
+        (REASON_TIMEOUT, "rejected", "timed_out", "No answer in 300 s — not run"),
+        (REASON_INTERRUPTED, "invalidated", "stopped", "Stopped by you"),
+        (REASON_NOT_RUN, "invalidated", "not_run", "Not run: the turn was interrupted"),
+    ],
+)
+def test_each_rejection_reason_is_said_in_plain_words(
+    reason: str, phase: str, outcome: str, words: str, english: None
+) -> None:
+    card = apply_message(new_card(call("start"), approval_timeout_s=300), rejected_item(reason, "c1"))
+    assert (card.phase, card.outcome, outcome_text(card)) == (phase, outcome, words)
+
+
+def test_invalidating_says_whether_the_call_ran(english: None) -> None:
+    preparing = new_card(call("start"))
+    running = apply_message(preparing, call("executing", arguments=ARGS))
+    assert outcome_text(invalidate(preparing)) == "Not run: the turn was interrupted"
+    assert outcome_text(invalidate(running, user_stopped=True)) == "Stopped by you"
+    assert outcome_text(invalidate(running)) == "Stopped: the turn ended with an error"
+
+
+def test_live_output_accumulates_and_keeps_its_end() -> None:
+    card = apply_message(new_card(call("start")), call("executing", arguments=ARGS))
+    for n in range(1, 6):
+        card = apply_message(card, ToolOutputMessage("c1", "stdout", f"line {n}\n"))
+    assert card.output == "".join(f"line {n}\n" for n in range(1, 6))
+    assert output_tail(card, 2) == "line 4\nline 5"
+    assert output_tail(card, 10) == card.output.rstrip("\n")
+    big = apply_message(card, ToolOutputMessage("c1", "stderr", "x" * OUTPUT_MAX_CHARS))
+    assert len(big.output) == OUTPUT_MAX_CHARS and big.output_cut == len(card.output)
+    assert output_text(big).startswith(f"[… {len(card.output)} earlier characters not kept …]\n")
+
+
+def test_elapsed_time_wording(english: None) -> None:
+    assert elapsed_caption(12.7, None) == "running · 12 s"
+    assert elapsed_caption(125, Progress(1500, None, "indexing")) == "running · 2 min 5 s · 1500 · indexing"
+    assert format_elapsed(3725) == "1 h 2 min"
 
 
 def test_progress_with_and_without_a_total() -> None:
@@ -185,8 +245,10 @@ def test_arguments_and_partial_results_as_text() -> None:
     assert partial_text(None) == ""
 
 
-def test_a_one_line_summary_tells_calls_apart() -> None:
-    assert arguments_summary({"command": "ls   -la\n~", "timeout_s": 5}) == "ls -la ~"
-    assert arguments_summary({"n": [1, 2]}) == "[1, 2]"
-    assert arguments_summary({"q": "x" * 80}, limit=10) == "xxxxxxxxx…"
+def test_a_one_line_summary_names_the_key_arguments() -> None:
+    assert arguments_summary({"timezone": "UTC"}) == "timezone: UTC"
+    assert arguments_summary({"command": "ls   -la\n~", "timeout_s": 5}) == "command: ls -la ~ · timeout_s: 5"
+    assert arguments_summary({"n": [1, 2]}) == "n: [1, 2]"
+    assert arguments_summary({"title": "Trip", "questions": [{"id": "q"}], "fields": {}}) == "title: Trip"
+    assert arguments_summary({"q": "x" * 80}, limit=10) == "q: xxxxxx…"
     assert arguments_summary(None) == ""

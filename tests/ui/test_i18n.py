@@ -38,13 +38,14 @@ def test_every_text_has_both_languages_with_the_same_fields() -> None:
         assert fields(en) == fields(zh), key
 
 
-def test_the_three_system_messages_are_the_seed_s_words() -> None:
+def test_the_system_messages_use_one_wording_for_an_interrupted_conversation() -> None:
     i18n.set_language("zh")
     try:
-        assert [
-            i18n.tr(k)
-            for k in ("sys_conversation_interrupted", "sys_session_interrupted", "sys_approval_timeout")
-        ] == ["已中断对话", "已中断会话", "工具审批超时，已自动拒绝调用并中断会话"]
+        assert [i18n.tr(k) for k in ("sys_interrupted", "sys_approval_timeout")] == [
+            "已中断对话",
+            "工具审批超时，已自动拒绝调用并中断对话",
+        ]
+        assert {i18n.INTERRUPTED_TEXT["user"], i18n.INTERRUPTED_TEXT["rejected"]} == {"sys_interrupted"}
     finally:
         i18n.set_language("en")
 

@@ -60,14 +60,81 @@ def window(qtbot: QtBot) -> MainWindow:
     return w
 
 
-def test_before_attach_the_window_takes_no_input(window: MainWindow) -> None:
-    assert not window.input.isEnabled() and not window.send_button.isEnabled()
+def test_before_attach_the_input_takes_a_message_and_holds_it(window: MainWindow) -> None:
+    assert window.input.isEnabled() and window.send_button.isEnabled() and window.settings_button.isEnabled()
     assert window.status.model.text() == "Starting…"
-    assert window.send_text("hello") is False
+
+    window.input.setPlainText("hello")
+    window.send_button.click()
+
+    assert window.input.toPlainText() == ""
+    assert window.send_text("and more") is False  # one message waits; the rest stays in the box
+    assert window.send_button.phase == "interrupt"
+    assert [(type(w).__name__, w.text()) for w in window.chat.items()] == [("MessageBubble", "hello")]  # type: ignore[attr-defined]
+
+
+def test_interrupt_drops_a_held_message(window: MainWindow) -> None:
+    assert window.send_text("never mind")
+
+    window.send_button.click()  # it says Interrupt
+    window.attach(offline_deps())
+
+    assert window.send_button.phase == "send" and window.turn_task is None
+    assert [w.text() for w in window.chat.items()] == ["never mind", "Conversation interrupted"]  # type: ignore[attr-defined]
+
+
+async def test_a_held_message_runs_first_once_attached_below_the_restored_conversation(qtbot: QtBot) -> None:
+    from desktop_agent.testing.window_rig import SignalLog
+
+    window = MainWindow(tray=False)
+    qtbot.add_widget(window)
+    turns = SignalLog(window.turn_finished)
+    deps = offline_deps()
+    deps.conversation.history.extend(HISTORY[:2])
+    assert window.send_text("hello")
+
+    window.attach(deps)
+    (status,) = await turns.wait_for()
+
+    shown = [w.text() for w in window.chat.items() if hasattr(w, "text")]
+    assert status == "completed"
+    assert shown[:4] == ["what's the date?", "Let me check.", "Earlier conversation restored", "hello"]
+    assert len(shown) > 4  # the demo model's reply
+    assert deps.conversation.history[2] == {"role": "user", "content": "hello"}
+    assert window.send_button.phase == "send"
+    await window.shutdown()
+
+
+def test_settings_asked_for_before_attach_open_once_attached(window: MainWindow) -> None:
+    from desktop_agent.ui.settings_dialog import SettingsDialog
+
     assert window.open_settings() is None
+    assert window.findChildren(SettingsDialog) == []
+
+    window.attach(offline_deps())
+
+    [dialog] = window.findChildren(SettingsDialog)
+    assert dialog.isVisible()
+    dialog.close()
 
 
-def test_attach_enables_input_and_fills_the_status_bar(window: MainWindow) -> None:
+def test_retry_in_the_status_bar_reaches_the_services(window: MainWindow) -> None:
+    retried: list[str] = []
+    statuses = [ServerStatus("web", "failed", 0, 'mcp server "web" failed to start: boom')]
+
+    def retry(name: str) -> bool:
+        retried.append(name)
+        return True
+
+    window.attach(replace(offline_deps(), mcp_statuses=lambda: statuses, retry_server=retry))
+
+    [action] = [a for a in window.status.server_menu(server_views(statuses)[0]).actions() if a.text() == "Retry"]
+    action.trigger()
+
+    assert retried == ["web"]
+
+
+def test_attach_fills_the_status_bar_and_shows_the_start_up_warnings(window: MainWindow) -> None:
     servers = [ServerStatus("time", "ready", 2), ServerStatus("browser", "failed", 0, "exited with code 1")]
     deps = replace(offline_deps(), demo_notice="connect a real one", mcp_statuses=lambda: servers,
                    warnings=("settings file was broken",))
@@ -109,13 +176,15 @@ def test_mute_and_volume_reach_the_sink_and_are_saved(window: MainWindow) -> Non
 def test_always_allow_is_saved_applied_and_revocable(window: MainWindow) -> None:
     apply = RecordingApplier()
     window.attach(replace(offline_deps(), apply_settings=apply))
-    window.set_always_allowed("run_command", True)
-    window.set_always_allowed("get_sum", True)
-    window.set_always_allowed("run_command", False)
-    assert SettingsStore().load().settings.always_allow == ("get_sum",)
-    assert window.settings.always_allow == ("get_sum",)
+    window.set_always_allowed("builtin/run_command", True)
+    window.set_always_allowed("math/get_sum", True)
+    window.set_always_allowed("builtin/run_command", False)
+    assert SettingsStore().load().settings.always_allow == ("math/get_sum",)
+    assert window.settings.always_allow == ("math/get_sum",)
     assert [(s.always_allow, key) for s, key in apply.calls] == [
-        (("run_command",), False), (("run_command", "get_sum"), False), (("get_sum",), False)
+        (("builtin/run_command",), False),
+        (("builtin/run_command", "math/get_sum"), False),
+        (("math/get_sum",), False),
     ]
 
 
@@ -153,7 +222,7 @@ def test_an_unwritable_settings_file_is_reported_in_the_chat(window: MainWindow,
     blocker = tmp_path / "file"
     blocker.write_text("")
     window.attach(replace(offline_deps(), settings_store=SettingsStore(blocker / "settings.json")))
-    window.set_always_allowed("run_command", True)
+    window.set_always_allowed("builtin/run_command", True)
     bubble = window.chat.items()[-1]
     assert isinstance(bubble, MessageBubble) and bubble.role == "error"
     assert bubble.text().startswith("Could not save the settings:")

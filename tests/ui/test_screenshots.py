@@ -24,6 +24,7 @@ from desktop_agent.core.messages import (
     CardMessage,
     InterruptedMessage,
     InterruptReason,
+    ToolOutputMessage,
     ToolProgressMessage,
     TurnEndMessage,
 )
@@ -66,6 +67,8 @@ def shown(card: ToolCardWidget) -> dict[str, object]:
         label: QLabel = getattr(card, name)
         if label.isVisibleTo(card):
             out[name] = label.text()
+    if card.live_row.isVisibleTo(card):
+        out["live_output"] = card.live_output.toPlainText()
     if card.spinner.isVisibleTo(card):
         out["spinner"] = True
     if card.progress_bar.isVisibleTo(card):
@@ -140,6 +143,18 @@ def scene_executing(view: TurnView) -> None:
 def scene_progress(view: TurnView) -> None:
     _executing(view)
     view.tool_event(ToolProgressMessage("call_1", progress=42, total=100, message="copying files", eta_s=75))
+
+
+def scene_live_output(view: TurnView) -> None:
+    _executing(view)
+    card = view.cards["call_1"]
+    started = card.clock()
+    card.clock = lambda: started + 12.4  # twelve seconds in, no total reported
+    for n in range(1, 7):
+        view.tool_event(ToolOutputMessage("call_1", "stdout", f"step {n} of 10: fetching\n"))
+        if n == 5:
+            view.tool_event(ToolOutputMessage("call_1", "stderr", "warning: slow mirror\n"))
+    card.tick()
 
 
 def scene_done(view: TurnView) -> None:
@@ -238,6 +253,7 @@ SCENES: dict[str, Callable[[TurnView], None]] = {
     "approval": scene_approval,
     "executing": scene_executing,
     "progress": scene_progress,
+    "live_output": scene_live_output,
     "done": scene_done,
     "rejected": scene_rejected,
     "invalidated": scene_invalidated,
@@ -257,6 +273,7 @@ def _save(window: MainWindow | SettingsDialog, name: str) -> QImage:
 
 
 ARGS_TEXT = "command: ls -la ~/Documents\ntimeout_s: 30"
+SUMMARY = "command: ls -la ~/Documents · timeout_s: 30"
 CARDS: dict[str, list[dict[str, object]]] = {
     "preparing": [{"phase": "preparing", "title": "run_command — preparing…", "spinner": True}],
     "approval": [
@@ -276,7 +293,18 @@ CARDS: dict[str, list[dict[str, object]]] = {
             "title": "run_command — running…",
             "arguments": ARGS_TEXT,
             "progress_caption": "42% · about 2 min left · copying files",
+            "spinner": True,
             "progress_bar": 42,
+        }
+    ],
+    "live_output": [
+        {
+            "phase": "executing",
+            "title": "run_command — running…",
+            "arguments": ARGS_TEXT,
+            "progress_caption": "running · 12 s",
+            "spinner": True,
+            "live_output": "step 4 of 10: fetching\nstep 5 of 10: fetching\nwarning: slow mirror\nstep 6 of 10: fetching",
         }
     ],
     "done": [
@@ -289,13 +317,20 @@ CARDS: dict[str, list[dict[str, object]]] = {
             "images": 1,
         }
     ],
-    "rejected": [{"phase": "rejected", "title": "run_command — rejected", "badge": "ls -la ~/Documents"}],
+    "rejected": [
+        {
+            "phase": "rejected",
+            "title": "run_command — rejected",
+            "badge": SUMMARY,
+            "reason": "Rejected by you",
+        }
+    ],
     "invalidated": [
         {
             "phase": "invalidated",
-            "title": "run_command — invalidated",
+            "title": "run_command — stopped",
             "arguments": ARGS_TEXT,
-            "reason": "The tool call was interrupted by the user.",
+            "reason": "Stopped by you",
             "result_label": "Partial result",
             "result": "[stdout]\ntotal 12\ndrwxr-xr-x notes",
         }
@@ -303,23 +338,26 @@ CARDS: dict[str, list[dict[str, object]]] = {
     "approval_timeout": [
         {
             "phase": "rejected",
-            "title": "run_command — rejected",
-            "badge": "ls -la ~/Documents",
-            "reason": "The approval timed out, so the tool call was rejected.",
+            "title": "run_command — not run",
+            "badge": SUMMARY,
+            "reason": "No answer in 300 s — not run",
         }
     ],
     "form": [{"phase": "executing", "title": "ask_user_question — running…", "spinner": True}],
     "two_calls": [
-        {"phase": "done", "title": "run_command", "badge": "date"},
-        {"phase": "done", "title": "run_command", "badge": "uptime"},
+        {"phase": "done", "title": "run_command", "badge": "command: date"},
+        {"phase": "done", "title": "run_command", "badge": "command: uptime"},
     ],
 }
-ENDED = ("rejected", "invalidated", "approval_timeout")
+CARD_COLOUR = {
+    **dict.fromkeys(("rejected", "invalidated", "approval_timeout"), LIGHT.card_header),
+    "live_output": LIGHT.code,  # the output area fills most of a running command's card
+}
 
 
 @pytest.mark.parametrize("scene", list(SCENES))
 def test_window_screenshot_shows_each_card_state(window: MainWindow, scene: str) -> None:
-    view = TurnView(window.chat)
+    view = TurnView(window.chat, approval_timeout_s=300)
     _prelude(window, view, "What is in my Documents folder?", "Let me look.\n")
     SCENES[scene](view)
     image = _save(window, f"window_{scene}")
@@ -329,7 +367,7 @@ def test_window_screenshot_shows_each_card_state(window: MainWindow, scene: str)
     assert painted(window, image) == {
         "window": LIGHT.window,
         "bubbles": bubbles + [("assistant", LIGHT.assistant_bubble)] * (scene == "done"),
-        "cards": [LIGHT.card_header if scene in ENDED else LIGHT.card] * len(CARDS[scene]),
+        "cards": [CARD_COLOUR.get(scene, LIGHT.card)] * len(CARDS[scene]),
         "approve": [LIGHT.approve] * (scene == "approval"),
     }
 
@@ -387,7 +425,7 @@ def test_settings_dialog_screenshot_shows_the_settings(qtbot: QtBot) -> None:
     settings = Settings(
         base_url="https://api.example.com/v1",
         model="gpt-4o-mini",
-        always_allow=("run_command", "get_current_time"),
+        always_allow=("builtin/run_command", "time/get_current_time"),
     )
     dialog = SettingsDialog(settings, has_api_key=True, key_note="stored in the system keyring")
     qtbot.add_widget(dialog)
@@ -400,7 +438,7 @@ def test_settings_dialog_screenshot_shows_the_settings(qtbot: QtBot) -> None:
         "https://api.example.com/v1",
         "gpt-4o-mini",
         "stored in the system keyring",
-        ["run_command", "get_current_time"],
+        ["run_command (built-in)", "get_current_time — from time"],
     )
     # Nothing in the allowed list is selected yet, so there is nothing to revoke.
     assert (dialog.key_note.isVisible(), dialog.revoke.isEnabled(), dominant(image, dialog)) == (
@@ -481,6 +519,18 @@ def test_dark_window_screenshot_uses_dark_colours(qtbot: QtBot, dark_palette: No
         "cards": [DARK.card],
         "approve": [DARK.approve],
     }
+    # The speaker is drawn in the text colour: light on the dark window.
+    assert lightest(image, window.audio.mute_button) > 180
+
+
+def lightest(image: QImage, widget: QWidget) -> int:
+    """The highest lightness (0–255) painted where ``widget`` lies."""
+    rect = QRect(widget.mapTo(widget.window(), QPoint(0, 0)), widget.size()).intersected(image.rect())
+    return max(
+        image.pixelColor(x, y).lightness()
+        for x in range(rect.left(), rect.right() + 1)
+        for y in range(rect.top(), rect.bottom() + 1)
+    )
 
 
 def test_screenshots_keep_the_card_inside_the_window(window: MainWindow) -> None:

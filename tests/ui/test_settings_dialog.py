@@ -15,7 +15,7 @@ SETTINGS = Settings(
     voice="cmn",
     speak_every_reply=True,
     mcp_config_path="/tmp/mcp.json",
-    always_allow=("run_command", "echo"),
+    always_allow=("builtin/run_command", "time/get_current_time", "echo"),
     max_steps=7,
     approval_timeout_s=120.0,
 )
@@ -48,7 +48,7 @@ def test_it_shows_every_setting(dialog: SettingsDialog) -> None:
         "cmn",
         True,
         "/tmp/mcp.json",
-        ("run_command", "echo"),
+        ("builtin/run_command", "time/get_current_time", "echo"),
         7,
         120,
         "",
@@ -86,11 +86,21 @@ def test_edits_come_back_as_new_settings_and_a_new_key(dialog: SettingsDialog, q
     assert (edit.api_key, edit.forget_api_key) == ("sk-new", False)
 
 
+def test_each_allowed_tool_shows_where_it_comes_from(dialog: SettingsDialog) -> None:
+    assert [dialog.allowed.item(row).text() for row in range(dialog.allowed.count())] == [
+        "run_command (built-in)",
+        "get_current_time — from time",
+        "echo (server not known yet: not approved automatically)",
+    ]
+
+
 def test_revoke_removes_the_selected_tool(dialog: SettingsDialog) -> None:
     assert not dialog.revoke.isEnabled()
     dialog.allowed.setCurrentRow(0)
     dialog.revoke.click()
-    assert dialog.allowed_tools() == ("echo",)
+    assert dialog.allowed_tools() == ("time/get_current_time", "echo")
+    dialog.allowed.setCurrentRow(0)
+    dialog.revoke.click()
     dialog.allowed.setCurrentRow(0)
     dialog.revoke.click()
     assert dialog.allowed_tools() == ()

@@ -41,6 +41,8 @@ def visible(card: ToolCardWidget) -> dict[str, bool]:
         "result": card.result,
         "images": card.images,
         "toggle": card.toggle,
+        "live": card.live_row,
+        "output": card.output,
     }
     return {name: widget.isVisibleTo(card) for name, widget in parts.items()}
 
@@ -87,20 +89,20 @@ def test_progress_with_a_total_turns_into_a_bar_with_percent_and_eta(make: Make)
     card = make(
         ToolCardState("c1", "run_command", "executing", ARGS, progress=Progress(30, 120, "copying", 45))
     )
-    assert shown(card) == {"icon", "arguments", "bar", "caption"}
+    assert shown(card) == {"spinner", "arguments", "bar", "caption"}  # one running indicator
     assert (card.progress_bar.minimum(), card.progress_bar.maximum(), card.progress_bar.value()) == (
         0,
         100,
         25,
     )
     assert card.progress_caption.text() == "25% · about 45 s left · copying"
-    assert not card.spinner.spinning
+    assert card.spinner.spinning
 
 
 def test_done_is_collapsed_and_expands_to_arguments_and_result(make: Make) -> None:
     card = make(ToolCardState("c1", "run_command", "done", ARGS, result="exit code 0\nhi"))
     assert shown(card) == {"icon", "toggle"}
-    assert card.badge.isVisibleTo(card) and card.badge.text() == "ls -la"  # tells repeated calls apart
+    assert card.badge.isVisibleTo(card) and card.badge.text() == "command: ls -la"  # tells calls apart
     card.toggle.click()
     assert shown(card) == {"icon", "toggle", "arguments", "result"}
     assert not card.badge.isVisibleTo(card)
@@ -133,11 +135,10 @@ def test_a_long_result_is_clipped_in_the_card(make: Make) -> None:
 
 
 def test_rejected_can_be_expanded_to_see_the_arguments(make: Make) -> None:
-    card = make(
-        ToolCardState("c1", "run_command", "rejected", ARGS, reason="The user rejected this tool call.")
-    )
+    card = make(ToolCardState("c1", "run_command", "rejected", ARGS, outcome="rejected"))
     assert shown(card) == {"icon", "reason", "toggle"}
     assert card.title.text() == "run_command — rejected"
+    assert card.reason.text() == "Rejected by you"
     card.set_expanded(True)
     assert shown(card) == {"icon", "reason", "toggle", "arguments"}
 
@@ -149,7 +150,7 @@ def test_invalidated_shows_the_partial_result_when_expanded(make: Make) -> None:
             "run_command",
             "invalidated",
             ARGS,
-            reason="interrupted",
+            outcome="stopped",
             partial_result={"stdout": "half way"},
         )
     )
@@ -160,9 +161,10 @@ def test_invalidated_shows_the_partial_result_when_expanded(make: Make) -> None:
 
 
 def test_invalidated_while_preparing_cannot_be_expanded(make: Make) -> None:
-    card = make(ToolCardState("c1", "run_command", "invalidated"))
-    assert shown(card) == {"icon"}
-    assert card.title.text() == "run_command — invalidated"
+    card = make(ToolCardState("c1", "run_command", "invalidated", outcome="not_run"))
+    assert shown(card) == {"icon", "reason"}
+    assert card.title.text() == "run_command — not run"
+    assert card.reason.text() == "Not run: the turn was interrupted"
 
 
 def test_auto_approved_executing_says_so_without_buttons(make: Make) -> None:
@@ -197,3 +199,66 @@ def test_buttons_do_nothing_once_the_card_left_approval(make: Make, qtbot: QtBot
     card.show_state(ToolCardState("c1", "run_command", "executing", ARGS))
     with qtbot.assert_not_emitted(card.answered):
         card._answer(True)
+
+
+def test_a_running_card_shows_the_last_lines_live_and_can_show_more(make: Make) -> None:
+    output = "".join(f"line {n}\n" for n in range(1, 31))
+    card = make(ToolCardState("c1", "run_command", "executing", ARGS, output=output))
+    assert "live" in shown(card)
+    assert card.live_output.toPlainText() == "line 27\nline 28\nline 29\nline 30"
+    small = card.live_output.height()
+    card.live_more.click()
+    assert card.live_output.toPlainText().splitlines() == [f"line {n}" for n in range(15, 31)]
+    assert card.live_output.height() > small * 3
+    assert card.live_more.text() == "Fewer lines"
+
+
+def test_a_finished_card_keeps_the_whole_output_in_its_details(make: Make) -> None:
+    output = "".join(f"line {n}\n" for n in range(1, 201))
+    card = make(ToolCardState("c1", "run_command", "done", ARGS, result="exit code 0", output=output))
+    assert "live" not in shown(card) and "output" not in shown(card)
+    card.set_expanded(True)
+    assert {"output", "result"} <= shown(card)
+    assert card.output.toPlainText() == output
+
+
+def test_a_silent_running_call_shows_its_elapsed_time_after_a_few_seconds(make: Make) -> None:
+    now = [100.0]
+    card = ToolCardWidget(ToolCardState("c1", "run_command", "preparing", ARGS))
+    card.clock = lambda: now[0]
+    card.show_state(ToolCardState("c1", "run_command", "executing", ARGS))
+    card.tick()
+    assert not card.progress_caption.isVisibleTo(card)  # a quick call is not cluttered
+    now[0] = 112.4
+    card.tick()
+    assert card.progress_caption.isVisibleTo(card) and card.progress_caption.text() == "running · 12 s"
+    card.show_state(ToolCardState("c1", "run_command", "executing", ARGS, progress=Progress(3, 4, None, 4)))
+    assert card.progress_caption.text() == "75% · about 4 s left"  # a total: bar, percent and ETA instead
+    card.show_state(ToolCardState("c1", "run_command", "done", ARGS, result="ok"))
+    assert not card.progress_caption.isVisibleTo(card) and not card._elapsed_timer.isActive()
+
+
+def test_the_header_keeps_one_layout_in_every_state_and_when_opened(make: Make, qtbot: QtBot) -> None:
+    states = [
+        ToolCardState("c1", "run_command", "preparing"),
+        ToolCardState("c1", "run_command", "approval", ARGS, task_id="t1"),
+        ToolCardState("c1", "run_command", "executing", ARGS, auto_approved=True),
+        ToolCardState("c1", "run_command", "done", ARGS, result="ok"),
+        ToolCardState("c1", "run_command", "rejected", ARGS, outcome="rejected"),
+    ]
+    card = make(states[0])
+    card.resize(560, 200)
+    layout = card.layout()
+    assert layout is not None
+    positions = []
+    for state in states:
+        card.show_state(state)
+        layout.activate()
+        positions.append(card.title.x())
+        if card.toggle.isVisibleTo(card):
+            card.set_expanded(True)
+            layout.activate()
+            positions.append(card.title.x())  # opening details does not move the title
+            card.set_expanded(False)
+    assert len(set(positions)) == 1, positions
+    assert positions[0] < 60  # left, beside the indicator: never centred

@@ -5,7 +5,7 @@ process) or the offline demo model, on the qasync loop of tests/ui."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -31,7 +31,9 @@ from desktop_agent.core.tool_router import ToolRouter
 from desktop_agent.llm.demo import DemoModel
 from desktop_agent.services import AppliedSettings
 from desktop_agent.storage.settings import Settings, SettingsStore
+from desktop_agent.testing.fake_sink import FakeAudioSink
 from desktop_agent.testing.fake_tools import BlockingTool, EchoTool
+from desktop_agent.testing.fake_tts import FakeTTS
 from desktop_agent.testing.scripted_llm import ScriptedLLM
 from desktop_agent.testing.scripted_replies import Reply, text_reply, tool_reply
 from desktop_agent.testing.window_rig import SignalLog
@@ -40,6 +42,7 @@ from desktop_agent.ui.i18n import tr
 from desktop_agent.ui.turn_controller import FormReply, TurnController
 from desktop_agent.ui.turn_state import TurnTracker
 from desktop_agent.ui.window_deps import WindowDeps
+from desktop_agent.voice import SpeechPipeline
 
 PLAN = text_reply("Let me check.\n<need_tool>")
 
@@ -48,6 +51,7 @@ PLAN = text_reply("Let me check.\n<need_tool>")
 class Card:
     tool_name: str
     task_id: str | None
+    server: str | None = None
 
 
 class RecordingView:
@@ -79,7 +83,8 @@ class RecordingView:
             self.waiting.put_nowait(message.form_id)
 
     def approval_needed(self, message: ToolCallMessage) -> None:
-        self.cards[message.tool_call_id] = Card(message.tool_name, message.task_id)
+        server = self._controller.deps.tool_server(message.tool_name)
+        self.cards[message.tool_call_id] = Card(message.tool_name, message.task_id, server)
         self.waiting.put_nowait(message.tool_call_id)
 
     def auto_approved(self, message: ToolCallMessage) -> None:
@@ -167,15 +172,20 @@ async def controller_rig(
     tools: list[Any] | None = None,
     store: SettingsStore | None = None,
     keys: list[str | None] | None = None,
+    tts: FakeTTS | None = None,
+    sink: FakeAudioSink | None = None,
+    tool_server: Callable[[str], str | None] | None = None,
 ) -> AsyncIterator[Rig]:
     """A controller over a conversation with the scripted LLM (or, without
-    a script, the demo model); the settings in ``DESKTOP_AGENT_HOME``."""
+    a script, the demo model); the settings in ``DESKTOP_AGENT_HOME``;
+    ``tts`` speaks the voice text, ``sink`` is the speaker."""
     assert QApplication.instance() is not None  # the qasync loop's; no widget is made
     forms = FormManager()
     store = store or SettingsStore()
     llm = ScriptedLLM(script) if script is not None else DemoModel()
     router = ToolRouter([*builtin_tools(forms), *(tools or [])])
-    conversation = Conversation(AgentClient(llm, router))
+    speech_factory = (lambda bus: SpeechPipeline(tts, bus)) if tts is not None else None
+    conversation = Conversation(AgentClient(llm, router), speech_factory=speech_factory)
     saved: list[tuple[str, int]] = []
     applier = Applier()
 
@@ -185,8 +195,10 @@ async def controller_rig(
     deps = WindowDeps(
         conversation, forms, store, store.load().settings, model_name=llm.model,
         apply_settings=applier, save_conversation=save, set_api_key=keys.append if keys is not None else None,
-        new_conversation=lambda _old: Conversation(AgentClient(llm, router)),
+        new_conversation=lambda _old: Conversation(AgentClient(llm, router)), sink=sink,
     )
+    if tool_server is not None:
+        deps = replace(deps, tool_server=tool_server)
     controller: TurnController[RecordingView] = TurnController(deps)
     try:
         yield Rig(controller, store, applier, saved)
@@ -251,9 +263,9 @@ async def test_always_allow_is_saved_applied_and_answers_the_next_approval() -> 
         first = rig.send("first")
         rig.controller.answer_approval(await first.next_waiting(), True, always=True)
         assert await rig.turn_status() == "completed"
-        assert rig.controller.settings.always_allow == ("echo",)
-        assert rig.store.load().settings.always_allow == ("echo",)
-        assert [(s.always_allow, key) for s, key in rig.applier.calls] == [(("echo",), False)]
+        assert rig.controller.settings.always_allow == ("builtin/echo",)
+        assert rig.store.load().settings.always_allow == ("builtin/echo",)
+        assert [(s.always_allow, key) for s, key in rig.applier.calls] == [(("builtin/echo",), False)]
 
         second = rig.send("second")
         assert await rig.turn_status() == "completed"
@@ -308,7 +320,7 @@ async def test_giving_up_on_the_interrupt_cancels_the_turn_and_says_so() -> None
             await slow.started.wait()
         rig.controller.give_up_interrupt()
         assert await rig.turn_status() == "cancelled"
-        assert rig.notices.events == [("system", tr("sys_conversation_interrupted"))]
+        assert rig.notices.events == [("system", tr("sys_interrupted"))]
         assert rig.controller.phase == "send" and rig.controller.turn_task is None
         assert len(rig.saved) == 1  # saved even so
 
@@ -373,3 +385,123 @@ async def test_shutdown_during_a_turn_stops_it_and_saves() -> None:
         assert slow.cancelled and rig.controller.turn_task is None
         assert rig.turns.events == [("user",)]
         assert len(rig.saved) == 2  # the turn's end, then the close
+
+
+SPOKEN = [text_reply("<voice>One. Two. Three.</voice><no_tool>"), text_reply("Done.")]
+"""A planning reply of three spoken sentences, then a continuation."""
+
+
+async def test_a_muted_turn_shows_every_sentence_at_once_and_makes_no_speech() -> None:
+    tts, sink = FakeTTS(hold=True), FakeAudioSink()  # held: any wait for speech would never end
+    async with controller_rig(SPOKEN, tts=tts, sink=sink) as rig:
+        rig.controller.push_audio(1.0, True)
+        view = rig.send("talk")
+        assert await rig.turn_status() == "completed"
+        assert view.shown == ["One. ", "Two. ", "Three.", "Done."]
+        assert (tts.calls, sink.plays, sink.muted) == ([], [], True)
+        assert rig.controller.conversation.history[1:] == [
+            {"role": "assistant", "content": "<voice>One. Two. Three.</voice>"},
+            {"role": "assistant", "content": "Done."},
+        ]
+
+
+async def test_without_a_speaker_a_voiced_reply_never_waits_for_speech() -> None:
+    tts = FakeTTS(hold=True)
+    async with controller_rig(SPOKEN, tts=tts) as rig:
+        assert rig.controller.speech_muted
+        view = rig.send("talk")
+        assert await rig.turn_status() == "completed"
+        assert view.shown == ["One. ", "Two. ", "Three.", "Done."]
+        assert tts.calls == []
+
+
+async def test_muting_mid_reply_stops_the_clip_and_shows_the_rest_at_once() -> None:
+    tts, sink = FakeTTS(), FakeAudioSink()
+    async with controller_rig(SPOKEN, tts=tts, sink=sink) as rig:
+        rig.controller.push_audio(1.0, False)
+        view = rig.send("talk")
+        async with asyncio.timeout(10):
+            await sink.wait_for_plays(1)
+        assert view.shown == ["One. "]
+        rig.controller.push_audio(1.0, True)  # the clip is not played to its end
+        assert await rig.turn_status() == "completed"
+        assert view.shown == ["One. ", "Two. ", "Three.", "Done."]
+        assert sink.log == [("play", FakeTTS.audio_for("One."), "audio/wav"), ("stop",), ("stopped", 0)]
+        assert rig.controller.conversation.history[1]["content"] == "<voice>One. Two. Three.</voice>"
+
+
+async def test_an_allowed_tool_from_one_server_does_not_approve_the_same_name_from_another() -> None:
+    # get_time was allowed (saved as a bare name, before entries named their
+    # server) from a server that failed to start; server "b" now offers a
+    # tool of the same name: it must ask.
+    echo = EchoTool(name="get_time")
+    script = [PLAN, tool_reply("get_time", {"text": "1"}), text_reply("Asked."),
+              PLAN, tool_reply("get_time", {"text": "2"}), text_reply("Not asked.")]
+    store = SettingsStore()
+    store.save(Settings(always_allow=("get_time",)))
+    async with controller_rig(script, tools=[echo], store=store, tool_server={"get_time": "b"}.get) as rig:
+        first = rig.send("what time is it")
+        call = await first.next_waiting()  # asked, not auto-approved
+        assert first.cards[call].server == "b"
+        rig.controller.answer_approval(call, True, always=True)
+        assert await rig.turn_status() == "completed"
+        assert first.auto == []
+        assert rig.controller.settings.always_allow == ("get_time", "b/get_time")
+
+        second = rig.send("and now")
+        assert await rig.turn_status() == "completed"
+        assert second.auto == ["get_time"]  # allowed from "b" now
+
+
+def test_bare_saved_names_are_tied_to_their_server_only_when_certain() -> None:
+    settings = Settings(always_allow=("run_command", "fetch", "time/get_current_time"))
+    certain = {"run_command": "builtin/run_command"}.get  # "fetch": its server is not up yet
+    migrated = settings.with_allow_keys(certain)
+    assert migrated.always_allow == ("builtin/run_command", "fetch", "time/get_current_time")
+    assert migrated.with_allow_keys(certain) is migrated  # nothing more to tie: unchanged
+
+
+async def test_interrupt_while_the_finished_reply_is_still_spoken_stops_it_at_once_and_says_so() -> None:
+    tts, sink = FakeTTS(), FakeAudioSink()  # each clip plays until stopped
+    script = [text_reply("Sure.<no_tool>"), text_reply("<voice>The last words.</voice>")]
+    async with controller_rig(script, tts=tts, sink=sink) as rig:
+        rig.controller.push_audio(1.0, False)
+        rig.send("talk")
+        async with asyncio.timeout(10):
+            await sink.wait_for_plays(1)
+            while rig.controller.conversation.replying:  # the model's side ends on its own
+                await asyncio.sleep(0.01)
+        rig.controller.interrupt()
+        # At once: the button is free and the user is told, before the queue
+        # has even woken up.
+        assert rig.phases.events[-1] == ("send",)
+        assert rig.notices.events == [("system", tr("sys_speech_stopped"))]
+        assert await rig.turn_status() == "completed"
+        assert ("stop",) in sink.log and sink.log[-1] == ("stopped", 0)
+
+
+async def test_a_turn_before_every_mcp_server_is_ready_names_them_in_one_line_and_runs() -> None:
+    from desktop_agent.mcp_engine import Readiness
+
+    asked: list[Readiness] = []
+
+    def before_turn() -> Readiness:
+        asked.append(Readiness(starting=("fs", "git"), retrying=("web",)) if not asked else Readiness())
+        return asked[-1]
+
+    forms, store = FormManager(), SettingsStore()
+    conversation = Conversation(AgentClient(DemoModel(), ToolRouter(builtin_tools(forms))))
+    deps = WindowDeps(conversation, forms, store, store.load().settings, model_name="demo", before_turn=before_turn)
+    controller: TurnController[RecordingView] = TurnController(deps)
+    turns, notices = SignalLog(controller.turn_finished), SignalLog(controller.notice)
+    try:
+        for text in ("hello", "again"):  # the second: everything is up, nothing to say
+            assert controller.start_turn(text, lambda _text: RecordingView(controller))
+            assert await turns.wait_for() == ("completed",)
+    finally:
+        await controller.shutdown(timeout_s=2)
+
+    assert len(asked) == 2
+    assert notices.events == [
+        ("system", "Answering without the tools of MCP fs, git, web (failed, retrying) — not ready yet"),
+    ]

@@ -1,4 +1,4 @@
-"""The three system messages of seed 000 §4, each shown once."""
+"""The system messages of seed 000 §4, each shown once."""
 
 from __future__ import annotations
 
@@ -9,24 +9,21 @@ def test_user_interrupt_says_conversation_interrupted() -> None:
     tracker = TurnTracker()
     tracker.interrupt_clicked()
     assert [tracker.on_interrupted("user"), tracker.on_interrupted("user")] == [
-        "sys_conversation_interrupted",
+        "sys_interrupted",
         None,
     ]
-    assert tracker.rejected_card_phase() == "invalidated"
 
 
-def test_reject_says_session_interrupted_at_the_click_only() -> None:
+def test_reject_says_conversation_interrupted_at_the_click_only() -> None:
     tracker = TurnTracker()
-    assert tracker.reject_clicked() == "sys_session_interrupted"
+    assert tracker.reject_clicked() == "sys_interrupted"
     assert tracker.reject_clicked() is None
     assert tracker.on_interrupted("rejected") is None
-    assert tracker.rejected_card_phase() == "rejected"
 
 
 def test_an_approval_timeout_says_so() -> None:
     tracker = TurnTracker()
     assert tracker.on_interrupted("approval_timeout") == "sys_approval_timeout"
-    assert tracker.rejected_card_phase() == "rejected"
 
 
 def test_an_error_adds_no_system_message() -> None:
@@ -34,11 +31,11 @@ def test_an_error_adds_no_system_message() -> None:
 
 
 def test_a_rejection_not_clicked_here_still_says_session_interrupted() -> None:
-    assert TurnTracker().on_interrupted("rejected") == "sys_session_interrupted"
+    assert TurnTracker().on_interrupted("rejected") == "sys_interrupted"
 
 
 def test_rejecting_after_interrupting_adds_nothing() -> None:
     tracker = TurnTracker()
     tracker.interrupt_clicked()
     assert tracker.reject_clicked() is None
-    assert tracker.on_interrupted("user") == "sys_conversation_interrupted"
+    assert tracker.on_interrupted("user") == "sys_interrupted"

@@ -7,6 +7,13 @@ from typing import Any
 import pytest
 from pytestqt.qtbot import QtBot
 
+from desktop_agent.core.chat_handler import (
+    REASON_INTERRUPTED,
+    REASON_NO_ANSWER,
+    REASON_NOT_RUN,
+    REASON_REJECTED,
+    REASON_TIMEOUT,
+)
 from desktop_agent.core.messages import (
     Card,
     CardField,
@@ -105,14 +112,15 @@ def test_card_buttons_reach_the_window_callback(chat: ChatView) -> None:
     assert answers.calls == [("c1", True, False)]
 
 
-def test_a_reject_click_shows_session_interrupted_once(chat: ChatView) -> None:
+def test_a_reject_click_says_rejected_by_you_and_conversation_interrupted_once(chat: ChatView) -> None:
     view = TurnView(chat)
     view.tool_event(tool_item("start", "c1"))
     view.approval_needed(tool_item("approval_required", "c1", arguments={}, task_id="t1"))
     view.mark_answered("c1", False)
-    view.tool_event(rejected_item("r", "c1"))
+    view.tool_event(rejected_item(REASON_REJECTED, "c1"))
     view.interrupted(InterruptedMessage("rejected"))
-    assert layout(chat) == [("card", "c1:rejected"), ("system", "Session interrupted")]
+    assert layout(chat) == [("card", "c1:rejected"), ("system", "Conversation interrupted")]
+    assert view.cards["c1"].reason.text() == "Rejected by you"
 
 
 def test_a_user_interrupt_invalidates_pending_cards_and_forms(chat: ChatView) -> None:
@@ -123,29 +131,79 @@ def test_a_user_interrupt_invalidates_pending_cards_and_forms(chat: ChatView) ->
     view.tool_event(tool_item("start", "c2", "ask_user_question"))
     view.tool_event(tool_item("executing", "c2", "ask_user_question", arguments={"question": "?"}))
     view.tool_event(form_item("c2", "f1", [{"id": "q1", "question": "?", "type": "text"}], title=None))
+    view.tool_event(tool_item("start", "c3"))
     view.tracker.interrupt_clicked()
-    view.tool_event(rejected_item("interrupted", "c2", "ask_user_question"))
+    view.tool_event(rejected_item(REASON_INTERRUPTED, "c2", "ask_user_question"))
     view.interrupted(InterruptedMessage("user"))
     assert layout(chat) == [
         ("card", "c1:invalidated"),
         ("card", "c2:invalidated"),
         ("form", "f1"),
+        ("card", "c3:invalidated"),
         ("system", "Conversation interrupted"),
+    ]
+    # Plain words for what happened: running calls were stopped, a call
+    # still being prepared never ran.
+    assert [view.cards[c].reason.text() for c in ("c1", "c2", "c3")] == [
+        "Stopped by you",
+        "Stopped by you",
+        "Not run: the turn was interrupted",
     ]
     assert view.forms["f1"].ended == "closed"
     assert interrupted.calls == [("user",)]
 
 
 def test_an_approval_timeout_rejects_the_card_and_says_so(chat: ChatView) -> None:
-    view = TurnView(chat)
+    view = TurnView(chat, approval_timeout_s=300)
     view.tool_event(tool_item("start", "c1"))
     view.approval_needed(tool_item("approval_required", "c1", arguments={}, task_id="t1"))
-    view.tool_event(rejected_item("late", "c1"))
+    view.tool_event(rejected_item(REASON_TIMEOUT, "c1"))
     view.interrupted(InterruptedMessage("approval_timeout"))
     assert layout(chat) == [
         ("card", "c1:rejected"),
-        ("system", "Tool approval timed out; the call was rejected and the session interrupted"),
+        ("system", "Tool approval timed out; the call was rejected and the conversation interrupted"),
     ]
+    assert view.cards["c1"].reason.text() == "No answer in 300 s — not run"
+
+
+def test_an_interrupt_while_approval_waits_says_not_run_not_rejected(chat: ChatView) -> None:
+    view = TurnView(chat)
+    view.tool_event(tool_item("start", "c1"))
+    view.approval_needed(tool_item("approval_required", "c1", arguments={}, task_id="t1"))
+    view.tracker.interrupt_clicked()
+    view.tool_event(rejected_item(REASON_NOT_RUN, "c1"))
+    view.interrupted(InterruptedMessage("user"))
+    assert layout(chat) == [("card", "c1:invalidated"), ("system", "Conversation interrupted")]
+    assert (view.cards["c1"].title.text(), view.cards["c1"].reason.text()) == (
+        "run_command — not run",
+        "Not run: the turn was interrupted",
+    )
+
+
+def test_a_cancelled_form_leaves_its_card_not_answered(chat: ChatView) -> None:
+    cancelled = Recorder()
+    view = TurnView(chat, on_form_cancel=cancelled)
+    view.tool_event(tool_item("start", "c1", "ask_user_question"))
+    view.tool_event(tool_item("executing", "c1", "ask_user_question", arguments={"question": "Name?"}))
+    view.tool_event(form_item("c1", "f1", [{"id": "q1", "question": "Name?", "type": "text"}], title=None))
+    view.forms["f1"].cancel_button.click()
+    view.forms["f1"].finish("cancelled")  # what the window does once core took the cancel
+    view.tool_event(
+        tool_item("result", "c1", "ask_user_question", result="The user declined to answer the form.")
+    )
+    card = view.cards["c1"]
+    assert cancelled.calls == [("f1",)]
+    assert (card.title.text(), card.reason.text()) == ("ask_user_question — not answered", "Not answered")
+    assert view.forms["f1"].status.text() == "Not answered"
+
+
+def test_mcp_cards_name_their_server(chat: ChatView) -> None:
+    view = TurnView(chat, server_of={"get_current_time": "time"}.get)
+    view.tool_event(tool_item("start", "c1", "get_current_time"))
+    view.tool_event(tool_item("start", "c2", "run_command"))
+    assert [view.cards[c].server.text() for c in ("c1", "c2")] == ["from time", ""]
+    assert view.cards["c1"].server.isVisibleTo(view.cards["c1"])
+    assert not view.cards["c2"].server.isVisibleTo(view.cards["c2"])
 
 
 def test_a_form_follows_its_card_and_its_answers_reach_the_window(chat: ChatView) -> None:
@@ -225,3 +283,28 @@ def test_an_auto_approved_call_runs_without_buttons_or_attention(chat: ChatView)
     )
     assert not view.cards["c1"].approval_row.isVisibleTo(view.cards["c1"])
     assert (attention.calls, cards.calls) == ([], [("c1", "preparing"), ("c1", "executing")])
+
+
+def test_a_form_nobody_answered_says_so_on_the_card_and_in_the_system_line(chat: ChatView) -> None:
+    view = TurnView(chat, approval_timeout_s=300)
+    view.tool_event(tool_item("start", "c1", "ask_user_question"))
+    view.tool_event(tool_item("executing", "c1", "ask_user_question", arguments={"question": "City?"}))
+    view.tool_event(form_item("c1", "f1", [{"id": "q1", "question": "City?", "type": "text"}], title=None))
+    view.tool_event(rejected_item(REASON_NO_ANSWER, "c1", "ask_user_question"))
+    view.interrupted(InterruptedMessage("approval_timeout"))
+    card = view.cards["c1"]
+    assert (card.title.text(), card.reason.text()) == ("ask_user_question — not answered", "No answer in 300 s")
+    assert layout(chat)[-1] == ("system", "Nobody answered the form in time; the conversation was interrupted")
+    assert view.forms["f1"].ended == "closed"
+
+
+def test_a_tool_name_streamed_in_pieces_renames_the_card(chat: ChatView) -> None:
+    view = TurnView(chat, server_of={"get_current_time": "time"}.get)
+    view.tool_event(tool_item("start", "c1", "get_cur"))
+    view.approval_needed(tool_item("approval_required", "c1", "get_current_time", arguments={}, task_id="t1"))
+    card = view.cards["c1"]
+    assert (card.state.tool_name, card.title.text(), card.server.text()) == (
+        "get_current_time",
+        "get_current_time needs your approval",
+        "from time",
+    )

@@ -1,14 +1,25 @@
-"""AutoEngine: primary, fallback on failure, back after the retry interval."""
+"""AutoEngine: primary, fallback on failure, back after the retry interval;
+the fallback is told once, as a kind, and its reason only to the log."""
 
 from __future__ import annotations
 
 import asyncio
+import logging
+from typing import get_args
 
 import pytest
 
 from desktop_agent.core.ports import Speech, TTSError
 from desktop_agent.testing.fake_tts import FakeTTS
-from desktop_agent.voice import AutoEngine
+from desktop_agent.ui import i18n
+from desktop_agent.voice import AutoEngine, SpeechNotice
+
+# What edge-tts raised on a machine whose TLS handshake failed (issue 9 §4).
+SSL_FAILURE = (
+    "edge-tts failed: ClientConnectorCertificateError: Cannot connect to host speech.platform.bing.com:443 "
+    "ssl:<ssl.SSLContext object at 0x7f3a2c1e5b50> [SSLCertVerificationError: (1, '[SSL: "
+    "CERTIFICATE_VERIFY_FAILED] certificate verify failed: unable to get local issuer certificate')]"
+)
 
 
 class FakeClock:
@@ -19,9 +30,9 @@ class FakeClock:
         return self.now
 
 
-def make(retry_s: float = 30) -> tuple[AutoEngine, FakeTTS, FakeTTS, list[str], FakeClock]:
+def make(retry_s: float = 30) -> tuple[AutoEngine, FakeTTS, FakeTTS, list[SpeechNotice], FakeClock]:
     primary, fallback = FakeTTS(name="edge"), FakeTTS(name="espeak")
-    notices: list[str] = []
+    notices: list[SpeechNotice] = []
     clock = FakeClock()
     engine = AutoEngine(primary, fallback, notices.append, retry_primary_after_s=retry_s, clock=clock)
     return engine, primary, fallback, notices, clock
@@ -48,14 +59,14 @@ async def test_fallback_is_announced_once_then_used_directly_until_the_interval_
     spoken.append(await say(engine, "b"))
     assert spoken == ["espeak", "espeak"]
     assert (primary.calls, fallback.calls) == (["a"], ["a", "b"])
-    assert notices == [
-        "edge speech unavailable (edge-tts failed: ClientConnectorDNSError: Name or service not known); "
-        "speaking with espeak"
-    ]
+    assert notices == ["speech_offline_fallback"]
     assert engine.using_fallback
 
 
-async def test_after_the_interval_a_failed_probe_stays_silent_and_a_good_one_announces_the_return() -> None:
+async def test_after_the_interval_a_failed_probe_stays_silent_and_a_good_one_is_logged(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.INFO, logger="desktop_agent.voice.auto")
     engine, primary, fallback, notices, clock = make(retry_s=30)
     primary.failing = "offline"
     spoken = [await say(engine, "a")]
@@ -68,7 +79,11 @@ async def test_after_the_interval_a_failed_probe_stays_silent_and_a_good_one_ann
     spoken += [await say(engine, "d"), await say(engine, "e")]
     assert spoken == ["espeak", "espeak", "espeak", "edge", "edge"]
     assert (primary.calls, fallback.calls) == (["a", "b", "d", "e"], ["a", "b", "c"])
-    assert notices == ["edge speech unavailable (offline); speaking with espeak", "edge speech is back"]
+    assert notices == ["speech_offline_fallback"]  # the return is for the log
+    assert [r.getMessage() for r in caplog.records] == [
+        "speech: edge failed (offline); falling back to espeak",
+        "speech: edge is back",
+    ]
     assert not engine.using_fallback
 
 
@@ -86,7 +101,7 @@ async def test_while_one_segment_probes_the_primary_others_use_the_fallback() ->
         primary.release("slow probe")
         assert (await probe).engine == "edge"
     assert fallback.calls == ["a", "meanwhile"]
-    assert notices[-1] == "edge speech is back"
+    assert notices == ["speech_offline_fallback"] and not engine.using_fallback
 
 
 async def test_when_both_fail_the_error_names_both() -> None:
@@ -111,13 +126,56 @@ async def test_a_primary_that_raises_something_else_still_falls_back() -> None:
             raise RuntimeError("adapter bug")
 
     fallback = FakeTTS(name="espeak")
-    notices: list[str] = []
+    notices: list[SpeechNotice] = []
     engine = AutoEngine(Buggy(), fallback, notices.append)
     async with asyncio.timeout(5):
         assert (await engine.synthesize("a")).engine == "espeak"
-    assert notices == ["edge speech unavailable (RuntimeError: adapter bug); speaking with espeak"]
+    assert notices == ["speech_offline_fallback"]
+
+
+async def test_the_fallback_is_told_once_however_often_the_primary_comes_and_goes(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    engine, primary, fallback, notices, clock = make(retry_s=30)
+    spoken: list[str] = []
+    for text in ("a", "b", "c"):
+        primary.failing = SSL_FAILURE
+        spoken.append(await say(engine, f"down {text}"))
+        clock.now += 30
+        primary.failing = None
+        spoken.append(await say(engine, f"up {text}"))
+    assert spoken == ["espeak", "edge"] * 3
+    assert fallback.calls == ["down a", "down b", "down c"]
+    assert notices == ["speech_offline_fallback"]
+    # Every switch is in the log, with its whole reason.
+    falls = [r.getMessage() for r in caplog.records if "falling back" in r.getMessage()]
+    assert falls == [f"speech: edge failed ({SSL_FAILURE}); falling back to espeak"] * 3
+
+
+async def test_concurrent_segments_that_all_fail_tell_the_fallback_once_and_log_the_reason(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    engine, primary, fallback, notices, _ = make()
+    primary.hold = True
+    texts = ["one", "two", "three", "four"]
+    for text in texts:
+        primary.fail_on(text, SSL_FAILURE)
+    async with asyncio.timeout(5):
+        calls = [asyncio.ensure_future(engine.synthesize(text)) for text in texts]
+        for text in texts:  # every segment is inside the primary at once
+            await primary.started(text).wait()
+        for text in texts:
+            primary.release(text)
+        spoken = await asyncio.gather(*calls)
+    assert [s.engine for s in spoken] == ["espeak"] * 4 and sorted(fallback.calls) == sorted(texts)
+    assert notices == ["speech_offline_fallback"]
+    assert "ssl.SSLContext" in caplog.text and "CERTIFICATE_VERIFY_FAILED" in caplog.text
 
 
 def test_a_negative_retry_interval_is_refused() -> None:
     with pytest.raises(ValueError, match="retry_primary_after_s"):
         AutoEngine(FakeTTS(), FakeTTS(), print, retry_primary_after_s=-1)
+
+
+def test_every_speech_notice_is_a_line_of_the_ui_text_table() -> None:
+    assert set(get_args(SpeechNotice)) <= i18n.keys()

@@ -1,0 +1,359 @@
+"""The wire normalizer (DESIGN §2a): every request passes :func:`normalize`
+just before it is sent, so that strict servers accept it.
+
+The app keeps its history canonical (the seed's layout): temporary prompts
+as system messages at the end, the planning reply and its continuation as
+two assistant messages, ``_hook`` keys, tool arguments as the model sent
+them. Real servers refuse most of that (STACK.md "Strict servers"): Qwen3.5
+templates say "System message must be at the beginning.", Mistral and Gemma
+templates "Conversation roles must alternate user/assistant/user/
+assistant/...", llama.cpp "Cannot have 2 or more assistant messages at the
+end of the list", vLLM runs ``json.loads`` on every replayed
+``function.arguments``. Whatever it is given, :func:`normalize` returns
+messages where
+
+1. there is at most one system message, at index 0 (none under the strict
+   profile); system messages before or among the conversation (main
+   prompt, skills catalogue, system-role hooks) are joined into it, and
+   trailing ones (the temporary planning / continuation prompts) are
+   appended to the last user message, marked as an instruction — at the
+   end, where the model sees them as clearly as before, and outside the
+   system message, so the prompt prefix (and the server's prompt cache)
+   stays the same from one round to the next;
+2. the conversation starts with a user message, user and assistant
+   alternate (runs are merged, texts joined by a blank line), and tool
+   messages directly follow the assistant message whose ``tool_calls``
+   they answer, each id exactly once, in call order (unanswered calls and
+   stray answers are dropped; a user message after a tool message gets a
+   short assistant bridge, since mistral-common refuses "Unexpected role
+   'user' after role 'tool'"); the last message is user or tool;
+3. only the keys ``role``, ``content``, ``tool_calls``, ``tool_call_id``,
+   ``name`` are sent (``_hook`` and any other key are stripped);
+4. every ``function.arguments`` is the text of a JSON object: invalid JSON,
+   or JSON that is not an object, is replayed as ``"{}"`` and the original
+   text is kept in that call's tool message; call ids are nine letters or
+   digits (what Mistral's template and mistral-common demand; every other
+   server takes any id), derived from the original id so they are stable
+   from one request to the next;
+5. text keeps its exact characters.
+
+The canonical list is never changed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, get_args
+
+from desktop_agent.core.json_types import JSONDict
+from desktop_agent.core.prompts import CONTINUE_MESSAGE
+
+log = logging.getLogger(__name__)
+
+WireProfileName = Literal["standard", "strict"]
+WIRE_PROFILE_NAMES: tuple[str, ...] = get_args(WireProfileName)
+
+
+@dataclass(frozen=True, slots=True)
+class WireProfile:
+    """How much of the OpenAI message format an endpoint's chat template
+    understands. Both profiles keep every rule of the module docstring."""
+
+    name: WireProfileName
+    system_role: bool
+    """False: no system message at all; its text leads the first user
+    message, the way Gemma's own template folds it ("System role not
+    supported" otherwise)."""
+    native_tool_history: bool
+    """False: earlier tool calls are replayed as text (the assistant says
+    what it called, the result comes back as a user message), for templates
+    with no tool role (Gemma) and servers that refuse tool messages in a
+    request without ``tools`` (Bedrock). New calls still arrive natively."""
+
+
+STANDARD = WireProfile("standard", system_role=True, native_tool_history=True)
+STRICT = WireProfile("strict", system_role=False, native_tool_history=False)
+"""The strictest profile: what the provider retries with after a 400 that
+names roles, system messages or tools (see ``llm/errors.py``)."""
+
+_PROFILES: dict[str, WireProfile] = {p.name: p for p in (STANDARD, STRICT)}
+
+INSTRUCTION_LABEL = "[system instruction]"
+"""Heads a trailing system prompt appended to the last user message."""
+TOOL_BRIDGE = "[tool results received]"
+"""The assistant message put between a tool result and a user message."""
+CALL_AS_TEXT = "[called {name} with {arguments}]"
+RESULT_AS_TEXT = "[result of {name}]\n{content}"
+ARGUMENTS_NOTE = "[the arguments of this call were not a JSON object; the model sent: {raw}]"
+
+_WIRE_ID = re.compile(r"[A-Za-z0-9]{9}")
+_ID_ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+_ROLES = frozenset({"system", "user", "assistant", "tool"})
+
+
+def profile_named(name: str | None) -> WireProfile:
+    """The profile called ``name``; the standard one for None or an unknown name."""
+    return _PROFILES.get(name or "", STANDARD)
+
+
+def normalize(messages: Sequence[Mapping[str, Any]], profile: WireProfile = STANDARD) -> list[JSONDict]:
+    """The wire form of ``messages`` (see the module docstring)."""
+    head, body, tail = _split_system(m for m in map(_clean, messages) if m is not None)
+    body = _pair_tool_calls(body)
+    if not profile.native_tool_history:
+        body = _tool_history_as_text(body)
+    body = _merge_runs(body)
+    _place_tail(body, head, tail)
+    body = _bridge(body)
+    return _with_system(head, body, profile)
+
+
+# ------------------------------------------------------------------ steps
+
+
+def _clean(message: Mapping[str, Any]) -> JSONDict | None:
+    """A copy with only the wire keys; None for a role no server knows."""
+    role = message.get("role")
+    role = "system" if role == "developer" else role
+    if role not in _ROLES:
+        log.debug("wire: dropped a message with role %r", role)
+        return None
+    content = _text(message.get("content"))
+    out: JSONDict = {"role": role, "content": content if content is not None or role == "assistant" else ""}
+    name = message.get("name")
+    if role in ("user", "assistant") and isinstance(name, str) and name:
+        out["name"] = name
+    calls = message.get("tool_calls")
+    if role == "assistant" and isinstance(calls, list) and calls:
+        out["tool_calls"] = calls
+    if role == "tool":
+        out["tool_call_id"] = str(message.get("tool_call_id") or "")
+    return out
+
+
+def _text(content: Any) -> str | None:
+    """Content as text: parts of a multi-part content are joined."""
+    if content is None or isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(str(part.get("text", "")) for part in content if isinstance(part, Mapping))
+    return json.dumps(content, ensure_ascii=False) if isinstance(content, Mapping) else str(content)
+
+
+def _split_system(messages: Iterable[JSONDict]) -> tuple[list[str], list[JSONDict], list[str]]:
+    """(texts for the leading system message, the conversation, trailing
+    system texts). A system message after the last other message is
+    trailing; every other one (all of them, when there is nothing else)
+    joins the leading system message."""
+    listed = list(messages)
+    last = max((i for i, m in enumerate(listed) if m["role"] != "system"), default=len(listed))
+    head: list[str] = []
+    tail: list[str] = []
+    body: list[JSONDict] = []
+    for index, message in enumerate(listed):
+        if message["role"] != "system":
+            body.append(message)
+        elif message["content"]:
+            (tail if index > last else head).append(message["content"])
+    return head, body, tail
+
+
+@dataclass
+class _Ids:
+    """Wire ids of one request: nine letters or digits, unique."""
+
+    used: set[str] = field(default_factory=set)
+
+    def wire_id(self, original: str, position: str) -> str:
+        if _WIRE_ID.fullmatch(original) and original not in self.used:
+            self.used.add(original)
+            return original
+        seed = original or position
+        for salt in range(1000):
+            digest = hashlib.sha256(f"{seed}\0{salt}".encode()).digest()
+            candidate = "".join(_ID_ALPHABET[b % len(_ID_ALPHABET)] for b in digest[:9])
+            if candidate not in self.used:
+                self.used.add(candidate)
+                return candidate
+        raise AssertionError("no free tool call id")  # pragma: no cover - 62**9 ids
+
+
+def _pair_tool_calls(body: list[JSONDict]) -> list[JSONDict]:
+    """Each assistant ``tool_calls`` message followed by exactly its answers,
+    in call order, with wire ids and JSON-object arguments."""
+    ids = _Ids()
+    out: list[JSONDict] = []
+    index = 0
+    while index < len(body):
+        message = body[index]
+        index += 1
+        if message["role"] == "tool":
+            log.debug("wire: dropped a tool message that answers no call before it")
+            continue
+        if "tool_calls" not in message:
+            out.append(message)
+            continue
+        answers: list[JSONDict] = []
+        while index < len(body) and body[index]["role"] == "tool":
+            answers.append(body[index])
+            index += 1
+        out.extend(_answered_calls(message, answers, ids, len(out)))
+    return out
+
+
+def _answered_calls(
+    message: JSONDict, answers: list[JSONDict], ids: _Ids, position: int
+) -> list[JSONDict]:
+    calls: list[JSONDict] = []
+    replies: list[JSONDict] = []
+    unused = list(answers)
+    for n, raw in enumerate(message["tool_calls"]):
+        if not isinstance(raw, Mapping):
+            continue
+        original = str(raw.get("id") or "")
+        answer = next((a for a in unused if a["tool_call_id"] == original), None)
+        if answer is None:
+            log.debug("wire: dropped tool call %r, which has no answer", original)
+            continue
+        unused.remove(answer)
+        function = raw.get("function")
+        function = function if isinstance(function, Mapping) else {}
+        arguments, raw_arguments = _arguments(function.get("arguments"))
+        call_id = ids.wire_id(original, f"{position}.{n}")
+        calls.append(
+            {
+                "id": call_id,
+                "type": "function",
+                "function": {"name": str(function.get("name") or ""), "arguments": arguments},
+            }
+        )
+        content = answer["content"]
+        if raw_arguments is not None:
+            content = _join(content, ARGUMENTS_NOTE.format(raw=raw_arguments))
+        replies.append({"role": "tool", "tool_call_id": call_id, "content": content})
+    head = {k: v for k, v in message.items() if k != "tool_calls"}
+    return [{**head, "tool_calls": calls}, *replies] if calls else [head]
+
+
+def _arguments(raw: Any) -> tuple[str, str | None]:
+    """(JSON-object text to send, the original text when it was not one)."""
+    if raw is None or (isinstance(raw, str) and not raw.strip()):
+        return "{}", None
+    if isinstance(raw, Mapping):
+        try:
+            return json.dumps(raw, ensure_ascii=False, allow_nan=False), None
+        except (TypeError, ValueError):
+            return "{}", str(raw)
+    text = raw if isinstance(raw, str) else str(raw)
+    try:
+        value = json.loads(text, parse_constant=_no_constant)
+    except ValueError:
+        return "{}", text
+    return (text, None) if isinstance(value, dict) else ("{}", text)
+
+
+def _no_constant(name: str) -> Any:
+    """NaN and Infinity are not JSON: servers in Go or Rust refuse them."""
+    raise ValueError(name)
+
+
+def _tool_history_as_text(body: list[JSONDict]) -> list[JSONDict]:
+    """The strict profile's replay: calls become assistant text, results
+    user messages (merged afterwards with their neighbours)."""
+    names: dict[str, str] = {}
+    out: list[JSONDict] = []
+    for message in body:
+        if message["role"] == "tool":
+            name = names.get(message["tool_call_id"], "the tool")
+            out.append({"role": "user", "content": RESULT_AS_TEXT.format(name=name, content=message["content"])})
+            continue
+        calls = message.get("tool_calls")
+        if not calls:
+            out.append(message)
+            continue
+        said = [message["content"]]
+        for call in calls:
+            function = call["function"]
+            names[call["id"]] = function["name"]
+            said.append(CALL_AS_TEXT.format(name=function["name"], arguments=function["arguments"]))
+        flat = {k: v for k, v in message.items() if k != "tool_calls"}
+        out.append({**flat, "content": _join(*said)})
+    return out
+
+
+def _merge_runs(body: list[JSONDict]) -> list[JSONDict]:
+    """Consecutive user messages merged, and consecutive assistant ones
+    (text into a following ``tool_calls`` message too); assistant messages
+    with nothing visible and no calls dropped."""
+    out: list[JSONDict] = []
+    for message in body:
+        role = message["role"]
+        if role == "assistant" and "tool_calls" not in message and not (message["content"] or "").strip():
+            continue
+        previous = out[-1] if out else None
+        if (
+            previous is not None
+            and previous["role"] == role
+            and role in ("user", "assistant")
+            and "tool_calls" not in previous
+        ):
+            merged = {**previous, **message, "content": _join(previous["content"], message["content"])}
+            if "name" in previous:
+                merged["name"] = previous["name"]
+            out[-1] = merged
+        else:
+            out.append(message)
+    return out
+
+
+def _place_tail(body: list[JSONDict], head: list[str], tail: list[str]) -> None:
+    """Trailing system texts: appended to a last user message; after a tool
+    message (nothing may sit between a result and the reply) into the
+    leading system message; otherwise they become the closing user
+    message. A conversation that would end with the assistant gets
+    :data:`CONTINUE_MESSAGE`."""
+    text = "\n\n".join(tail)
+    last = body[-1] if body else None
+    if last is not None and last["role"] == "user":
+        if text:
+            last["content"] = _join(last["content"], f"{INSTRUCTION_LABEL}\n{text}")
+    elif last is not None and last["role"] == "tool":
+        if text:
+            head.append(text)
+    elif text or body or head:
+        body.append({"role": "user", "content": text or CONTINUE_MESSAGE})
+
+
+def _bridge(body: list[JSONDict]) -> list[JSONDict]:
+    """A user message first, and an assistant bridge between a tool result
+    and a user message."""
+    out: list[JSONDict] = []
+    for message in body:
+        if out and out[-1]["role"] == "tool" and message["role"] == "user":
+            out.append({"role": "assistant", "content": TOOL_BRIDGE})
+        out.append(message)
+    if out and out[0]["role"] != "user":
+        out.insert(0, {"role": "user", "content": CONTINUE_MESSAGE})
+    return out
+
+
+def _with_system(head: list[str], body: list[JSONDict], profile: WireProfile) -> list[JSONDict]:
+    text = "\n\n".join(head)
+    if not text:
+        return body
+    if profile.system_role:
+        return [{"role": "system", "content": text}, *body]
+    first = body[0]  # a user message: _place_tail gave a non-empty head a body
+    return [{**first, "content": _join(text, first["content"])}, *body[1:]]
+
+
+def _join(*parts: str | None) -> str | None:
+    """Texts joined by a blank line, each kept exactly; when all are empty,
+    the first as it was (None stays None for an assistant's content)."""
+    kept = [p for p in parts if p]
+    return "\n\n".join(kept) if kept else parts[0]

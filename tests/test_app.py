@@ -1,0 +1,57 @@
+"""The window's composition root: what it makes of the machine's speaker."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pytest
+from PySide6.QtWidgets import QApplication
+
+from desktop_agent.app import _make_sink, window_deps
+from desktop_agent.services import build_services
+from desktop_agent.testing.fake_sink import FakeAudioSink
+from desktop_agent.ui import audio_sink
+from desktop_agent.ui.i18n import text_in, tr
+
+NO_DEVICE = "QtMultimedia lists no audio output device"
+
+
+@pytest.fixture
+def no_servers(tmp_path: Path) -> Path:
+    path = tmp_path / "mcp.json"
+    path.write_text('{"mcpServers": {}}')
+    return path
+
+
+async def test_with_no_audio_output_device_there_is_no_speaker_and_one_line_says_so(
+    qapp: QApplication, no_servers: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setattr(audio_sink, "no_output_reason", lambda: NO_DEVICE)
+    services = await build_services(mcp_config=no_servers, tts="none")
+    try:
+        with caplog.at_level(logging.WARNING, logger="desktop_agent.app"):
+            assert _make_sink(services) is None
+        assert [r.getMessage() for r in caplog.records] == [
+            f"no audio output ({NO_DEVICE}); replies will be shown, not spoken"
+        ]
+        line = tr("no_audio_output")
+        assert line in (text_in("en", "no_audio_output"), text_in("zh", "no_audio_output"))
+        assert text_in("en", "no_audio_output") == "No audio output device — replies are shown but not spoken"
+        assert window_deps(services, None).warnings.count(line) == 1  # the reason stays in the log
+        assert line not in window_deps(services, FakeAudioSink()).warnings
+    finally:
+        await services.aclose()
+
+
+async def test_with_an_audio_output_device_the_window_gets_the_qt_speaker(
+    qapp: QApplication, no_servers: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(audio_sink, "no_output_reason", lambda: None)
+    services = await build_services(mcp_config=no_servers, tts="none")
+    try:
+        sink = _make_sink(services)
+        assert isinstance(sink, audio_sink.QtAudioSink)
+        sink.close()
+    finally:
+        await services.aclose()
