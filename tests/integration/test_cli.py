@@ -17,6 +17,7 @@ import pytest
 from desktop_agent.core.history import check_history
 from desktop_agent.testing.procs import live_processes
 from desktop_agent.testing.scripted_server import Reply, ScriptedLLMServer, text_reply, tool_reply
+from desktop_agent.testing.wire_contract import wire_problems
 from desktop_agent.testing.strict_checks import no_system_role
 
 pytestmark = pytest.mark.integration
@@ -267,3 +268,36 @@ async def test_a_server_that_refuses_system_messages_is_remembered_as_strict(
         {"role": "assistant", "content": "Hi. "},
         {"role": "assistant", "content": "- one\n- two\n"},
     ]
+
+
+async def test_a_three_turn_headless_session_sends_only_contract_requests(
+    tmp_path: Path, server: ScriptedLLMServer
+) -> None:
+    # Issue 9's "done when": a Markdown answer without tools, a tool call
+    # whose arguments exceed the 300-character context cut, a last turn.
+    long_command = "echo " + "long-argument " * 40
+    server.set_script([
+        text_reply("<voice>Sure.</voice><no_tool>"),
+        text_reply("Three things:\n\n- **one**\n- two\n- three\n"),
+        PLAN,
+        tool_reply("run_command", {"command": long_command}),
+        text_reply("It echoed."),
+        text_reply("<voice>Bye.</voice><no_tool>"),
+        text_reply("See you."),
+    ])
+    run = Run(tmp_path, server)
+    proc = await asyncio.create_subprocess_exec(
+        *run.argv("--approve", "all"), stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    async with asyncio.timeout(60):
+        _out, err = await proc.communicate(b"list three things\nrun the long one\nthanks\n")
+    assert proc.returncode == 0, err.decode()
+    requests = server.requests
+    assert len(requests) == 7
+    for n, request in enumerate(requests):
+        assert wire_problems(request["messages"]) == [], f"request {n}"
+    last = requests[-1]["messages"]
+    (call,) = [c for m in last if m["role"] == "assistant" for c in m.get("tool_calls") or ()]
+    replayed = json.loads(call["function"]["arguments"])  # still JSON after the cut
+    assert replayed["command"].startswith("echo long-argument") and len(replayed["command"]) < len(long_command)
+    assert any("- **one**\n- two\n- three" in str(m["content"]) for m in last if m["role"] == "assistant")
