@@ -10,8 +10,12 @@ consume the same two streams (the planning round and the tool round) with
   ``SessionMessageBus`` + ``PlaybackQueue`` (a null view) over
   ``OpenAIProvider``,
 
+- extended: the same engine with ten enabled skills (the catalogue at
+  ``messages[1]``) and five hooks (one at each checkpoint, persistent and
+  not), issue 10's "unchanged within noise",
+
 and compare the CPU time of this process per token (the server's CPU is
-not counted). Target: engine/bare ≤ 1.05.
+not counted). Target: engine/bare ≤ 1.05; extended/engine ≈ 1.
 
 Run: ``.venv/bin/python benchmarks/bench_engine.py [--tokens 2000] [--rounds 9]``
 """
@@ -34,9 +38,13 @@ from openai import AsyncOpenAI
 from desktop_agent.core.agent import AgentClient
 from desktop_agent.core.bus import SessionMessageBus
 from desktop_agent.core.conversation import Conversation
+from desktop_agent.core.hooks import Checkpoint, Hook
 from desktop_agent.core.messages import BusItem
 from desktop_agent.core.tool_router import ToolRouter
 from desktop_agent.llm.openai_provider import OpenAIProvider
+from desktop_agent.skills_engine import SkillLibrary
+from desktop_agent.skills_engine.scan import scan_skills
+from desktop_agent.testing.skill_folders import write_skill
 from desktop_agent.testing.views import NullView
 
 WORDS = [" The", " quick", " brown", " fox", " jumps", " over", " the", " lazy", " dog", "."]
@@ -71,8 +79,27 @@ async def bare(client: AsyncOpenAI) -> int:
     return count
 
 
-async def engine(provider: OpenAIProvider) -> int:
-    conversation = Conversation(AgentClient(provider, ToolRouter(), system_prompt=None))
+def extensions() -> tuple[SkillLibrary, tuple[Hook, ...]]:
+    """Ten enabled skills (written to a temporary folder) and five hooks."""
+    root = Path(tempfile.mkdtemp(prefix="bench-skills-"))
+    for n in range(10):
+        write_skill(root, f"skill-{n}", description=f"Does task number {n}. Use when the user asks for task {n}. " * 4)
+    library = SkillLibrary(scan_skills(bundled=root, user=root / "none"))
+    checkpoints: tuple[Checkpoint, ...] = (
+        "turn_start", "before_tool_round", "after_tool_result", "after_rejection", "turn_end"
+    )
+    hooks = tuple(
+        Hook(f"hook-{n}", checkpoint, "system" if n % 2 else "user", n % 2 == 0, f"Rule {n}: be brief.")
+        for n, checkpoint in enumerate(checkpoints)
+    )
+    return library, hooks
+
+
+async def engine(
+    provider: OpenAIProvider, skills: SkillLibrary | None = None, hooks: tuple[Hook, ...] = ()
+) -> int:
+    agent = AgentClient(provider, ToolRouter(), system_prompt=None, skills=skills, hooks=hooks)
+    conversation = Conversation(agent)
     pushed = 0
 
     def on_bus(bus: SessionMessageBus) -> None:
@@ -92,12 +119,17 @@ async def engine(provider: OpenAIProvider) -> int:
 async def measure(base_url: str, rounds: int) -> dict[str, list[float]]:
     client = AsyncOpenAI(base_url=base_url, api_key="bench", max_retries=0)
     provider = OpenAIProvider(base_url=base_url, api_key="bench", model="scripted")
-    results: dict[str, list[float]] = {"bare": [], "engine": [], "bare_wall": [], "engine_wall": [], "pushed": []}
+    results: dict[str, list[float]] = {
+        "bare": [], "engine": [], "extended": [], "bare_wall": [], "engine_wall": [], "extended_wall": [],
+        "pushed": [],
+    }
     await bare(client)  # warm up both paths
     results["pushed"].append(await engine(provider))
+    skills, hooks = extensions()
     paths: dict[str, Callable[[], Awaitable[int]]] = {
         "bare": lambda: bare(client),
         "engine": lambda: engine(provider),
+        "extended": lambda: engine(provider, skills, hooks),
     }
     for _ in range(rounds):
         for name, run in paths.items():
@@ -135,6 +167,8 @@ def main() -> int:
     print(f"delivered: {tokens / statistics.median(results['bare_wall']):.0f} tokens/s (the SDK's own "
           f"per-chunk cost bounds it on this machine); engine bus messages per turn: {results['pushed'][0]:.0f}")
     print(f"engine/bare CPU ratio: {ratio:.3f} (target <= 1.05)")
+    extended = statistics.median(results["extended"]) / engine_cpu
+    print(f"with 10 skills and 5 hooks / engine CPU ratio: {extended:.3f} (target: 1 within noise)")
     return 0
 
 

@@ -152,6 +152,7 @@ async def _build_services(args: argparse.Namespace) -> Services | None:
             tts=getattr(args, "tts", None),
             max_steps=getattr(args, "max_steps", None),
             approval_timeout_s=getattr(args, "approval_timeout", None),
+            skills=getattr(args, "skills", None),
             keep_conversations=True,
             start_mcp=False,  # started in the background once the window is attached
         )
@@ -165,6 +166,8 @@ def window_deps(services: Services, sink: AudioSink | None) -> WindowDeps:
     settings and the one way to apply them, the speaker, the key store."""
     import asyncio
 
+    from desktop_agent.hooks_engine import user_hooks_dir
+    from desktop_agent.skills_engine import user_skills_dir
     from desktop_agent.storage import secrets
 
     releasing: set[asyncio.Task[None]] = set()
@@ -200,6 +203,10 @@ def window_deps(services: Services, sink: AudioSink | None) -> WindowDeps:
         allow_key_for=services.allow_key_for,
         before_turn=services.before_turn,
         retry_server=services.retry_mcp,
+        skills=services.skills.infos if services.skills is not None else (),
+        skills_folder=str(user_skills_dir()),
+        hook_infos=services.hooks.infos,
+        hooks_folder=str(user_hooks_dir()),
     )
 
 

@@ -24,6 +24,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--mcp-config", type=Path, metavar="PATH", help="MCP servers file (mcpServers JSON)")
     parser.add_argument("--tts", choices=("auto", "edge", "espeak", "none"), help="speech engine")
     parser.add_argument("--max-steps", type=_positive_int, metavar="N", help="agent step limit")
+    parser.add_argument("--skills", metavar="all|none|NAME[,NAME...]",
+                        help="enabled skills (default: the setting; with no setting, all)")
     parser.add_argument("--list-tools", action="store_true",
                         help="print every tool with its server and whether it needs approval, then exit")
 

@@ -23,14 +23,17 @@ from desktop_agent.core.ports import LLMError, LLMProvider, SpeechPort, TTSEngin
 from desktop_agent.core.session import SessionManager
 from desktop_agent.core.tool_router import ToolRouter
 from desktop_agent.core.wire import WireProfile, profile_named
+from desktop_agent.hooks_engine import HookCatalog, HookInfo, load_hooks
 from desktop_agent.llm.demo import CONNECT_HINT, DemoModel
 from desktop_agent.llm.errors import display_url
 from desktop_agent.llm.openai_provider import OpenAIProvider, WireProfileListener, resolve_endpoint
 from desktop_agent.mcp_engine import McpEngine, Readiness, ServerStatus, load_mcp_config
+from desktop_agent.skills_engine import SkillLibrary, parse_skills_flag
 from desktop_agent.storage import secrets
 from desktop_agent.storage.conversations import ConversationStore
 from desktop_agent.storage.settings import Settings, SettingsStore
 from desktop_agent.tools import builtin_tools
+from desktop_agent.tools.sub_agent import SubAgentTool
 from desktop_agent.voice import SpeechCache, SpeechNotice, SpeechPipeline, make_engine
 
 log = logging.getLogger(__name__)
@@ -59,6 +62,11 @@ class Services:
     router: ToolRouter
     mcp: McpEngine | None
     tts: TTSEngine | None
+    skills: SkillLibrary | None = None
+    """The skills found and which are enabled (DESIGN §9); None: no skills."""
+    hooks: HookCatalog = field(default_factory=HookCatalog)
+    """The prompt hooks found (DESIGN §9), prompts read once at start-up;
+    ``Settings.hooks_enabled`` says which a turn uses."""
     conversations: ConversationStore | None = None
     """Saved conversations (the window keeps them; the headless mode does not)."""
     approvals: ApprovalManager = field(default_factory=ApprovalManager)
@@ -137,8 +145,13 @@ class Services:
             self._llm_config = _endpoint_config(settings)
         if _speech_config(settings) != self._tts_config:
             self._make_tts(settings)
+        if self.skills is not None and settings.enabled_skills != self.settings.enabled_skills:
+            # A --skills override holds until the user edits the skills.
+            self.skills.set_enabled(settings.enabled_skills)
         self.settings = settings
+        hooks = self.hooks.enabled(settings.hooks_enabled)
         for conversation in self._conversations:
+            conversation.agent.hooks = hooks  # from the next checkpoint on
             conversation.agent.max_steps = settings.max_steps
             conversation.agent.speak_every_reply = settings.speak_every_reply
             conversation.approval_timeout_s = settings.approval_timeout_s
@@ -189,6 +202,10 @@ class Services:
         except (OSError, sqlite3.Error) as exc:
             self._notice(f"could not save the conversation: {exc}")
 
+    def hook_infos(self) -> tuple[HookInfo, ...]:
+        """Every hook found, enabled as the settings say (the Settings page)."""
+        return self.hooks.infos(self.settings.hooks_enabled)
+
     def new_conversation(
         self, *, conversation_id: str | None = None, history: list[JSONDict] | None = None
     ) -> Conversation:
@@ -197,6 +214,8 @@ class Services:
             self.router,
             max_steps=self.settings.max_steps,
             speak_every_reply=self.settings.speak_every_reply,
+            skills=self.skills,
+            hooks=self.hooks.enabled(self.settings.hooks_enabled),
         )
         conversation = Conversation(
             agent,
@@ -327,12 +346,16 @@ async def build_services(
     on_notice: Callable[[str], None] | None = None,
     demo_delay_s: float = 0.0,
     keep_conversations: bool = False,
+    skills: str | None = None,
 ) -> Services:
     """Raises :class:`LLMError` or ``McpConfigError`` with one line on bad config.
 
     ``start_mcp``: wait for the MCP servers here (the headless mode); the
     window passes False and calls :meth:`Services.start_mcp_in_background`
-    once it is attached, so no server holds up its input."""
+    once it is attached, so no server holds up its input.
+
+    ``skills``: the ``--skills`` value (``all``, ``none``, ``NAME[,NAME…]``);
+    None: the setting ``enabled_skills`` (absent: all)."""
     store = SettingsStore()
     loaded = store.load()
     settings = loaded.settings
@@ -356,8 +379,13 @@ async def build_services(
 
     config_path = mcp_config or (Path(settings.mcp_config_path) if settings.mcp_config_path else None)
     mcp = McpEngine(load_mcp_config(config_path))
+    enabled = parse_skills_flag(skills) if skills is not None else settings.enabled_skills
+    library = await asyncio.to_thread(SkillLibrary.load, enabled)  # reads files: off the loop
+    hooks = await asyncio.to_thread(load_hooks)  # a slow disk never holds up the loop
     forms = FormManager()
-    router = ToolRouter(builtin_tools(forms))
+    sub_agent = SubAgentTool(isolate=mcp.isolated_source)
+    router = ToolRouter([*builtin_tools(forms, skills=library), sub_agent])
+    sub_agent.bind(router)  # the tools a sub-agent may be given are the main agent's
     router.add_source(mcp.shared_source())
     router.add_source(mcp.conversation_source())
 
@@ -369,6 +397,8 @@ async def build_services(
         router=router,
         mcp=mcp,
         tts=None,
+        skills=library,
+        hooks=hooks,
         on_notice=on_notice,
         _llm_config=_endpoint_config(settings),
     )
@@ -379,6 +409,12 @@ async def build_services(
             services.startup_warnings.append(services.conversations.error)
     if loaded.error:
         services.startup_warnings.append(loaded.error)
+    services.startup_warnings.extend(library.warnings)
+    services.startup_warnings.extend(hooks.warnings)
+    if skills is not None:
+        services.startup_warnings.extend(
+            f"--skills: no skill is named {name!r}" for name in library.unknown(enabled or ())
+        )
     if start_mcp:
         services.startup_warnings.extend(await mcp.start())
     services.startup_warnings.extend(services._new_shadowed())

@@ -26,7 +26,11 @@ from desktop_agent.core.messages import (
     WarningMessage,
 )
 from desktop_agent.core.playback import ToolEvent
+from desktop_agent.core.sub_agent import SUB_AGENT
 from desktop_agent.ui.i18n import INTERRUPTED_TEXT, text_in
+
+NESTED_INDENT = "  "
+"""Before each line about a sub-agent's calls and text."""
 
 
 class TerminalView:
@@ -44,6 +48,8 @@ class TerminalView:
         self._fresh = True
         """Nothing of the reply printed since the last status line."""
         self._new_round = False
+        self._sub_agents: set[str] = set()
+        """The turn's sub_agent calls: their progress is the sub-agent's text."""
 
     def _status(self, text: str) -> None:
         if self._line_open:
@@ -71,36 +77,42 @@ class TerminalView:
         self._new_round = True
 
     def tool_event(self, message: ToolEvent) -> None:
+        # A sub-agent's calls (parent_tool_call_id) are indented under its call.
+        pad = NESTED_INDENT if getattr(message, "parent_tool_call_id", None) else ""
         match message:
             case ToolCallMessage():
-                self._tool_call(message)
+                self._tool_call(message, pad)
+            case ToolProgressMessage() if message.tool_call_id in self._sub_agents:
+                self._status(f"{NESTED_INDENT}[sub-agent] {message.message or ''}")
             case ToolProgressMessage():
                 total = f"/{message.total:g}" if message.total else ""
                 eta = f", about {message.eta_s:g}s left" if message.eta_s is not None else ""
-                self._status(f"[tool] progress {message.progress:g}{total} {message.message or ''}{eta}")
+                self._status(f"{pad}[tool] progress {message.progress:g}{total} {message.message or ''}{eta}")
             case ToolOutputMessage():
                 for line in message.text.splitlines():
-                    self._status(f"    {line}")
+                    self._status(f"{pad}    {line}")
             case CardMessage():
                 self._status(f"[card] {message.card.title}: {message.card.body}")
             case FormRequestMessage():
                 self._spawn(self._answer_form(message))
             case ToolRejectedMessage():
-                self._status(f"[tool] {message.tool_name} stopped: {message.reason}")
+                self._status(f"{pad}[tool] {message.tool_name} stopped: {message.reason}")
             case _:
                 assert_never(message)
 
-    def _tool_call(self, message: ToolCallMessage) -> None:
+    def _tool_call(self, message: ToolCallMessage, pad: str = "") -> None:
+        if message.tool_name == SUB_AGENT and not message.parent_tool_call_id:
+            self._sub_agents.add(message.tool_call_id)
         match message.state:
             case "executing":
                 args = json.dumps(message.arguments, ensure_ascii=False)
-                self._status(f"[tool] {message.tool_name} running {args}")
+                self._status(f"{pad}[tool] {message.tool_name} running {args}")
             case "result":
                 # One line: white space folded (a JSON result's first line is "{").
                 summary = " ".join((message.result or "").split())
                 summary = summary if len(summary) <= 200 else summary[:199] + "…"
                 mark = "failed" if message.is_error else "done"
-                self._status(f"[tool] {message.tool_name} {mark}: {summary}")
+                self._status(f"{pad}[tool] {message.tool_name} {mark}: {summary}")
             case "start" | "approval_required":
                 pass
 
@@ -108,7 +120,8 @@ class TerminalView:
         self._spawn(self._ask_approval(message))
 
     def auto_approved(self, message: ToolCallMessage) -> None:
-        self._status(f"[tool] {message.tool_name} auto-approved")
+        pad = NESTED_INDENT if message.parent_tool_call_id else ""
+        self._status(f"{pad}[tool] {message.tool_name} auto-approved")
 
     def notice(self, message: WarningMessage | ErrorMessage) -> None:
         self._status(f"{message.type}: {message.message}")
@@ -124,6 +137,7 @@ class TerminalView:
             self._line_open = False
         self._fresh = True
         self._new_round = False
+        self._sub_agents.clear()
         for task in self._tasks:
             task.cancel()
 
@@ -136,12 +150,14 @@ class TerminalView:
         assert self.conversation is not None
         task_id = message.task_id
         assert task_id is not None
+        pad = NESTED_INDENT if message.parent_tool_call_id else ""
         if self._approve == "none":
-            self._status(f"[tool] {message.tool_name} rejected (--approve none)")
+            self._status(f"{pad}[tool] {message.tool_name} rejected (--approve none)")
             self.conversation.answer_approval(task_id, False)
             return
         args = json.dumps(message.arguments, ensure_ascii=False)
-        self._status(f"[approval] {message.tool_name} {args}")
+        who = "sub-agent wants to run " if message.parent_tool_call_id else ""
+        self._status(f"{pad}[approval] {who}{message.tool_name} {args}")
         answer = await self._io.ask("Approve? [y/N] ")
         self.conversation.answer_approval(task_id, (answer or "").strip().lower() in ("y", "yes"))
 

@@ -26,15 +26,18 @@ from desktop_agent.core.events import (
     ToolCallInfo,
 )
 from desktop_agent.core.history import assistant_tool_calls, tool_message
+from desktop_agent.core.hooks import Hook, drop_once, hook_messages, kept
 from desktop_agent.core.json_types import JSONDict
 from desktop_agent.core.ports import (
     AnswerTimedOut,
     LLMError,
     LLMProvider,
+    SubAgentStopped,
     TextDelta,
     ToolContext,
     ToolResult,
 )
+from desktop_agent.core.skill_blocks import SkillPrompts, insert_skill_blocks
 from desktop_agent.core.stream_parser import StreamParser, detect_intent, strip_intent_tags
 from desktop_agent.core.tool_router import ToolRouter
 
@@ -67,12 +70,20 @@ class AgentClient:
         max_steps: int = 10,
         speak_every_reply: bool = False,
         system_prompt: str | None = prompts.SYSTEM_PROMPT,
+        skills: SkillPrompts | None = None,
+        hooks: Sequence[Hook] = (),
     ) -> None:
         self.llm = llm
         self.router = router
         self.max_steps = max_steps
         self.speak_every_reply = speak_every_reply
         self.system_prompt = system_prompt
+        self.skills = skills
+        """The skills catalogue and ``/<skill-name>`` blocks (DESIGN §9);
+        None (a sub-agent): no skills."""
+        self.hooks: tuple[Hook, ...] = tuple(hooks)
+        """Enabled prompt hooks (DESIGN §9), in file order; an agent built
+        without them (a sub-agent) has none."""
         self._task_ids = itertools.count(1)
         self._call_ids = itertools.count(1)
 
@@ -82,6 +93,8 @@ class AgentClient:
         working: list[JSONDict] = [dict(m) for m in messages]
         if self.system_prompt and not (working and working[0].get("role") == "system"):
             working.insert(0, {"role": "system", "content": self.system_prompt})
+        if self.skills is not None:
+            insert_skill_blocks(working, self.skills)
         try:
             # Round 0: planning, no tools, temporary planning prompt at the end.
             planning = {"role": "system", "content": prompts.PLANNING_PROMPT}
@@ -90,10 +103,11 @@ class AgentClient:
             async with aclosing(self._stream_round(working, parser)) as planning_stream:
                 async for segment_chunk in planning_stream:
                     yield segment_chunk
-            yield RoundEndChunk(0, "planning")
-            _remove_exact(working, planning)
             full = parser.full_raw_text
             skip_agent_loop = detect_intent(full) is True
+            before = [] if skip_agent_loop else hook_messages(self.hooks, "before_tool_round")
+            yield RoundEndChunk(0, "planning", kept(before))
+            _remove_exact(working, planning)
             if full.strip():
                 working.append({"role": "assistant", "content": full})
                 working.append({"role": "user", "content": prompts.CONTINUE_MESSAGE})
@@ -101,8 +115,26 @@ class AgentClient:
                 if message.get("role") == "assistant" and isinstance(message.get("content"), str):
                     message["content"] = strip_intent_tags(message["content"])
 
-            rest = self._continuation(working) if skip_agent_loop else self._tool_loop(working, context_factory)
+            rest = (
+                self._continuation(working)
+                if skip_agent_loop
+                else self._tool_loop(working, context_factory, before)
+            )
             async with aclosing(rest) as stream:
+                async for chunk in stream:
+                    yield chunk
+        except _RoundFailed as failed:
+            yield failed.notice
+
+    async def tool_loop_stream(
+        self, messages: Sequence[Mapping[str, Any]], context_factory: ContextFactory
+    ) -> AsyncGenerator[LLMChunk, None]:
+        """The tool loop alone, with no planning round (a sub-agent, DESIGN §9)."""
+        working: list[JSONDict] = [dict(m) for m in messages]
+        if self.system_prompt:
+            working.insert(0, {"role": "system", "content": self.system_prompt})
+        try:
+            async with aclosing(self._tool_loop(working, context_factory)) as stream:
                 async for chunk in stream:
                     yield chunk
         except _RoundFailed as failed:
@@ -156,6 +188,8 @@ class AgentClient:
             for segment in parser.flush():
                 yield SegmentChunk(segment)
             raise _RoundFailed(NoticeChunk("error", exc.message, exc.code)) from exc
+        finally:
+            drop_once(working)  # non-persistent hooks go with one request only
         for segment in parser.flush():
             yield SegmentChunk(segment)
 
@@ -169,10 +203,18 @@ class AgentClient:
         _remove_exact(working, prompt)
 
     async def _tool_loop(
-        self, working: list[JSONDict], context_factory: ContextFactory
+        self,
+        working: list[JSONDict],
+        context_factory: ContextFactory,
+        before: list[JSONDict] | None = None,
     ) -> AsyncGenerator[LLMChunk, None]:
+        """``before``: the first round's ``before_tool_round`` hook messages,
+        when the caller already handed their persistent part to history."""
         tools = self.router.openai_tools() or None
+        if before is None:
+            before = hook_messages(self.hooks, "before_tool_round")
         for step in range(1, self.max_steps + 1):
+            working.extend(before)
             parser = self._parser()
             calls: dict[int, _PendingCall] = {}
             async with aclosing(self._stream_round(working, parser, tools=tools, calls=calls)) as stream:
@@ -201,7 +243,11 @@ class AgentClient:
                             result = chunk.call.result
                 assert result is not None
                 working.append(tool_message(call.id, result.text, is_error=result.is_error))
-            yield RoundEndChunk(step, "tools")
+            # After the round's last tool message, never between two of them.
+            after = hook_messages(self.hooks, "after_tool_result")
+            working.extend(after)
+            before = hook_messages(self.hooks, "before_tool_round") if step < self.max_steps else []
+            yield RoundEndChunk(step, "tools", kept([*after, *before]))
         yield NoticeChunk(
             "warning", prompts.MAX_STEPS_WARNING.format(steps=self.max_steps), "max_steps"
         )
@@ -228,8 +274,8 @@ class AgentClient:
         yield ToolCallChunk(ToolCallInfo(call.id, name, "executing", arguments, follow_up=follow_up))
         try:
             result = await route.run(arguments, context_factory(call.id))
-        except AnswerTimedOut:
-            raise  # the user never answered: the handler ends the turn
+        except (AnswerTimedOut, SubAgentStopped):
+            raise  # the user never answered, or refused a sub-agent's call: the handler ends the turn
         except Exception as exc:  # a broken tool must not end the turn
             log.exception("tool %s failed", name)
             result = ToolResult(f"Error: tool {name!r} failed: {exc}", is_error=True)

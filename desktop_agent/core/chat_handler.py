@@ -39,17 +39,29 @@ from desktop_agent.core.messages import (
     TurnEndMessage,
     WarningMessage,
 )
-from desktop_agent.core.ports import AnswerTimedOut, SpeechPort
+from desktop_agent.core.ports import AnswerTimedOut, SpeechPort, SubAgentStopped
+from desktop_agent.core.rejection import (
+    REASON_INTERRUPTED,
+    REASON_NO_ANSWER,
+    REASON_NOT_RUN,
+    REASON_REJECTED,
+    REASON_TIMEOUT,
+    rejection_text,
+)
 from desktop_agent.core.session import SessionManager
+from desktop_agent.core.sub_agent import SubAgentRunner
 from desktop_agent.core.tool_context import BusToolContext
 
 log = logging.getLogger(__name__)
 
-REASON_REJECTED = "The user rejected this tool call."
-REASON_TIMEOUT = "The approval timed out, so the tool call was rejected."
-REASON_INTERRUPTED = "The tool call was interrupted by the user."
-REASON_NOT_RUN = "The turn was interrupted before this tool call ran."
-REASON_NO_ANSWER = "The user did not answer in time, so the tool call was stopped."
+__all__ = [
+    "REASON_INTERRUPTED",
+    "REASON_NOT_RUN",
+    "REASON_NO_ANSWER",
+    "REASON_REJECTED",
+    "REASON_TIMEOUT",
+    "ChatHandler",
+]
 
 
 class _Interrupt(Exception):
@@ -101,9 +113,30 @@ class ChatHandler:
         outcome = TurnOutcome("completed", session_id=session_id)
         contexts: dict[str, BusToolContext] = {}
 
+        def nested_waiting(waiting: bool) -> None:
+            # A sub-agent's approval waits like a main one: an interrupt wakes
+            # it through cancel_session instead of cancelling the task under it.
+            nonlocal phase
+            phase = "approval" if waiting else "stream"
+
+        sub_agents = SubAgentRunner(
+            bus=bus,
+            session_id=session_id,
+            approvals=self.approvals,
+            sessions=self.sessions,
+            llm=lambda: self.agent.llm,
+            approval_timeout_s=approval_timeout_s,
+            timer_from_shown=timer_from_shown,
+            on_waiting=nested_waiting,
+        )
+
         def context(tool_call_id: str) -> BusToolContext:
             ctx = contexts[tool_call_id] = BusToolContext(
-                bus, tool_call_id, conversation_id, answer_timeout_s=approval_timeout_s
+                bus,
+                tool_call_id,
+                conversation_id,
+                answer_timeout_s=approval_timeout_s,
+                sub_agents=sub_agents,
             )
             return ctx
 
@@ -126,7 +159,7 @@ class ChatHandler:
                             if segment.voice and speech is not None and segment.spoken:
                                 speech.submit(segment_ids, segment.spoken)
                         elif isinstance(chunk, RoundEndChunk):
-                            bus.push(RoundEndMessage(chunk.round, chunk.kind))
+                            bus.push(RoundEndMessage(chunk.round, chunk.kind, chunk.hooks))
                         elif isinstance(chunk, NoticeChunk):
                             if chunk.level == "error":
                                 bus.push(ErrorMessage(chunk.message, chunk.code))
@@ -170,6 +203,10 @@ class ChatHandler:
                     raise _Interrupt(reason or "user") from None
                 except AnswerTimedOut:
                     raise _Interrupt("approval_timeout") from None
+                except SubAgentStopped as stopped:
+                    # The nested call's tool_rejected is on the bus already;
+                    # the sub_agent call's own follows (active, executing).
+                    raise _Interrupt(stopped.reason) from None
                 finally:
                     phase = "done"
         except _Interrupt as interrupt:
@@ -221,14 +258,7 @@ class ChatHandler:
         """``executing``: the context of the call when it was running.
         Synchronous, so reading its partial output cannot interleave with
         the tool's writer."""
-        if reason == "approval_timeout":
-            text = REASON_NO_ANSWER if executing is not None else REASON_TIMEOUT
-        elif reason == "rejected":
-            text = REASON_REJECTED
-        elif executing is None:
-            text = REASON_NOT_RUN  # interrupted while it waited for approval
-        else:
-            text = REASON_INTERRUPTED
+        text = rejection_text(reason, executing=executing is not None)
         partial = None
         if executing is not None:
             executing.flush_output()

@@ -22,6 +22,7 @@ from desktop_agent.core.bus import SessionMessageBus
 from desktop_agent.core.chat_handler import ChatHandler
 from desktop_agent.core.events import TurnOutcome
 from desktop_agent.core.history import HistoryError, check_history, repair_history, truncate_for_send
+from desktop_agent.core.hooks import ONCE_KEY, hook_messages, kept
 from desktop_agent.core.json_types import JSONDict
 from desktop_agent.core.playback import PlaybackQueue, PlaybackView
 from desktop_agent.core.ports import AudioSink, SpeechPort
@@ -57,6 +58,9 @@ class Conversation:
         self._session_id: str | None = None
         self._handler_task: asyncio.Task[TurnOutcome] | None = None
         self._queue: PlaybackQueue | None = None
+        self._carried: list[JSONDict] = []
+        """Non-persistent ``after_rejection``/``turn_end`` hook messages of
+        the last turn: sent with the next turn's first request only."""
 
     @property
     def busy(self) -> bool:
@@ -78,7 +82,7 @@ class Conversation:
 
     def messages_for(self, user_text: str) -> list[JSONDict]:
         """What the next turn sends: earlier turns truncated, then the user."""
-        return [*truncate_for_send(self.history), {"role": "user", "content": user_text}]
+        return [*truncate_for_send(self.history), *self._carried, {"role": "user", "content": user_text}]
 
     async def run_turn(
         self,
@@ -94,6 +98,7 @@ class Conversation:
             raise RuntimeError("a turn is already running in this conversation")
         session_id = uuid.uuid4().hex[:12]
         bus = SessionMessageBus(session_id)
+        start = hook_messages(self.agent.hooks, "turn_start")  # after the user's message
         if on_bus is not None:
             on_bus(bus)
         speech = self.speech_factory(bus) if self.speech_factory and not muted else None
@@ -113,7 +118,7 @@ class Conversation:
             self._handler.handle_chat(
                 session_id,
                 bus,
-                self.messages_for(user_text),
+                [*self.messages_for(user_text), *start],
                 conversation_id=self.conversation_id,
                 speech=speech,
                 approval_timeout_s=self.approval_timeout_s,
@@ -133,20 +138,29 @@ class Conversation:
                 self.sessions.finish(session_id)
                 # Whatever ended the turn (a cancelled task, a view that
                 # raised), what the user saw is kept.
-                self._keep(user_text, queue)
+                self._keep(user_text, queue, start)
         return outcome
 
-    def _keep(self, user_text: str, queue: PlaybackQueue) -> None:
-        """Add the turn to the history: the user's text and what the queue
-        consumed, its last unflushed text included. A turn that fails the
-        history check is repaired (and the reason logged), never dropped."""
+    def _keep(self, user_text: str, queue: PlaybackQueue, start: list[JSONDict]) -> None:
+        """Add the turn to the history: the user's text, its persistent
+        ``turn_start`` hooks, what the queue consumed (its last unflushed
+        text included), then its persistent ``after_rejection`` (when a call
+        was rejected or interrupted) and ``turn_end`` hooks; their
+        non-persistent ones wait for the next turn's first request. A turn
+        that fails the history check is repaired (and the reason logged),
+        never dropped."""
         queue.history.flush()
-        turn = [{"role": "user", "content": user_text}, *queue.history.messages]
+        turn = [{"role": "user", "content": user_text}, *kept(start), *queue.history.messages]
         try:
             check_history(turn)
         except HistoryError as exc:
             log.warning("conversation %s: the turn's history was repaired: %s", self.conversation_id, exc)
             turn = repair_history(turn)
+        hooks = self.agent.hooks
+        end = hook_messages(hooks, "after_rejection") if queue.history.rejected else []
+        end += hook_messages(hooks, "turn_end")
+        turn.extend(kept(end))
+        self._carried = [m for m in end if ONCE_KEY in m]
         self.history.extend(turn)
 
     def interrupt(self) -> bool:

@@ -7,7 +7,9 @@ the playback queue actually consumed.
   that carries ``tool_calls``, followed by one ``tool`` message per call;
 - a rejected or interrupted call becomes a ``tool`` message with the reason
   (partial result first);
-- content never shown never enters history.
+- content never shown never enters history;
+- persistent hook messages (``_hook``) that the agent inserted after a
+  round come with its ``round_end`` and follow that round's messages.
 
 Invariant (:func:`check_history`): every ``tool_calls`` id is answered by
 exactly one following ``tool`` message.
@@ -96,11 +98,16 @@ class HistoryRecorder:
         self.messages: list[JSONDict] = []
         self._text: list[str] = []
         self._calls: dict[str, _Call] = {}
+        self.rejected = False
+        """A call was rejected, timed out or interrupted (``tool_rejected``):
+        the turn's ``after_rejection`` hooks apply."""
 
     def consume(self, message: BusMessage) -> None:
         match message:
             case TextMessage():
                 self._text.append(message.raw_text)
+            case ToolCallMessage() | ToolRejectedMessage() if message.parent_tool_call_id is not None:
+                pass  # a sub-agent's call: its result reaches the model as the sub_agent call's
             case ToolCallMessage():
                 call = self._call(message.tool_call_id, message.tool_name, message.arguments)
                 if message.state == "result":
@@ -112,7 +119,13 @@ class HistoryRecorder:
                 if partial:
                     reason = f"{json.dumps(dict(partial), ensure_ascii=False)}\n{reason}"
                 call.answer = reason
-            case RoundEndMessage() | InterruptedMessage() | TurnEndMessage():
+                self.rejected = True
+            case RoundEndMessage():
+                self.flush()
+                # Persistent hooks inserted after this round (seed §7: a hook
+                # segment flushes the text, then is stored, never shown).
+                self.messages.extend(dict(hook) for hook in message.hooks)
+            case InterruptedMessage() | TurnEndMessage():
                 self.flush()
             case (
                 ToolProgressMessage()

@@ -98,6 +98,7 @@ class ToolProgressMessage:
     message: str | None
     eta_s: float | None
     parent_tool_call_id: str | None = None
+    """Only for a sub-agent's calls."""
     type: Literal["tool_progress"] = "tool_progress"
     _OMIT_NONE: ClassVar[frozenset[str]] = frozenset({"parent_tool_call_id"})
 
@@ -109,7 +110,10 @@ class ToolOutputMessage:
     tool_call_id: str
     stream: OutputStream
     text: str
+    parent_tool_call_id: str | None = None
+    """Only for a sub-agent's calls."""
     type: Literal["tool_output"] = "tool_output"
+    _OMIT_NONE: ClassVar[frozenset[str]] = frozenset({"parent_tool_call_id"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,7 +187,11 @@ class RoundEndMessage:
     round: int
     """0 = planning."""
     kind: RoundKind
+    hooks: tuple[JSONDict, ...] = ()
+    """Persistent hook messages the agent inserted after this round, for
+    history only (``core/hooks.py``); in-process only, never shown."""
     type: Literal["round_end"] = "round_end"
+    _LOCAL: ClassVar[frozenset[str]] = frozenset({"hooks"})
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 from desktop_agent.core.json_types import JSONDict
 
 if TYPE_CHECKING:  # messages import ports (ImageContent)
-    from desktop_agent.core.messages import Card, FormRequestMessage, OutputStream
+    from desktop_agent.core.messages import Card, FormRequestMessage, InterruptReason, OutputStream
+    from desktop_agent.core.tool_router import ToolRouter
 
 # --------------------------------------------------------------------------- LLM
 
@@ -165,6 +166,33 @@ class ToolContext(Protocol):
 class AnswerTimedOut(Exception):
     """A tool waited longer than ``answer_timeout_s`` for the user (a form
     nobody answered): the turn ends as after an unanswered approval."""
+
+
+class SubAgentStopped(Exception):
+    """A sub-agent's nested call was rejected, timed out or interrupted: the
+    sub_agent call ends without a result and the whole turn ends with
+    ``reason`` (DESIGN §9). The agent lets it through like
+    :class:`AnswerTimedOut`; the chat handler turns it into ``tool_rejected``
+    of the sub_agent call and ``interrupted``."""
+
+    def __init__(self, reason: InterruptReason) -> None:
+        super().__init__(reason)
+        self.reason: InterruptReason = reason
+
+
+class SubAgentHost(Protocol):
+    """What the chat handler lends a running ``sub_agent`` call (through its
+    :class:`ToolContext`, attribute ``sub_agents``): a way to run a nested
+    agent whose tool calls go through the turn's own bus, approvals and
+    cancellation (``core/sub_agent.py``)."""
+
+    async def run_sub_agent(
+        self, parent: ToolContext, task: str, tools: ToolRouter, max_steps: int
+    ) -> ToolResult:
+        """Run the sub-agent to its final answer. Raises
+        :class:`SubAgentStopped` when a nested call was not approved or the
+        turn was interrupted."""
+        ...
 
 
 @runtime_checkable

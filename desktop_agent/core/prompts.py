@@ -25,3 +25,10 @@ CONTINUATION_PROMPT = (
 CONTINUE_MESSAGE = "[continue]"
 
 MAX_STEPS_WARNING = "stopped after {steps} tool rounds (the max steps limit); ask again to continue"
+
+SUB_AGENT_PROMPT = (
+    "You are a sub-agent of desktop-agent, given one task by the main assistant. Do the task "
+    "with the tools you have; every tool call that changes something is approved by the user "
+    "first. Be brief: nobody reads your intermediate text. When done, reply with the answer "
+    "alone (no tool call): it is returned to the main assistant as the task's result."
+)

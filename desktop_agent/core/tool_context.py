@@ -30,6 +30,7 @@ from desktop_agent.core.messages import (
     ToolOutputMessage,
     ToolProgressMessage,
 )
+from desktop_agent.core.ports import SubAgentHost
 
 OUTPUT_INTERVAL_S = 0.1
 """At most one ``tool_output`` batch per this many seconds (~10 a second)."""
@@ -63,8 +64,15 @@ class BusToolContext:
         clock: Callable[[], float] | None = None,
         *,
         answer_timeout_s: float | None = None,
+        parent_tool_call_id: str | None = None,
+        sub_agents: SubAgentHost | None = None,
     ) -> None:
+        """``parent_tool_call_id``: set for a sub-agent's call (its messages
+        carry it). ``sub_agents``: how a ``sub_agent`` call runs its nested
+        agent (None where nesting is not allowed: inside a sub-agent)."""
         self._bus = bus
+        self._parent = parent_tool_call_id
+        self.sub_agents = sub_agents
         self._answer_timeout_s = answer_timeout_s
         self._tool_call_id = tool_call_id
         self._conversation_id = conversation_id
@@ -95,7 +103,7 @@ class BusToolContext:
     def progress(self, progress: float, total: float | None, message: str | None) -> None:
         eta = self._rate.eta(progress, total)
         self._bus.push(
-            ToolProgressMessage(self._tool_call_id, progress, total, message, eta)
+            ToolProgressMessage(self._tool_call_id, progress, total, message, eta, self._parent)
         )
         line = f"{progress:g}/{total:g}" if total else f"{progress:g}"
         if message:
@@ -110,7 +118,7 @@ class BusToolContext:
         self._output.write(stream, text)
 
     def _push_output(self, stream: OutputStream, text: str) -> None:
-        self._bus.push(ToolOutputMessage(self._tool_call_id, stream, text))
+        self._bus.push(ToolOutputMessage(self._tool_call_id, stream, text, self._parent))
 
     def flush_output(self) -> None:
         """Send every line still held, including an unfinished last one."""

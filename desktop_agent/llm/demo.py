@@ -16,7 +16,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from desktop_agent.core import prompts
+from desktop_agent.core.hooks import is_hook
 from desktop_agent.core.ports import LLMDelta, TextDelta, ToolCallDelta
+from desktop_agent.llm import demo_skills
 
 DEMO_MODEL_NAME = "demo"
 CONNECT_HINT = (
@@ -31,6 +33,9 @@ CONNECT_HINT_ZH = (
 
 _USUAL_TOOLS = frozenset({"get_current_time", "run_command", "show_card", "ask_user_question"})
 _CJK = re.compile(r"[\u3400-\u9fff]")
+_SUB_AGENT = "sub_agent"
+_NOT_FOR_SUB_AGENTS = frozenset({_SUB_AGENT, "ask_user_question", "show_card"})
+_DELEGATE_PREFIX = re.compile(r"^\s*(please\s+)?(delegate|sub[-_ ]?agent|委托|子代理)[^:：]*[:：]\s*", re.I)
 
 
 @dataclass(frozen=True)
@@ -91,27 +96,39 @@ class DemoModel:
     ) -> tuple[str, _Step | None]:
         user_index = max(
             (i for i, m in enumerate(messages)
-             if m.get("role") == "user" and m.get("content") != prompts.CONTINUE_MESSAGE),
+             if m.get("role") == "user" and m.get("content") != prompts.CONTINUE_MESSAGE
+             and not is_hook(m)),  # a user-role prompt hook is not what the user said
             default=-1,
         )
         user = str(messages[user_index].get("content") or "") if user_index >= 0 else ""
         zh = _zh(user)
         last = messages[-1] if messages else {}
         tool_names = {str(t["function"]["name"]) for t in tools or ()}
+        names, invoked = demo_skills.offered_skills(messages)
+        skill = demo_skills.named_skill(user, names, invoked)
+        done = [m for m in messages[user_index + 1 :] if m.get("role") == "tool"]
         if last.get("role") == "system" and last.get("content") == prompts.PLANNING_PROMPT:
             # The planning round gets no tools: plan as if all the usual ones exist.
-            return self._planning(zh, self._plan(user, zh, _USUAL_TOOLS)), None
-        plan = self._plan(user, zh, tool_names)
+            usual = _USUAL_TOOLS | {"get_skill", _SUB_AGENT}
+            return self._planning(zh, self._plan(user, zh, usual, skill, invoked, done)), None
+        plan = self._plan(user, zh, tool_names, skill, invoked, done)
+        final = demo_skills.closing(skill, done, zh) if skill is not None else None
         if last.get("role") == "system" and last.get("content") == prompts.CONTINUATION_PROMPT:
-            return self._chat(user, zh), None
-        done = [m for m in messages[user_index + 1 :] if m.get("role") == "tool"]
+            return final or self._chat(user, zh), None
         if len(done) < len(plan) and not any(_rejected(m) for m in done):
             step = plan[len(done)]
             return step.say, step
-        return self._summary(zh, done), None
+        return final or self._summary(zh, done), None
 
     @staticmethod
-    def _plan(user: str, zh: bool, tools: Set[str]) -> list[_Step]:
+    def _plan(
+        user: str, zh: bool, tools: Set[str], skill: str | None = None,
+        invoked: Set[str] = frozenset(), done: Sequence[Mapping[str, Any]] = (),
+    ) -> list[_Step]:
+        if skill is not None:
+            return _skill_plan(user, zh, tools, skill, invoked, done)
+        if _has(user, "delegate", "sub-agent", "sub_agent", "subagent", "委托", "子代理") and _SUB_AGENT in tools:
+            return [_delegation(user, zh, tools)]
         steps: list[_Step] = []
         tour = _has(user, "demo", "tour", "演示", "展示")
         if (tour or _has(user, "time", "date", "clock", "几点", "时间", "日期")) and "get_current_time" in tools:
@@ -165,6 +182,37 @@ class DemoModel:
         return "<voice>All done.</voice>\n\n" + "\n".join(f"- {line}" for line in lines)
 
 
+def _skill_plan(
+    user: str, zh: bool, tools: Set[str], skill: str, invoked: Set[str], done: Sequence[Mapping[str, Any]]
+) -> list[_Step]:
+    """Read the skill (unless invoked with /name), then follow it."""
+    steps: list[_Step] = []
+    if skill not in invoked and "get_skill" in tools:
+        steps.append(_Step("get_skill", {"name": skill},
+                           f"我先读取技能 {skill}。" if zh else f"Let me read the {skill} skill first. "))
+    if skill == "daily-briefing":
+        if "get_current_time" in tools:
+            steps.append(_Step("get_current_time", {"timezone": "UTC"},
+                               "我查一下现在的时间。" if zh else "Now the time. "))
+        if "show_card" in tools:
+            steps.append(_Step("show_card", demo_skills.briefing_card(done, zh),
+                               "这是你的简报。" if zh else "Here is your briefing. "))
+    elif skill == "explain-command" and "run_command" in tools:
+        command = demo_skills.command_in(user)
+        steps.append(_Step("run_command", {"command": command}, demo_skills.explanation(command, zh)))
+    return steps
+
+
 def _rejected(message: Mapping[str, Any]) -> bool:
     content = str(message.get("content") or "")
     return content.startswith("Error:")
+
+
+def _delegation(user: str, zh: bool, tools: Set[str]) -> _Step:
+    """Hand the request (after ``delegate:``) to a sub-agent, with the tools
+    the demo would use for it itself (DESIGN §9)."""
+    task = _DELEGATE_PREFIX.sub("", user).strip() or user.strip()
+    inner = DemoModel._plan(task, zh, set(tools) - _NOT_FOR_SUB_AGENTS)
+    allowed = list(dict.fromkeys(step.tool for step in inner))
+    say = "我把这件事交给一个子代理。" if zh else "I'll hand this to a sub-agent. "
+    return _Step(_SUB_AGENT, {"task": task, "allowed_tools": allowed}, say)

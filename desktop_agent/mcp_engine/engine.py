@@ -29,7 +29,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from collections.abc import Callable, Coroutine, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Coroutine, Mapping, Sequence
+from contextlib import asynccontextmanager
 from typing import Any
 
 import mcp_types as types
@@ -245,6 +246,38 @@ class McpEngine:
     def conversation_source(self) -> ToolSource:
         return _Source(self, "per_conversation")
 
+    @asynccontextmanager
+    async def isolated_source(self, names: Sequence[str]) -> AsyncIterator[ToolSource | None]:
+        """A sub-agent's own instances of the servers holding ``names``
+        (seed 000 "sub_agent 的借用路径"): new connections, started on their
+        first call, each a process (or remote session) of its own — shared
+        with neither the main agent nor a conversation's sandbox. A
+        per-conversation server gets a temporary profile folder
+        (``${sandbox_dir}``). Only tools the main agent sees are offered
+        (a ``disabled_tools`` entry holds for the sub-agent too). On exit
+        every instance is stopped and its folder removed, also when the
+        sub-agent was cancelled. None when no name is an MCP tool."""
+        wanted = set(names)
+        specs = [s for s in self._specs if s.name in wanted]
+        if not specs or self._closed:
+            yield None
+            return
+        servers = {self._route[s.name].name: self._route[s.name] for s in specs}
+        connections = {
+            name: ServerConnection(config, sandboxed=config.isolation == "per_conversation")
+            for name, config in servers.items()
+        }
+        routes = {s.name: connections[self._route[s.name].name] for s in specs}
+        try:
+            yield _IsolatedSource(specs, routes)
+        finally:
+            closing = asyncio.ensure_future(asyncio.gather(*(c.aclose() for c in connections.values())))
+            try:
+                await asyncio.shield(closing)
+            except asyncio.CancelledError:
+                await asyncio.wait({closing}, timeout=STOP_TIMEOUT_S * 2)
+                raise
+
     @property
     def sandboxes(self) -> SandboxRegistry:
         """The per-conversation sandboxes (diagnostics, tests)."""
@@ -366,6 +399,23 @@ class _Source:
 
     async def call(self, name: str, arguments: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         return await self._engine._call(self._isolation, name, arguments, ctx)
+
+
+class _IsolatedSource:
+    """A ToolSource over a sub-agent's own server instances."""
+
+    def __init__(self, specs: Sequence[ToolSpec], routes: Mapping[str, ServerConnection]) -> None:
+        self._specs = list(specs)
+        self._routes = dict(routes)
+
+    def specs(self) -> Sequence[ToolSpec]:
+        return list(self._specs)
+
+    async def call(self, name: str, arguments: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
+        connection = self._routes.get(name)
+        if connection is None:
+            return ToolResult(text=f'unknown MCP tool "{name}"', is_error=True)
+        return await run_tool(connection, name, arguments, ctx)
 
 
 def _status(

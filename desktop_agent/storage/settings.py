@@ -40,6 +40,8 @@ _PHRASES = {
     "max_steps": "must be a positive integer",
     "approval_timeout_s": "must be a positive number",
     "wire_profiles": f"must map base URLs to one of {', '.join(WIRE_PROFILE_NAMES)}",
+    "hooks_enabled": "must map hook names to true or false",
+    "enabled_skills": "must be a list of skill names, or null for all",
 }
 _TYPE_PHRASES = {"bool_type": "must be true or false", "string_type": "must be a string"}
 _short = reprlib.Repr()
@@ -53,7 +55,7 @@ def _settings_error(exc: ValidationError) -> SettingsError:
         return SettingsError("settings: the file must hold a JSON object")
     key = str(error["loc"][0])
     phrase = _PHRASES.get(key) or _TYPE_PHRASES.get(error["type"]) or "must be a number"
-    got = "" if key in ("always_allow", "wire_profiles") else f", got {_short.repr(error['input'])}"
+    got = "" if key in ("always_allow", "wire_profiles", "enabled_skills", "hooks_enabled") else f", got {_short.repr(error['input'])}"
     return SettingsError(f"settings: {key} {phrase}{got}")
 
 
@@ -78,6 +80,11 @@ class Settings:
     wire_profiles: dict[str, WireProfileName] = field(default_factory=dict)
     """The wire profile (DESIGN §2a) each endpoint turned out to need, by
     base URL (without credentials or a trailing slash); learned, not edited."""
+    enabled_skills: tuple[str, ...] | None = None
+    """The skills the model is offered (DESIGN §9), by name; None: all."""
+    hooks_enabled: dict[str, bool] = field(default_factory=dict)
+    """The user's choice per prompt hook (DESIGN §9), by name; overrides the
+    ``enabled`` of its ``hooks.json``. Hooks not named keep the file's."""
     extra: dict[str, Any] = field(default_factory=dict)
     """Unknown keys from the file, kept so nothing is lost on save."""
 
@@ -112,6 +119,7 @@ class Settings:
         data = asdict(self)
         extra = data.pop("extra")
         data["always_allow"] = list(self.always_allow)
+        data["enabled_skills"] = None if self.enabled_skills is None else list(self.enabled_skills)
         return {**extra, **data}
 
     @classmethod
@@ -120,6 +128,8 @@ class Settings:
         values = model.model_dump(exclude_unset=True, exclude=set(model.model_extra or ()))
         if "always_allow" in values:
             values["always_allow"] = tuple(values["always_allow"])
+        if values.get("enabled_skills") is not None:
+            values["enabled_skills"] = tuple(values["enabled_skills"])
         return cls(extra=dict(model.model_extra or {}), **values)
 
     @staticmethod
@@ -134,6 +144,7 @@ class Settings:
 _CHECKS: dict[str, Any] = {
     "tts_engine": TtsEngine,
     "always_allow": list[str],
+    "enabled_skills": list[str] | None,
     "volume": Annotated[float, Field(ge=0.0, le=1.0)],
     "max_steps": Annotated[int, Field(ge=1)],
     "approval_timeout_s": Annotated[float, Field(gt=0, allow_inf_nan=False)],

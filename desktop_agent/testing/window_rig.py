@@ -37,6 +37,7 @@ from desktop_agent.llm.openai_provider import OpenAIProvider
 from desktop_agent.storage.settings import Settings, SettingsStore
 from desktop_agent.testing.scripted_server import Script, ScriptedLLMServer
 from desktop_agent.tools import builtin_tools
+from desktop_agent.tools.sub_agent import SubAgentTool
 from desktop_agent.ui.main_window import MainWindow
 from desktop_agent.ui.window_deps import WindowDeps
 
@@ -222,16 +223,22 @@ async def scripted_window(
     interrupt_fallback_ms: int | None = None,
     approval_timeout_s: float | None = None,
     show: bool = True,
+    sub_agent: bool = False,
 ) -> AsyncIterator[WindowRig]:
     """The window attached to a fresh conversation over a scripted server,
     with the settings in ``DESKTOP_AGENT_HOME``. Closed (turn cancelled
-    cleanly) on exit."""
+    cleanly) on exit. ``sub_agent``: the router has the sub_agent tool too."""
     async with ScriptedLLMServer(script) as server:
         forms = FormManager()
         store = SettingsStore()
         settings = store.load().settings
         provider = OpenAIProvider(base_url=server.base_url, api_key="test-key", model="scripted")
-        agent = AgentClient(provider, ToolRouter(builtin_tools(forms)), max_steps=settings.max_steps)
+        tools = builtin_tools(forms)
+        delegate = SubAgentTool() if sub_agent else None
+        router = ToolRouter([*tools, delegate] if delegate is not None else tools)
+        if delegate is not None:
+            delegate.bind(router)
+        agent = AgentClient(provider, router, max_steps=settings.max_steps)
         conversation = Conversation(
             agent,
             approval_timeout_s=approval_timeout_s if approval_timeout_s is not None else settings.approval_timeout_s,

@@ -33,6 +33,7 @@ from desktop_agent.core.messages import (
     ToolRejectedMessage,
 )
 from desktop_agent.core.ports import ImageContent
+from desktop_agent.core.sub_agent import SUB_AGENT
 from desktop_agent.ui.i18n import tr
 
 CardPhase = Literal["preparing", "approval", "executing", "done", "rejected", "invalidated"]
@@ -98,6 +99,8 @@ class ToolCardState:
     """Output of an interrupted tool (``tool_rejected.partial_result``)."""
     form_attached: bool = False
     """A form shows this call's questions, so the card need not repeat them."""
+    parent_tool_call_id: str | None = None
+    """Set on a sub-agent's call: its card sits inside the sub_agent card."""
 
     @property
     def pending(self) -> bool:
@@ -108,13 +111,30 @@ CardUpdate = ToolCallMessage | ToolProgressMessage | ToolOutputMessage | ToolRej
 """The messages of one call that move its card."""
 
 
+def card_key(message: CardUpdate) -> str:
+    """Which card a message moves: a sub-agent's call is keyed under its
+    parent, so its id (the sub-agent model's) cannot meet a main call's."""
+    parent = message.parent_tool_call_id
+    return f"{parent}/{message.tool_call_id}" if parent else message.tool_call_id
+
+
 def new_card(
     message: CardUpdate, *, server: str | None = None, approval_timeout_s: float | None = None
 ) -> ToolCardState:
+    """``tool_call_id`` of the state is the card's key (:func:`card_key`)."""
     name = message.tool_name if not isinstance(message, ToolProgressMessage | ToolOutputMessage) else "?"
     return ToolCardState(
-        message.tool_call_id, name or "?", server=server, approval_timeout_s=approval_timeout_s
+        card_key(message),
+        name or "?",
+        server=server,
+        approval_timeout_s=approval_timeout_s,
+        parent_tool_call_id=message.parent_tool_call_id,
     )
+
+
+def is_sub_agent(state: ToolCardState) -> bool:
+    """The card of a main ``sub_agent`` call (its progress is the sub-agent's text)."""
+    return state.tool_name == SUB_AGENT and state.parent_tool_call_id is None
 
 
 _REJECTION_OUTCOMES: dict[str, CardOutcome] = {
@@ -172,6 +192,9 @@ def apply_message(state: ToolCardState, message: CardUpdate) -> ToolCardState:
                     )
                 case _:
                     assert_never(message.state)
+        case ToolProgressMessage() if is_sub_agent(state):
+            # The sub-agent's latest sentence is the whole caption (no count).
+            return replace(state, progress=Progress(0, None, message.message or None))
         case ToolProgressMessage():
             return replace(
                 state,
@@ -292,6 +315,8 @@ def title_for(state: ToolCardState) -> str:
             "ended": "card_stopped",
             "not_answered": "card_not_answered",
         }[state.outcome]
+    elif state.phase == "approval" and state.parent_tool_call_id is not None:
+        key = "card_sub_approval"
     else:
         key = {
             "preparing": "card_preparing",

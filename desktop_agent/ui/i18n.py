@@ -59,6 +59,7 @@ _TEXTS: dict[str, tuple[str, str]] = {
     # tool cards (DESIGN §7)
     "card_preparing": ("{name} — preparing…", "{name} 准备中…"),
     "card_approval": ("{name} needs your approval", "{name} 需要授权"),
+    "card_sub_approval": ("Sub-agent wants to run {name}", "子代理想要运行 {name}"),
     "card_executing": ("{name} — running…", "{name} 执行中…"),
     "card_done": ("{name}", "{name}"),
     "card_failed": ("{name} — failed", "{name} 出错"),
@@ -169,6 +170,41 @@ _TEXTS: dict[str, tuple[str, str]] = {
         "接口、模型、密钥和语音从下一次回复起生效；MCP 服务器的修改在重启后生效。",
     ),
     "settings_saved_error": ("Could not save the settings: {error}", "无法保存设置：{error}"),
+    "settings_tab_general": ("General", "常规"),
+    "settings_tab_skills": ("Skills", "技能"),
+    # settings → skills (DESIGN §9)
+    "skills_intro": (
+        "Checked skills are offered to the model, which reads one with get_skill before following it. "
+        "Start a message with /name to use a skill directly. Changes apply from the next message.",
+        "勾选的技能会提供给模型，模型在使用某个技能前会先用 get_skill 读取它。"
+        "以 /技能名 开头发送消息可直接使用该技能。修改从下一条消息起生效。",
+    ),
+    "skills_source_bundled": ("bundled", "内置"),
+    "skills_source_user": ("user", "用户"),
+    "skills_broken": ("Not loaded — {problem}", "未加载 —— {problem}"),
+    "skills_none": ("No skills found.", "没有找到技能。"),
+    "skills_user_folder": ("Your own skills go in {folder}", "你自己的技能放在 {folder}"),
+    # Settings → Hooks (DESIGN §9)
+    "hooks_tab": ("Hooks", "钩子"),
+    "hooks_intro": (
+        "Prompts added to the conversation at fixed points of a turn; never shown in the chat. "
+        "Your own go in {folder} (read at start-up).",
+        "在回合的固定时刻加入对话的提示词，不会显示在聊天中。自定义钩子放在 {folder}（启动时读取）。",
+    ),
+    "hooks_none": ("No hooks found.", "没有找到钩子。"),
+    "hooks_detail": ("{checkpoint} · {role} · {lifetime} · {source}", "{checkpoint} · {role} · {lifetime} · {source}"),
+    "hooks_cp_turn_start": ("at the start of a turn", "回合开始时"),
+    "hooks_cp_before_tool_round": ("before each tool round", "每轮工具调用前"),
+    "hooks_cp_after_tool_result": ("after each tool round's results", "每轮工具结果之后"),
+    "hooks_cp_after_rejection": ("after a rejected or stopped call", "工具调用被拒绝或中断后"),
+    "hooks_cp_turn_end": ("at the end of a turn", "回合结束时"),
+    "hooks_role_system": ("system message", "系统消息"),
+    "hooks_role_user": ("user message", "用户消息"),
+    "hooks_persistent": ("kept in the conversation", "保留在对话中"),
+    "hooks_once": ("sent once, then removed", "只发送一次"),
+    "hooks_source_bundled": ("bundled", "内置"),
+    "hooks_source_user": ("yours", "自定义"),
+    "hooks_broken": ("Not usable: {problem}", "无法使用：{problem}"),
 }
 
 _current: Language = "en"

@@ -196,8 +196,10 @@ class MainWindow(QMainWindow):
     def _show_history(self, history: list[dict[str, Any]]) -> None:
         """Render a restored conversation: the user's and the assistant's
         words, and one line per tool call with the start of its result."""
+        from desktop_agent.core.hooks import visible
         from desktop_agent.core.stream_parser import strip_tags
 
+        history = visible(history)  # hook messages are for the model only (DESIGN §9)
         names: dict[str, str] = {}
         for message in history:
             for call in message.get("tool_calls") or ():
@@ -370,6 +372,9 @@ class MainWindow(QMainWindow):
             self._controller.set_always_allowed(key, allowed)
 
     def open_settings(self) -> SettingsDialog | None:
+        from dataclasses import replace
+
+        from desktop_agent.ui.hooks_page import HooksPage
         from desktop_agent.ui.settings_dialog import SettingsDialog
 
         deps, controller = self._deps, self._controller
@@ -377,9 +382,15 @@ class MainWindow(QMainWindow):
             self._settings_wanted = True  # opens once attached (a moment, never the MCP servers)
             return None
         dialog = SettingsDialog(
-            controller.settings, has_api_key=controller.has_api_key(), key_note=deps.key_note, parent=self
+            controller.settings, has_api_key=controller.has_api_key(), key_note=deps.key_note,
+            skills=deps.skills, skills_folder=deps.skills_folder, parent=self,
         )
-        dialog.saved.connect(self.apply_settings_edit)
+        hooks = HooksPage(deps.hook_infos(controller.settings.hooks_enabled), folder=deps.hooks_folder)
+        dialog.add_page(tr("hooks_tab"), hooks)
+        # The Hooks page's switches join the dialog's edit: one save, one settings path.
+        dialog.saved.connect(
+            lambda edit: self.apply_settings_edit(replace(edit, settings=hooks.apply_to(edit.settings)))
+        )
         dialog.open()
         return dialog
 

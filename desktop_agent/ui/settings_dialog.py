@@ -1,5 +1,8 @@
-"""The Settings dialog: endpoint, model, API key, speech, MCP file,
-always-allowed tools (review and revoke), step limit, approval timeout.
+"""The Settings dialog, in tabs. General: endpoint, model, API key, speech,
+MCP file, always-allowed tools (review and revoke), step limit, approval
+timeout. Skills: every skill found, with a checkbox (``enabled_skills``).
+More pages join with :meth:`SettingsDialog.add_page` (the window adds
+Hooks).
 
 Signals:
     saved(SettingsEdit)   OK was clicked and the values are valid
@@ -12,7 +15,9 @@ nested event loop under qasync).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -28,6 +33,7 @@ from PySide6.QtWidgets import (
     QListWidget,
     QPushButton,
     QSpinBox,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -35,7 +41,11 @@ from PySide6.QtWidgets import (
 from desktop_agent.core.approval import BUILTIN, split_allow_key
 from desktop_agent.storage.settings import TTS_ENGINES, Settings, SettingsError
 from desktop_agent.ui.i18n import tr
+from desktop_agent.ui.skills_page import SkillsPage
 from desktop_agent.ui.theme import apply_theme
+
+if TYPE_CHECKING:
+    from desktop_agent.skills_engine.scan import SkillInfo
 
 VOICE_SUGGESTIONS = (
     "",
@@ -77,6 +87,8 @@ class SettingsDialog(QDialog):
         *,
         has_api_key: bool = False,
         key_note: str = "",
+        skills: Sequence[SkillInfo] = (),
+        skills_folder: str = "",
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
@@ -161,13 +173,26 @@ class SettingsDialog(QDialog):
         )
         self.buttons.accepted.connect(self._on_ok)
         self.buttons.rejected.connect(self.reject)
+        general = QWidget(self)
+        general_layout = QVBoxLayout(general)
+        general_layout.addLayout(form)
+        general_layout.addStretch(1)
+        self.skills_page = SkillsPage(skills, settings.enabled_skills, user_folder=skills_folder, parent=self)
+        self.tabs = QTabWidget(self)
+        self.tabs.setDocumentMode(True)  # no pane of its own: the pages sit on the window's colour
+        self.tabs.addTab(general, tr("settings_tab_general"))
+        self.tabs.addTab(self.skills_page, tr("settings_tab_skills"))
         layout = QVBoxLayout(self)
-        layout.addLayout(form)
+        layout.addWidget(self.tabs, 1)
         layout.addWidget(self.note)
         layout.addWidget(self.error)
         layout.addWidget(self.buttons)
         if parent is None:
             apply_theme(self)  # with a parent window it inherits the window's
+
+    def add_page(self, title: str, widget: QWidget) -> None:
+        """Another tab after General and Skills (the window adds Hooks)."""
+        self.tabs.addTab(widget, title)
 
     # -------------------------------------------------------- always-allow
 
@@ -213,6 +238,7 @@ class SettingsDialog(QDialog):
             always_allow=self.allowed_tools(),
             max_steps=self.max_steps.value(),
             approval_timeout_s=float(self.approval_timeout.value()),
+            enabled_skills=self.skills_page.enabled_skills(),
         ).validate()
         if settings.base_url and not settings.base_url.startswith(("http://", "https://")):
             raise SettingsError(f"settings: the endpoint must start with http:// or https://, got {settings.base_url!r}")

@@ -4,6 +4,9 @@ Signals:
     answered(tool_call_id: str, approved: bool, always_allow: bool)
         Approve or Reject was clicked (the checkbox rides along).
 
+A ``sub_agent`` card holds its agent's calls as cards of their own (each
+with its own buttons) in :attr:`ToolCardWidget.nested`.
+
 Which state follows which message is decided in :mod:`card_state`; this
 widget only shows one state at a time. The details toggle is the only state
 it keeps of its own (whether the user opened a finished card).
@@ -65,6 +68,7 @@ LIVE_LINES = 4
 """Lines of live output a running card shows; ``LIVE_LINES_MORE`` expanded."""
 LIVE_LINES_MORE = 16
 DETAILS_OUTPUT_MAX_HEIGHT = 260
+NESTED_INDENT_PX = 14
 
 
 def _mono(parent: QWidget) -> QLabel:
@@ -165,6 +169,13 @@ class ToolCardWidget(QFrame):
         self.reason = QLabel(self)
         self.reason.setObjectName("cardMuted")
         self.reason.setWordWrap(True)
+        self.nested = QWidget(self)
+        """A sub_agent card's nested cards (its agent's calls), in order."""
+        self.nested.setObjectName("nestedCards")
+        self._nested_layout = QVBoxLayout(self.nested)
+        self._nested_layout.setContentsMargins(NESTED_INDENT_PX, 0, 0, 0)
+        self._nested_layout.setSpacing(6)
+        self.nested.setVisible(False)
         self.images = QWidget(self)
         self._images_layout = QHBoxLayout(self.images)
         self._images_layout.setContentsMargins(0, 0, 0, 0)
@@ -196,6 +207,7 @@ class ToolCardWidget(QFrame):
         layout.addWidget(self.live_row)
         layout.addWidget(self.approval_row)
         layout.addWidget(self.reason)
+        layout.addWidget(self.nested)
         layout.addWidget(self.output_label)
         layout.addWidget(self.output)
         layout.addWidget(self.result_label)
@@ -332,6 +344,14 @@ class ToolCardWidget(QFrame):
                 label.setText(f"[image: {image.mime}, {len(image.data)} bytes]")
             label.setToolTip(image.mime)
             self._images_layout.insertWidget(self._images_layout.count() - 1, label)
+
+    def add_nested(self, card: ToolCardWidget) -> None:
+        """Show a sub-agent's call inside this (sub_agent) card."""
+        self._nested_layout.addWidget(card)
+        self.nested.setVisible(True)
+
+    def nested_cards(self) -> list[ToolCardWidget]:
+        return [w for w in self.nested.findChildren(ToolCardWidget) if w.parentWidget() is self.nested]
 
     # --------------------------------------------------------------- input
 

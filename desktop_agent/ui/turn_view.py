@@ -3,7 +3,8 @@
 The ``PlaybackQueue`` (core) decides the order and the waiting; this class
 only turns each consumed message into widgets in the :class:`ChatView`:
 assistant text into bubbles, each ``tool_call_id`` into its own
-:class:`ToolCardWidget` (so two calls of one tool get two cards), forms,
+:class:`ToolCardWidget` (so two calls of one tool get two cards; a
+sub-agent's calls, keyed under their parent, go inside the sub_agent card), forms,
 visual cards, notices and the interrupt system messages. User actions go
 out through the callbacks the window passes in; nothing here talks to the
 conversation directly.
@@ -38,6 +39,7 @@ from desktop_agent.ui.card_state import (
     answered,
     apply_message,
     auto_approved,
+    card_key,
     invalidate,
     new_card,
     not_answered,
@@ -187,7 +189,7 @@ class TurnView:
         return replace(state, server=self._server_of(state.tool_name))
 
     def _card(self, message: CardUpdate) -> ToolCardWidget:
-        tool_call_id = message.tool_call_id
+        tool_call_id = card_key(message)
         card = self.cards.get(tool_call_id)
         if card is None:
             state = new_card(
@@ -198,7 +200,11 @@ class TurnView:
             card = ToolCardWidget(state)
             card.answered.connect(self._on_answer)
             self.cards[tool_call_id] = card
-            self.chat.add_card(card)
+            parent = self.cards.get(message.parent_tool_call_id or "")
+            if parent is not None:
+                parent.add_nested(card)  # a sub-agent's call, inside its sub_agent card
+            else:
+                self.chat.add_card(card)
             self._on_card(card.state)
         return card
 

@@ -4,7 +4,7 @@ before asyncio and the core are (start-up: the window shows first)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
@@ -12,8 +12,10 @@ if TYPE_CHECKING:
     from desktop_agent.core.conversation import Conversation
     from desktop_agent.core.forms import FormManager
     from desktop_agent.core.ports import AudioSink
+    from desktop_agent.hooks_engine import HookInfo
     from desktop_agent.mcp_engine import Readiness, ServerStatus
     from desktop_agent.services import AppliedSettings
+    from desktop_agent.skills_engine import SkillInfo
     from desktop_agent.storage.settings import Settings, SettingsStore
 
 
@@ -35,6 +37,10 @@ def _built_in(_tool_name: str) -> str | None:
 
 def _not_certain(_tool_name: str) -> str | None:
     return None
+
+
+def _no_hooks(_choices: Mapping[str, bool]) -> Sequence[HookInfo]:
+    return ()
 
 
 @dataclass(frozen=True)
@@ -78,3 +84,13 @@ class WindowDeps:
     (``Services.before_turn``)."""
     retry_server: Callable[[str], bool] | None = None
     """Start a failed MCP server again (its status item's Retry)."""
+    skills: tuple[SkillInfo, ...] = ()
+    """Every skill found at start-up, broken ones with their problem (the
+    Settings dialog's Skills page)."""
+    skills_folder: str = ""
+    """Where the user's own skills go (``<data>/skills``)."""
+    hook_infos: Callable[[Mapping[str, bool]], Sequence[HookInfo]] = _no_hooks
+    """Every prompt hook found, enabled as the given choices
+    (``Settings.hooks_enabled``) say: the Settings dialog's Hooks page."""
+    hooks_folder: str = ""
+    """Where the user's own hooks go (``<data>/hooks``)."""

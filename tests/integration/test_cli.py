@@ -17,8 +17,8 @@ import pytest
 from desktop_agent.core.history import check_history
 from desktop_agent.testing.procs import live_processes
 from desktop_agent.testing.scripted_server import Reply, ScriptedLLMServer, text_reply, tool_reply
-from desktop_agent.testing.wire_contract import wire_problems
 from desktop_agent.testing.strict_checks import no_system_role
+from desktop_agent.testing.wire_contract import wire_problems
 
 pytestmark = pytest.mark.integration
 MARKER = "sleep 48.75"

@@ -120,3 +120,10 @@ def test_validate_checks_values_set_in_code() -> None:
     with pytest.raises(SettingsError, match=r"^settings: max_steps must be a positive integer, got -1$"):
         Settings(max_steps=-1).validate()
     assert Settings(approval_timeout_s=5).validate() == Settings(approval_timeout_s=5)
+
+
+def test_hook_choices_are_kept_and_a_wrong_one_is_named() -> None:
+    settings = Settings(hooks_enabled={"be-concise": True, "recap": False})
+    assert Settings.from_json(settings.to_json()) == settings
+    with pytest.raises(SettingsError, match=r"^settings: hooks_enabled must map hook names to true or false$"):
+        Settings.from_json({"hooks_enabled": {"be-concise": "yes"}})

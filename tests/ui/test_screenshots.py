@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -543,3 +544,56 @@ def test_screenshots_keep_the_card_inside_the_window(window: MainWindow) -> None
     assert window.rect().contains(top_left)
     assert card.approve_button.isVisibleTo(window)
     assert card.width() <= window.width()
+
+
+def _nested(message: Any) -> Any:
+    return replace(message, parent_tool_call_id="call_1")
+
+
+def scene_sub_agent(view: TurnView) -> None:
+    """A sub_agent call running: its agent said a sentence, ran one command,
+    and now asks to run a second one (nested cards, DESIGN §9)."""
+    sub_args = {"task": "Find the largest file in ~/Documents", "allowed_tools": ["run_command"]}
+    view.tool_event(tool_item("start", "call_1", "sub_agent"))
+    view.approval_needed(tool_item("approval_required", "call_1", "sub_agent", sub_args, task_id="t1"))
+    view.mark_answered("call_1", True)
+    view.tool_event(tool_item("executing", "call_1", "sub_agent", sub_args))
+    view.tool_event(ToolProgressMessage("call_1", 1, None, "I'll list the folder by size.", None))
+    first = {"command": "ls -S ~/Documents | head -1"}
+    view.tool_event(_nested(tool_item("start", "call_2")))
+    view.approval_needed(_nested(tool_item("approval_required", "call_2", arguments=first, task_id="call_1.t1")))
+    view.mark_answered("call_1/call_2", True)
+    view.tool_event(_nested(tool_item("executing", "call_2", arguments=first)))
+    view.tool_event(_nested(tool_item("result", "call_2", arguments=first, result="report.pdf")))
+    view.tool_event(ToolProgressMessage("call_1", 2, None, "The largest is report.pdf; checking its size.", None))
+    second = {"command": "du -h ~/Documents/report.pdf"}
+    view.tool_event(_nested(tool_item("start", "call_3")))
+    view.approval_needed(_nested(tool_item("approval_required", "call_3", arguments=second, task_id="call_1.t2")))
+
+
+def test_window_screenshot_of_a_sub_agent_with_a_nested_approval(window: MainWindow) -> None:
+    view = TurnView(window.chat, approval_timeout_s=300)
+    _prelude(window, view, "Which file in Documents is the largest?", "I'll hand this to a sub-agent.\n")
+    scene_sub_agent(view)
+    _save(window, "window_sub_agent")
+
+    parent = view.cards["call_1"]
+    assert shown(parent) == {
+        "phase": "executing",
+        "title": "sub_agent — running…",
+        "arguments": "task: Find the largest file in ~/Documents\nallowed_tools: [\"run_command\"]",
+        "progress_caption": "The largest is report.pdf; checking its size.",
+        "spinner": True,
+    }
+    assert parent.nested.isVisibleTo(parent)
+    assert parent.nested_cards() == [view.cards["call_1/call_2"], view.cards["call_1/call_3"]]
+    assert [shown(card) for card in parent.nested_cards()] == [
+        {"phase": "done", "title": "run_command", "badge": "command: ls -S ~/Documents | head -1"},
+        {
+            "phase": "approval",
+            "title": "Sub-agent wants to run run_command",
+            "arguments": "command: du -h ~/Documents/report.pdf",
+            "buttons": ["Approve", "Reject"],
+        },
+    ]
+    assert [c for c in window.findChildren(ToolCardWidget) if c.parentWidget() is not parent.nested] == [parent]

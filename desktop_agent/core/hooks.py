@@ -1,0 +1,92 @@
+"""Prompt hooks at the checkpoints of a turn (DESIGN §9, seed: HookManager).
+
+Pure: the hooks arrive already loaded (``hooks_engine`` reads the files at
+start-up, off the event loop); this module only says which messages a
+checkpoint adds and how long each one lives.
+
+- The hooks of one checkpoint are merged per ``(role, persistent)`` into one
+  message, their prompts joined by a blank line, in file order (the groups
+  in the order their first hook appears).
+- A persistent message carries ``"_hook": "<names>"``: it stays in the
+  working messages and in the canonical history, and no chat view shows it.
+- A non-persistent message carries ``"_hook_once": "<names>"`` instead: it
+  lives for exactly one request — :func:`drop_once` removes it as soon as
+  the request that carried it was sent — and never enters history.
+
+The wire normalizer (``core/wire.py``) sends only the wire keys, so neither
+marker reaches a server.
+
+Who inserts what: the conversation (``core/conversation.py``) owns the
+checkpoints at the edges of a turn (``turn_start``, ``after_rejection``,
+``turn_end``); the agent (``core/agent.py``) the ones inside it
+(``before_tool_round``, ``after_tool_result``), and hands the persistent ones
+to history on the ``round_end`` after which they were inserted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, MutableSequence, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, TypeVar, get_args
+
+from desktop_agent.core.json_types import JSONDict
+
+Checkpoint = Literal["turn_start", "before_tool_round", "after_tool_result", "after_rejection", "turn_end"]
+CHECKPOINTS: tuple[str, ...] = get_args(Checkpoint)
+HookRole = Literal["system", "user"]
+HOOK_ROLES: tuple[str, ...] = get_args(HookRole)
+
+HOOK_KEY = "_hook"
+"""Marks a persistent hook message (kept in history, never shown)."""
+ONCE_KEY = "_hook_once"
+"""Marks a non-persistent hook message (sent with one request, then removed)."""
+
+_M = TypeVar("_M", bound=Mapping[str, Any])
+
+
+@dataclass(frozen=True, slots=True)
+class Hook:
+    """One enabled hook, its prompt already read."""
+
+    name: str
+    checkpoint: Checkpoint
+    role: HookRole
+    persistent: bool
+    prompt: str
+
+
+def hook_messages(hooks: Iterable[Hook], checkpoint: Checkpoint) -> list[JSONDict]:
+    """The messages ``checkpoint`` adds: one per ``(role, persistent)``, in
+    file order; empty when no hook is at this checkpoint."""
+    groups: dict[tuple[str, bool], list[Hook]] = {}
+    for hook in hooks:
+        if hook.checkpoint == checkpoint:
+            groups.setdefault((hook.role, hook.persistent), []).append(hook)
+    out: list[JSONDict] = []
+    for (role, persistent), members in groups.items():
+        names = ", ".join(h.name for h in members)
+        content = "\n\n".join(h.prompt.strip() for h in members)
+        out.append({"role": role, "content": content, HOOK_KEY if persistent else ONCE_KEY: names})
+    return out
+
+
+def kept(messages: Iterable[Mapping[str, Any]]) -> tuple[JSONDict, ...]:
+    """Copies of the persistent ones among ``messages`` (for history)."""
+    return tuple(dict(m) for m in messages if HOOK_KEY in m)
+
+
+def drop_once(messages: MutableSequence[JSONDict]) -> None:
+    """Remove every non-persistent hook message: its request was sent."""
+    for index in range(len(messages) - 1, -1, -1):
+        if ONCE_KEY in messages[index]:
+            del messages[index]
+
+
+def is_hook(message: Mapping[str, Any]) -> bool:
+    """A hook message of either lifetime: never shown in a chat view."""
+    return HOOK_KEY in message or ONCE_KEY in message
+
+
+def visible(messages: Sequence[_M]) -> list[_M]:
+    """``messages`` without hook messages: what a chat view may show."""
+    return [m for m in messages if not is_hook(m)]

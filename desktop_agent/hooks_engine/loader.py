@@ -1,0 +1,205 @@
+"""Reads ``hooks.json`` and its prompt files (DESIGN §9).
+
+Both folders — the bundled ``hooks/`` and ``<data>/hooks/`` — are read once,
+when the services are built (off the event loop: ``build_services`` runs
+this in a thread), prompts included; a turn never touches the disk for a
+hook. A hook of the user's folder replaces a bundled one of the same name.
+
+Nothing here raises for a bad file: a ``hooks.json`` that cannot be read or
+parsed, an entry with a wrong field, a prompt file that is missing or empty
+— each gives one warning naming the file (and the field), and everything
+else loads. A folder with no ``hooks.json`` simply has no hooks.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Literal, cast
+
+from desktop_agent.core.hooks import CHECKPOINTS, HOOK_ROLES, Checkpoint, Hook, HookRole
+from desktop_agent.storage.paths import data_dir
+
+HookSource = Literal["bundled", "user"]
+HOOKS_FILE = "hooks.json"
+
+
+@dataclass(frozen=True, slots=True)
+class HookInfo:
+    """One hook as the Settings page lists it."""
+
+    name: str
+    checkpoint: str
+    role: str
+    persistent: bool
+    enabled: bool
+    """The file's ``enabled``, or the user's choice where they made one;
+    always False for a broken hook."""
+    source: HookSource
+    problem: str | None = None
+    """Why the hook cannot be used (it then never runs)."""
+
+
+@dataclass(frozen=True, slots=True)
+class HookCatalog:
+    """Every hook found, in order (bundled first, then the user's), with the
+    loaded prompt of each usable one."""
+
+    entries: tuple[tuple[HookInfo, Hook | None], ...] = ()
+    warnings: tuple[str, ...] = ()
+    """One line per broken file or entry, each naming the file."""
+
+    def infos(self, choices: Mapping[str, bool] | None = None) -> tuple[HookInfo, ...]:
+        """Each hook, ``enabled`` as ``choices`` (name → on) override the file."""
+        return tuple(_chosen(info, choices or {}) for info, _hook in self.entries)
+
+    def enabled(self, choices: Mapping[str, bool] | None = None) -> tuple[Hook, ...]:
+        """The hooks a turn uses, in file order."""
+        return tuple(
+            hook
+            for info, hook in self.entries
+            if hook is not None and _chosen(info, choices or {}).enabled
+        )
+
+
+def _chosen(info: HookInfo, choices: Mapping[str, bool]) -> HookInfo:
+    if info.problem is not None:
+        return replace(info, enabled=False)
+    return replace(info, enabled=choices.get(info.name, info.enabled))
+
+
+def bundled_hooks_dir() -> Path:
+    """The hooks shipped with the app: ``hooks/`` beside the package in a
+    checkout, or inside a PyInstaller bundle (``sys._MEIPASS``)."""
+    bundle = getattr(sys, "_MEIPASS", None)
+    if bundle is not None:
+        return Path(bundle) / "hooks"
+    return Path(__file__).resolve().parents[2] / "hooks"
+
+
+def user_hooks_dir() -> Path:
+    return data_dir() / "hooks"
+
+
+def load_hooks(bundled: Path | None = None, user: Path | None = None) -> HookCatalog:
+    """Read both folders (defaults: :func:`bundled_hooks_dir`,
+    :func:`user_hooks_dir`); never raises."""
+    found: dict[str, tuple[HookInfo, Hook | None]] = {}
+    warnings: list[str] = []
+    roots: tuple[tuple[HookSource, Path], ...] = (
+        ("bundled", bundled or bundled_hooks_dir()),
+        ("user", user or user_hooks_dir()),
+    )
+    for source, root in roots:
+        for info, hook in _read_folder(root, source, warnings):
+            found.pop(info.name, None)  # the user's replaces the bundled one, and goes last
+            found[info.name] = (info, hook)
+    return HookCatalog(tuple(found.values()), tuple(warnings))
+
+
+def _read_folder(
+    root: Path, source: HookSource, warnings: list[str]
+) -> list[tuple[HookInfo, Hook | None]]:
+    path = root / HOOKS_FILE
+    try:
+        raw = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return []
+    except (OSError, UnicodeDecodeError) as exc:
+        warnings.append(f"hooks file {path} cannot be read ({_why(exc)}); its hooks are not used")
+        return []
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        warnings.append(
+            f"hooks file {path} is not valid JSON (line {exc.lineno}, column {exc.colno}); "
+            "its hooks are not used"
+        )
+        return []
+    except RecursionError:
+        warnings.append(f"hooks file {path} is nested too deeply; its hooks are not used")
+        return []
+    if not isinstance(data, list):
+        warnings.append(f"hooks file {path} must hold a JSON list of hooks; its hooks are not used")
+        return []
+    out: list[tuple[HookInfo, Hook | None]] = []
+    names: set[str] = set()
+    for index, entry in enumerate(data):
+        item = _read_entry(entry, path, source, names)
+        if item is None:
+            warnings.append(f"hooks file {path}: hook #{index + 1} has no \"name\" (a non-empty string); skipped")
+            continue
+        info, hook = item
+        names.add(info.name)
+        if info.problem is not None:
+            warnings.append(info.problem)
+        out.append((info, hook))
+    return out
+
+
+def _read_entry(
+    entry: object, path: Path, source: HookSource, names: set[str]
+) -> tuple[HookInfo, Hook | None] | None:
+    """None for an entry with no usable name (warned about by the caller)."""
+    if not isinstance(entry, dict) or not _is_name(entry.get("name")):
+        return None
+    fields = cast(dict[str, Any], entry)
+    name = str(fields["name"]).strip()
+    checkpoint, role = fields.get("checkpoint"), fields.get("role")
+    persistent, enabled = fields.get("persistent", False), fields.get("enabled", True)
+    info = HookInfo(
+        name,
+        str(checkpoint),
+        str(role),
+        persistent is True,
+        enabled is True,
+        source,
+    )
+    where = f"hooks file {path}: hook {name!r}"
+    problem: str | None = None
+    if name in names:
+        problem = f"{where} appears twice; the second one is not used"
+    elif checkpoint not in CHECKPOINTS:
+        problem = f"{where}: \"checkpoint\" must be one of {', '.join(CHECKPOINTS)}, got {checkpoint!r}"
+    elif role not in HOOK_ROLES:
+        problem = f"{where}: \"role\" must be one of {', '.join(HOOK_ROLES)}, got {role!r}"
+    elif not isinstance(persistent, bool):
+        problem = f"{where}: \"persistent\" must be true or false"
+    elif not isinstance(enabled, bool):
+        problem = f"{where}: \"enabled\" must be true or false"
+    if problem is not None:
+        return replace(info, enabled=False, problem=problem), None
+    prompt, problem = _read_prompt(fields.get("prompt_file"), path, name)
+    if prompt is None:
+        return replace(info, enabled=False, problem=problem), None
+    hook = Hook(name, cast(Checkpoint, checkpoint), cast(HookRole, role), persistent, prompt)
+    return info, hook
+
+
+def _read_prompt(value: object, hooks_file: Path, name: str) -> tuple[str | None, str | None]:
+    where = f"hooks file {hooks_file}: hook {name!r}"
+    if not isinstance(value, str) or not value.strip():
+        return None, f"{where}: \"prompt_file\" must name a file beside {HOOKS_FILE}"
+    path = hooks_file.parent / value
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None, f"{where}: prompt file {path} is missing"
+    except (OSError, UnicodeDecodeError) as exc:
+        return None, f"{where}: prompt file {path} cannot be read ({_why(exc)})"
+    if not text.strip():
+        return None, f"{where}: prompt file {path} is empty"
+    return text, None
+
+
+def _is_name(value: object) -> bool:
+    return isinstance(value, str) and bool(value.strip())
+
+
+def _why(exc: Exception) -> str:
+    if isinstance(exc, UnicodeDecodeError):
+        return "not UTF-8 text"
+    return getattr(exc, "strerror", None) or type(exc).__name__

@@ -1,0 +1,153 @@
+"""One ``SKILL.md`` (DESIGN §9, the open Agent Skills format): YAML front
+matter between ``---`` lines, then a Markdown body.
+
+Front matter fields: ``name`` (required, ``[a-z0-9-]``, at most 64
+characters, equal to the folder name), ``description`` (required, at most
+1024 characters), optional ``license``, ``compatibility``, ``metadata``,
+``allowed-tools``. Anything else is tolerated (other hosts add their own
+keys) but unused. ``allowed-tools`` is read and kept, never acted on: it
+never lets a tool skip approval.
+
+A file that breaks the format is a :class:`SkillFormatError` naming the
+file and the one field at fault, so the scanner can say it in one line.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+
+SKILL_FILE = "SKILL.md"
+NAME_MAX = 64
+DESCRIPTION_MAX = 1024
+_NAME = re.compile(r"[a-z0-9-]+")
+_FRONT = re.compile(r"\A\ufeff?---[ \t]*\r?\n(.*?)^---[ \t]*(?:\r?\n|\Z)", re.DOTALL | re.MULTILINE)
+
+SkillSource = Literal["bundled", "user"]
+
+
+class SkillFormatError(ValueError):
+    """A SKILL.md that breaks the format: ``field`` says which part."""
+
+    def __init__(self, path: Path, field_name: str, problem: str) -> None:
+        super().__init__(f"skill {path}: {field_name} {problem}")
+        self.path = path
+        self.field = field_name
+        self.problem = problem
+
+
+@dataclass(frozen=True, slots=True)
+class Skill:
+    """A skill that passed the format checks."""
+
+    name: str
+    description: str
+    body: str
+    """The Markdown after the front matter, as written."""
+    path: Path
+    """The skill's folder."""
+    source: SkillSource
+    license: str | None = None
+    compatibility: str | None = None
+    metadata: dict[str, Any] = field(default_factory=dict)
+    allowed_tools: tuple[str, ...] = ()
+    """Declared by the skill; informational only (never skips approval)."""
+
+    @property
+    def file(self) -> Path:
+        return self.path / SKILL_FILE
+
+    def files(self) -> list[str]:
+        """Every file of the skill, as paths relative to its folder (sorted,
+        ``/``-separated), SKILL.md included."""
+        found = [p.relative_to(self.path).as_posix() for p in self.path.rglob("*") if p.is_file()]
+        return sorted(f for f in found if not any(part.startswith(".") for part in f.split("/")))
+
+
+def read_skill(folder: Path, source: SkillSource) -> Skill:
+    """Parse and check ``folder/SKILL.md``. Raises :class:`SkillFormatError`."""
+    path = folder / SKILL_FILE
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise SkillFormatError(path, "file", "is not UTF-8 text") from None
+    except OSError as exc:
+        raise SkillFormatError(path, "file", f"cannot be read ({exc.strerror})") from None
+    match = _FRONT.match(text)
+    if match is None:
+        raise SkillFormatError(path, "front matter", "is missing (the file must start with a --- block)")
+    try:
+        data = yaml.safe_load(match.group(1))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" (line {mark.line + 2})" if mark is not None else ""
+        raise SkillFormatError(path, "front matter", f"is not valid YAML{where}") from None
+    if not isinstance(data, dict):
+        raise SkillFormatError(path, "front matter", "must be a YAML mapping of fields")
+    return Skill(
+        name=_name(path, data, folder.name),
+        description=_text(path, data, "description", DESCRIPTION_MAX, required=True) or "",
+        body=text[match.end() :].strip("\n"),
+        path=folder,
+        source=source,
+        license=_text(path, data, "license", None, required=False),
+        compatibility=_text(path, data, "compatibility", None, required=False),
+        metadata=_metadata(path, data),
+        allowed_tools=_allowed_tools(path, data),
+    )
+
+
+def _name(path: Path, data: dict[Any, Any], folder: str) -> str:
+    name = data.get("name")
+    if name is None:
+        raise SkillFormatError(path, "name", "is missing")
+    if not isinstance(name, str):
+        raise SkillFormatError(path, "name", "must be a string")
+    if not _NAME.fullmatch(name):
+        raise SkillFormatError(path, "name", f"must use only a-z, 0-9 and '-', got {name!r}")
+    if len(name) > NAME_MAX:
+        raise SkillFormatError(path, "name", f"must be at most {NAME_MAX} characters, got {len(name)}")
+    if name != folder:
+        raise SkillFormatError(path, "name", f"must equal the folder name {folder!r}, got {name!r}")
+    return name
+
+
+def _text(path: Path, data: dict[Any, Any], key: str, limit: int | None, *, required: bool) -> str | None:
+    value = data.get(key)
+    if value is None:
+        if required:
+            raise SkillFormatError(path, key, "is missing")
+        return None
+    if not isinstance(value, str):
+        raise SkillFormatError(path, key, "must be a string")
+    value = value.strip()
+    if required and not value:
+        raise SkillFormatError(path, key, "is empty")
+    if limit is not None and len(value) > limit:
+        raise SkillFormatError(path, key, f"must be at most {limit} characters, got {len(value)}")
+    return value
+
+
+def _metadata(path: Path, data: dict[Any, Any]) -> dict[str, Any]:
+    value = data.get("metadata")
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise SkillFormatError(path, "metadata", "must be a mapping")
+    return {str(k): v for k, v in value.items()}
+
+
+def _allowed_tools(path: Path, data: dict[Any, Any]) -> tuple[str, ...]:
+    value = data.get("allowed-tools")
+    if value is None:
+        return ()
+    # The spec writes it as one space-separated string; a YAML list is accepted too.
+    if isinstance(value, str):
+        return tuple(value.split())
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return tuple(value)
+    raise SkillFormatError(path, "allowed-tools", "must be a space-separated string or a list of strings")
