@@ -14,14 +14,13 @@ else loads. A folder with no ``hooks.json`` simply has no hooks.
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal, cast
 
 from desktop_agent.core.hooks import CHECKPOINTS, HOOK_ROLES, Checkpoint, Hook, HookRole
-from desktop_agent.storage.paths import data_dir
+from desktop_agent.storage.paths import bundled_dir, data_dir
 
 HookSource = Literal["bundled", "user"]
 HOOKS_FILE = "hooks.json"
@@ -72,12 +71,8 @@ def _chosen(info: HookInfo, choices: Mapping[str, bool]) -> HookInfo:
 
 
 def bundled_hooks_dir() -> Path:
-    """The hooks shipped with the app: ``hooks/`` beside the package in a
-    checkout, or inside a PyInstaller bundle (``sys._MEIPASS``)."""
-    bundle = getattr(sys, "_MEIPASS", None)
-    if bundle is not None:
-        return Path(bundle) / "hooks"
-    return Path(__file__).resolve().parents[2] / "hooks"
+    """The hooks shipped with the app (``hooks/``; see ``bundled_dir``)."""
+    return bundled_dir("hooks")
 
 
 def user_hooks_dir() -> Path:

@@ -11,7 +11,6 @@ ignored silently (``scripts/`` kept beside skills, a stray folder).
 from __future__ import annotations
 
 import logging
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,7 +21,7 @@ from desktop_agent.skills_engine.skill_file import (
     SkillSource,
     read_skill,
 )
-from desktop_agent.storage.paths import data_dir
+from desktop_agent.storage.paths import bundled_dir, data_dir
 
 log = logging.getLogger(__name__)
 
@@ -51,12 +50,8 @@ class SkillScan:
 
 
 def bundled_skills_dir() -> Path:
-    """The skills shipped with the app: ``skills/`` beside the package in a
-    checkout, or inside a PyInstaller bundle (``sys._MEIPASS``)."""
-    bundle = getattr(sys, "_MEIPASS", None)
-    if bundle is not None:
-        return Path(bundle) / "skills"
-    return Path(__file__).resolve().parents[2] / "skills"
+    """The skills shipped with the app (``skills/``; see ``bundled_dir``)."""
+    return bundled_dir("skills")
 
 
 def user_skills_dir() -> Path:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import platformdirs
@@ -24,3 +25,14 @@ def settings_path() -> Path:
 
 def default_mcp_config_path() -> Path:
     return data_dir() / "mcp_servers.json"
+
+
+def bundled_dir(name: str) -> Path:
+    """A folder shipped with the app (``skills``, ``hooks``): beside the
+    package in a checkout, or inside a PyInstaller bundle
+    (``sys._MEIPASS``)."""
+    bundle = getattr(sys, "_MEIPASS", None)
+    if bundle is not None:
+        return Path(bundle) / name
+    return Path(__file__).resolve().parents[2] / name
+

@@ -38,9 +38,12 @@ from desktop_agent.ui.i18n import tr
 
 CardPhase = Literal["preparing", "approval", "executing", "done", "rejected", "invalidated"]
 PENDING_PHASES: frozenset[CardPhase] = frozenset({"preparing", "approval", "executing"})
-CardOutcome = Literal["rejected", "timed_out", "no_answer", "stopped", "not_run", "ended", "not_answered"]
+CardOutcome = Literal[
+    "rejected", "timed_out", "no_answer", "step_timed_out", "stopped", "not_run", "ended", "not_answered"
+]
 """Why a call did not give its result as planned: the user rejected it, the
-approval timed out, its form timed out, the user stopped it while it ran,
+approval timed out, its form timed out, one of its (sub-agent's) steps got
+no answer in time, the user stopped it while it ran,
 the turn was interrupted before it ran, the turn ended (an error) while it
 ran, or the user cancelled its form."""
 OUTPUT_MAX_CHARS = 1_000_000
@@ -147,6 +150,15 @@ _REJECTION_OUTCOMES: dict[str, CardOutcome] = {
 reason is a rejection."""
 
 
+def _stopped_call_reason(partial: Any) -> object:
+    """Why a sub-agent's nested call stopped (its ``partial_result``)."""
+    if isinstance(partial, Mapping):
+        stopped = partial.get("stopped_call")
+        if isinstance(stopped, Mapping):
+            return stopped.get("reason")
+    return None
+
+
 def _with_output(state: ToolCardState, text: str) -> ToolCardState:
     output = state.output + text
     excess = len(output) - OUTPUT_MAX_CHARS
@@ -208,9 +220,11 @@ def apply_message(state: ToolCardState, message: CardUpdate) -> ToolCardState:
             if message.arguments is not None:
                 state = replace(state, arguments=message.arguments)
             outcome = _REJECTION_OUTCOMES.get(message.reason, "rejected")
+            if outcome == "rejected" and _stopped_call_reason(message.partial_result) == "approval_timeout":
+                outcome = "step_timed_out"  # a sub-agent's step waited in vain; nobody rejected
             return replace(
                 state,
-                phase="rejected" if outcome in ("rejected", "timed_out", "no_answer") else "invalidated",
+                phase="rejected" if outcome in ("rejected", "timed_out", "no_answer", "step_timed_out") else "invalidated",
                 task_id=None,
                 reason=message.reason,
                 outcome=outcome,
@@ -310,6 +324,7 @@ def title_for(state: ToolCardState) -> str:
             "rejected": "card_rejected",
             "timed_out": "card_not_run",
             "no_answer": "card_not_answered",
+            "step_timed_out": "card_stopped",
             "not_run": "card_not_run",
             "stopped": "card_stopped",
             "ended": "card_stopped",
@@ -336,7 +351,7 @@ def outcome_text(state: ToolCardState) -> str:
     match state.outcome:
         case None:
             return ""
-        case "timed_out" | "no_answer":
+        case "timed_out" | "no_answer" | "step_timed_out":
             if state.approval_timeout_s is None:
                 return tr(f"outcome_{state.outcome}_unknown")
             return tr(f"outcome_{state.outcome}", seconds=f"{state.approval_timeout_s:g}")

@@ -74,6 +74,11 @@ _TEXTS: dict[str, tuple[str, str]] = {
     "outcome_timed_out_unknown": ("No answer in time — not run", "未及时回答 —— 未执行"),
     "outcome_no_answer": ("No answer in {seconds} s", "{seconds} 秒内未回答"),
     "outcome_no_answer_unknown": ("No answer in time", "未及时回答"),
+    "outcome_step_timed_out": (
+        "Stopped: a step got no answer in {seconds} s",
+        "已停止：有一步在 {seconds} 秒内未获回答",
+    ),
+    "outcome_step_timed_out_unknown": ("Stopped: a step got no answer in time", "已停止：有一步未及时获得回答"),
     "sys_speech_stopped": ("Speech stopped", "已停止朗读"),
     "sys_form_timeout": (
         "Nobody answered the form in time; the conversation was interrupted",

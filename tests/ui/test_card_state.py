@@ -252,3 +252,18 @@ def test_a_one_line_summary_names_the_key_arguments() -> None:
     assert arguments_summary({"title": "Trip", "questions": [{"id": "q"}], "fields": {}}) == "title: Trip"
     assert arguments_summary({"q": "x" * 80}, limit=10) == "q: xxxxxx…"
     assert arguments_summary(None) == ""
+
+
+def test_a_sub_agent_whose_step_got_no_answer_says_so_not_rejected_by_you(english: None) -> None:
+    partial = {"text": "Checking.", "stopped_call": {"tool_call_id": "n1", "tool_name": "run_command",
+                                                    "arguments": {}, "reason": "approval_timeout"}}
+    card = apply_message(
+        new_card(call("start"), approval_timeout_s=300),
+        rejected_item(REASON_REJECTED, "c1", "sub_agent", partial_result=partial),
+    )
+    assert (card.phase, card.outcome, outcome_text(card)) == (
+        "rejected", "step_timed_out", "Stopped: a step got no answer in 300 s"
+    )
+    rejected = dict(partial, stopped_call={**partial["stopped_call"], "reason": "rejected"})  # type: ignore[dict-item]
+    card = apply_message(new_card(call("start")), rejected_item(REASON_REJECTED, "c1", partial_result=rejected))
+    assert outcome_text(card) == "Rejected by you"
