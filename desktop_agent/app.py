@@ -36,9 +36,10 @@ if TYPE_CHECKING:
     import asyncio
 
     from desktop_agent.core.conversation import Conversation
-    from desktop_agent.core.ports import AudioSink
+    from desktop_agent.core.ports import AudioSink, SpeechRecognizer
     from desktop_agent.core.wire import WireProfileName
     from desktop_agent.services import Services
+    from desktop_agent.storage.settings import Settings
     from desktop_agent.ui.audio_sink import QtAudioSink
 
 EXIT_OK, EXIT_CONFIG = 0, 2
@@ -169,7 +170,21 @@ def window_deps(services: Services, sink: AudioSink | None) -> WindowDeps:
     from desktop_agent.hooks_engine import user_hooks_dir
     from desktop_agent.skills_engine import user_skills_dir
     from desktop_agent.storage import secrets
+    from desktop_agent.ui.mic import QtAudioInput
+    from desktop_agent.voice.vad import WebRtcVad
 
+    audio_input = QtAudioInput()
+    recognizer, answer_recognizer, speech_note = speech_recognizers(services.settings)
+    async def say(text: str) -> None:
+        """The spoken approval question, through the same engine and speaker
+        as replies (the queue is held by the approval, so the speaker is free)."""
+        tts = services.tts
+        if tts is not None and sink is not None:
+            speech = await tts.synthesize(text)
+            await sink.play(speech.audio, speech.mime)
+
+    # No microphone: the button is disabled from the start, the reason its tooltip.
+    speech_note = audio_input.problem() or speech_note
     releasing: set[asyncio.Task[None]] = set()
 
     def new_conversation(old: Conversation) -> Conversation:
@@ -207,7 +222,37 @@ def window_deps(services: Services, sink: AudioSink | None) -> WindowDeps:
         skills_folder=str(user_skills_dir()),
         hook_infos=services.hooks.infos,
         hooks_folder=str(user_hooks_dir()),
+        audio_input=audio_input,
+        recognizer=recognizer,
+        answer_recognizer=answer_recognizer,
+        vad=WebRtcVad,
+        speech_input_note=speech_note,
+        say=say,
     )
+
+
+def speech_recognizers(settings: Settings) -> tuple[SpeechRecognizer | None, SpeechRecognizer | None, str | None]:
+    """The window's recognisers (dictation, approval answers) from the
+    settings, or why there are none (one line: the mic button's tooltip).
+    The ``openai`` engine's endpoint: ``stt_base_url``, else the chat one."""
+    import os
+
+    from desktop_agent.core.ports import STTError
+    from desktop_agent.storage import secrets
+    from desktop_agent.voice.stt import build_recognizer
+
+    base_url = settings.stt_base_url or settings.base_url or os.environ.get("OPENAI_BASE_URL", "")
+    api_key = secrets.get_api_key() or os.environ.get("OPENAI_API_KEY", "")
+    try:
+        dictation, answers = (
+            build_recognizer(
+                settings.stt_engine, base_url=base_url, api_key=api_key, model=settings.stt_model, answers=answers
+            )
+            for answers in (False, True)
+        )
+    except STTError as exc:
+        return None, None, str(exc)
+    return dictation, answers, None
 
 
 def _remember_wire_profile(window: MainWindow, endpoint: str, profile: WireProfileName) -> None:

@@ -13,8 +13,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1")
     parser.add_argument("--model", help="model name; 'demo' is the offline demo model")
     parser.add_argument("--api-key", help="API key (default: settings, then OPENAI_API_KEY)")
-    parser.add_argument("--approve", choices=("ask", "all", "none"), default="ask",
-                        help="ask on the terminal (default), approve everything, reject everything")
+    parser.add_argument("--approve", choices=("ask", "all", "none", "voice"), default="ask",
+                        help="ask on the terminal (default), approve everything, reject everything, "
+                             "or answer each approval by recognising --approval-audio")
     parser.add_argument("--approval-timeout", type=_positive_float, metavar="S",
                         help="seconds before an unanswered approval counts as rejected (default 300)")
     parser.add_argument("--events-jsonl", type=Path, metavar="PATH",
@@ -26,6 +27,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-steps", type=_positive_int, metavar="N", help="agent step limit")
     parser.add_argument("--skills", metavar="all|none|NAME[,NAME...]",
                         help="enabled skills (default: the setting; with no setting, all)")
+    parser.add_argument("--stt", metavar="openai|pocketsphinx",
+                        help="speech recognition engine (default: the setting)")
+    parser.add_argument("--stt-model", metavar="NAME",
+                        help="model of --stt openai (default: the setting, then whisper-1)")
+    parser.add_argument("--audio-in", type=Path, metavar="FILE.wav",
+                        help="recognise the file and use it as the user's message; one turn, then exit")
+    parser.add_argument("--approval-audio", type=Path, metavar="FILE.wav",
+                        help="with --approve voice: the recorded answer to every approval")
     parser.add_argument("--list-tools", action="store_true",
                         help="print every tool with its server and whether it needs approval, then exit")
 

@@ -1,13 +1,15 @@
 """Headless mode (DESIGN §10, contract): the same core, no Qt.
 
 Exit status: 0 when the turn ended normally or was interrupted/rejected by
-the user; 1 on an LLM failure; 2 on bad configuration. Errors are one line
+the user; 1 on an LLM or speech-recognition failure; 2 on bad configuration
+(an unreadable or silent ``--audio-in``/``--approval-audio`` too). Errors are one line
 on stderr, never a traceback. SIGINT interrupts the running turn exactly
 like the window's interrupt button, writes the outputs, and exits.
 
 The package: :mod:`.terminal_io` (line input off the loop), :mod:`.view`
-(the terminal's PlaybackView), :mod:`.events_file` (``--events-jsonl``), and
-here the loop that runs turns.
+(the terminal's PlaybackView), :mod:`.events_file` (``--events-jsonl``),
+:mod:`.voice` (recorded speech in and recorded approval answers), and here the
+loop that runs turns.
 """
 
 from __future__ import annotations
@@ -21,13 +23,15 @@ import sys
 from pathlib import Path
 from typing import IO
 
+from desktop_agent.cli import voice
 from desktop_agent.cli.events_file import EventsWriter
 from desktop_agent.cli.terminal_io import TerminalIO
 from desktop_agent.cli.view import TerminalView
 from desktop_agent.core.bus import SessionMessageBus
 from desktop_agent.core.conversation import Conversation, TurnOutcome
 from desktop_agent.core.json_types import JSONDict
-from desktop_agent.core.ports import LLMError
+from desktop_agent.core.messages import TranscriptMessage
+from desktop_agent.core.ports import LLMError, STTError
 from desktop_agent.core.wire import WireProfile
 from desktop_agent.mcp_engine import McpConfigError
 from desktop_agent.services import Services, build_services
@@ -43,13 +47,23 @@ EXIT_OK, EXIT_LLM, EXIT_CONFIG = 0, 1, 2
 
 
 async def _run_turn(
-    conversation: Conversation, text: str, view: TerminalView, approve: str, jsonl: EventsWriter | None
+    conversation: Conversation,
+    text: str,
+    view: TerminalView,
+    approve: str,
+    jsonl: EventsWriter | None,
+    transcript: TranscriptMessage | None = None,
 ) -> TurnOutcome:
+    """``transcript``: the recognised speech ``text`` came from, the turn's
+    first message."""
     loop = asyncio.get_running_loop()
 
     def on_bus(bus: SessionMessageBus) -> None:
         if jsonl is not None:
             jsonl.attach(bus)
+        view.bus = bus
+        if transcript is not None:
+            bus.push(transcript)
 
     view.conversation = conversation
     turn = asyncio.ensure_future(
@@ -72,6 +86,11 @@ async def _run_turn(
 
 
 async def run(args: argparse.Namespace, stdin: IO[str], out: IO[str], err: IO[str]) -> int:
+    try:
+        voice.check_flags(args)
+    except voice.VoiceConfigError as exc:
+        _say(err, f"error: {exc}")
+        return EXIT_CONFIG
     try:
         services = await build_services(
             base_url=args.base_url, model=args.model, api_key=args.api_key,
@@ -107,14 +126,52 @@ async def _main(services: Services, args: argparse.Namespace, stdin: IO[str], ou
     else:
         _say(err, f"model: {services.llm.model}")
 
+    message_audio = answer_audio = None
+    try:
+        if args.audio_in:
+            message_audio = voice.recording(args, services.settings, args.audio_in, answers=False)
+        if args.approval_audio:
+            answer_audio = voice.recording(args, services.settings, args.approval_audio, answers=True)
+    except STTError as exc:
+        _say(err, f"error: {exc}")
+        if message_audio is not None:
+            await message_audio.aclose()
+        return EXIT_CONFIG
+    try:
+        return await _session(services, args, stdin, out, err, message_audio, answer_audio)
+    finally:
+        for rec in (message_audio, answer_audio):
+            if rec is not None:
+                await rec.aclose()
+
+
+async def _session(
+    services: Services,
+    args: argparse.Namespace,
+    stdin: IO[str],
+    out: IO[str],
+    err: IO[str],
+    message_audio: voice.Recording | None,
+    answer_audio: voice.Recording | None,
+) -> int:
     conversation = services.new_conversation()
     io = TerminalIO(stdin, err)
     view = TerminalView(io, services.forms, args.approve, out, err)
+    view.listen = answer_audio.recognise if answer_audio is not None else None
+    transcript: TranscriptMessage | None = None
+    if message_audio is not None:
+        try:
+            transcript = await voice.recognise_message(message_audio)
+        except STTError as exc:
+            _say(err, f"error: {exc}")
+            return EXIT_LLM
+        _say(err, f"[heard] {transcript.text} ({transcript.engine})")
     jsonl = EventsWriter(args.events_jsonl) if args.events_jsonl else None
     status = EXIT_OK
     try:
-        if args.prompt is not None:
-            outcome = await _run_turn(conversation, args.prompt, view, args.approve, jsonl)
+        if args.prompt is not None or transcript is not None:
+            text = transcript.text if transcript is not None else args.prompt
+            outcome = await _run_turn(conversation, text, view, args.approve, jsonl, transcript)
             status = EXIT_LLM if outcome.status == "error" else EXIT_OK
         else:
             while True:

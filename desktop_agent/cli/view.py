@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import IO, Any, assert_never
 
 from desktop_agent.cli.terminal_io import TerminalIO
+from desktop_agent.core.bus import SessionMessageBus
 from desktop_agent.core.conversation import Conversation
 from desktop_agent.core.forms import FormAnswerError, FormManager
 from desktop_agent.core.messages import (
@@ -22,11 +23,14 @@ from desktop_agent.core.messages import (
     ToolOutputMessage,
     ToolProgressMessage,
     ToolRejectedMessage,
+    TranscriptMessage,
     TurnEndMessage,
     WarningMessage,
 )
 from desktop_agent.core.playback import ToolEvent
+from desktop_agent.core.ports import STTError
 from desktop_agent.core.sub_agent import SUB_AGENT
+from desktop_agent.core.voice_answer import VOICE_APPROVAL_PROMPT, parse_answer
 from desktop_agent.ui.i18n import INTERRUPTED_TEXT, text_in
 
 NESTED_INDENT = "  "
@@ -43,6 +47,10 @@ class TerminalView:
         self._out = out
         self._err = err
         self.conversation: Conversation | None = None
+        self.bus: SessionMessageBus | None = None
+        """The running turn's bus (``--approve voice`` pushes its transcripts)."""
+        self.listen: Callable[[], Awaitable[TranscriptMessage]] | None = None
+        """``--approve voice``: recognise the recorded answer."""
         self._tasks: set[asyncio.Task[None]] = set()
         self._line_open = False
         self._fresh = True
@@ -158,8 +166,29 @@ class TerminalView:
         args = json.dumps(message.arguments, ensure_ascii=False)
         who = "sub-agent wants to run " if message.parent_tool_call_id else ""
         self._status(f"{pad}[approval] {who}{message.tool_name} {args}")
+        if self._approve == "voice":
+            await self._answer_by_voice(message, task_id, pad)
+            return
         answer = await self._io.ask("Approve? [y/N] ")
         self.conversation.answer_approval(task_id, (answer or "").strip().lower() in ("y", "yes"))
+
+    async def _answer_by_voice(self, message: ToolCallMessage, task_id: str, pad: str) -> None:
+        """A clear yes approves; a clear no, anything unclear, or a failed
+        recognition rejects (one recording: nothing to ask again)."""
+        assert self.conversation is not None and self.listen is not None
+        self._status(f"{pad}[approval] {VOICE_APPROVAL_PROMPT['en'].format(tool=message.tool_name)}")
+        try:
+            transcript = await self.listen()
+        except STTError as exc:
+            self._status(f"{pad}[approval] rejected: {exc}")
+            self.conversation.answer_approval(task_id, False)
+            return
+        if self.bus is not None:
+            self.bus.push(transcript)
+        answer = parse_answer(transcript.text)
+        verdict = {"yes": "approved by voice", "no": "rejected by voice"}.get(answer or "", "not a clear yes or no: rejected")
+        self._status(f'{pad}[approval] heard "{transcript.text}": {verdict}')
+        self.conversation.answer_approval(task_id, answer == "yes")
 
     async def _answer_form(self, message: FormRequestMessage) -> None:
         form_id = message.form_id

@@ -6,7 +6,7 @@ The core knows nothing of openai, mcp, edge-tts or Qt. Adapters in ``llm/``,
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, Mapping, Sequence
+from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
@@ -263,6 +263,39 @@ class SpeechPort(Protocol):
     async def drain(self) -> None: ...
 
     def cancel(self) -> None: ...
+
+
+class STTError(Exception):
+    """Speech could not be recognised (engine missing, endpoint down…): the
+    message is one line a person can read."""
+
+
+class SpeechRecognizer(Protocol):
+    """Speech to text (issue 11): one utterance of 16-bit mono PCM in, its
+    text out. Engines: ``openai`` (``/audio/transcriptions``),
+    ``pocketsphinx`` (offline English), an offline zh/en engine."""
+
+    @property
+    def name(self) -> str:
+        """The engine's name, as the ``transcript`` message's ``engine``."""
+        ...
+
+    async def transcribe(self, pcm16: bytes, sample_rate: int = 16000) -> str:
+        """The utterance's text (empty when nothing was recognised). Raises
+        :class:`STTError`."""
+        ...
+
+
+class AudioInput(Protocol):
+    """A microphone (or a WAV file in tests): 16 kHz mono 16-bit PCM frames
+    pushed to ``on_frames`` while started."""
+
+    def start(self, on_frames: Callable[[bytes], None]) -> None:
+        """Begin capture; raises :class:`OSError` with one readable line
+        when there is no usable microphone."""
+        ...
+
+    def stop(self) -> None: ...
 
 
 class AudioSink(Protocol):

@@ -27,6 +27,8 @@ log = logging.getLogger(__name__)
 
 TtsEngine = Literal["auto", "edge", "espeak", "none"]
 TTS_ENGINES: tuple[str, ...] = get_args(TtsEngine)
+SttEngine = Literal["pocketsphinx", "openai"]
+STT_ENGINES: tuple[str, ...] = get_args(SttEngine)
 
 
 class SettingsError(ValueError):
@@ -35,6 +37,7 @@ class SettingsError(ValueError):
 
 _PHRASES = {
     "tts_engine": f"must be one of {', '.join(TTS_ENGINES)}",
+    "stt_engine": f"must be one of {', '.join(STT_ENGINES)}",
     "volume": "must be between 0 and 1",
     "always_allow": "must be a list of tool names",
     "max_steps": "must be a positive integer",
@@ -85,6 +88,23 @@ class Settings:
     hooks_enabled: dict[str, bool] = field(default_factory=dict)
     """The user's choice per prompt hook (DESIGN §9), by name; overrides the
     ``enabled`` of its ``hooks.json``. Hooks not named keep the file's."""
+    voice_send_at_once: bool = True
+    """Speech input (issue 11): a push-to-talk transcript is sent at once;
+    False leaves it in the input box to edit."""
+    hands_free: bool = False
+    """Listen for speech all the time and send each sentence (issue 11)."""
+    barge_in: bool = False
+    """Speaking interrupts the assistant's speech. Off by default: without
+    echo cancellation (no headset) its own voice would interrupt it."""
+    barge_in_ms: int = 300
+    """How long speech must last before it interrupts (``barge_in``)."""
+    stt_engine: str = "pocketsphinx"
+    """Speech recognition engine (issue 11): ``pocketsphinx`` (offline,
+    English; the default, as a fresh install has no endpoint) or ``openai``."""
+    stt_base_url: str = ""
+    """``openai`` recognition's own endpoint; empty: the chat endpoint's."""
+    stt_model: str = ""
+    """``openai`` recognition's model; empty: ``whisper-1``."""
     extra: dict[str, Any] = field(default_factory=dict)
     """Unknown keys from the file, kept so nothing is lost on save."""
 
@@ -143,10 +163,12 @@ class Settings:
 
 _CHECKS: dict[str, Any] = {
     "tts_engine": TtsEngine,
+    "stt_engine": SttEngine,
     "always_allow": list[str],
     "enabled_skills": list[str] | None,
     "volume": Annotated[float, Field(ge=0.0, le=1.0)],
     "max_steps": Annotated[int, Field(ge=1)],
+    "barge_in_ms": Annotated[int, Field(ge=30, le=5000)],
     "approval_timeout_s": Annotated[float, Field(gt=0, allow_inf_nan=False)],
 }
 """Where the file's schema is narrower than the field's type."""

@@ -10,7 +10,7 @@ Waits are on Qt signals (:class:`SignalLog`), each one bounded.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -205,14 +205,16 @@ def build_window(
     store: SettingsStore | None = None,
     model_name: str = "scripted",
     interrupt_fallback_ms: int | None = None,
+    voice: Mapping[str, Any] | None = None,
 ) -> tuple[MainWindow, SettingsStore]:
+    """``voice``: speech-input deps (``audio_input``, ``recognizer``, ``vad``)."""
     store = store or SettingsStore()
     settings = store.load().settings
     kwargs: dict[str, Any] = {"tray": False}
     if interrupt_fallback_ms is not None:
         kwargs["interrupt_fallback_ms"] = interrupt_fallback_ms
     window = MainWindow(**kwargs)
-    window.attach(WindowDeps(conversation, forms, store, settings, model_name=model_name))
+    window.attach(WindowDeps(conversation, forms, store, settings, model_name=model_name, **(voice or {})))
     return window, store
 
 
@@ -224,6 +226,7 @@ async def scripted_window(
     approval_timeout_s: float | None = None,
     show: bool = True,
     sub_agent: bool = False,
+    voice: Mapping[str, Any] | None = None,
 ) -> AsyncIterator[WindowRig]:
     """The window attached to a fresh conversation over a scripted server,
     with the settings in ``DESKTOP_AGENT_HOME``. Closed (turn cancelled
@@ -243,7 +246,9 @@ async def scripted_window(
             agent,
             approval_timeout_s=approval_timeout_s if approval_timeout_s is not None else settings.approval_timeout_s,
         )
-        window, _ = build_window(conversation, forms, store=store, interrupt_fallback_ms=interrupt_fallback_ms)
+        window, _ = build_window(
+            conversation, forms, store=store, interrupt_fallback_ms=interrupt_fallback_ms, voice=voice
+        )
         if show:
             window.show()
         rig = WindowRig(window, server, conversation, forms, store)

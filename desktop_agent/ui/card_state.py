@@ -104,6 +104,8 @@ class ToolCardState:
     """A form shows this call's questions, so the card need not repeat them."""
     parent_tool_call_id: str | None = None
     """Set on a sub-agent's call: its card sits inside the sub_agent card."""
+    by_voice: bool = False
+    """The approval was answered by a spoken yes or no (issue 11)."""
 
     @property
     def pending(self) -> bool:
@@ -341,7 +343,10 @@ def title_for(state: ToolCardState) -> str:
             "rejected": "card_rejected",
             "invalidated": "card_not_run",
         }[state.phase]
-    return tr(key, name=state.tool_name)
+    title = tr(key, name=state.tool_name)
+    if state.by_voice and state.phase != "approval":
+        title += " · " + tr("rejected_by_voice" if state.outcome == "rejected" else "approved_by_voice")
+    return title
 
 
 def outcome_text(state: ToolCardState) -> str:

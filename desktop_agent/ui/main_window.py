@@ -46,6 +46,7 @@ from desktop_agent.ui.audio_controls import AudioControls
 from desktop_agent.ui.chat_view import ChatView
 from desktop_agent.ui.i18n import tr
 from desktop_agent.ui.input_box import InputBox
+from desktop_agent.ui.mic_button import HandsFreeButton, MicButton
 from desktop_agent.ui.send_button import INTERRUPT_FALLBACK_MS, SendButton
 from desktop_agent.ui.status_bar import StatusBar, server_views
 from desktop_agent.ui.theme import apply_theme
@@ -60,6 +61,7 @@ if TYPE_CHECKING:
     from desktop_agent.ui.turn_controller import TurnController
     from desktop_agent.ui.turn_state import ButtonPhase
     from desktop_agent.ui.turn_view import TurnView
+    from desktop_agent.ui.voice_glue import VoiceGlue
     from desktop_agent.ui.window_deps import WindowDeps
 
 log = logging.getLogger(__name__)
@@ -96,6 +98,12 @@ class MainWindow(QMainWindow):
         self.chat = ChatView(self)
         self.input = InputBox(self)
         self.send_button = SendButton(self, fallback_ms=interrupt_fallback_ms)
+        self.mic = MicButton(self)
+        self.mic.set_state("unavailable", tr("starting"))  # usable once attached
+        self.hands_free_button = HandsFreeButton(self)
+        self.hands_free_button.setEnabled(False)
+        self.voice: VoiceGlue | None = None
+        """Speech input (issue 11), once attached."""
         self.audio = AudioControls(self)
         self.settings_button = QToolButton(self)
         self.settings_button.setText("⚙")
@@ -115,6 +123,8 @@ class MainWindow(QMainWindow):
         bottom = QHBoxLayout()
         bottom.setContentsMargins(12, 6, 12, 10)
         bottom.addWidget(self.input, 1)
+        bottom.addWidget(self.mic, 0, Qt.AlignmentFlag.AlignBottom)
+        bottom.addWidget(self.hands_free_button, 0, Qt.AlignmentFlag.AlignBottom)
         bottom.addWidget(self.send_button, 0, Qt.AlignmentFlag.AlignBottom)
         bottom.addWidget(self.audio, 0, Qt.AlignmentFlag.AlignBottom)
         bottom.addWidget(self.new_chat_button, 0, Qt.AlignmentFlag.AlignBottom)
@@ -184,6 +194,9 @@ class MainWindow(QMainWindow):
         self.refresh_status()
         if deps.mcp_statuses is not None:
             self._status_timer.start()
+        from desktop_agent.ui.voice_glue import VoiceGlue
+
+        self.voice = VoiceGlue(self, deps)
         self.input.setFocus()
         pending, self._pending = self._pending, None
         if pending is not None and not controller.start_turn(pending, self._open_turn):
@@ -399,6 +412,8 @@ class MainWindow(QMainWindow):
             self._controller.apply_edit(
                 edit.settings, api_key=edit.api_key, forget_api_key=edit.forget_api_key
             )
+        if self.voice is not None:
+            self.voice.apply(edit.settings)
 
     def _on_model_changed(self, applied: AppliedSettings) -> None:
         self.status.set_model(applied.model, is_demo=applied.is_demo, demo_notice=applied.demo_notice)

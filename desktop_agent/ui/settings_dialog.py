@@ -121,6 +121,23 @@ class SettingsDialog(QDialog):
             voice_edit.setPlaceholderText(tr("settings_voice_hint"))
         self.speak_all = QCheckBox(tr("settings_speak_all"), self)
         self.speak_all.setChecked(settings.speak_every_reply)
+        self.send_at_once = QCheckBox(tr("voice_send_at_once"), self)
+        self.send_at_once.setChecked(settings.voice_send_at_once)
+        self.barge_in = QCheckBox(tr("settings_barge_in"), self)
+        self.barge_in.setChecked(settings.barge_in)
+        self.barge_in.setToolTip(tr("barge_in"))
+        self.barge_in_ms = QSpinBox(self)
+        self.barge_in_ms.setRange(30, 5000)
+        self.barge_in_ms.setSingleStep(50)
+        self.barge_in_ms.setSuffix(" ms")
+        self.barge_in_ms.setValue(settings.barge_in_ms)
+        self.barge_in_ms.setToolTip(tr("barge_in"))
+        barge_row = QHBoxLayout()
+        barge_row.addWidget(self.barge_in, 1)
+        barge_row.addWidget(self.barge_in_ms)
+        self.barge_in_note = QLabel(tr("barge_in"), self)
+        self.barge_in_note.setWordWrap(True)
+        self.barge_in_note.setObjectName("cardMuted")
 
         self.mcp_file = QLineEdit(settings.mcp_config_path, self)
         browse = QPushButton(tr("settings_browse"), self)
@@ -156,6 +173,9 @@ class SettingsDialog(QDialog):
         form.addRow(tr("settings_tts"), self.tts_engine)
         form.addRow(tr("settings_voice"), self.voice)
         form.addRow("", self.speak_all)
+        form.addRow(tr("settings_speech_input"), self.send_at_once)
+        form.addRow("", barge_row)
+        form.addRow("", self.barge_in_note)
         form.addRow(tr("settings_mcp_file"), mcp_row)
         form.addRow(tr("settings_always_allow"), allowed_row)
         form.addRow(tr("settings_max_steps"), self.max_steps)
@@ -234,6 +254,9 @@ class SettingsDialog(QDialog):
             tts_engine=self.tts_engine.currentText(),
             voice=self.voice.currentText().strip(),
             speak_every_reply=self.speak_all.isChecked(),
+            voice_send_at_once=self.send_at_once.isChecked(),
+            barge_in=self.barge_in.isChecked(),
+            barge_in_ms=self.barge_in_ms.value(),
             mcp_config_path=self.mcp_file.text().strip(),
             always_allow=self.allowed_tools(),
             max_steps=self.max_steps.value(),

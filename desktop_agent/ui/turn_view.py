@@ -159,6 +159,13 @@ class TurnView:
             self.chat.add_system(tr(key))
         return key
 
+    def note_voice_answer(self, tool_call_id: str) -> None:
+        """The answer about to be given to this card was spoken (its title
+        says so once answered)."""
+        card = self.cards.get(tool_call_id)
+        if card is not None and card.state.phase == "approval":
+            self._render(card, replace(card.state, by_voice=True))
+
     def invalidate_pending(self) -> None:
         stopped = self.tracker.user_interrupted
         for card in self.cards.values():

@@ -4,14 +4,15 @@ before asyncio and the core are (start-up: the window shows first)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from desktop_agent.core.conversation import Conversation
     from desktop_agent.core.forms import FormManager
-    from desktop_agent.core.ports import AudioSink
+    from desktop_agent.core.ports import AudioInput, AudioSink, SpeechRecognizer
+    from desktop_agent.core.utterance import FrameClassifier
     from desktop_agent.hooks_engine import HookInfo
     from desktop_agent.mcp_engine import Readiness, ServerStatus
     from desktop_agent.services import AppliedSettings
@@ -94,3 +95,17 @@ class WindowDeps:
     (``Settings.hooks_enabled``) say: the Settings dialog's Hooks page."""
     hooks_folder: str = ""
     """Where the user's own hooks go (``<data>/hooks``)."""
+    audio_input: AudioInput | None = None
+    """The microphone (issue 11); None: speech input is unavailable."""
+    recognizer: SpeechRecognizer | None = None
+    """Speech to text; None disables the mic button (the reason in its tooltip)."""
+    answer_recognizer: SpeechRecognizer | None = None
+    """Hears spoken approval answers (a yes/no grammar where the engine has
+    one); None: ``recognizer`` does."""
+    vad: Callable[[], FrameClassifier] | None = None
+    """A fresh voice activity detector (hands-free, barge-in, approval by voice)."""
+    speech_input_note: str | None = None
+    """Why speech input is unavailable, when the composition root knows."""
+    say: Callable[[str], Awaitable[None]] | None = None
+    """Synthesise one line and play it, returning when it ended (the spoken
+    approval question); None: it is only shown."""

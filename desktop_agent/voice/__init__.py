@@ -2,6 +2,8 @@
 ``auto`` fallback between them, and the pipeline that synthesises a turn's
 voice segments concurrently and pushes their audio onto the bus in order.
 
+Speech recognisers (speech input) are in :mod:`desktop_agent.voice.stt`.
+
 Nothing here imports Qt; the player is :mod:`desktop_agent.ui.audio_sink`.
 """
 

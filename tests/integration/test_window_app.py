@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtGui import QImage
+from PySide6.QtWidgets import QApplication
 
 pytestmark = pytest.mark.integration
 
@@ -51,7 +52,8 @@ def test_a_bad_mcp_file_is_one_line_and_status_two(tmp_path: Path) -> None:
     assert "Traceback" not in done.stderr
 
 
-async def test_the_composition_root_hands_the_window_the_services(tmp_path: Path) -> None:
+async def test_the_composition_root_hands_the_window_the_services(tmp_path: Path, qapp: QApplication) -> None:
+    # window_deps asks QtMultimedia for the microphone: a Qt application exists then.
     from desktop_agent.app import window_deps
     from desktop_agent.services import build_services
 

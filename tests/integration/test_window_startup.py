@@ -42,9 +42,6 @@ def system_lines(window: MainWindow) -> list[str]:
     return [w.text() for w in window.chat.items() if isinstance(w, SystemMessage)]
 
 
-# serve() makes the speaker, whose QtMultimedia probe lists the missing
-# PipeWire library (run_gui silences it with QT_LOGGING_RULES).
-@pytest.mark.qt_log_ignore("Couldn't load pipewire", "Couldn't resolve pipewire")
 def test_the_input_and_settings_work_while_a_server_never_answers(tmp_path: Path) -> None:
     args = argparse.Namespace(model="demo", tts="none", mcp_config=str(servers_file(tmp_path, {
         "silent": silent_entry(),

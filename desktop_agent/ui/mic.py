@@ -1,0 +1,98 @@
+"""The microphone: :class:`~desktop_agent.core.ports.AudioInput` over
+QtMultimedia's ``QAudioSource``.
+
+It asks for 16 kHz mono Int16; a device that does not offer that is opened
+in its preferred format and converted (``voice.pcm``). Without a device, or
+when the device cannot be opened (busy, no permission), :meth:`start`
+raises ``OSError`` with one translated line the window shows as it is.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+from PySide6.QtCore import QIODevice, QObject
+from PySide6.QtMultimedia import QAudioDevice, QAudioFormat, QAudioSource, QMediaDevices, QtAudio
+
+from desktop_agent.ui.i18n import tr
+from desktop_agent.voice.pcm import RATE, Resampler, SampleKind, to_mono16
+
+log = logging.getLogger(__name__)
+
+_KINDS: dict[QAudioFormat.SampleFormat, SampleKind] = {
+    QAudioFormat.SampleFormat.UInt8: "uint8",
+    QAudioFormat.SampleFormat.Int16: "int16",
+    QAudioFormat.SampleFormat.Int32: "int32",
+    QAudioFormat.SampleFormat.Float: "float",
+}
+
+
+def wanted_format() -> QAudioFormat:
+    fmt = QAudioFormat()
+    fmt.setSampleRate(RATE)
+    fmt.setChannelCount(1)
+    fmt.setSampleFormat(QAudioFormat.SampleFormat.Int16)
+    return fmt
+
+
+def capture_format(device: QAudioDevice) -> QAudioFormat:
+    """16 kHz mono Int16 when the device offers it, else its own format."""
+    wanted = wanted_format()
+    return wanted if device.isFormatSupported(wanted) else device.preferredFormat()
+
+
+class QtAudioInput(QObject):
+    def __init__(self, device: QAudioDevice | None = None, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._device = device
+        self._source: QAudioSource | None = None
+        self._io: QIODevice | None = None
+        self._on_frames: Callable[[bytes], None] | None = None
+        self._convert: Callable[[bytes], bytes] = bytes
+
+    def problem(self) -> str | None:
+        """Why capture cannot start (no device), checked without opening
+        it; None when a device is there (it may still be busy)."""
+        device = self._device if self._device is not None else QMediaDevices.defaultAudioInput()
+        return tr("mic_none") if device.isNull() else None
+
+    def start(self, on_frames: Callable[[bytes], None]) -> None:
+        self.stop()
+        device = self._device if self._device is not None else QMediaDevices.defaultAudioInput()
+        if device.isNull():
+            raise OSError(tr("mic_none"))
+        fmt = capture_format(device)
+        kind = _KINDS.get(fmt.sampleFormat())
+        if kind is None or fmt.sampleRate() <= 0:
+            raise OSError(tr("mic_format", device=device.description()))
+        self._convert = _converter(kind, fmt.channelCount(), fmt.sampleRate())
+        source = QAudioSource(device, fmt, self)
+        io = source.start()
+        if io is None or source.error() != QtAudio.Error.NoError:
+            source.deleteLater()
+            raise OSError(tr("mic_busy", device=device.description()))
+        self._source, self._io, self._on_frames = source, io, on_frames
+        io.readyRead.connect(self._read)
+        log.info("microphone %r opened at %d Hz × %d", device.description(), fmt.sampleRate(), fmt.channelCount())
+
+    def _read(self) -> None:
+        io, on_frames = self._io, self._on_frames
+        if io is None or on_frames is None:
+            return
+        data = io.readAll().data()
+        if data:
+            on_frames(self._convert(bytes(data)))
+
+    def stop(self) -> None:
+        source, self._source, self._io, self._on_frames = self._source, None, None, None
+        if source is not None:
+            source.stop()
+            source.deleteLater()
+
+
+def _converter(kind: SampleKind, channels: int, rate: int) -> Callable[[bytes], bytes]:
+    if kind == "int16" and channels == 1 and rate == RATE:
+        return bytes
+    resampler = Resampler(rate)
+    return lambda data: resampler.feed(to_mono16(data, kind, channels)).tobytes()

@@ -1,0 +1,137 @@
+"""Speech in the headless mode (DESIGN §10): ``--audio-in`` recognised as
+the user's message, and ``--approve voice`` answering approvals from a
+recording, each emitted as a ``transcript`` event. Real subprocesses, the
+demo model and the default MCP time server."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import os
+import sys
+import wave
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from desktop_agent.testing.scripted_stt import ScriptedTranscriptionServer, SttFailure
+from desktop_agent.testing.spoken import HAVE_ESPEAK, espeak_wav
+from desktop_agent.voice.wav import silent_wav
+
+pytestmark = pytest.mark.integration
+needs_espeak = pytest.mark.skipif(not HAVE_ESPEAK, reason="espeak-ng is not installed")
+
+
+@pytest.fixture
+async def stt(_private_home: Path) -> AsyncIterator[ScriptedTranscriptionServer]:
+    async with ScriptedTranscriptionServer(["what time is it"]) as srv:
+        (_private_home / "settings.json").write_text(json.dumps({"stt_base_url": srv.base_url}))
+        yield srv
+
+
+async def _run(tmp: Path, *flags: str) -> tuple[int, str, list[dict[str, Any]]]:
+    events = tmp / "events.jsonl"
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "desktop_agent", "--cli", "--model", "demo", "--tts", "none",
+        "--events-jsonl", str(events), *flags,
+        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    async with asyncio.timeout(90):
+        _out, err = await proc.communicate()
+    assert proc.returncode is not None
+    lines = events.read_text().splitlines() if events.exists() else []
+    return proc.returncode, err.decode(), [json.loads(line) for line in lines]
+
+
+def _kinds(events: list[dict[str, Any]]) -> list[str]:
+    return [e["type"] if e["type"] != "tool_call" else f"tool_call:{e['state']}" for e in events]
+
+
+@needs_espeak
+async def test_audio_in_is_recognised_and_asks_the_time_server(
+    tmp_path: Path, stt: ScriptedTranscriptionServer
+) -> None:
+    wav = espeak_wav("what time is it", tmp_path)
+    code, err, events = await _run(tmp_path, "--stt", "openai", "--audio-in", str(wav), "--approve", "all")
+    assert code == 0, err
+    assert events[0] == {"type": "transcript", "session_id": events[0]["session_id"], "seq": 1,
+                         "text": "what time is it", "final": True, "engine": "openai"}
+    assert _kinds(events) == [
+        "transcript", "text", "round_end", "text", "tool_call:start", "tool_call:approval_required",
+        "tool_call:executing", "tool_call:result", "round_end", "text", "text", "round_end", "turn_end"]
+    result = next(e for e in events if e["type"] == "tool_call" and e["state"] == "result")
+    assert result["tool_name"] == "get_current_time" and not result["is_error"]
+    assert "[heard] what time is it (openai)" in err
+    [upload] = stt.uploads
+    assert upload.model == "whisper-1"
+    with wave.open(io.BytesIO(upload.audio)) as reader:
+        assert (reader.getnchannels(), reader.getsampwidth(), reader.getframerate()) == (1, 2, 16000)
+
+
+@needs_espeak
+async def test_stt_model_flag_reaches_the_endpoint(tmp_path: Path, stt: ScriptedTranscriptionServer) -> None:
+    wav = espeak_wav("what time is it", tmp_path)
+    code, err, _ = await _run(tmp_path, "--stt", "openai", "--stt-model", "large-v3", "--audio-in", str(wav),
+                              "--approve", "none")
+    assert code == 0, err
+    assert [u.model for u in stt.uploads] == ["large-v3"]
+
+
+@needs_espeak
+async def test_a_failing_transcription_endpoint_is_one_line_and_exit_1(
+    tmp_path: Path, stt: ScriptedTranscriptionServer
+) -> None:
+    stt.set_replies([SttFailure(503, "warming up")])
+    code, err, events = await _run(tmp_path, "--stt", "openai", "--audio-in", str(espeak_wav("hi", tmp_path)))
+    assert code == 1
+    assert "error: speech recognition failed: HTTP 503: warming up\n" in err
+    assert "Traceback" not in err and events == []
+
+
+async def test_a_silent_audio_in_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    quiet = tmp_path / "quiet.wav"
+    quiet.write_bytes(silent_wav(1.0))
+    code, err, events = await _run(tmp_path, "--stt", "pocketsphinx", "--audio-in", str(quiet))
+    assert code == 2
+    assert err.splitlines()[-1] == f"error: {quiet}: the recording is silent"
+    assert events == []
+
+
+async def test_voice_approval_needs_its_recording(tmp_path: Path) -> None:
+    code, err, _ = await _run(tmp_path, "--prompt", "what time is it", "--approve", "voice")
+    assert code == 2
+    assert err.strip() == "error: --approve voice needs --approval-audio FILE.wav"
+
+
+def _approval_events(events: list[dict[str, Any]]) -> list[str]:
+    after = _kinds(events)[_kinds(events).index("tool_call:approval_required"):]
+    return after[:4]
+
+
+@needs_espeak
+async def test_a_spoken_yes_approves(tmp_path: Path) -> None:
+    code, err, events = await _run(tmp_path, "--prompt", "what time is it", "--stt", "pocketsphinx",
+                                   "--approve", "voice", "--approval-audio", str(espeak_wav("yes", tmp_path)))
+    assert code == 0, err
+    assert _approval_events(events) == ["tool_call:approval_required", "transcript", "tool_call:executing",
+                                        "tool_call:result"]
+    transcript = next(e for e in events if e["type"] == "transcript")
+    assert (transcript["text"], transcript["final"], transcript["engine"]) == ("yes", True, "pocketsphinx")
+    assert '[approval] heard "yes": approved by voice' in err
+
+
+@needs_espeak
+@pytest.mark.parametrize(("spoken", "verdict"), [("no", "rejected by voice"),
+                                                  ("what time is it", "not a clear yes or no: rejected")])
+async def test_a_spoken_no_or_anything_unclear_rejects(tmp_path: Path, spoken: str, verdict: str) -> None:
+    code, err, events = await _run(tmp_path, "--prompt", "what time is it", "--stt", "pocketsphinx",
+                                   "--approve", "voice", "--approval-audio", str(espeak_wav(spoken, tmp_path)))
+    assert code == 0, err
+    assert _approval_events(events) == ["tool_call:approval_required", "transcript", "tool_rejected",
+                                        "interrupted"]
+    assert events[-2] == {**events[-2], "reason": "rejected"}
+    assert f": {verdict}" in err
