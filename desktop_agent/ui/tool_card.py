@@ -36,6 +36,8 @@ from PySide6.QtWidgets import (
 from desktop_agent.core.ports import ImageContent
 from desktop_agent.ui.card_state import (
     ToolCardState,
+)
+from desktop_agent.ui.card_wording import (
     arguments_summary,
     arguments_text,
     elapsed_caption,

@@ -7,7 +7,15 @@ from dataclasses import replace
 from desktop_agent.core.messages import ToolProgressMessage
 from desktop_agent.testing.window_rig import tool_item
 from desktop_agent.ui import i18n
-from desktop_agent.ui.card_state import apply_message, card_key, new_card, progress_caption, title_for
+from desktop_agent.ui.card_state import (
+    apply_message,
+    card_key,
+    new_card,
+)
+from desktop_agent.ui.card_wording import (
+    progress_caption,
+    title_for,
+)
 
 ARGS = {"command": "date"}
 
