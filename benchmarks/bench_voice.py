@@ -20,6 +20,9 @@
    ``StoppedState``, and to the pending ``play()`` having returned.
    Target ≤ 100 ms.
 
+4–7 (issue 11: streamed speech, speech input, barge-in, pocketsphinx's
+real-time factor) are described in ``benchmarks/voice_latency.py``.
+
 Everything runs on a qasync loop (the window's loop); sections 1 and 2 also
 on plain asyncio (the headless CLI's loop).
 
@@ -43,6 +46,7 @@ from typing import Any
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("QT_API", "pyside6")  # lets qasync be imported before PySide6
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import qasync
 from PySide6.QtMultimedia import QMediaPlayer
@@ -57,6 +61,8 @@ from desktop_agent.testing.fake_tts import FakeTTS
 from desktop_agent.ui.audio_sink import QtAudioSink
 from desktop_agent.voice import EspeakEngine, SpeechPipeline
 from desktop_agent.voice.wav import tone_wav
+
+from voice_latency import first_sample_rows, window_rows  # isort: skip  (beside this file)
 
 FAKE_DELAY_S = 0.05
 CLIP_S = 0.15
@@ -375,15 +381,49 @@ def run_qt(app: QApplication, coro_factory: Callable[[], Coroutine[Any, Any, lis
         return runner.run(coro_factory())
 
 
+def print_ratios(rows: list[Row]) -> None:
+    """Section 4 as ratios: streamed over whole clip (p50), per reply kind."""
+    p50 = {row.name: statistics.median(row.values) for row in rows}
+    for kind in ("short first clause", "long first sentence"):
+        whole = p50.get(f"4 first token → first PCM at sink, espeak whole clip, {kind}")
+        streamed = p50.get(f"4 first token → first PCM at sink, espeak streamed, {kind}")
+        if whole and streamed:
+            print(f"4 streamed / whole clip, first PCM at sink, {kind}: {streamed / whole:.2f}")
+    whole = p50.get("4 espeak-ng alone, long paragraph: whole synthesis")
+    first = p50.get("4 espeak-ng alone, long paragraph: first PCM chunk")
+    if whole and first:
+        print(f"4 espeak-ng first chunk / whole synthesis, long paragraph: {first / whole:.2f}")
+
+
+IssueRows = list[tuple[str, list[float], float | None]]
+
+
+def run_plain_rows(coro_factory: Callable[[], Coroutine[Any, Any, IssueRows]]) -> IssueRows:
+    with asyncio.Runner() as runner:
+        return runner.run(coro_factory())
+
+
+def run_qt_rows(app: QApplication, coro_factory: Callable[[], Coroutine[Any, Any, IssueRows]]) -> IssueRows:
+    app.setQuitOnLastWindowClosed(False)  # closing the bench window must not end the loop
+    with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(app)) as runner:
+        return runner.run(coro_factory())
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--issue11", action="store_true", help="only sections 4–7")
     args = parser.parse_args()
     have_espeak = shutil.which("espeak-ng") is not None
     app = QApplication.instance() or QApplication([])
     assert isinstance(app, QApplication)
-    rows = run_plain(lambda: pipeline_rows("asyncio", args.runs, have_espeak))
-    rows += run_qt(app, lambda: qt_rows(args.runs, have_espeak))
+    rows: list[Row] = []
+    if not args.issue11:
+        rows += run_plain(lambda: pipeline_rows("asyncio", args.runs, have_espeak))
+        rows += run_qt(app, lambda: qt_rows(args.runs, have_espeak))
+    if have_espeak:
+        rows += [Row(*row) for row in run_plain_rows(lambda: first_sample_rows(args.runs))]
+        rows += [Row(*row) for row in run_qt_rows(app, lambda: window_rows(args.runs))]
     header = ["measure", "n", "p50 ms", "p95 ms", "max ms", "target", ""]
     table = [header] + [row.cells() for row in rows]
     widths = [max(len(line[i]) for line in table) for i in range(len(header))]
@@ -396,6 +436,8 @@ def main() -> int:
         )
     if not have_espeak:
         print("(espeak-ng not installed: its rows are missing)")
+    else:
+        print_ratios(rows)
     return 0
 
 

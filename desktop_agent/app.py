@@ -10,7 +10,8 @@ while the user already sees the window, and its input already takes text
 (held until the services are attached). The MCP servers then start in the
 background: no server, however slow, holds up the input or Settings.
 Closing it during a turn interrupts the turn (a running command's process
-group is killed), waits for it to end, then closes the services.
+group is killed), waits for it to end, then closes the services; SIGINT,
+SIGTERM and SIGHUP close it the same way.
 """
 
 from __future__ import annotations
@@ -79,8 +80,13 @@ def run_gui(args: argparse.Namespace) -> int:
 
     import qasync
 
+    from desktop_agent.ui import runtime
+
     with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(app)) as runner:
-        return runner.run(serve(window, args))
+        try:
+            return runner.run(serve(window, args))
+        finally:
+            runtime.ignore_stop_signals()  # before the loop's teardown, which a signal must not cut short
 
 
 async def serve(window: MainWindow, args: argparse.Namespace) -> int:
@@ -94,7 +100,7 @@ async def serve(window: MainWindow, args: argparse.Namespace) -> int:
     window.closed.connect(closed.set)
     if not window.isVisible():  # closed while the loop was starting
         closed.set()
-    remove_sigint = runtime.close_on_sigint(window)
+    remove_signal_handlers = runtime.close_on_stop_signals(window)
     try:
         await runtime.warm_imports("desktop_agent.services")
         services = await _build_services(args)
@@ -133,7 +139,7 @@ async def serve(window: MainWindow, args: argparse.Namespace) -> int:
                 sink.close()
             await services.aclose()
     finally:
-        remove_sigint()
+        remove_signal_handlers()
 
 
 async def _build_services(args: argparse.Namespace) -> Services | None:

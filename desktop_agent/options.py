@@ -5,7 +5,10 @@ openai or mcp before it shows."""
 from __future__ import annotations
 
 import argparse
+import math
 from pathlib import Path
+
+from desktop_agent.storage.limits import APPROVAL_TIMEOUT_LIMIT_S, MAX_STEPS_LIMIT
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -16,7 +19,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--approve", choices=("ask", "all", "none", "voice"), default="ask",
                         help="ask on the terminal (default), approve everything, reject everything, "
                              "or answer each approval by recognising --approval-audio")
-    parser.add_argument("--approval-timeout", type=_positive_float, metavar="S",
+    parser.add_argument("--approval-timeout", type=_timeout_s, metavar="S",
                         help="seconds before an unanswered approval counts as rejected (default 300)")
     parser.add_argument("--events-jsonl", type=Path, metavar="PATH",
                         help="append every bus message as one JSON object per line")
@@ -39,13 +42,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="print every tool with its server and whether it needs approval, then exit")
 
 
-def _positive_float(text: str) -> float:
+def _timeout_s(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be positive: {text!r}")
+    # NaN compares false with everything, so it would pass a plain ``<= 0``.
+    if not math.isfinite(value) or not 0 < value <= APPROVAL_TIMEOUT_LIMIT_S:
+        raise argparse.ArgumentTypeError(
+            f"must be a finite number of seconds, above 0 and at most {APPROVAL_TIMEOUT_LIMIT_S:g}: {text!r}"
+        )
     return value
 
 
@@ -54,6 +60,6 @@ def _positive_int(text: str) -> int:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1: {text!r}")
+    if not 1 <= value <= MAX_STEPS_LIMIT:
+        raise argparse.ArgumentTypeError(f"must be a whole number from 1 to {MAX_STEPS_LIMIT}: {text!r}")
     return value

@@ -20,6 +20,7 @@ from desktop_agent.core.bus import SessionMessageBus
 from desktop_agent.core.conversation import Conversation
 from desktop_agent.core.forms import FormManager
 from desktop_agent.core.ports import LLMError, LLMProvider, SpeechPort, TTSEngine
+from desktop_agent.core.redaction import Redactor
 from desktop_agent.core.session import SessionManager
 from desktop_agent.core.tool_router import ToolRouter
 from desktop_agent.core.wire import WireProfile, profile_named
@@ -27,7 +28,7 @@ from desktop_agent.hooks_engine import HookCatalog, HookInfo, load_hooks
 from desktop_agent.llm.demo import CONNECT_HINT, DemoModel
 from desktop_agent.llm.errors import display_url
 from desktop_agent.llm.openai_provider import OpenAIProvider, WireProfileListener, resolve_endpoint
-from desktop_agent.mcp_engine import McpEngine, Readiness, ServerStatus, load_mcp_config
+from desktop_agent.mcp_engine import McpEngine, Readiness, ServerStatus, load_mcp_config_or_set_aside
 from desktop_agent.skills_engine import SkillLibrary, parse_skills_flag
 from desktop_agent.storage import secrets
 from desktop_agent.storage.conversations import ConversationStore
@@ -378,13 +379,17 @@ async def build_services(
         llm = DemoModel(delay_s=demo_delay_s)
 
     config_path = mcp_config or (Path(settings.mcp_config_path) if settings.mcp_config_path else None)
-    mcp = McpEngine(load_mcp_config(config_path))
+    mcp_config_loaded, mcp_config_warning = load_mcp_config_or_set_aside(config_path)
+    mcp = McpEngine(mcp_config_loaded)
     enabled = parse_skills_flag(skills) if skills is not None else settings.enabled_skills
     library = await asyncio.to_thread(SkillLibrary.load, enabled)  # reads files: off the loop
     hooks = await asyncio.to_thread(load_hooks)  # a slow disk never holds up the loop
     forms = FormManager()
     sub_agent = SubAgentTool(isolate=mcp.isolated_source)
-    router = ToolRouter([*builtin_tools(forms, skills=library), sub_agent])
+    # The secrets a tool must not see or repeat (issue 12): every key the
+    # endpoint could have come from.
+    redactor = Redactor([api_key, secrets.get_api_key(), os.environ.get("OPENAI_API_KEY")])
+    router = ToolRouter([*builtin_tools(forms, skills=library, redactor=redactor), sub_agent], redactor=redactor)
     sub_agent.bind(router)  # the tools a sub-agent may be given are the main agent's
     router.add_source(mcp.shared_source())
     router.add_source(mcp.conversation_source())
@@ -409,6 +414,8 @@ async def build_services(
             services.startup_warnings.append(services.conversations.error)
     if loaded.error:
         services.startup_warnings.append(loaded.error)
+    if mcp_config_warning:
+        services.startup_warnings.append(mcp_config_warning)
     services.startup_warnings.extend(library.warnings)
     services.startup_warnings.extend(hooks.warnings)
     if skills is not None:

@@ -4,7 +4,8 @@ Exit status: 0 when the turn ended normally or was interrupted/rejected by
 the user; 1 on an LLM or speech-recognition failure; 2 on bad configuration
 (an unreadable or silent ``--audio-in``/``--approval-audio`` too). Errors are one line
 on stderr, never a traceback. SIGINT interrupts the running turn exactly
-like the window's interrupt button, writes the outputs, and exits.
+like the window's interrupt button, writes the outputs, and exits; SIGTERM
+and SIGHUP do the same (:mod:`.stop_signals`).
 
 The package: :mod:`.terminal_io` (line input off the loop), :mod:`.view`
 (the terminal's PlaybackView), :mod:`.events_file` (``--events-jsonl``),
@@ -18,14 +19,15 @@ import argparse
 import asyncio
 import json
 import logging
-import signal
 import sys
 from pathlib import Path
 from typing import IO
 
 from desktop_agent.cli import voice
 from desktop_agent.cli.events_file import EventsWriter
-from desktop_agent.cli.terminal_io import TerminalIO
+from desktop_agent.cli.speech_failure import SpeechFailureNotice
+from desktop_agent.cli.stop_signals import StopSignals
+from desktop_agent.cli.terminal_io import NOT_UTF8_NOTE, TerminalIO, valid_text
 from desktop_agent.cli.view import TerminalView
 from desktop_agent.core.bus import SessionMessageBus
 from desktop_agent.core.conversation import Conversation, TurnOutcome
@@ -52,15 +54,18 @@ async def _run_turn(
     view: TerminalView,
     approve: str,
     jsonl: EventsWriter | None,
+    signals: StopSignals,
     transcript: TranscriptMessage | None = None,
+    speech_failure: SpeechFailureNotice | None = None,
 ) -> TurnOutcome:
     """``transcript``: the recognised speech ``text`` came from, the turn's
-    first message."""
-    loop = asyncio.get_running_loop()
+    first message. A stop signal meanwhile is the interrupt button."""
 
     def on_bus(bus: SessionMessageBus) -> None:
         if jsonl is not None:
             jsonl.attach(bus)
+        if speech_failure is not None:
+            speech_failure.attach(bus)
         view.bus = bus
         if transcript is not None:
             bus.push(transcript)
@@ -72,20 +77,26 @@ async def _run_turn(
             on_bus=on_bus,
         )
     )
-    try:
-        loop.add_signal_handler(signal.SIGINT, conversation.interrupt)
-    except (NotImplementedError, RuntimeError):  # Windows: KeyboardInterrupt instead
-        pass
+    signals.interrupt = conversation.interrupt
     try:
         return await turn
     finally:
-        try:
-            loop.remove_signal_handler(signal.SIGINT)
-        except (NotImplementedError, RuntimeError):
-            pass
+        signals.interrupt = None
 
 
 async def run(args: argparse.Namespace, stdin: IO[str], out: IO[str], err: IO[str]) -> int:
+    signals = StopSignals(asyncio.get_running_loop(), asyncio.current_task())
+    try:
+        return await _run(args, stdin, out, err, signals)
+    except asyncio.CancelledError:
+        if not signals.uncancel():
+            raise
+        return EXIT_OK  # stopped while starting: nothing to write yet
+    finally:
+        signals.close()
+
+
+async def _run(args: argparse.Namespace, stdin: IO[str], out: IO[str], err: IO[str], signals: StopSignals) -> int:
     try:
         voice.check_flags(args)
     except voice.VoiceConfigError as exc:
@@ -106,12 +117,19 @@ async def run(args: argparse.Namespace, stdin: IO[str], out: IO[str], err: IO[st
     # The terminal speaks English; the reason of a speech notice is in the log.
     services.on_speech_notice = lambda kind: _say(err, f"notice: {text_in('en', kind)}")
     try:
-        return await _main(services, args, stdin, out, err)
+        try:
+            return await _main(services, args, stdin, out, err, signals)
+        except asyncio.CancelledError:
+            if not signals.uncancel():
+                raise
+            return EXIT_OK
     finally:
         await services.aclose()
 
 
-async def _main(services: Services, args: argparse.Namespace, stdin: IO[str], out: IO[str], err: IO[str]) -> int:
+async def _main(
+    services: Services, args: argparse.Namespace, stdin: IO[str], out: IO[str], err: IO[str], signals: StopSignals
+) -> int:
     for warning in services.startup_warnings:
         _say(err, f"warning: {warning}")
     if args.list_tools:
@@ -138,7 +156,7 @@ async def _main(services: Services, args: argparse.Namespace, stdin: IO[str], ou
             await message_audio.aclose()
         return EXIT_CONFIG
     try:
-        return await _session(services, args, stdin, out, err, message_audio, answer_audio)
+        return await _session(services, args, stdin, out, err, signals, message_audio, answer_audio)
     finally:
         for rec in (message_audio, answer_audio):
             if rec is not None:
@@ -151,6 +169,7 @@ async def _session(
     stdin: IO[str],
     out: IO[str],
     err: IO[str],
+    signals: StopSignals,
     message_audio: voice.Recording | None,
     answer_audio: voice.Recording | None,
 ) -> int:
@@ -158,6 +177,7 @@ async def _session(
     io = TerminalIO(stdin, err)
     view = TerminalView(io, services.forms, args.approve, out, err)
     view.listen = answer_audio.recognise if answer_audio is not None else None
+    speech_failure = SpeechFailureNotice(lambda line: _say(err, line))
     transcript: TranscriptMessage | None = None
     if message_audio is not None:
         try:
@@ -168,18 +188,30 @@ async def _session(
         _say(err, f"[heard] {transcript.text} ({transcript.engine})")
     jsonl = EventsWriter(args.events_jsonl) if args.events_jsonl else None
     status = EXIT_OK
+    # From here a stop signal never cancels: the clean-up below must run whole.
+    signals.cancel_main = False
     try:
-        if args.prompt is not None or transcript is not None:
+        if signals.stopping:
+            pass
+        elif args.prompt is not None or transcript is not None:
             text = transcript.text if transcript is not None else args.prompt
-            outcome = await _run_turn(conversation, text, view, args.approve, jsonl, transcript)
+            text, replaced = valid_text(text)
+            if replaced:
+                _say(err, NOT_UTF8_NOTE)
+            outcome = await _run_turn(
+                conversation, text, view, args.approve, jsonl, signals, transcript, speech_failure
+            )
             status = EXIT_LLM if outcome.status == "error" else EXIT_OK
         else:
             while True:
-                line = await io.ask("you> ")
+                line = await _ask_unless_stopped(io, signals)
                 if line is None or line.strip() in ("/quit", "/exit"):
                     break
                 if line.strip():
-                    await _run_turn(conversation, line, view, args.approve, jsonl)
+                    await _run_turn(conversation, line, view, args.approve, jsonl, signals, None, speech_failure)
+                    signals.rearm()
+                    if signals.stopping:
+                        break
     finally:
         if jsonl is not None:
             jsonl.close()
@@ -187,6 +219,18 @@ async def _session(
             _write_history(args.history_json, conversation.history, err)
         await services.close_conversation(conversation.conversation_id)
     return status
+
+
+async def _ask_unless_stopped(io: TerminalIO, signals: StopSignals) -> str | None:
+    """The next line, or None at the end of input or on a stop signal."""
+    ask = asyncio.ensure_future(io.ask("you> "))
+    stop = asyncio.ensure_future(signals.stopped.wait())
+    try:
+        await asyncio.wait((ask, stop), return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for task in (ask, stop):
+            task.cancel()  # ``ask`` keeps its read pending for a later question
+    return ask.result() if ask.done() and not ask.cancelled() else None
 
 
 def _write_history(path: Path, history: list[JSONDict], err: IO[str]) -> None:
@@ -216,5 +260,5 @@ def main(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.ERROR, format="%(levelname)s %(name)s: %(message)s")
     try:
         return asyncio.run(run(args, sys.stdin, sys.stdout, sys.stderr))
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # Windows: no signal handlers on the loop
         return EXIT_OK

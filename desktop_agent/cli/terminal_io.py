@@ -1,10 +1,27 @@
-"""Terminal line input that does not block the event loop."""
+"""Terminal line input that does not block the event loop, and the input
+boundary where text that is not UTF-8 is made valid."""
 
 from __future__ import annotations
 
 import asyncio
+import re
 import threading
 from typing import IO
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+NOT_UTF8_NOTE = "note: the message had bytes that are not UTF-8; each was replaced with \ufffd"
+
+
+def valid_text(text: str) -> tuple[str, bool]:
+    """``text`` with every lone surrogate replaced by U+FFFD, and whether any was.
+
+    Python hands undecodable argv and stdin bytes over as lone surrogates
+    (surrogateescape); they cannot be encoded again, so one left in the
+    message fails the request and then the history file (issue 12). They
+    are replaced here, where the text comes in, so nothing after sees them.
+    """
+    cleaned, count = _SURROGATE.subn("\ufffd", text)
+    return cleaned, count > 0
 
 
 class TerminalIO:
@@ -16,6 +33,14 @@ class TerminalIO:
     """
 
     def __init__(self, stdin: IO[str], out: IO[str]) -> None:
+        reconfigure = getattr(stdin, "reconfigure", None)
+        if reconfigure is not None:
+            # A strict decoder would raise on the first bad byte, and a read
+            # that fails reads as end of input: keep the bytes, clean them below.
+            try:
+                reconfigure(errors="surrogateescape")
+            except (OSError, ValueError):
+                pass
         self._stdin = stdin
         self._out = out
         self._pending: asyncio.Future[str] | None = None
@@ -56,4 +81,8 @@ class TerminalIO:
         if not line:
             self.eof = True
             return None
-        return line.rstrip("\n")
+        line, replaced = valid_text(line.rstrip("\n"))
+        if replaced:
+            self._out.write(NOT_UTF8_NOTE + "\n")
+            self._out.flush()
+        return line

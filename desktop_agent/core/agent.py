@@ -176,7 +176,7 @@ class AgentClient:
                     call = calls.get(delta.index)
                     if call is None:
                         call = calls[delta.index] = _PendingCall(
-                            delta.index, delta.id or f"call_{next(self._call_ids)}"
+                            delta.index, self._fresh_id(delta.id, working, calls)
                         )
                     if delta.name:
                         call.name += delta.name
@@ -192,6 +192,19 @@ class AgentClient:
             drop_once(working)  # non-persistent hooks go with one request only
         for segment in parser.flush():
             yield SegmentChunk(segment)
+
+    def _fresh_id(self, wanted: str | None, working: list[JSONDict], calls: dict[int, _PendingCall]) -> str:
+        """``wanted`` unless it is missing or already taken in this round or
+        the conversation: a model that repeats an id would otherwise have one
+        of the two calls lost from history, and the API refuses a request with
+        the same id twice (issue 12)."""
+        taken = {c.id for c in calls.values()} | _answered_ids(working)
+        call_id = wanted
+        while not call_id or call_id in taken:
+            call_id = f"call_{next(self._call_ids)}"
+        if wanted and call_id != wanted:
+            log.info("the model reused the tool-call id %r; the call is %r here", wanted, call_id)
+        return call_id
 
     async def _continuation(self, working: list[JSONDict]) -> AsyncGenerator[LLMChunk, None]:
         prompt = {"role": "system", "content": prompts.CONTINUATION_PROMPT}
@@ -291,6 +304,10 @@ def _remove_exact(working: list[JSONDict], message: JSONDict) -> None:
             return
 
 
+def _answered_ids(working: list[JSONDict]) -> set[str]:
+    return {str(m["tool_call_id"]) for m in working if m.get("role") == "tool" and m.get("tool_call_id")}
+
+
 def _parse_arguments(raw: str) -> tuple[dict[str, Any] | None, str | None]:
     if not raw.strip():
         return {}, None
@@ -298,6 +315,8 @@ def _parse_arguments(raw: str) -> tuple[dict[str, Any] | None, str | None]:
         value = json.loads(raw)
     except json.JSONDecodeError as exc:
         return None, f"the arguments are not valid JSON ({exc.msg} at position {exc.pos}): {raw[:200]!r}"
+    except RecursionError:  # the json module recurses once per nesting level
+        return None, "the arguments are nested too deeply to be tool arguments"
     if not isinstance(value, dict):
         return None, f"the arguments must be a JSON object, got {type(value).__name__}"
     return value, None

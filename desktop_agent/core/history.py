@@ -199,7 +199,7 @@ def cut_arguments(arguments: str, limit: int) -> str:
     that is not JSON is cut as text (the wire replays it as ``{}``)."""
     try:
         value = json.loads(arguments)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested too deeply to parse
         return _cut(arguments, limit)
     cut, changed = _cut_strings(value, limit)
     return json.dumps(cut, ensure_ascii=False) if changed else arguments

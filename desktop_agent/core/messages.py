@@ -22,6 +22,7 @@ from typing import Any, ClassVar, Literal
 from desktop_agent.core.forms import FormQuestion
 from desktop_agent.core.json_types import JSONDict
 from desktop_agent.core.ports import ImageContent, LLMErrorCode
+from desktop_agent.core.speech_stream import SpeechStream
 
 ToolCallState = Literal["start", "approval_required", "executing", "result"]
 RoundKind = Literal["planning", "continuation", "tools"]
@@ -58,9 +59,12 @@ class AudioMessage:
     engine: str = ""
     audio: builtins.bytes = field(default=b"", repr=False)
     """In-process only."""
+    stream: SpeechStream | None = field(default=None, repr=False, compare=False)
+    """In-process only: PCM still being produced (a streaming engine); then
+    ``audio`` is empty, ``bytes`` None and ``mime`` the stream's ``audio/L16``."""
     type: Literal["audio"] = "audio"
     _OMIT_NONE: ClassVar[frozenset[str]] = frozenset({"mime", "bytes", "error"})
-    _LOCAL: ClassVar[frozenset[str]] = frozenset({"audio"})
+    _LOCAL: ClassVar[frozenset[str]] = frozenset({"audio", "stream"})
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,7 +4,9 @@ audioQueue, DESIGN §6).
 Policy only; a :class:`PlaybackView` renders and an :class:`AudioSink` plays.
 
 - A voice ``text`` waits for its ``audio`` (or its error, or a timeout) and is
-  shown as its audio starts; other text shows at once.
+  shown as its audio starts; other text shows at once. Streamed audio (a
+  ``SpeechStream``: its first chunk exists, more is coming) goes to the
+  sink's ``play_stream`` and the text shows as it starts, as for a clip.
 - Muted (the user's mute, or no audio device: the front end says which turn
   is, and :meth:`PlaybackQueue.set_muted` when it changes) the queue neither
   waits for audio nor plays it: a voice text shows at once, as if it were
@@ -261,8 +263,13 @@ class PlaybackQueue:
                     return
         self.history.consume(message)
         self._view.show_text(message)
-        if audio is not None and audio.audio and self._sink is not None and not self._muted:
-            play = asyncio.ensure_future(self._sink.play(audio.audio, audio.mime or ""))
+        if audio is not None and self._sink is not None and not self._muted:
+            if audio.stream is not None:
+                play = asyncio.ensure_future(self._sink.play_stream(audio.stream))
+            elif audio.audio:
+                play = asyncio.ensure_future(self._sink.play(audio.audio, audio.mime or ""))
+            else:
+                return
             self._playing = True
             try:
                 await self._until(play)

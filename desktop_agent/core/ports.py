@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 from desktop_agent.core.json_types import JSONDict
+from desktop_agent.core.speech_stream import SpeechStream
 
 if TYPE_CHECKING:  # messages import ports (ImageContent)
     from desktop_agent.core.messages import Card, FormRequestMessage, InterruptReason, OutputStream
@@ -250,6 +251,17 @@ class TTSEngine(Protocol):
     async def synthesize(self, text: str) -> Speech: ...
 
 
+@runtime_checkable
+class StreamingTTSEngine(TTSEngine, Protocol):
+    """An engine that can also hand out PCM as it is produced (espeak-ng)."""
+
+    async def open_stream(self, text: str) -> SpeechStream:
+        """Start synthesis; return once the first PCM chunk exists (the
+        producer keeps feeding the stream). Raises :class:`TTSError` when it
+        fails before any audio."""
+        ...
+
+
 class SpeechPort(Protocol):
     """The synthesis pipeline as the chat handler sees it (one per turn).
 
@@ -303,6 +315,12 @@ class AudioSink(Protocol):
 
     async def play(self, audio: bytes, mime: str) -> None:
         """Return when the clip ended, failed, or was stopped."""
+        ...
+
+    async def play_stream(self, stream: SpeechStream) -> None:
+        """Play PCM as it is produced, starting with the first chunk; return
+        when it was all played, or stopped. (A sink that cannot stream may
+        wait for the end and play ``stream.wav()``.)"""
         ...
 
     def stop(self) -> None:

@@ -14,6 +14,7 @@ from typing import Any
 from desktop_agent.core.json_types import JSONDict
 from desktop_agent.core.messages import FormRequestMessage
 from desktop_agent.core.ports import Tool, ToolContext, ToolResult, ToolSource, ToolSpec
+from desktop_agent.core.redaction import RedactingContext, Redactor
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,6 +24,8 @@ class RoutedTool:
     spec: ToolSpec
     builtin: Tool | None = None
     source: ToolSource | None = None
+    redactor: Redactor | None = None
+    """The app's secrets, replaced in everything the tool reports (issue 12)."""
 
     @property
     def skip_approval(self) -> bool:
@@ -39,6 +42,15 @@ class RoutedTool:
         return result
 
     async def run(self, arguments: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
+        if self.redactor is None:
+            return await self._run(arguments, ctx)
+        redacting = RedactingContext(ctx, self.redactor)
+        try:
+            return redacting.result(await self._run(arguments, redacting))
+        finally:
+            redacting.flush()
+
+    async def _run(self, arguments: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         if self.builtin is not None:
             return await self.builtin.run(arguments, ctx)
         assert self.source is not None
@@ -47,10 +59,15 @@ class RoutedTool:
 
 class ToolRouter:
     def __init__(
-        self, builtins: Sequence[Tool] = (), sources: Sequence[ToolSource] = ()
+        self,
+        builtins: Sequence[Tool] = (),
+        sources: Sequence[ToolSource] = (),
+        *,
+        redactor: Redactor | None = None,
     ) -> None:
         self._builtins = list(builtins)
         self._sources = list(sources)
+        self.redactor = redactor
 
     def add_source(self, source: ToolSource) -> None:
         self._sources.append(source)
@@ -59,13 +76,13 @@ class ToolRouter:
         routes: dict[str, RoutedTool] = {}
         shadowed: list[ToolSpec] = []
         for tool in self._builtins:
-            routes.setdefault(tool.spec.name, RoutedTool(tool.spec, builtin=tool))
+            routes.setdefault(tool.spec.name, RoutedTool(tool.spec, builtin=tool, redactor=self.redactor))
         for source in self._sources:
             for spec in source.specs():
                 if spec.name in routes:
                     shadowed.append(spec)
                 else:
-                    routes[spec.name] = RoutedTool(spec, source=source)
+                    routes[spec.name] = RoutedTool(spec, source=source, redactor=self.redactor)
         return routes, shadowed
 
     def lookup(self, name: str) -> RoutedTool | None:

@@ -252,7 +252,7 @@ def _arguments(raw: Any) -> tuple[str, str | None]:
     text = raw if isinstance(raw, str) else str(raw)
     try:
         value = json.loads(text, parse_constant=_no_constant)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested too deeply to parse
         return "{}", text
     return (text, None) if isinstance(value, dict) else ("{}", text)
 

@@ -23,6 +23,11 @@ class StreamEndedEarly(Exception):
     """The stream ended (cleanly, as far as HTTP goes) without a finish_reason."""
 
 
+class WrongShapeChunk(ValueError):
+    """A stream chunk that is JSON but not a chat-completion chunk
+    (``"choices": "oops"``): worded like the other protocol errors."""
+
+
 def is_retryable(exc: Exception) -> bool:
     """Worth another attempt, provided nothing has been streamed yet."""
     if isinstance(exc, openai.APIStatusError):

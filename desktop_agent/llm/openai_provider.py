@@ -36,6 +36,7 @@ from desktop_agent.core.ports import LLMDelta, LLMError, TextDelta, ToolCallDelt
 from desktop_agent.core.wire import STANDARD, STRICT, WireProfile, normalize
 from desktop_agent.llm.errors import (
     StreamEndedEarly,
+    WrongShapeChunk,
     asks_for_strict_wire,
     display_url,
     is_retryable,
@@ -147,39 +148,22 @@ class OpenAIProvider:
                 call_ids: dict[int, str] = {}
                 try:
                     async for chunk in response:
-                        choices = chunk.choices
-                        if not choices:
-                            continue  # the usage-only chunk
-                        choice = choices[0]
-                        delta = choice.delta
-                        text = delta.content
-                        if text:
+                        try:
+                            deltas, done = self._read_chunk(chunk, call_ids)
+                        except (AttributeError, TypeError, IndexError, KeyError) as exc:
+                            # The SDK builds chunks without validating them:
+                            # ``"choices": "oops"`` fails here, not in the SDK.
+                            raise WrongShapeChunk(f"a chunk has the wrong shape: {type(exc).__name__}: {exc}") from exc
+                        for delta in deltas:
                             started = True
-                            yield TextDelta(text)
-                        calls = delta.tool_calls
-                        if calls:
-                            started = True
-                            for position, call in enumerate(calls):
-                                index = call.index if call.index is not None else position
-                                call_id = call.id or None
-                                if index not in call_ids:
-                                    call_ids[index] = call_id or self._invent_id(index)
-                                    call_id = call_ids[index]
-                                fn = call.function
-                                yield ToolCallDelta(
-                                    index,
-                                    call_id,
-                                    fn.name if fn else None,
-                                    (fn.arguments or "") if fn else "",
-                                )
-                        if choice.finish_reason is not None:
-                            finished = True
+                            yield delta
+                        finished = finished or done
                 finally:
                     await response.close()
                 if not finished:
                     raise StreamEndedEarly("the stream ended before the reply was complete")
                 return
-            except (openai.OpenAIError, ValueError, StreamEndedEarly) as exc:
+            except (openai.OpenAIError, ValueError, StreamEndedEarly) as exc:  # WrongShapeChunk is a ValueError
                 if finished and isinstance(exc, openai.APIConnectionError):
                     log.debug("connection to %s dropped after the reply had finished; ignored", self._url)
                     return
@@ -234,6 +218,27 @@ class OpenAIProvider:
             timeout_s=self._timeout_s,
             started=started,
         )
+
+    def _read_chunk(self, chunk: Any, call_ids: dict[int, str]) -> tuple[list[LLMDelta], bool]:
+        """The deltas of one stream chunk, and whether it finished the reply."""
+        choices = chunk.choices
+        if not choices:
+            return [], False  # the usage-only chunk
+        choice = choices[0]
+        delta = choice.delta
+        deltas: list[LLMDelta] = []
+        text = delta.content
+        if text:
+            deltas.append(TextDelta(text))
+        for position, call in enumerate(delta.tool_calls or ()):
+            index = call.index if call.index is not None else position
+            call_id = call.id or None
+            if index not in call_ids:
+                call_ids[index] = call_id or self._invent_id(index)
+                call_id = call_ids[index]
+            fn = call.function
+            deltas.append(ToolCallDelta(index, call_id, fn.name if fn else None, (fn.arguments or "") if fn else ""))
+        return deltas, choice.finish_reason is not None
 
     @staticmethod
     def _invent_id(index: int) -> str:

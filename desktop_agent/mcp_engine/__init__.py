@@ -11,6 +11,7 @@ from desktop_agent.mcp_engine.config import (
     ServerConfig,
     default_config,
     load_mcp_config,
+    load_mcp_config_or_set_aside,
     parse_mcp_config,
 )
 from desktop_agent.mcp_engine.engine import McpEngine
@@ -25,5 +26,6 @@ __all__ = [
     "ServerStatus",
     "default_config",
     "load_mcp_config",
+    "load_mcp_config_or_set_aside",
     "parse_mcp_config",
 ]

@@ -26,6 +26,7 @@ from pydantic import AliasChoices, BaseModel, BeforeValidator, ConfigDict, Field
 from pydantic_core import ErrorDetails
 
 from desktop_agent.storage.paths import default_mcp_config_path
+from desktop_agent.storage.set_aside import set_aside
 
 log = logging.getLogger(__name__)
 
@@ -121,7 +122,34 @@ def load_mcp_config(path: Path | None) -> McpConfig:
         ) from exc
     except RecursionError:  # the json module recurses once per nesting level
         raise McpConfigError(f"mcp config: {path} is nested too deeply to be a servers file") from None
+    except McpConfigError:
+        raise  # a key named twice (_no_duplicate_keys)
+    except ValueError:  # an integer past Python's digit limit (int_max_str_digits)
+        raise McpConfigError(f"mcp config: {path} holds a number too long to read") from None
     return parse_mcp_config(data)
+
+
+def load_mcp_config_or_set_aside(path: Path | None) -> tuple[McpConfig, str | None]:
+    """:func:`load_mcp_config`, and one line to show when the file was set aside.
+
+    A file the user named (``--mcp-config``, the ``mcp_config_path``
+    setting) that is broken stays an error, exit status 2 in the headless
+    mode (DESIGN §10): the user asked for that file. The data folder's own
+    file is the app's: unreadable, it is kept as
+    ``mcp_servers.json.corrupt-<n>`` and the app starts with the default
+    servers (issue 12), like an unreadable settings file.
+    """
+    if path is not None:
+        return load_mcp_config(path), None
+    try:
+        return load_mcp_config(None), None
+    except McpConfigError as exc:
+        backup = set_aside(default_mcp_config_path())
+        if backup is None:
+            raise
+        line = f"{exc}; kept it as {backup.name} and started with the default servers"
+        log.warning("%s", line)
+        return default_config(), line
 
 
 def parse_mcp_config(data: object) -> McpConfig:

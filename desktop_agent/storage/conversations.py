@@ -4,6 +4,9 @@ turn and the latest conversation comes back at the next start.
 
 A database that cannot be read is moved aside (``conversations.sqlite3.corrupt-<n>``)
 and a fresh one is started, with one clear line in :attr:`ConversationStore.error`.
+The file is 0600 (conversations hold private text): created so before
+SQLite opens it, and narrowed if an older version left it wider. SQLite
+gives its journal the database's mode.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from desktop_agent.storage.paths import data_dir
+from desktop_agent.storage.paths import PRIVATE_FILE, data_dir, make_private
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +53,7 @@ class ConversationStore:
         self._db = self._open()
 
     def _open(self) -> sqlite3.Connection:
+        _create_private(self.path)
         try:
             db = sqlite3.connect(self.path)
             db.execute(_SCHEMA)
@@ -62,6 +66,7 @@ class ConversationStore:
                 f"kept the file as {kept.name if kept else '(could not move it)'} and started afresh"
             )
             log.warning("%s", self.error)
+            _create_private(self.path)
             db = sqlite3.connect(self.path)
             db.execute(_SCHEMA)
             return db
@@ -100,6 +105,18 @@ class ConversationStore:
 
     def close(self) -> None:
         self._db.close()
+
+
+def _create_private(path: Path) -> None:
+    """An empty file with mode 0600 (SQLite takes an empty file as a new
+    database), or the existing one narrowed to 0600."""
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE))
+    except FileExistsError:
+        pass
+    except OSError:
+        return  # SQLite reports what is wrong with the place
+    make_private(path, PRIVATE_FILE)
 
 
 def _set_aside(path: Path) -> Path | None:

@@ -13,10 +13,28 @@ APP_NAME = "desktop-agent"
 
 
 def data_dir() -> Path:
+    """The folder, created 0700 and narrowed to 0700 if it is wider: it
+    holds conversations and maybe the API key (issue 12)."""
     override = os.environ.get("DESKTOP_AGENT_HOME")
     path = Path(override) if override else Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
-    path.mkdir(parents=True, exist_ok=True)
+    path.mkdir(mode=PRIVATE_DIR, parents=True, exist_ok=True)
+    make_private(path, PRIVATE_DIR)
     return path
+
+
+PRIVATE_DIR, PRIVATE_FILE = 0o700, 0o600
+
+
+def make_private(path: Path, mode: int) -> None:
+    """Narrow ``path`` to ``mode`` when group or others have any access
+    (POSIX; a no-op where modes mean nothing, and on a file not ours)."""
+    if sys.platform == "win32":
+        return
+    try:
+        if path.stat().st_mode & 0o077:
+            path.chmod(mode)
+    except OSError:
+        pass
 
 
 def settings_path() -> Path:

@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from desktop_agent.core.wire import WIRE_PROFILE_NAMES, WireProfileName
 from desktop_agent.storage.atomic import atomic_write_text
+from desktop_agent.storage.limits import APPROVAL_TIMEOUT_LIMIT_S, MAX_STEPS_LIMIT
 from desktop_agent.storage.paths import settings_path
 
 log = logging.getLogger(__name__)
@@ -40,8 +41,8 @@ _PHRASES = {
     "stt_engine": f"must be one of {', '.join(STT_ENGINES)}",
     "volume": "must be between 0 and 1",
     "always_allow": "must be a list of tool names",
-    "max_steps": "must be a positive integer",
-    "approval_timeout_s": "must be a positive number",
+    "max_steps": f"must be a whole number from 1 to {MAX_STEPS_LIMIT}",
+    "approval_timeout_s": f"must be a finite number of seconds, above 0 and at most {APPROVAL_TIMEOUT_LIMIT_S:g}",
     "wire_profiles": f"must map base URLs to one of {', '.join(WIRE_PROFILE_NAMES)}",
     "hooks_enabled": "must map hook names to true or false",
     "enabled_skills": "must be a list of skill names, or null for all",
@@ -167,9 +168,9 @@ _CHECKS: dict[str, Any] = {
     "always_allow": list[str],
     "enabled_skills": list[str] | None,
     "volume": Annotated[float, Field(ge=0.0, le=1.0)],
-    "max_steps": Annotated[int, Field(ge=1)],
+    "max_steps": Annotated[int, Field(ge=1, le=MAX_STEPS_LIMIT)],
     "barge_in_ms": Annotated[int, Field(ge=30, le=5000)],
-    "approval_timeout_s": Annotated[float, Field(gt=0, allow_inf_nan=False)],
+    "approval_timeout_s": Annotated[float, Field(gt=0, le=APPROVAL_TIMEOUT_LIMIT_S, allow_inf_nan=False)],
 }
 """Where the file's schema is narrower than the field's type."""
 
@@ -208,7 +209,8 @@ class SettingsStore:
         except OSError as exc:
             return SettingsLoad(Settings(), f"cannot read settings file {self.path}: {exc.strerror}")
         try:
-            settings = Settings.from_json(json.loads(raw.decode("utf-8")))
+            # utf-8-sig: a file saved by an editor that writes a BOM is still settings.
+            settings = Settings.from_json(json.loads(raw.decode("utf-8-sig")))
             _encode(settings)  # what cannot be saved again is refused now, not at every save
             return SettingsLoad(settings)
         except json.JSONDecodeError as exc:
@@ -219,6 +221,8 @@ class SettingsStore:
             error = f"settings file {self.path} is nested too deeply to be settings"
         except SettingsError as exc:
             error = f"{exc} (in {self.path})"
+        except ValueError:  # an integer past Python's digit limit (int_max_str_digits)
+            error = f"settings file {self.path} holds a number too long to read"
         backup = self._set_aside()
         if backup is not None:
             error += f"; kept it as {backup.name} and started with defaults"

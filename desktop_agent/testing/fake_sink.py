@@ -3,14 +3,22 @@
 ``play`` records the clip and waits until the test calls ``finish()`` (or
 ``stop()``); with ``auto_finish_s`` set (benchmarks) each clip lasts that
 long instead. ``log`` is the whole story in order, for whole-list asserts.
+
+``play_stream`` records ``("stream", mime)`` and then reads the stream as it
+grows, timestamping each chunk with ``clock`` (``chunk_times``: the
+benchmarks' "first audible sample" is the first chunk written to the sink);
+it ends the same way as ``play``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import time
 from collections.abc import Callable
 
 from desktop_agent.core.ports import AudioSink
+from desktop_agent.core.speech_stream import SpeechStream
 
 
 class FakeAudioSink(AudioSink):
@@ -18,9 +26,13 @@ class FakeAudioSink(AudioSink):
     ``("stopped", index)`` or ``("cancelled", index)`` when that play
     returns; ``("stop",)`` for each ``stop()`` call."""
 
-    def __init__(self, *, auto_finish_s: float | None = None) -> None:
+    def __init__(self, *, auto_finish_s: float | None = None, clock: Callable[[], float] = time.perf_counter) -> None:
         self.auto_finish_s = auto_finish_s
+        self.clock = clock
         self.plays: list[tuple[bytes, str]] = []
+        """Every play in order; a stream's entry is its PCM read so far."""
+        self.chunk_times: list[list[tuple[float, int]]] = []
+        """Per ``play_stream`` call: (clock time, size) of each chunk read."""
         self.log: list[tuple[object, ...]] = []
         self.volume = 1.0
         self.muted = False
@@ -34,11 +46,35 @@ class FakeAudioSink(AudioSink):
 
     async def play(self, audio: bytes, mime: str) -> None:
         index = len(self.plays)
+        self.plays.append((audio, mime))
+        self.log.append(("play", audio, mime))
+        await self._hold(index)
+
+    async def play_stream(self, stream: SpeechStream) -> None:
+        index = len(self.plays)
+        self.plays.append((b"", stream.mime))
+        self.log.append(("stream", stream.mime))
+        times: list[tuple[float, int]] = []
+        self.chunk_times.append(times)
+
+        async def read() -> None:
+            async for chunk in stream.chunks():
+                times.append((self.clock(), len(chunk)))
+                self.plays[index] = (self.plays[index][0] + chunk, stream.mime)
+                self._notify()
+
+        reader = asyncio.ensure_future(read())
+        try:
+            await self._hold(index)
+        finally:
+            reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await reader
+
+    async def _hold(self, index: int) -> None:
         done = asyncio.Event()
         self._current = done
         self._stopped = False
-        self.plays.append((audio, mime))
-        self.log.append(("play", audio, mime))
         self._notify()
         outcome = "end"
         try:

@@ -6,6 +6,10 @@ With ``hold=True`` every synthesis waits until the test calls
 synthesis begins / ends (returned, raised or was cancelled).
 ``delay_s`` (benchmarks) adds a known synthesis time instead.
 
+FakeStreamingTTS also streams (``open_stream``): its first chunk is
+``b"first:" + text``; the test feeds more and ends each stream through
+``streams[text]``.
+
 FakeCommunicate stands in for ``edge_tts.Communicate`` (same call shape):
 it streams scripted chunks, raises, or hangs.
 """
@@ -17,6 +21,7 @@ from collections.abc import AsyncGenerator, Mapping, Sequence
 from typing import Any
 
 from desktop_agent.core.ports import Speech, TTSError
+from desktop_agent.core.speech_stream import SpeechStream
 
 
 class FakeTTS:
@@ -90,6 +95,55 @@ class FakeTTS:
                 raise TTSError(self._fail[text])
             self.finished.append(text)
             return Speech(audio=self.audio_for(text), mime=self.mime, engine=self._name)
+        except asyncio.CancelledError:
+            self.cancelled.append(text)
+            raise
+        finally:
+            self.active -= 1
+            self.done(text).set()
+
+
+class FakeStreamingTTS(FakeTTS):
+    """A :class:`~desktop_agent.core.ports.StreamingTTSEngine` for tests.
+
+    ``open_stream`` honours ``hold``, ``failing`` and ``fail_on`` like
+    ``synthesize`` (before the first chunk), then returns a stream holding
+    ``b"first:" + text``; ``streams[text]`` is the latest stream for that
+    text, for the test to ``feed`` and ``finish``. ``stream_cancelled`` lists
+    texts whose stream was cancelled.
+    """
+
+    SAMPLE_RATE = 22050
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.streams: dict[str, SpeechStream] = {}
+        self.stream_cancelled: list[str] = []
+
+    @staticmethod
+    def first_chunk(text: str) -> bytes:
+        return b"first:" + text.encode("utf-8")
+
+    async def open_stream(self, text: str) -> SpeechStream:
+        self.calls.append(text)
+        self.active += 1
+        self.max_active = max(self.max_active, self.active)
+        self.started(text).set()
+        try:
+            if self.failing is not None:
+                raise TTSError(self.failing)
+            if self.hold:
+                await self._release.setdefault(text, asyncio.Event()).wait()
+            if self.delay_s:
+                await asyncio.sleep(self.delay_s)
+            if text in self._fail:
+                raise TTSError(self._fail[text])
+            stream = SpeechStream(sample_rate=self.SAMPLE_RATE, engine=self.name)
+            stream.set_canceller(lambda: self.stream_cancelled.append(text))
+            stream.feed(self.first_chunk(text))
+            self.streams[text] = stream
+            self.finished.append(text)
+            return stream
         except asyncio.CancelledError:
             self.cancelled.append(text)
             raise

@@ -52,6 +52,9 @@ class Reply:
     """Alternative pacing: ``1 / tokens_per_s`` seconds before each delta."""
     hang: bool = False
     """Send the headers, then nothing until the client goes away."""
+    raw_events: tuple[str, ...] = ()
+    """SSE ``data:`` payloads sent as they are before the reply's own deltas:
+    a chunk of the wrong shape, an in-stream ``{"error": ...}`` (issue 12)."""
 
     def content_deltas(self) -> tuple[str, ...]:
         if self.chunks is not None:
@@ -108,6 +111,8 @@ def replies_from_json(data: object) -> list[Reply]:
             )
             if item.get("chunks") is not None:
                 item["chunks"] = tuple(item["chunks"])
+            if item.get("raw_events") is not None:
+                item["raw_events"] = tuple(item["raw_events"])
         replies.append(_build(Reply, item, f"reply #{n}"))
     return replies
 

@@ -283,6 +283,8 @@ class ScriptedLLMServer:
             "created": int(time.time()),
             "model": self.model,
         }
+        for raw in reply.raw_events:
+            await send_event(writer, raw)
         pause, sent_content, deltas = reply.pause_s(), 0, 0
         for kind, delta, finish in stream_deltas(reply, call_ids):
             if kind != "role" and reply.drop_after is not None and sent_content >= reply.drop_after:

@@ -7,6 +7,17 @@ pipe is closed, so ``sleep 1000 &`` inside the command (which inherits
 stdout) would hold the wait until the timeout. The protocol tells us when
 the shell itself exited, and each output chunk arrives synchronously, so the
 partial-output cache is updated in the same loop frame as the data.
+
+Why a watchdog in the group (POSIX): the app stops the group when a call is
+cancelled or times out, but a killed app (SIGKILL, a crash, the OOM killer)
+runs no code, and ``PR_SET_PDEATHSIG`` would reach only the shell, not the
+``sleep`` it forked. So the shell first starts a tiny ``sh`` in its own group
+that reads a pipe whose only writer is the app: when the app dies the
+kernel closes that end, the read sees end-of-file and the watchdog kills the
+whole group (itself included). When the command ends normally the app writes
+a newline instead, and the watchdog leaves quietly, so background work the
+command meant to leave running is not touched. Portable to macOS too, and no
+``preexec_fn`` (unsafe in a process with threads).
 """
 
 from __future__ import annotations
@@ -18,7 +29,7 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -112,12 +123,14 @@ async def run_shell(
     on_output: OutputCallback,
     eof_grace_s: float = 1.0,
     kill_grace_s: float = 2.0,
+    env: Mapping[str, str] | None = None,
 ) -> ShellOutcome:
     """Run ``command`` through the shell. Raises OSError when it cannot start;
     on cancellation the whole group is stopped and reaped, then
     CancelledError propagates."""
     loop = asyncio.get_running_loop()
     protocol = _Protocol(on_output)
+    watchdog = _Watchdog()
     # Shielded: cancelled mid-start, the stdlib kills only the shell and then
     # waits for its pipes, which a grandchild (``sleep 100``) holds open — a
     # hang until the grandchild exits. Instead let the start finish and stop
@@ -125,21 +138,27 @@ async def run_shell(
     starting = asyncio.ensure_future(
         loop.subprocess_exec(
             lambda: protocol,
-            *_argv(command),
-            stdin=subprocess.DEVNULL,
+            *watchdog.argv(_argv(command)),
+            stdin=watchdog.stdin,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             cwd=cwd,
+            env=env,  # None: inherit; run_command passes one without the app's secrets
             **_group_kwargs(),
         )
     )
     cancelled_at_start = False
     try:
-        transport, _ = await asyncio.shield(starting)
-    except asyncio.CancelledError:
-        cancelled_at_start = True
-        transport, _ = await starting
-    timed_out = abandoned = False
+        try:
+            transport, _ = await asyncio.shield(starting)
+        except asyncio.CancelledError:
+            cancelled_at_start = True
+            transport, _ = await starting
+    except BaseException:
+        watchdog.close(release=False)
+        raise
+    watchdog.started()
+    timed_out = abandoned = finished = False
     try:
         if cancelled_at_start:
             raise asyncio.CancelledError
@@ -152,6 +171,7 @@ async def run_shell(
             abandoned = not await _wait(protocol.eof, eof_grace_s)
         if timed_out or abandoned:
             await _terminate(transport, protocol, kill_grace_s)
+        finished = not (timed_out or abandoned)
     except asyncio.CancelledError:
         protocol.muted = True
         _signal_group(transport, signal.SIGTERM)  # at once, before any await
@@ -161,6 +181,9 @@ async def run_shell(
         await asyncio.shield(task)
         raise
     finally:
+        # Unless the command ended by itself, whatever is left of the group
+        # dies now (also when a second cancellation cut the stopping short).
+        watchdog.close(release=finished)
         transport.close()
     return ShellOutcome(
         transport.get_returncode(),
@@ -197,6 +220,56 @@ def _argv(command: str) -> list[str]:
     if sys.platform == "win32":
         return [os.environ.get("COMSPEC", "cmd.exe"), "/c", command]
     return ["/bin/sh", "-c", command]
+
+
+_WATCHDOG_SCRIPT = (
+    # stdin is the watchdog pipe: keep it as fd 3 for the watchdog only; the
+    # command then runs as before (``sh -c COMMAND``, same pid, stdin /dev/null).
+    'exec 3<&0 </dev/null; '
+    '/bin/sh -c "read _ <&3 || kill -KILL 0" desktop-agent-watchdog >/dev/null 2>&1 & '
+    'exec 3<&-; exec /bin/sh -c "$1"'
+)
+
+
+class _Watchdog:
+    """The pipe that ties the command's group to the app's life (see the
+    module docstring). A no-op on Windows."""
+
+    def __init__(self) -> None:
+        self._read: int | None = None
+        self._write: int | None = None
+        if sys.platform != "win32":
+            self._read, self._write = os.pipe()  # not inherited, but for the stdin given
+
+    @property
+    def stdin(self) -> int:
+        return self._read if self._read is not None else subprocess.DEVNULL
+
+    def argv(self, argv: list[str]) -> list[str]:
+        if self._read is None or argv[:2] != ["/bin/sh", "-c"]:
+            return argv
+        return ["/bin/sh", "-c", _WATCHDOG_SCRIPT, "/bin/sh", argv[2]]
+
+    def started(self) -> None:
+        """The child holds the read end now; the app keeps only the writer."""
+        if self._read is not None:
+            os.close(self._read)
+            self._read = None
+
+    def close(self, *, release: bool) -> None:
+        """``release``: let the group be (the command ended by itself);
+        otherwise the watchdog kills what is left of it."""
+        self.started()
+        if self._write is None:
+            return
+        try:
+            if release:
+                os.write(self._write, b"\n")
+        except OSError:
+            pass  # the watchdog is gone already (the group was stopped)
+        finally:
+            os.close(self._write)
+            self._write = None
 
 
 def _group_kwargs() -> dict[str, Any]:

@@ -9,6 +9,7 @@ an interrupt or a timeout stops the whole process group (see ``_process``).
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ from pydantic import BaseModel, Field
 
 from desktop_agent.core.messages import OutputStream
 from desktop_agent.core.ports import ToolContext, ToolResult, ToolSpec
+from desktop_agent.core.redaction import Redactor
 from desktop_agent.tools._process import ShellOutcome, StreamText, run_shell
 from desktop_agent.tools.arguments import ArgumentError, NonEmptyStr, parse_arguments, tool_parameters
 
@@ -60,7 +62,10 @@ class RunCommandTool:
         default_cwd: str | Path | None = None,
         eof_grace_s: float = 1.0,
         kill_grace_s: float = 2.0,
+        redactor: Redactor | None = None,
     ) -> None:
+        """``redactor``: the app's secrets, kept out of the command's
+        environment (without one, only ``OPENAI_API_KEY`` by name)."""
         if max_timeout_s <= 0:
             raise ValueError(f"max_timeout_s must be positive, got {max_timeout_s}")
         self._max_timeout_s = float(max_timeout_s)
@@ -68,6 +73,7 @@ class RunCommandTool:
         self._eof_grace_s = eof_grace_s
         self._kill_grace_s = kill_grace_s
         self._spec = _spec(self._max_timeout_s)
+        self._redactor = redactor or Redactor()
 
     @property
     def spec(self) -> ToolSpec:
@@ -98,6 +104,7 @@ class RunCommandTool:
                 on_output=lambda stream, new, tail: _report(ctx, stream, new, tail),
                 eof_grace_s=self._eof_grace_s,
                 kill_grace_s=self._kill_grace_s,
+                env=self._redactor.child_environment(os.environ),
             )
         except OSError as exc:
             return ToolResult(f"{NAME}: could not start the command: {exc}", is_error=True)

@@ -88,7 +88,7 @@ class SubAgentTool:
         steps = args.max_steps or DEFAULT_MAX_STEPS
         isolated = self._isolate(mcp_names) if self._isolate and mcp_names else nullcontext(None)
         async with isolated as source:
-            router = ToolRouter(builtins, [source] if source is not None else [])
+            router = ToolRouter(builtins, [source] if source is not None else [], redactor=self._router.redactor)
             return await host.run_sub_agent(ctx, args.task, router, steps)
 
     def _split(self, names: Sequence[str]) -> tuple[list[Tool], list[str], list[str]]:

@@ -21,6 +21,13 @@ plays in real time, silently: :func:`no_output_reason` tells the composition
 root, which then makes no sink at all, so text is not held back for clips
 nobody hears.
 
+Streamed speech (:meth:`QtAudioSink.play_stream`, issue 11) goes to a
+``QAudioSink`` in push mode instead: each PCM chunk is written to the device
+as the engine produces it, as fast as the device's buffer takes it, so the
+first samples sound before synthesis ends. A ``QAudioSink`` cannot open
+without an output device (STACK.md: it "simply fails"); then the stream is
+awaited and played whole through the player, as before.
+
 A watchdog bounds every play: ``load_timeout_s`` until the duration is
 known, then the duration (at the playback rate) plus ``end_slack_s``, so a
 backend that never reports the end cannot stall the queue.
@@ -35,9 +42,12 @@ import tempfile
 import weakref
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-from PySide6.QtCore import QObject, QUrl, Signal
-from PySide6.QtMultimedia import QAudioOutput, QMediaDevices, QMediaPlayer
+from PySide6.QtCore import QIODevice, QObject, QUrl, Signal
+from PySide6.QtMultimedia import QAudioFormat, QAudioOutput, QAudioSink, QMediaDevices, QMediaPlayer, QtAudio
+
+from desktop_agent.core.speech_stream import SpeechStream
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +65,9 @@ STOPPED = "stopped"
 REPLACED = "replaced"
 TIMEOUT = "timeout"
 CANCELLED = "cancelled"
+POLL_S = 0.01
+"""How often a stream's writer retries when the device buffer is full, and
+checks for the end of playback (QAudioSink has no "drained" signal)."""
 
 
 def no_output_reason() -> str | None:
@@ -112,6 +125,8 @@ class QtAudioSink(QObject):
         self._file: Path | None = None
         self._cleanup: Callable[[], object] | None = None
         self._watchdog: asyncio.TimerHandle | None = None
+        self._out: QAudioSink | None = None
+        self._writer: asyncio.Task[None] | None = None
         self.playback_rate = playback_rate
         self.set_volume(volume)
         self.set_muted(muted)
@@ -150,6 +165,7 @@ class QtAudioSink(QObject):
         if not 0.0 <= volume <= 1.0:
             raise ValueError(f"audio sink: volume must be between 0 and 1, got {volume!r}")
         self._output.setVolume(float(volume))
+        self._apply_stream_volume()
         self.volume_changed.emit(float(volume))
 
     def set_muted(self, muted: bool) -> None:
@@ -157,6 +173,7 @@ class QtAudioSink(QObject):
         which then neither waits for nor plays speech (a clip playing now is
         stopped); a clip played here while muted plays silently."""
         self._output.setMuted(bool(muted))
+        self._apply_stream_volume()
         self.muted_changed.emit(bool(muted))
 
     # -------------------------------------------------------------- playback
@@ -185,6 +202,44 @@ class QtAudioSink(QObject):
         if reason not in (END, STOPPED, REPLACED):
             log.info("audio sink: clip %d ended early: %s", clip, reason)
 
+    async def play_stream(self, stream: SpeechStream) -> None:
+        """Play PCM as it arrives (QAudioSink, push mode); without an output
+        device, wait for the whole stream and :meth:`play` it as a WAV."""
+        self._finish(REPLACED)
+        loop = asyncio.get_running_loop()
+        self._clip += 1
+        clip = self._clip
+        done: asyncio.Future[str] = loop.create_future()
+        self._pending = (clip, done)
+        out = self._open_output(stream)
+        if out is None:
+            finished = asyncio.ensure_future(stream.wait_finished())
+            try:
+                waiters: set[asyncio.Future[Any]] = {done, finished}
+                await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
+            except asyncio.CancelledError:
+                self._finish(CANCELLED)
+                raise
+            finally:
+                finished.cancel()
+            if done.done():
+                return
+            self._pending = None
+            self._clip -= 1  # play() numbers the clip again
+            await self.play(stream.wav(), "audio/wav")
+            return
+        device = out.start()
+        self._out = out
+        self._writer = loop.create_task(self._write(stream, out, device))
+        self.clip_started.emit(clip)
+        try:
+            reason = await done
+        except asyncio.CancelledError:
+            self._finish(CANCELLED)
+            raise
+        if reason not in (END, STOPPED, REPLACED):
+            log.info("audio sink: stream %d ended early: %s", clip, reason)
+
     def stop(self) -> None:
         """Silence now; a pending ``play`` returns."""
         self._player.stop()
@@ -200,6 +255,60 @@ class QtAudioSink(QObject):
             self._cleanup = None
 
     # --------------------------------------------------------------- private
+
+    def _open_output(self, stream: SpeechStream) -> QAudioSink | None:
+        if stream.sample_width != 2:
+            return None
+        device = QMediaDevices.defaultAudioOutput()
+        if device.isNull():
+            return None
+        fmt = QAudioFormat()
+        fmt.setSampleRate(stream.sample_rate)
+        fmt.setChannelCount(stream.channels)
+        fmt.setSampleFormat(QAudioFormat.SampleFormat.Int16)
+        if not device.isFormatSupported(fmt):
+            return None
+        out = QAudioSink(device, fmt, self)
+        out.setVolume(0.0 if self.is_muted() else self.volume())
+        return out
+
+    def _apply_stream_volume(self) -> None:
+        if self._out is not None:
+            self._out.setVolume(0.0 if self.is_muted() else self.volume())
+
+    async def _write(self, stream: SpeechStream, out: QAudioSink, device: QIODevice | None) -> None:
+        """Write chunks as they come, then wait until the device played them."""
+        if device is None or out.error() != QtAudio.Error.NoError:
+            self._finish(f"error: audio output failed to open ({out.error().name})")
+            return
+        written = 0
+        async for chunk in stream.chunks():
+            view = memoryview(chunk)
+            while view:
+                free = out.bytesFree()
+                n = device.write(bytes(view[:free])) if free > 0 else 0
+                if n < 0:
+                    self._finish(f"error: audio output write failed ({out.error().name})")
+                    return
+                view = view[n:]
+                written += n
+                if view:
+                    await asyncio.sleep(POLL_S)
+        bytes_per_s = stream.sample_rate * stream.channels * stream.sample_width
+        self._arm_watchdog(written / bytes_per_s + self._end_slack_s)
+        total_us = written * 1_000_000 // bytes_per_s
+        while out.state() == QtAudio.State.ActiveState and out.processedUSecs() < total_us:
+            await asyncio.sleep(POLL_S)
+        self._finish(END)
+
+    def _close_output(self) -> None:
+        out, self._out = self._out, None
+        writer, self._writer = self._writer, None
+        if writer is not None and writer is not asyncio.current_task():
+            writer.cancel()
+        if out is not None:
+            out.stop()
+            out.deleteLater()
 
     def _set_source(self, audio: bytes, mime: str, clip: int) -> None:
         if self._dir is None:
@@ -220,6 +329,7 @@ class QtAudioSink(QObject):
         if self._watchdog is not None:
             self._watchdog.cancel()
             self._watchdog = None
+        self._close_output()
         if reason in (REPLACED, TIMEOUT, CANCELLED):
             self._player.stop()
         if not done.done():

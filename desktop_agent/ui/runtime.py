@@ -91,17 +91,42 @@ def schedule_exit(window: QWidget, screenshot: str | None, quit_after_ms: int | 
         QTimer.singleShot(SCREENSHOT_DELAY_MS, shoot)
 
 
-def close_on_sigint(window: QWidget) -> Callable[[], None]:
-    """Ctrl+C in the terminal closes the window like the close button;
-    returns what removes the handler again."""
+STOP_SIGNALS: tuple[signal.Signals, ...] = tuple(
+    getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
+)
+
+
+def close_on_stop_signals(window: QWidget) -> Callable[[], None]:
+    """Ctrl+C in the terminal, SIGTERM (``systemctl stop``, a session
+    ending) and SIGHUP (the terminal closed) close the window like the close
+    button: the turn in progress is interrupted (its command's group
+    stopped) and saved, then the app exits 0 (issue 12). A second signal
+    while that happens does nothing more. Returns what puts the previous
+    handlers back."""
     loop = asyncio.get_running_loop()
-    try:
-        loop.add_signal_handler(signal.SIGINT, window.close)
-    except (NotImplementedError, RuntimeError, ValueError):
-        return lambda: None
+    installed: dict[signal.Signals, object] = {}
+    for sig in STOP_SIGNALS:
+        previous = signal.getsignal(sig)
+        try:
+            loop.add_signal_handler(sig, window.close)
+        except (NotImplementedError, RuntimeError, ValueError):
+            continue
+        installed[sig] = previous
 
     def remove() -> None:
-        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-            loop.remove_signal_handler(signal.SIGINT)
+        for sig, previous in installed.items():
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.remove_signal_handler(sig)
+            with contextlib.suppress(OSError, TypeError, ValueError):
+                signal.signal(sig, previous)  # type: ignore[arg-type]  # getsignal's result
+        installed.clear()
 
     return remove
+
+
+def ignore_stop_signals() -> None:
+    """The app is exiting and its conversation is saved: a late Ctrl+C or
+    SIGTERM must not turn the exit into a traceback or a killed process."""
+    for sig in STOP_SIGNALS:
+        with contextlib.suppress(OSError, ValueError):
+            signal.signal(sig, signal.SIG_IGN)

@@ -10,6 +10,15 @@ bus order. A failure or timeout is pushed in its place as an ``audio``
 message with ``error`` (pipecat's habit: errors flow as frames), so the text
 still shows and the queue goes on.
 
+An engine that streams (:class:`~desktop_agent.core.ports.StreamingTTSEngine`,
+espeak-ng) settles its slot as soon as its first PCM chunk exists: the
+``audio`` message then carries the growing
+:class:`~desktop_agent.core.speech_stream.SpeechStream` instead of bytes, so
+the sink can start before synthesis ends. The timeout and the concurrency
+bound apply up to that first chunk; the finished stream is cached as a WAV
+(a failed or cancelled one is not). ``cancel`` also stops streams still
+being produced.
+
 Identical texts share one synthesis (in flight) and one cache entry (done).
 Audio messages are always pushed from task callbacks, never inside
 ``submit``, so a handler that pushes a segment's ``text`` and then submits
@@ -27,7 +36,8 @@ from dataclasses import dataclass
 
 from desktop_agent.core.bus import SessionMessageBus
 from desktop_agent.core.messages import AudioMessage
-from desktop_agent.core.ports import Speech, TTSEngine, TTSError
+from desktop_agent.core.ports import Speech, StreamingTTSEngine, TTSEngine, TTSError
+from desktop_agent.core.speech_stream import SpeechStream
 from desktop_agent.voice.cache import CacheKey, SpeechCache, cache_key
 from desktop_agent.voice.text import has_speakable, one_line
 
@@ -41,7 +51,7 @@ class _Failure:
     reason: str
 
 
-_Outcome = Speech | _Failure
+_Outcome = Speech | SpeechStream | _Failure
 
 
 @dataclass(slots=True)
@@ -81,6 +91,7 @@ class SpeechPipeline:
         self._waiting: deque[_Slot] = deque()
         self._seen: set[int] = set()
         self._running: dict[CacheKey, asyncio.Task[_Outcome]] = {}
+        self._streams: set[SpeechStream] = set()
         self._all_pushed = asyncio.Event()
         self._all_pushed.set()
         self._cancelled = False
@@ -117,6 +128,8 @@ class SpeechPipeline:
             async with self._semaphore:
                 try:
                     async with asyncio.timeout(self._timeout_s):
+                        if isinstance(self._engine, StreamingTTSEngine):
+                            return self._track(key, await self._engine.open_stream(text))
                         speech = await self._engine.synthesize(text)
                 except TimeoutError:
                     return _Failure(f"speech timed out after {self._timeout_s:g} s")
@@ -130,6 +143,19 @@ class SpeechPipeline:
         finally:
             if self._running.get(key) is asyncio.current_task():
                 del self._running[key]
+
+    def _track(self, key: CacheKey, stream: SpeechStream) -> SpeechStream:
+        self._streams.add(stream)
+
+        def finished(done: SpeechStream) -> None:
+            self._streams.discard(done)
+            if done.error is None:
+                self._cache.put(key, Speech(audio=done.wav(), mime="audio/wav", engine=done.engine))
+            else:
+                log.info("speech: stream ended early: %s", done.error)
+
+        stream.add_done_callback(finished)
+        return stream
 
     def _settle(self, slot: _Slot, task: asyncio.Task[_Outcome]) -> None:
         if self._cancelled or task.cancelled():
@@ -145,7 +171,9 @@ class SpeechPipeline:
             self._all_pushed.set()
 
     def _push(self, segment_id: int, outcome: _Outcome | None) -> None:
-        if isinstance(outcome, Speech):
+        if isinstance(outcome, SpeechStream):
+            self._bus.push(AudioMessage(segment_id, mime=outcome.mime, engine=outcome.engine, stream=outcome))
+        elif isinstance(outcome, Speech):
             self._bus.push(
                 AudioMessage(
                     segment_id,
@@ -194,3 +222,5 @@ class SpeechPipeline:
         for task in list(self._running.values()):
             task.cancel()
         self._running.clear()
+        for stream in list(self._streams):
+            stream.cancel()

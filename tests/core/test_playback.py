@@ -20,6 +20,7 @@ from desktop_agent.core.messages import (
     WarningMessage,
 )
 from desktop_agent.core.playback import PlaybackQueue, ToolEvent
+from desktop_agent.core.speech_stream import SpeechStream
 from desktop_agent.testing.fake_sink import FakeAudioSink
 
 
@@ -265,3 +266,66 @@ async def test_muting_mid_reply_silences_the_clip_and_the_rest_shows_at_once() -
     assert sink.log == [("play", b"c1", "audio/wav"), ("stop",), ("stopped", 0)]
     assert view.events == [("text", "One. "), ("text", "Two. "), ("text", "Three."), ("turn_end", None)]
     assert queue.history.messages == [{"role": "assistant", "content": "One. Two. Three."}]
+
+
+def push_stream(bus: SessionMessageBus, seg: int, stream: SpeechStream) -> None:
+    bus.push(AudioMessage(seg, mime=stream.mime, engine="fake", stream=stream))
+
+
+async def test_streamed_audio_shows_its_text_as_the_first_chunk_plays_and_keeps_order() -> None:
+    bus, view, sink, queue, runner = speaking_queue()
+    first, second = SpeechStream(sample_rate=22050, engine="fake"), SpeechStream(sample_rate=22050, engine="fake")
+    async with asyncio.timeout(5):
+        push_text(bus, 1, "one", voice=True)
+        push_text(bus, 2, "two", voice=True)
+        second.feed(b"B1")
+        push_stream(bus, 2, second)  # ready first, still waits its turn
+        await until(lambda: queue.waiting_audio == 1)
+        first.feed(b"A1")
+        push_stream(bus, 1, first)
+        await sink.wait_until(lambda: sink.plays[:1] == [(b"A1", first.mime)])
+        assert view.events == [("text", "one")]  # shown while synthesis goes on
+        first.feed(b"A2")
+        await sink.wait_until(lambda: sink.plays[0][0] == b"A1A2")
+        first.finish()
+        sink.finish()
+        await sink.wait_until(lambda: len(sink.plays) == 2 and sink.plays[1][0] == b"B1")
+        second.finish()
+        sink.finish()
+        bus.push(TurnEndMessage())
+        await runner
+    assert sink.log == [("stream", first.mime), ("end", 0), ("stream", second.mime), ("end", 1)]
+    assert view.events == [("text", "one"), ("text", "two"), ("turn_end", None)]
+    assert queue.history.messages == [{"role": "assistant", "content": "onetwo"}]
+
+
+async def test_interrupt_silences_a_stream_still_being_produced() -> None:
+    bus, view, sink, queue, runner = speaking_queue()
+    stream = SpeechStream(sample_rate=22050, engine="fake")
+    stream.feed(b"A1")
+    push_text(bus, 1, "speaking", voice=True)
+    push_stream(bus, 1, stream)
+    push_text(bus, 2, "never shown", voice=True)
+    async with asyncio.timeout(5):
+        await sink.wait_for_plays(1)
+        queue.stop_now()
+        await sink.wait_idle()
+        stream.feed(b"A2")  # produced after the stop: never reaches the sink
+        bus.push(TurnEndMessage())
+        await runner
+    assert sink.log == [("stream", stream.mime), ("stop",), ("stopped", 0)]
+    assert sink.plays == [(b"A1", stream.mime)]
+    assert view.events == [("text", "speaking"), ("turn_end", None)]
+
+
+async def test_a_muted_queue_shows_streamed_voice_text_at_once_and_plays_nothing() -> None:
+    bus, view, sink, _queue, runner = speaking_queue(muted=True)
+    stream = SpeechStream(sample_rate=22050, engine="fake")
+    stream.feed(b"A1")
+    push_text(bus, 1, "quiet", voice=True)
+    push_stream(bus, 1, stream)
+    bus.push(TurnEndMessage())
+    async with asyncio.timeout(5):
+        await runner
+    assert sink.log == []
+    assert view.events == [("text", "quiet"), ("turn_end", None)]

@@ -21,7 +21,7 @@ GOLDEN = Path(__file__).parent / "golden"
 _SUBSTITUTIONS = [
     (re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?[+-]\d\d:\d\d"), "<DATETIME>"),
     (re.compile(r'"day_of_week": "\w+"'), '"day_of_week": "<DAY>"'),
-    (re.compile(r"\b\w{3} \w{3} [ \d]\d \d\d:\d\d:\d\d \w+ \d{4}\b"), "<DATE>"),
+    (re.compile(r"\b\w{3} \w{3} +\d{1,2} \d\d:\d\d:\d\d \w+ \d{4}\b"), "<DATE>"),
     (re.compile(r"form-[0-9a-f]{12}"), "<FORM_ID>"),
 ]
 

@@ -16,6 +16,7 @@ from desktop_agent.mcp_engine import (
     ServerConfig,
     default_config,
     load_mcp_config,
+    load_mcp_config_or_set_aside,
     parse_mcp_config,
 )
 from desktop_agent.storage.paths import default_mcp_config_path
@@ -289,3 +290,19 @@ def test_max_sandboxes_must_be_an_integer_not_a_boolean() -> None:
         parse_mcp_config({"mcpServers": {}, "max_sandboxes": True})
 
     assert str(info.value) == 'mcp config: "max_sandboxes" must be a positive integer, got True'
+
+
+def test_an_unreadable_data_folder_file_is_set_aside_but_a_named_one_is_an_error(tmp_path: Path) -> None:
+    default = default_mcp_config_path()
+    default.parent.mkdir(parents=True, exist_ok=True)
+    default.write_bytes(b"[" * 100_000 + b"]" * 100_000)
+    config, line = load_mcp_config_or_set_aside(None)
+    assert config == default_config()
+    assert line is not None and "nested too deeply" in line and "mcp_servers.json.corrupt-1" in line
+    assert not default.exists() and default.with_name("mcp_servers.json.corrupt-1").exists()
+
+    named = tmp_path / "mine.json"
+    named.write_text('{"mcpServers": ' + "9" * 5000 + "}")
+    with pytest.raises(McpConfigError, match="holds a number too long to read"):
+        load_mcp_config_or_set_aside(named)
+    assert named.exists()

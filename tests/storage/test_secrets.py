@@ -24,3 +24,18 @@ def test_a_corrupt_or_absurdly_deep_file_store_reads_as_no_key() -> None:
     secrets.set_api_key("sk-new")
     assert secrets.get_api_key() == "sk-new"
     assert stat.S_IMODE(secrets._file().stat().st_mode) == 0o600
+
+
+def test_the_file_store_is_private_even_over_a_stale_temp_file_and_a_wide_old_file() -> None:
+    # Issue 12 defect 10: a temp file left by a crash, and a file made 0644
+    # by an older version or by hand; the key must still end up 0600.
+    folder = secrets._file().parent
+    stale = folder / "secrets.json.tmp"
+    stale.write_text('{"openai-api-key": "old"}')
+    stale.chmod(0o644)
+    secrets._file().write_text("{}")
+    secrets._file().chmod(0o644)
+    secrets.set_api_key("sk-private")
+    assert secrets.get_api_key() == "sk-private"
+    assert stat.S_IMODE(secrets._file().stat().st_mode) == 0o600
+    assert [p.name for p in folder.iterdir() if p.name.endswith(".tmp") and p != stale] == []

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from desktop_agent.storage.settings import Settings, SettingsError, SettingsStore
+from desktop_agent.storage.settings import Settings, SettingsError, SettingsLoad, SettingsStore
 
 
 def test_round_trip_keeps_unknown_keys(tmp_path: Path) -> None:
@@ -84,10 +84,10 @@ def test_a_file_that_is_not_utf8_is_one_line_and_set_aside(tmp_path: Path) -> No
     ("data", "message"),
     [
         ([], "settings: the file must hold a JSON object"),
-        ({"max_steps": 0}, "settings: max_steps must be a positive integer, got 0"),
-        ({"max_steps": True}, "settings: max_steps must be a positive integer, got True"),
+        ({"max_steps": 0}, "settings: max_steps must be a whole number from 1 to 1000, got 0"),
+        ({"max_steps": True}, "settings: max_steps must be a whole number from 1 to 1000, got True"),
         ({"volume": 1.5}, "settings: volume must be between 0 and 1, got 1.5"),
-        ({"approval_timeout_s": "5"}, "settings: approval_timeout_s must be a positive number, got '5'"),
+        ({"approval_timeout_s": "5"}, "settings: approval_timeout_s must be a finite number of seconds, above 0 and at most 604800, got '5'"),
         ({"tts_engine": "loud"}, "settings: tts_engine must be one of auto, edge, espeak, none, got 'loud'"),
         ({"muted": "no"}, "settings: muted must be true or false, got 'no'"),
         ({"voice": None}, "settings: voice must be a string, got None"),
@@ -117,7 +117,7 @@ def test_values_are_normalised_and_unknown_keys_kept() -> None:
 
 
 def test_validate_checks_values_set_in_code() -> None:
-    with pytest.raises(SettingsError, match=r"^settings: max_steps must be a positive integer, got -1$"):
+    with pytest.raises(SettingsError, match=r"^settings: max_steps must be a whole number from 1 to 1000, got -1$"):
         Settings(max_steps=-1).validate()
     assert Settings(approval_timeout_s=5).validate() == Settings(approval_timeout_s=5)
 
@@ -127,3 +127,30 @@ def test_hook_choices_are_kept_and_a_wrong_one_is_named() -> None:
     assert Settings.from_json(settings.to_json()) == settings
     with pytest.raises(SettingsError, match=r"^settings: hooks_enabled must map hook names to true or false$"):
         Settings.from_json({"hooks_enabled": {"be-concise": "yes"}})
+
+
+@pytest.mark.parametrize(
+    ("data", "words"),
+    [
+        (b'{"max_steps": ' + b"9" * 5000 + b"}", "holds a number too long to read"),
+        (b'{"approval_timeout_s": NaN}', "approval_timeout_s must be a finite number"),
+        (b'{"approval_timeout_s": Infinity}', "approval_timeout_s must be a finite number"),
+        (b'{"approval_timeout_s": 1e9}', "at most 604800"),
+        (b'{"max_steps": 100000}', "max_steps must be a whole number from 1 to 1000"),
+    ],
+)
+def test_a_number_out_of_range_or_too_long_sets_the_file_aside(tmp_path: Path, data: bytes, words: str) -> None:
+    path = tmp_path / "settings.json"
+    path.write_bytes(data)
+    loaded = SettingsStore(path).load()
+    assert loaded.settings == Settings()
+    assert loaded.error is not None and words in loaded.error and "settings.json.corrupt-1" in loaded.error
+    assert "\n" not in loaded.error
+    assert (tmp_path / "settings.json.corrupt-1").read_bytes() == data
+
+
+def test_a_file_with_a_byte_order_mark_is_read(tmp_path: Path) -> None:
+    path = tmp_path / "settings.json"
+    path.write_bytes(b'\xef\xbb\xbf{"max_steps": 3}')
+    assert SettingsStore(path).load() == SettingsLoad(Settings(max_steps=3))
+    assert path.exists()

@@ -15,7 +15,8 @@ from PySide6.QtMultimedia import QMediaPlayer
 from PySide6.QtWidgets import QApplication
 
 from desktop_agent.core.ports import AudioSink
-from desktop_agent.ui.audio_sink import QtAudioSink
+from desktop_agent.core.speech_stream import SpeechStream
+from desktop_agent.ui.audio_sink import QtAudioSink, no_output_reason
 from desktop_agent.voice import EspeakEngine
 from desktop_agent.voice.wav import silent_wav, tone_wav
 
@@ -195,3 +196,67 @@ async def test_only_the_current_clip_is_kept_on_disk_and_close_removes_it(sink: 
     assert sorted(p.name for p in folder.iterdir()) == ["clip-2.mp3"]
     sink.close()
     assert not folder.exists()
+
+
+def tone_stream(seconds: float) -> SpeechStream:
+    stream = SpeechStream(sample_rate=16000, engine="test")
+    stream.feed(tone_wav(seconds)[44:])
+    return stream
+
+
+needs_no_device = pytest.mark.skipif(no_output_reason() is None, reason="an audio output device exists")
+needs_device = pytest.mark.skipif(no_output_reason() is not None, reason="no audio output device")
+
+
+@needs_no_device
+async def test_without_an_output_device_a_stream_plays_whole_once_finished(sink: QtAudioSink) -> None:
+    # No sound device here (STACK.md): QAudioSink cannot open, so the sink
+    # waits for the end of the stream and plays it through the player.
+    events = record(sink)
+    stream = tone_stream(0.4)
+    async with asyncio.timeout(10):
+        play = asyncio.ensure_future(sink.play_stream(stream))
+        for _ in range(5):
+            await asyncio.sleep(0)
+        assert events == [] and sink.playing
+        stream.feed(tone_wav(0.4)[44:])
+        stream.finish()
+        await play
+    assert events == [("started", 1), ("duration", 800), ("finished", 1, "end")]
+
+
+async def test_stop_while_a_stream_is_still_produced_returns_at_once(sink: QtAudioSink) -> None:
+    events = record(sink)
+    stream = tone_stream(0.4)
+    async with asyncio.timeout(10):
+        play = asyncio.ensure_future(sink.play_stream(stream))
+        for _ in range(5):
+            await asyncio.sleep(0)
+        sink.stop()
+        await play
+        await sink.play(tone_wav(0.2), "audio/wav")
+    # With a device the stream had started (("started", 1)) before the stop.
+    assert [e for e in events if e != ("started", 1)] == [
+        ("finished", 1, "stopped"),
+        ("started", 2),
+        ("duration", 200),
+        ("finished", 2, "end"),
+    ]
+
+
+@needs_device
+async def test_with_an_output_device_a_stream_starts_before_it_is_finished_and_plays_to_its_end(
+    sink: QtAudioSink,
+) -> None:
+    # Runs where QtMultimedia lists an output (e.g. a PulseAudio null sink).
+    events = record(sink)
+    stream = tone_stream(0.2)
+    started = started_event(sink)
+    async with asyncio.timeout(10):
+        play = asyncio.ensure_future(sink.play_stream(stream))
+        await started.wait()
+        assert not stream.finished and events == [("started", 1)]
+        stream.feed(tone_wav(0.2)[44:])
+        stream.finish()
+        await play
+    assert events == [("started", 1), ("finished", 1, "end")]

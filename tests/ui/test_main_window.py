@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from pytestqt.qtbot import QtBot
 
+from desktop_agent.core.speech_stream import SpeechStream
 from desktop_agent.mcp_engine import ServerStatus
 from desktop_agent.services import AppliedSettings
 from desktop_agent.storage.settings import Settings, SettingsStore
@@ -42,6 +43,9 @@ class FakeSink:
 
     async def play(self, audio: bytes, mime: str) -> None:
         self.calls.append(("play", mime))
+
+    async def play_stream(self, stream: SpeechStream) -> None:
+        self.calls.append(("play", stream.mime))
 
     def stop(self) -> None:
         self.calls.append(("stop", None))

@@ -103,3 +103,74 @@ async def test_cancelled_synthesis_kills_and_reaps_the_process(tmp_path: Path) -
             await task
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)
+
+
+LONG_TEXT = " ".join(
+    f"Sentence number {n} of a long reply goes on for a while, so that synthesis takes some time." for n in range(20)
+)
+
+
+@needs_espeak
+async def test_streamed_pcm_arrives_chunk_by_chunk_before_espeak_finishes() -> None:
+    engine = EspeakEngine()
+    async with asyncio.timeout(30):
+        stream = await engine.open_stream(LONG_TEXT)
+        finished_when_opened = stream.finished
+        arrivals: list[tuple[int, bool]] = []
+        async for chunk in stream.chunks():
+            arrivals.append((len(chunk), stream.finished))
+        whole = await engine.synthesize(LONG_TEXT)
+    assert not finished_when_opened  # the first chunk came while espeak-ng was still speaking
+    assert len(arrivals) > 10 and not arrivals[0][1]
+    assert (stream.sample_rate, stream.error, stream.mime) == (22050, None, "audio/L16;rate=22050;channels=1")
+    assert stream.pcm() == whole.audio[44:]  # the same samples as the whole-clip path
+
+
+async def test_a_missing_executable_cannot_open_a_stream() -> None:
+    with pytest.raises(TTSError, match=r"^espeak-ng-not-installed-here not found"):
+        async with asyncio.timeout(5):
+            await EspeakEngine("espeak-ng-not-installed-here").open_stream("hello")
+
+
+async def test_a_stream_failing_before_any_audio_reports_the_exit_status(tmp_path: Path) -> None:
+    script = _fake_espeak(tmp_path, "cat >/dev/null\necho 'voice not found' >&2\nexit 3")
+    with pytest.raises(TTSError, match=r"^espeak-ng failed \(exit 3\): voice not found$"):
+        async with asyncio.timeout(5):
+            await EspeakEngine(str(script)).open_stream("hello")
+
+
+async def test_a_stream_that_is_not_a_wav_is_an_error(tmp_path: Path) -> None:
+    script = _fake_espeak(tmp_path, "cat >/dev/null\nhead -c 100 /dev/zero")
+    with pytest.raises(TTSError, match=r"^espeak-ng wrote unexpected output: not a WAV stream$"):
+        async with asyncio.timeout(5):
+            await EspeakEngine(str(script)).open_stream("hello")
+
+
+HEADER = "RIFF\\377\\377\\377\\377WAVEfmt \\020\\0\\0\\0\\001\\0\\001\\0\\042\\126\\0\\0\\104\\254\\0\\0\\002\\0\\020\\0"
+"""A 22,050 Hz mono 16-bit WAV header with espeak-ng's placeholder sizes, for printf."""
+
+
+async def test_a_stream_failing_after_some_audio_keeps_it_and_reports_why(tmp_path: Path) -> None:
+    body = f"cat >/dev/null\nprintf '{HEADER}data\\377\\377\\377\\377abcd'\necho 'ran out' >&2\nexit 4"
+    engine = EspeakEngine(str(_fake_espeak(tmp_path, body)))
+    async with asyncio.timeout(5):
+        stream = await engine.open_stream("hello")
+        await stream.wait_finished()
+    assert (stream.pcm(), stream.error) == (b"abcd", "espeak-ng failed (exit 4): ran out")
+
+
+async def test_cancelling_a_stream_kills_and_reaps_the_process(tmp_path: Path) -> None:
+    pid_file = tmp_path / "pid"
+    body = f"echo $$ > {pid_file}\ncat >/dev/null\nprintf '{HEADER}data\\377\\377\\377\\377abcd'\nexec sleep 60"
+    stream = await EspeakEngine(str(_fake_espeak(tmp_path, body, "slow-espeak"))).open_stream("hello")
+    pid = int(pid_file.read_text())
+    assert (stream.sample_rate, stream.pcm(), stream.finished) == (22050, b"abcd", False)
+    stream.cancel()
+    async with asyncio.timeout(5):
+        while True:
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                break
+            await asyncio.sleep(0.01)
+    assert stream.error == "cancelled"

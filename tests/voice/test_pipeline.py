@@ -9,9 +9,10 @@ import pytest
 
 from desktop_agent.core.messages import AudioMessage
 from desktop_agent.core.ports import Speech
+from desktop_agent.core.speech_stream import SpeechStream
 from desktop_agent.testing.bus_reader import BusReader, RecordingBus
 from desktop_agent.testing.fake_sink import FakeAudioSink
-from desktop_agent.testing.fake_tts import FakeTTS
+from desktop_agent.testing.fake_tts import FakeStreamingTTS, FakeTTS
 from desktop_agent.voice import SpeechCache, SpeechPipeline
 
 
@@ -275,3 +276,78 @@ async def test_drain_gives_up_on_an_engine_that_ignores_cancellation_and_keeps_t
         audio_msg(2, 2, "fine", engine="stubborn"),
     ]
     assert engine.cancels == 2
+
+
+def stream_items(bus: RecordingBus) -> list[tuple[dict[str, Any], SpeechStream | None]]:
+    items = []
+    while (item := bus.reader.get_nowait()) is not None:
+        assert isinstance(item.message, AudioMessage)
+        items.append((item.to_json(), item.message.stream))
+    return items
+
+
+def stream_msg(seq: int, segment_id: int) -> dict[str, Any]:
+    return {
+        "type": "audio",
+        "session_id": "s1",
+        "seq": seq,
+        "segment_id": segment_id,
+        "mime": "audio/L16;rate=22050;channels=1",
+        "engine": "fake",
+    }
+
+
+async def test_a_streaming_engine_pushes_each_stream_at_its_first_chunk_in_submit_order() -> None:
+    tts = FakeStreamingTTS(hold=True)
+    bus = RecordingBus("s1")
+    pipeline = SpeechPipeline(tts, bus)
+    pipeline.submit(1, "first")
+    pipeline.submit(2, "second")
+    async with asyncio.timeout(5):
+        tts.release("second")
+        await tts.done("second").wait()
+        assert stream_items(bus) == []  # segment 1 has no audio yet
+        tts.release("first")
+        await tts.done("first").wait()
+        await asyncio.sleep(0)  # the task callbacks push
+        items = stream_items(bus)
+        assert [json for json, _ in items] == [stream_msg(1, 1), stream_msg(2, 2)]
+        assert [s.pcm() if s else None for _, s in items] == [b"first:first", b"first:second"]
+        assert not any(s.finished for _, s in items if s)  # still being produced
+        for text in ("first", "second"):
+            tts.streams[text].finish()
+        await pipeline.drain()
+
+
+async def test_a_finished_stream_is_cached_as_a_wav_and_a_cancelled_one_is_not() -> None:
+    tts = FakeStreamingTTS()
+    cache = SpeechCache()
+    bus = RecordingBus("s1")
+    pipeline = SpeechPipeline(tts, bus, cache=cache)
+    pipeline.submit(1, "kept")
+    pipeline.submit(2, "dropped")
+    async with asyncio.timeout(5):
+        await pipeline.drain()
+        tts.streams["kept"].feed(b"\x01\x00")
+        tts.streams["kept"].finish()
+        pipeline.cancel()  # "dropped" is still being produced
+    assert tts.stream_cancelled == ["dropped"]
+    later = RecordingBus("s1")
+    again = SpeechPipeline(tts, later, cache=cache)
+    again.submit(1, "kept")
+    async with asyncio.timeout(5):
+        await again.drain()
+    ((json, _),) = drain_bus(later)
+    assert json["mime"] == "audio/wav" and json["bytes"] == 44 + len(b"first:kept") + 2
+    assert tts.calls == ["kept", "dropped"]  # the second turn hit the cache
+
+
+async def test_a_stream_that_fails_before_any_audio_is_an_error_message() -> None:
+    tts = FakeStreamingTTS()
+    tts.fail_on("bad", "no voice")
+    bus = RecordingBus("s1")
+    pipeline = SpeechPipeline(tts, bus)
+    pipeline.submit(1, "bad")
+    async with asyncio.timeout(5):
+        await pipeline.drain()
+    assert drain_bus(bus) == [error_msg(1, 1, "no voice")]

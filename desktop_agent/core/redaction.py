@@ -1,0 +1,121 @@
+"""The app's secrets kept out of what tools do and say (issue 12).
+
+A command the user approves (``env``) or an MCP server's output must not
+copy the API key into the bus, the history or the next request. Two
+guards: child processes start without the secrets in their environment
+(:meth:`Redactor.child_environment`), and any secret value that still
+shows up in a tool's output is replaced before anything else sees it
+(:class:`RedactingContext`, applied by the tool router to every call).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import replace
+from typing import Any
+
+from desktop_agent.core.messages import Card, OutputStream
+from desktop_agent.core.ports import ToolContext, ToolResult
+
+SECRET_ENV_NAMES = frozenset({"OPENAI_API_KEY"})
+"""Variables never handed to a child process, whatever their value."""
+MIN_SECRET_LEN = 8
+"""Shorter values (a local server's placeholder key ``k``) are not secrets
+worth hiding, and replacing them would mangle ordinary text."""
+REDACTED = "[redacted]"
+_OPEN_LINE_MAX = 4096
+
+
+class Redactor:
+    """Replaces each configured secret value with ``[redacted]``."""
+
+    def __init__(self, secrets: Iterable[str | None] = ()) -> None:
+        values = sorted({s for s in secrets if s and len(s) >= MIN_SECRET_LEN}, key=len, reverse=True)
+        self._values = frozenset(values)
+        self._pattern = re.compile("|".join(map(re.escape, values))) if values else None
+
+    def __call__(self, text: str) -> str:
+        if self._pattern is None or not text:
+            return text
+        return self._pattern.sub(REDACTED, text)
+
+    def scrub(self, value: Any) -> Any:
+        """``value`` (JSON-like) with every string redacted."""
+        if isinstance(value, str):
+            return self(value)
+        if isinstance(value, list | tuple):
+            return [self.scrub(item) for item in value]
+        if isinstance(value, dict):
+            return {key: self.scrub(item) for key, item in value.items()}
+        return value
+
+    def child_environment(self, environ: Mapping[str, str]) -> dict[str, str]:
+        """``environ`` without the secrets: the names in
+        :data:`SECRET_ENV_NAMES` and any variable holding a secret value."""
+        return {
+            key: value
+            for key, value in environ.items()
+            if key not in SECRET_ENV_NAMES and value not in self._values
+        }
+
+
+class RedactingContext:
+    """A :class:`ToolContext` that redacts what the tool reports through it.
+
+    Output is passed on in whole lines (a secret split across two pipe
+    reads is still found); :meth:`flush` sends the unfinished rest. Other
+    attributes (``sub_agents``) are the wrapped context's.
+    """
+
+    def __init__(self, inner: ToolContext, redact: Redactor) -> None:
+        self._inner = inner
+        self._redact = redact
+        self._open: dict[OutputStream, str] = {}
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    @property
+    def session_id(self) -> str:
+        return self._inner.session_id
+
+    @property
+    def conversation_id(self) -> str:
+        return self._inner.conversation_id
+
+    @property
+    def tool_call_id(self) -> str:
+        return self._inner.tool_call_id
+
+    @property
+    def answer_timeout_s(self) -> float | None:
+        return self._inner.answer_timeout_s
+
+    def set_partial(self, key: str, value: Any) -> None:
+        self._inner.set_partial(key, self._redact.scrub(value))
+
+    def progress(self, progress: float, total: float | None, message: str | None) -> None:
+        self._inner.progress(progress, total, self._redact(message) if message else message)
+
+    def push_card(self, card: Card) -> None:
+        self._inner.push_card(card)
+
+    def output(self, stream: OutputStream, text: str) -> None:
+        text = self._open.pop(stream, "") + text
+        cut = text.rfind("\n") + 1
+        done, rest = text[:cut], text[cut:]
+        if len(rest) > _OPEN_LINE_MAX:
+            done, rest = text, ""
+        if rest:
+            self._open[stream] = rest
+        if done:
+            self._inner.output(stream, self._redact(done))
+
+    def flush(self) -> None:
+        for stream, rest in self._open.items():
+            self._inner.output(stream, self._redact(rest))
+        self._open.clear()
+
+    def result(self, result: ToolResult) -> ToolResult:
+        return replace(result, text=self._redact(result.text))
