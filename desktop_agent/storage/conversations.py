@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from desktop_agent.storage.paths import PRIVATE_FILE, data_dir, make_private
+from desktop_agent.storage.set_aside import set_aside
 
 log = logging.getLogger(__name__)
 
@@ -60,7 +61,7 @@ class ConversationStore:
             db.execute("SELECT count(*) FROM conversations").fetchone()
             return db
         except sqlite3.DatabaseError as exc:
-            kept = _set_aside(self.path)
+            kept = set_aside(self.path)
             self.error = (
                 f"saved conversations in {self.path} could not be read ({exc}); "
                 f"kept the file as {kept.name if kept else '(could not move it)'} and started afresh"
@@ -117,15 +118,3 @@ def _create_private(path: Path) -> None:
     except OSError:
         return  # SQLite reports what is wrong with the place
     make_private(path, PRIVATE_FILE)
-
-
-def _set_aside(path: Path) -> Path | None:
-    for n in range(1, 1000):
-        candidate = path.with_name(f"{path.name}.corrupt-{n}")
-        if not candidate.exists():
-            try:
-                os.replace(path, candidate)
-            except OSError:
-                return None
-            return candidate
-    return None
