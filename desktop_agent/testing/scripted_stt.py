@@ -16,9 +16,9 @@ import email.parser
 import email.policy
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from types import TracebackType
 
 from desktop_agent.testing.http11 import BadRequest, close_writer, parse_head, read_body, send_json
+from desktop_agent.testing.loopback import LoopbackServer
 from desktop_agent.testing.scripted_replies import error_body
 
 
@@ -42,52 +42,17 @@ class Upload:
 SttReply = str | SttFailure
 
 
-class ScriptedTranscriptionServer:
+class ScriptedTranscriptionServer(LoopbackServer):
     def __init__(self, replies: Sequence[SttReply] = ("",)) -> None:
+        super().__init__()
         self.replies: list[SttReply] = list(replies) or [""]
         self.uploads: list[Upload] = []
         self._next = 0
-        self._server: asyncio.Server | None = None
-        self._port = 0
-        self._tasks: set[asyncio.Task[None]] = set()
-
-    async def start(self, port: int = 0) -> None:
-        self._server = await asyncio.start_server(self._on_connection, "127.0.0.1", port)
-        self._port = self._server.sockets[0].getsockname()[1]
-
-    async def aclose(self) -> None:
-        server, self._server = self._server, None
-        if server is None:
-            return
-        server.close()
-        for task in list(self._tasks):
-            task.cancel()
-        if self._tasks:
-            await asyncio.wait(set(self._tasks), timeout=5)
-        with contextlib.suppress(TimeoutError):
-            async with asyncio.timeout(5):
-                await server.wait_closed()
-
-    async def __aenter__(self) -> ScriptedTranscriptionServer:
-        await self.start()
-        return self
-
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        await self.aclose()
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self._port}/v1"
 
     def set_replies(self, replies: Sequence[SttReply]) -> None:
         self.replies, self._next = list(replies) or [""], 0
 
-    async def _on_connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        task = asyncio.current_task()
-        assert task is not None
-        self._tasks.add(task)
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
             while await self._serve_one(reader, writer):
                 pass
@@ -97,9 +62,9 @@ class ScriptedTranscriptionServer:
             with contextlib.suppress(ConnectionError):
                 await send_json(writer, 400, error_body(400, str(exc)), close=True)
         except asyncio.CancelledError:
-            writer.transport.abort()  # see ScriptedLLMServer._on_connection
+            writer.transport.abort()  # closed by aclose(): no goodbye to wait for
+            raise
         finally:
-            self._tasks.discard(task)
             if not writer.transport.is_closing():
                 await close_writer(writer)
 
