@@ -79,20 +79,24 @@ class FakeTTS:
         """Synthesis of ``text`` raises TTSError(message) (once released)."""
         self._fail[text] = message
 
+    async def _gate(self, text: str) -> None:
+        """What stands before the audio: a failure, the hold, the delay."""
+        if self.failing is not None:
+            raise TTSError(self.failing)
+        if self.hold:
+            await self._release.setdefault(text, asyncio.Event()).wait()
+        if self.delay_s:
+            await asyncio.sleep(self.delay_s)
+        if text in self._fail:
+            raise TTSError(self._fail[text])
+
     async def synthesize(self, text: str) -> Speech:
         self.calls.append(text)
         self.active += 1
         self.max_active = max(self.max_active, self.active)
         self.started(text).set()
         try:
-            if self.failing is not None:
-                raise TTSError(self.failing)
-            if self.hold:
-                await self._release.setdefault(text, asyncio.Event()).wait()
-            if self.delay_s:
-                await asyncio.sleep(self.delay_s)
-            if text in self._fail:
-                raise TTSError(self._fail[text])
+            await self._gate(text)
             self.finished.append(text)
             return Speech(audio=self.audio_for(text), mime=self.mime, engine=self._name)
         except asyncio.CancelledError:
@@ -130,14 +134,7 @@ class FakeStreamingTTS(FakeTTS):
         self.max_active = max(self.max_active, self.active)
         self.started(text).set()
         try:
-            if self.failing is not None:
-                raise TTSError(self.failing)
-            if self.hold:
-                await self._release.setdefault(text, asyncio.Event()).wait()
-            if self.delay_s:
-                await asyncio.sleep(self.delay_s)
-            if text in self._fail:
-                raise TTSError(self._fail[text])
+            await self._gate(text)
             stream = SpeechStream(sample_rate=self.SAMPLE_RATE, engine=self.name)
             stream.set_canceller(lambda: self.stream_cancelled.append(text))
             stream.feed(self.first_chunk(text))

@@ -193,14 +193,7 @@ class QtAudioSink(QObject):
         self._player.setPlaybackRate(self._rate)
         self._arm_watchdog(self._load_timeout_s)
         self._player.play()
-        self.clip_started.emit(clip)
-        try:
-            reason = await done
-        except asyncio.CancelledError:
-            self._finish(CANCELLED)
-            raise
-        if reason not in (END, STOPPED, REPLACED):
-            log.info("audio sink: clip %d ended early: %s", clip, reason)
+        await self._until_done("clip", clip, done)
 
     async def play_stream(self, stream: SpeechStream) -> None:
         """Play PCM as it arrives (QAudioSink, push mode); without an output
@@ -231,6 +224,10 @@ class QtAudioSink(QObject):
         device = out.start()
         self._out = out
         self._writer = loop.create_task(self._write(stream, out, device))
+        await self._until_done("stream", clip, done)
+
+    async def _until_done(self, what: str, clip: int, done: asyncio.Future[str]) -> None:
+        """Say the clip started and wait for its end (cancelled: it ends)."""
         self.clip_started.emit(clip)
         try:
             reason = await done
@@ -238,7 +235,7 @@ class QtAudioSink(QObject):
             self._finish(CANCELLED)
             raise
         if reason not in (END, STOPPED, REPLACED):
-            log.info("audio sink: stream %d ended early: %s", clip, reason)
+            log.info("audio sink: %s %d ended early: %s", what, clip, reason)
 
     def stop(self) -> None:
         """Silence now; a pending ``play`` returns."""

@@ -48,18 +48,22 @@ def wav_duration_s(data: bytes) -> float:
         raise WavError(f"not a readable WAV file: {exc}") from exc
 
 
-def silent_wav(duration_s: float, *, sample_rate: int = 16000) -> bytes:
-    """A mono 16-bit PCM WAV file of silence."""
-    if duration_s < 0:
-        raise ValueError(f"silent_wav: duration must not be negative, got {duration_s!r}")
-    frames = round(duration_s * sample_rate)
+def pcm16_wav(pcm: bytes, sample_rate: int = 16000) -> bytes:
+    """Mono 16-bit PCM as a WAV file."""
     buffer = io.BytesIO()
     with wave.open(buffer, "wb") as writer:
         writer.setnchannels(1)
         writer.setsampwidth(2)
         writer.setframerate(sample_rate)
-        writer.writeframes(b"\0\0" * frames)
+        writer.writeframes(pcm)
     return buffer.getvalue()
+
+
+def silent_wav(duration_s: float, *, sample_rate: int = 16000) -> bytes:
+    """A mono 16-bit PCM WAV file of silence."""
+    if duration_s < 0:
+        raise ValueError(f"silent_wav: duration must not be negative, got {duration_s!r}")
+    return pcm16_wav(b"\0\0" * round(duration_s * sample_rate), sample_rate)
 
 
 def tone_wav(duration_s: float, *, frequency_hz: float = 440.0, sample_rate: int = 16000) -> bytes:
@@ -67,10 +71,4 @@ def tone_wav(duration_s: float, *, frequency_hz: float = 440.0, sample_rate: int
     frames = round(duration_s * sample_rate)
     step = 2 * math.pi * frequency_hz / sample_rate
     samples = struct.pack(f"<{frames}h", *(int(12000 * math.sin(i * step)) for i in range(frames)))
-    buffer = io.BytesIO()
-    with wave.open(buffer, "wb") as writer:
-        writer.setnchannels(1)
-        writer.setsampwidth(2)
-        writer.setframerate(sample_rate)
-        writer.writeframes(samples)
-    return buffer.getvalue()
+    return pcm16_wav(samples, sample_rate)

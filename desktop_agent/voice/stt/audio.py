@@ -6,13 +6,12 @@ as a WAV upload."""
 from __future__ import annotations
 
 import array
-import io
 import sys
-import wave
 from pathlib import Path
 
 from desktop_agent.core.ports import STTError
 from desktop_agent.voice.pcm import RATE, read_wav16
+from desktop_agent.voice.wav import pcm16_wav
 
 SILENCE_PEAK = 300
 """Peak sample magnitude below which a recording holds nothing to recognise
@@ -43,10 +42,4 @@ def read_speech_wav(path: str | Path) -> bytes:
 
 def pcm_to_wav(pcm16: bytes, sample_rate: int = RATE) -> bytes:
     """Mono 16-bit PCM as a WAV file (what ``/audio/transcriptions`` takes)."""
-    buffer = io.BytesIO()
-    with wave.open(buffer, "wb") as writer:
-        writer.setnchannels(1)
-        writer.setsampwidth(2)
-        writer.setframerate(sample_rate)
-        writer.writeframes(pcm16)
-    return buffer.getvalue()
+    return pcm16_wav(pcm16, sample_rate)
