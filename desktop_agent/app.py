@@ -189,8 +189,10 @@ def window_deps(services: Services, sink: AudioSink | None) -> WindowDeps:
             speech = await tts.synthesize(text)
             await sink.play(speech.audio, speech.mime)
 
-    # No microphone: the button is disabled from the start, the reason its tooltip.
-    speech_note = audio_input.problem() or speech_note
+    # No microphone: the button is disabled from the start, the reason its
+    # tooltip, and another engine changes nothing.
+    mic_problem = audio_input.problem()
+    speech_note = mic_problem or speech_note
     releasing: set[asyncio.Task[None]] = set()
 
     def new_conversation(old: Conversation) -> Conversation:
@@ -231,6 +233,7 @@ def window_deps(services: Services, sink: AudioSink | None) -> WindowDeps:
         audio_input=audio_input,
         recognizer=recognizer,
         answer_recognizer=answer_recognizer,
+        make_recognizers=speech_recognizers if mic_problem is None else None,
         vad=WebRtcVad,
         speech_input_note=speech_note,
         say=say,
@@ -252,12 +255,15 @@ def speech_recognizers(settings: Settings) -> tuple[SpeechRecognizer | None, Spe
     try:
         dictation, answers = (
             build_recognizer(
-                settings.stt_engine, base_url=base_url, api_key=api_key, model=settings.stt_model, answers=answers
+                settings.stt_engine, base_url=base_url, api_key=api_key, model=settings.stt_model, answers=answers,
+                model_base_url=settings.stt_model_base_url, model_dir=settings.stt_model_dir,
             )
             for answers in (False, True)
         )
     except STTError as exc:
         return None, None, str(exc)
+    if dictation.name == "sensevoice":
+        answers = dictation  # one model in memory; it hears answers as well as anything
     return dictation, answers, None
 
 

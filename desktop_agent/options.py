@@ -30,7 +30,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-steps", type=_positive_int, metavar="N", help="agent step limit")
     parser.add_argument("--skills", metavar="all|none|NAME[,NAME...]",
                         help="enabled skills (default: the setting; with no setting, all)")
-    parser.add_argument("--stt", metavar="openai|pocketsphinx",
+    parser.add_argument("--stt", metavar="openai|pocketsphinx|sensevoice",
                         help="speech recognition engine (default: the setting)")
     parser.add_argument("--stt-model", metavar="NAME",
                         help="model of --stt openai (default: the setting, then whisper-1)")

@@ -25,6 +25,7 @@ os.environ.setdefault("PYTHON_KEYRING_BACKEND", "keyring.backends.null.Keyring")
 def _private_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("DESKTOP_AGENT_HOME", str(home))
+    monkeypatch.setenv("DESKTOP_AGENT_NO_DOWNLOADS", "1")  # a speech model only ever from 127.0.0.1
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     yield home

@@ -13,14 +13,18 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
+from desktop_agent.cli.model_progress import ModelProgressPrinter
 from desktop_agent.core.messages import TranscriptMessage
 from desktop_agent.core.ports import SpeechRecognizer, STTError
 from desktop_agent.storage import secrets
 from desktop_agent.storage.settings import Settings
 from desktop_agent.voice.stt import build_recognizer, read_speech_wav
+from desktop_agent.voice.stt.sensevoice import SenseVoiceRecognizer
 
 
 class VoiceConfigError(ValueError):
@@ -56,10 +60,16 @@ def check_flags(args: argparse.Namespace) -> None:
         raise VoiceConfigError("use either --prompt or --audio-in, not both")
 
 
-def recording(args: argparse.Namespace, settings: Settings, path: Path, *, answers: bool) -> Recording:
+def recording(
+    args: argparse.Namespace, settings: Settings, path: Path, *, answers: bool, share: Recording | None = None
+) -> Recording:
     """Read ``path`` and build its recogniser. Raises :class:`STTError` in one
-    line (an unreadable or silent file, an unknown engine, no endpoint)."""
+    line (an unreadable or silent file, an unknown engine, no endpoint).
+    ``share``: a recording whose SenseVoice recogniser is reused (one model
+    in memory, not two)."""
     pcm = read_speech_wav(path)
+    if share is not None and isinstance(share.recognizer, SenseVoiceRecognizer):
+        return Recording(path, pcm, share.recognizer)
     base_url = settings.stt_base_url or _first(args.base_url, settings.base_url, os.environ.get("OPENAI_BASE_URL"))
     api_key = _first(args.api_key, secrets.get_api_key(), os.environ.get("OPENAI_API_KEY"))
     recognizer = build_recognizer(
@@ -68,8 +78,22 @@ def recording(args: argparse.Namespace, settings: Settings, path: Path, *, answe
         api_key=api_key,
         model=args.stt_model or settings.stt_model,
         answers=answers,
+        model_base_url=settings.stt_model_base_url,
+        model_dir=settings.stt_model_dir,
     )
     return Recording(path, pcm, recognizer)
+
+
+def report_downloads(recordings: Iterable[Recording | None], err: IO[str]) -> None:
+    """A SenseVoice model not on disk yet is downloaded at the first
+    recognition: its progress goes to ``err`` (one line rewritten on a
+    terminal, a line per 10 % otherwise)."""
+    for rec in recordings:
+        recognizer = rec.recognizer if rec is not None else None
+        if isinstance(recognizer, SenseVoiceRecognizer) and not recognizer.ready and recognizer.on_progress is None:
+            printer = ModelProgressPrinter(err, recognizer.model_folder)
+            recognizer.on_progress = printer
+            recognizer.on_failure = lambda _why, printer=printer: printer.end_line()  # the error follows
 
 
 async def recognise_message(rec: Recording) -> TranscriptMessage:

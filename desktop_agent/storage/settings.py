@@ -28,7 +28,7 @@ log = logging.getLogger(__name__)
 
 TtsEngine = Literal["auto", "edge", "espeak", "none"]
 TTS_ENGINES: tuple[str, ...] = get_args(TtsEngine)
-SttEngine = Literal["pocketsphinx", "openai"]
+SttEngine = Literal["pocketsphinx", "openai", "sensevoice"]
 STT_ENGINES: tuple[str, ...] = get_args(SttEngine)
 
 
@@ -101,7 +101,15 @@ class Settings:
     """How long speech must last before it interrupts (``barge_in``)."""
     stt_engine: str = "pocketsphinx"
     """Speech recognition engine (issue 11): ``pocketsphinx`` (offline,
-    English; the default, as a fresh install has no endpoint) or ``openai``."""
+    English; the default, as a fresh install has no endpoint), ``openai``,
+    or ``sensevoice`` (offline, Chinese and English; its model is downloaded
+    on first use)."""
+    stt_model_base_url: str = ""
+    """Where ``sensevoice`` downloads its model from; empty: Hugging Face
+    (a mirror such as hf-mirror.com serves the same files)."""
+    stt_model_dir: str = ""
+    """A SenseVoice model already on disk (an unpacked sherpa-onnx archive);
+    when set, ``sensevoice`` uses it and downloads nothing."""
     stt_base_url: str = ""
     """``openai`` recognition's own endpoint; empty: the chat endpoint's."""
     stt_model: str = ""

@@ -47,6 +47,7 @@ from desktop_agent.ui.chat_view import ChatView
 from desktop_agent.ui.i18n import tr
 from desktop_agent.ui.input_box import InputBox
 from desktop_agent.ui.mic_button import HandsFreeButton, MicButton
+from desktop_agent.ui.model_download import ModelDownloadPanel
 from desktop_agent.ui.send_button import INTERRUPT_FALLBACK_MS, SendButton
 from desktop_agent.ui.status_bar import StatusBar, server_views
 from desktop_agent.ui.theme import apply_theme
@@ -63,6 +64,7 @@ if TYPE_CHECKING:
     from desktop_agent.ui.turn_view import TurnView
     from desktop_agent.ui.voice_glue import VoiceGlue
     from desktop_agent.ui.window_deps import WindowDeps
+    from desktop_agent.voice.stt.models import DownloadProgress
 
 log = logging.getLogger(__name__)
 
@@ -134,6 +136,9 @@ class MainWindow(QMainWindow):
         column.setContentsMargins(0, 0, 0, 0)
         column.setSpacing(0)
         column.addWidget(self.chat, 1)
+        self.model_download = ModelDownloadPanel(central)
+        """The speech model's first-use download (hidden unless one runs or failed)."""
+        column.addWidget(self.model_download)
         column.addLayout(bottom)
         self.setCentralWidget(central)
         self.status = StatusBar(self)
@@ -417,6 +422,11 @@ class MainWindow(QMainWindow):
 
     def _on_model_changed(self, applied: AppliedSettings) -> None:
         self.status.set_model(applied.model, is_demo=applied.is_demo, demo_notice=applied.demo_notice)
+
+    def model_progress(self, progress: DownloadProgress) -> None:
+        """A speech model download's progress callback (any thread); the
+        final report hides the panel, :meth:`ModelDownloadPanel.failed` says why one failed."""
+        self.model_download.post(progress)
 
     # ----------------------------------------------------------- audio
 

@@ -42,6 +42,7 @@ from desktop_agent.core.approval import BUILTIN, split_allow_key
 from desktop_agent.storage.settings import TTS_ENGINES, Settings, SettingsError
 from desktop_agent.ui.i18n import tr
 from desktop_agent.ui.skills_page import SkillsPage
+from desktop_agent.ui.stt_settings import SttSettingsBox
 from desktop_agent.ui.theme import apply_theme
 
 if TYPE_CHECKING:
@@ -121,6 +122,7 @@ class SettingsDialog(QDialog):
             voice_edit.setPlaceholderText(tr("settings_voice_hint"))
         self.speak_all = QCheckBox(tr("settings_speak_all"), self)
         self.speak_all.setChecked(settings.speak_every_reply)
+        self.stt = SttSettingsBox(settings, self)
         self.send_at_once = QCheckBox(tr("voice_send_at_once"), self)
         self.send_at_once.setChecked(settings.voice_send_at_once)
         self.barge_in = QCheckBox(tr("settings_barge_in"), self)
@@ -173,6 +175,7 @@ class SettingsDialog(QDialog):
         form.addRow(tr("settings_tts"), self.tts_engine)
         form.addRow(tr("settings_voice"), self.voice)
         form.addRow("", self.speak_all)
+        form.addRow(tr("settings_stt"), self.stt)
         form.addRow(tr("settings_speech_input"), self.send_at_once)
         form.addRow("", barge_row)
         form.addRow("", self.barge_in_note)
@@ -262,7 +265,8 @@ class SettingsDialog(QDialog):
             max_steps=self.max_steps.value(),
             approval_timeout_s=float(self.approval_timeout.value()),
             enabled_skills=self.skills_page.enabled_skills(),
-        ).validate()
+        )
+        settings = self.stt.apply_to(settings).validate()
         if settings.base_url and not settings.base_url.startswith(("http://", "https://")):
             raise SettingsError(f"settings: the endpoint must start with http:// or https://, got {settings.base_url!r}")
         key = self.api_key.text().strip()

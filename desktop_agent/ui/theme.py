@@ -100,6 +100,8 @@ QFrame#toolCard, QFrame#formCard, QFrame#visualCard {{
     background: {c.card}; border: 1px solid {c.border}; border-radius: 8px; }}
 QFrame#toolCard[phase="approval"] {{ border: 1px solid {c.accent}; }}
 QFrame#toolCard[phase="rejected"], QFrame#toolCard[phase="invalidated"] {{ background: {c.card_header}; }}
+QFrame#modelDownload {{ background: {c.card}; border: 1px solid {c.border}; border-radius: 8px; }}
+QFrame#modelDownload[state="failed"] {{ background: {c.error}; }}
 QLabel#cardTitle {{ font-weight: bold; }}
 QLabel#cardMuted {{ color: {c.muted}; }}
 QLabel#mono {{ font-family: monospace; background: {c.code}; border-radius: 4px; padding: 4px; }}

@@ -9,11 +9,15 @@ release ends the utterance; Esc cancels what is heard or recognised.
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QKeyEvent
 
+from desktop_agent.core.ports import STTError
+from desktop_agent.ui.i18n import tr
 from desktop_agent.ui.voice_input import VoiceInput
 
 if TYPE_CHECKING:
@@ -23,9 +27,16 @@ if TYPE_CHECKING:
     from desktop_agent.ui.window_deps import WindowDeps
 
 
+def _engine_settings(settings: Settings) -> tuple[str, ...]:
+    """The settings that choose and configure the recognisers."""
+    return (settings.stt_engine, settings.stt_base_url, settings.stt_model, settings.stt_model_base_url,
+            settings.stt_model_dir, settings.base_url)
+
+
 class VoiceGlue(QObject):
     def __init__(self, window: MainWindow, deps: WindowDeps) -> None:
         super().__init__(window)
+        self._preparing: set[asyncio.Task[None]] = set()
         self._window = window
         self._space_talk = False
         settings = deps.settings
@@ -37,6 +48,9 @@ class VoiceGlue(QObject):
             unavailable=deps.speech_input_note,
             parent=self,
         )
+        self._make_recognizers = deps.make_recognizers
+        self._engine = _engine_settings(settings)
+        self._listen_to_downloads(deps.recognizer)
         self.apply(settings)
         voice = self.voice
         self._say_line = deps.say
@@ -60,13 +74,55 @@ class VoiceGlue(QObject):
             controller.phase_changed.connect(lambda phase: voice.set_busy(phase != "send" or controller.busy))
         window.input.installEventFilter(self)
         window.closed.connect(voice.close)
+        window.model_download.cancel_requested.connect(self._cancel_download)
         if settings.hands_free and voice.available:
             window.hands_free_button.setChecked(True)
 
     def apply(self, settings: Settings) -> None:
-        """Settings changed (or first read)."""
+        """Settings changed (or first read). Another recognition engine (or
+        its endpoint, model, model folder) is used at once, no restart; a
+        SenseVoice model not yet on disk starts downloading now, its
+        progress shown, rather than at the first utterance."""
         self.voice.send_at_once = settings.voice_send_at_once
         self.voice.barge_in_ms = settings.barge_in_ms if settings.barge_in else None
+        engine = _engine_settings(settings)
+        if engine == self._engine or self._make_recognizers is None:
+            return
+        self._engine = engine
+        recognizer, answers, reason = self._make_recognizers(settings)
+        self._listen_to_downloads(recognizer)
+        self.voice.set_recognizers(recognizer, answers, reason)
+        window = self._window
+        window.mic.set_state("unavailable" if not self.voice.available else "idle", self.voice.reason)
+        window.hands_free_button.setEnabled(self.voice.available)
+        prepare = getattr(recognizer, "prepare", None)
+        if prepare is not None and not getattr(recognizer, "ready", True):
+            task = asyncio.ensure_future(self._prepare(prepare))
+            self._preparing.add(task)
+            task.add_done_callback(self._preparing.discard)
+
+    def _listen_to_downloads(self, recognizer: object) -> None:
+        """A recogniser that downloads its model reports to the window's
+        panel: progress, and why it failed."""
+        if recognizer is not None and hasattr(recognizer, "on_progress"):
+            recognizer.on_progress = self._window.model_progress
+            if hasattr(recognizer, "on_failure"):
+                recognizer.on_failure = self._window.model_download.failed
+
+    def _cancel_download(self) -> None:
+        """The panel's Cancel: stop the download, whether Settings started it
+        or an utterance waits for it (what was heard is dropped)."""
+        for task in list(self._preparing):
+            task.cancel()
+        if self.voice.state == "recognising":
+            self.voice.cancel()
+
+    async def _prepare(self, prepare: Callable[[], Awaitable[None]]) -> None:
+        try:
+            await prepare()
+        except STTError as exc:
+            if self._window.model_download.state != "failed":  # a download failure is on the panel already
+                self._window.show_notice("warning", tr("mic_stt_error", error=exc))
 
     async def _say(self, text: str) -> None:
         controller = self._window.controller

@@ -90,6 +90,10 @@ class VoiceInput(QObject):
         self._reason = unavailable or (tr("mic_none") if audio is None else None)
         if self._reason is None and recognizer is None:
             self._reason = tr("mic_no_recognizer")
+        self._engine_reasons: tuple[str, ...] = (
+            (self._reason,) if self._reason is not None and audio is not None else ())
+        """Reasons that come from the recogniser, not the microphone: another
+        engine can lift them."""
         self._state = "unavailable" if self._reason else "idle"
         self._mode: Mode = "off"
         self._hands_free = False
@@ -99,6 +103,24 @@ class VoiceInput(QObject):
         self._task: asyncio.Task[None] | None = None
         self._approval: tuple[str, str, int] | None = None
         """The approval being asked: tool_call_id, tool name, tries so far."""
+
+    def set_recognizers(
+        self, recognizer: SpeechRecognizer | None, answers: SpeechRecognizer | None, reason: str | None
+    ) -> None:
+        """Use other recognisers from now on (the Settings changed the engine);
+        an utterance being recognised finishes with the old one. ``reason``:
+        why there is none. A microphone that failed stays unavailable."""
+        self._recognizer, self._answers = recognizer, answers or recognizer
+        if self._audio is None or self._reason not in (None, *self._engine_reasons):
+            return
+        self._reason = reason or (tr("mic_no_recognizer") if recognizer is None else None)
+        self._engine_reasons = (self._reason,) if self._reason else ()
+        if self._reason is not None:
+            self._stop_audio()
+            self._hands_free = False
+            self._set_state("unavailable")
+        elif self._state == "unavailable":
+            self._set_state("idle")
 
     # ------------------------------------------------------------ state
 

@@ -20,6 +20,10 @@ if TYPE_CHECKING:
     from desktop_agent.storage.settings import Settings, SettingsStore
 
 
+RecognizerFactory = Callable[["Settings"], tuple["SpeechRecognizer | None", "SpeechRecognizer | None", "str | None"]]
+"""Settings → the dictation recogniser, the answers recogniser, why none."""
+
+
 class SettingsApplier(Protocol):
     """Apply settings to the running services (``Services.apply_settings``):
     endpoint, model, speech and limits; ``key_changed`` when the stored API
@@ -102,6 +106,10 @@ class WindowDeps:
     answer_recognizer: SpeechRecognizer | None = None
     """Hears spoken approval answers (a yes/no grammar where the engine has
     one); None: ``recognizer`` does."""
+    make_recognizers: RecognizerFactory | None = None
+    """Builds the recognisers for other settings (dictation, answers, why
+    none): the Settings dialog switches engines without a restart. None:
+    they stay as they are (no microphone, say)."""
     vad: Callable[[], FrameClassifier] | None = None
     """A fresh voice activity detector (hands-free, barge-in, approval by voice)."""
     speech_input_note: str | None = None

@@ -17,8 +17,10 @@ from typing import Any
 
 import pytest
 
+from desktop_agent.testing.fake_sensevoice import write_fake_sensevoice
+from desktop_agent.testing.scripted_files import ScriptedFileServer, ServedFile
 from desktop_agent.testing.scripted_stt import ScriptedTranscriptionServer, SttFailure
-from desktop_agent.testing.spoken import HAVE_ESPEAK, espeak_wav
+from desktop_agent.testing.spoken import HAVE_ESPEAK, SPHINX_VOICE, SPHINX_WPM, espeak_wav
 from desktop_agent.voice.wav import silent_wav
 
 pytestmark = pytest.mark.integration
@@ -135,3 +137,52 @@ async def test_a_spoken_no_or_anything_unclear_rejects(tmp_path: Path, spoken: s
                                         "interrupted"]
     assert events[-2] == {**events[-2], "reason": "rejected"}
     assert f": {verdict}" in err
+
+
+@needs_espeak
+async def test_pocketsphinx_hears_spoken_what_time_is_it_well_enough_to_reach_the_time_tool(tmp_path: Path) -> None:
+    """Real recognition end to end: espeak-ng speaks, pocketsphinx's
+    dictation model (no grammar) recognises, the demo model asks the time
+    server."""
+    wav = espeak_wav("what time is it", tmp_path, voice=SPHINX_VOICE, wpm=SPHINX_WPM)
+    code, err, events = await _run(tmp_path, "--stt", "pocketsphinx", "--audio-in", str(wav), "--approve", "all")
+    assert code == 0, err
+    transcript = events[0]
+    assert transcript["type"] == "transcript" and transcript["engine"] == "pocketsphinx"
+    assert "time" in transcript["text"].split(), transcript
+    result = next(e for e in events if e["type"] == "tool_call" and e["state"] == "result")
+    assert result["tool_name"] == "get_current_time" and not result["is_error"]
+
+
+@needs_espeak
+async def test_sensevoice_recognises_audio_in_with_a_model_on_disk(tmp_path: Path, _private_home: Path) -> None:
+    """The offline Chinese/English engine through the real sherpa-onnx, with
+    a stand-in model in a folder the settings name (nothing downloaded)."""
+    folder = write_fake_sensevoice(tmp_path / "sensevoice")
+    (_private_home / "settings.json").write_text(json.dumps({"stt_model_dir": str(folder)}))
+    wav = espeak_wav("what time is it", tmp_path)
+    code, err, events = await _run(tmp_path, "--stt", "sensevoice", "--audio-in", str(wav), "--approve", "all")
+    assert code == 0, err
+    assert {k: events[0][k] for k in ("type", "text", "engine")} == {
+        "type": "transcript", "text": "what time is it", "engine": "sensevoice"}
+    result = next(e for e in events if e["type"] == "tool_call" and e["state"] == "result")
+    assert result["tool_name"] == "get_current_time" and not result["is_error"]
+    assert "[heard] what time is it (sensevoice)" in err
+
+
+@needs_espeak
+async def test_a_sensevoice_download_that_fails_says_why_and_leaves_nothing(tmp_path: Path, _private_home: Path) -> None:
+    """First use with no model on disk: the download starts (from a loopback
+    mirror), the file served is not the model the spec names, and the run
+    ends with one error line; no partial file is left in the data folder."""
+    async with ScriptedFileServer({"/m/model.int8.onnx": ServedFile(b"x" * 5000)}) as files:
+        (_private_home / "settings.json").write_text(json.dumps({"stt_model_base_url": files.url("/m")}))
+        wav = espeak_wav("what time is it", tmp_path)
+        code, err, events = await _run(tmp_path, "--stt", "sensevoice", "--audio-in", str(wav))
+    assert code == 1, err
+    lines = err.splitlines()
+    assert lines[-2].startswith("note: downloading the speech model SenseVoice"), err
+    assert lines[-1].startswith("error: ") and "model.int8.onnx" in lines[-1] and "size" in lines[-1], err
+    assert "Traceback" not in err and events == []
+    assert files.requests == ["/m/model.int8.onnx"]
+    assert [p.name for p in (_private_home).rglob("*.part")] == []

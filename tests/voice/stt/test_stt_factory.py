@@ -30,5 +30,5 @@ def test_openai_without_an_endpoint_says_so() -> None:
 
 
 def test_an_unknown_engine_is_named() -> None:
-    with pytest.raises(STTError, match="must be one of pocketsphinx, openai, got 'whisperx'"):
+    with pytest.raises(STTError, match="must be one of pocketsphinx, openai, sensevoice, got 'whisperx'"):
         build_recognizer("whisperx")

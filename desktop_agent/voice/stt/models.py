@@ -1,0 +1,372 @@
+"""Speech models downloaded on first use (issue 11): what a model is made of
+(:class:`ModelSpec`), where it lives (:class:`ModelStore`, under the data
+folder) and how it gets there.
+
+A download is all or nothing: each file is written to ``<name>.part``, its
+SHA-256 computed while writing, its size and checksum checked, and only then
+renamed to its final name; any failure or cancellation removes the
+``.part``. So a model folder holds finished files only, and :meth:`ModelStore.ready`
+can trust a file of the right size without hashing 230 MB at every start.
+
+No Qt here: the window and the terminal show :class:`DownloadProgress` each
+their own way (``ui/model_download.py``, ``cli/model_progress.py``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import errno
+import hashlib
+import logging
+import os
+import shutil
+import time
+import weakref
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+from urllib.parse import urlsplit
+
+import httpx2
+
+from desktop_agent.core.ports import STTError
+from desktop_agent.storage.paths import PRIVATE_DIR, data_dir, make_private
+
+log = logging.getLogger(__name__)
+
+PROGRESS_INTERVAL_S = 0.1
+"""At most ~10 progress calls a second (plus the final 100 %)."""
+ETA_AFTER_S = 1.0
+"""No time estimate before this much of the download: the first chunks'
+rate says little (TCP slow start, a redirect)."""
+NO_DOWNLOADS_ENV = "DESKTOP_AGENT_NO_DOWNLOADS"
+"""Set (to anything) to refuse every download from a host other than this
+machine: a test set-up that must never reach the network."""
+
+
+@dataclass(frozen=True)
+class ModelFile:
+    name: str
+    size: int
+    """Bytes, exactly."""
+    sha256: str
+    """Lower-case hex."""
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    key: str
+    """The model's folder name under the store."""
+    label: str
+    """What a person is told is downloading."""
+    base_url: str
+    """A file's URL is ``<base_url>/<name>``; pin a revision, so the checksums hold."""
+    files: tuple[ModelFile, ...]
+
+    @property
+    def total_size(self) -> int:
+        return sum(f.size for f in self.files)
+
+    def url(self, file: ModelFile, base_url: str = "") -> str:
+        return f"{(base_url or self.base_url).rstrip('/')}/{file.name}"
+
+
+SENSEVOICE = ModelSpec(
+    key="sensevoice-small-int8",
+    label="SenseVoice Small (zh/en/ja/ko/yue)",
+    base_url="https://huggingface.co/csukuangfj/sherpa-onnx-sense-voice-zh-en-ja-ko-yue-2024-07-17"
+    "/resolve/2365baeacb507f821a0c8120fcee3d484dba7a07",
+    files=(
+        ModelFile("model.int8.onnx", 239_233_841, "c71f0ce00bec95b07744e116345e33d8cbbe08cef896382cf907bf4b51a2cd51"),
+        ModelFile("tokens.txt", 315_894, "f449eb28dc567533d7fa59be34e2abca8784f771850c78a47fb731a31429a1dc"),
+    ),
+)
+
+
+@dataclass(frozen=True)
+class DownloadProgress:
+    """How far one :meth:`ModelStore.ensure` download is. ``done`` and
+    ``total`` count the bytes of the files this download fetches (files
+    already in place are not counted)."""
+
+    label: str
+    """The model's :attr:`ModelSpec.label`."""
+    file: str
+    """The file being written now."""
+    done: int
+    total: int
+    elapsed_s: float
+    """Since the download started."""
+
+    @property
+    def percent(self) -> float:
+        return 100.0 if self.total <= 0 else min(100.0, 100.0 * self.done / self.total)
+
+    @property
+    def eta_s(self) -> float | None:
+        """Seconds left at the average rate so far; None until
+        :data:`ETA_AFTER_S` has passed with some bytes in."""
+        if self.done >= self.total:
+            return 0.0
+        if self.elapsed_s < ETA_AFTER_S or self.done <= 0:
+            return None
+        return (self.total - self.done) * self.elapsed_s / self.done
+
+    def describe(self) -> str:
+        """One plain English line: ``SenseVoice …: 42 % · 96 of 229 MB · about 1 min left``."""
+        parts = [f"{int(self.percent)} %", f"{format_mb_of(self.done, self.total, ' of ')} MB"]
+        eta = self.eta_s
+        if eta is not None and self.done < self.total:
+            parts.append(f"about {format_eta_en(eta)} left")
+        return f"{self.label}: {' · '.join(parts)}"
+
+
+def format_mb(size: int, *, precise: bool = False) -> str:
+    """``229`` (MiB, whole), or one decimal under 10 MB when ``precise``."""
+    mb = size / (1 << 20)
+    return f"{mb:.1f}" if precise and mb < 10 else f"{round(mb)}"
+
+
+def format_mb_of(done: int, total: int, between: str) -> str:
+    """``96 of 229`` (``between`` is the language's ``of``); small totals keep a decimal."""
+    precise = total < 10 << 20
+    return f"{format_mb(done, precise=precise)}{between}{format_mb(total, precise=precise)}"
+
+
+def format_eta_en(seconds: float) -> str:
+    """``40 s``, ``3 min``, ``1 h 5 min`` (rounded up, never "0 s")."""
+    whole = max(1, int(seconds + 0.999))
+    if whole < 60:
+        return f"{whole} s"
+    minutes = (whole + 59) // 60
+    if minutes < 60:
+        return f"{minutes} min"
+    return f"{minutes // 60} h" + (f" {minutes % 60} min" if minutes % 60 else "")
+
+
+class ModelDownloadError(STTError):
+    """A model could not be downloaded; the message says why in one line
+    (HTTP status and URL, the connection's error, a checksum or size that
+    does not match, no disk space). Nothing half-written is left behind."""
+
+
+ProgressCallback = Callable[[DownloadProgress], None]
+
+
+class ModelStore:
+    """Models under ``root``, one folder each (:meth:`folder`)."""
+
+    def __init__(self, root: Path, *, clock: Callable[[], float] = time.monotonic) -> None:
+        self.root = root
+        self._clock = clock
+        # One download per model at a time. asyncio locks belong to the loop
+        # that first waits on them, so there is one set per loop.
+        self._locks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, asyncio.Lock]] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    def folder(self, spec: ModelSpec) -> Path:
+        return self.root / spec.key
+
+    def missing(self, spec: ModelSpec) -> tuple[ModelFile, ...]:
+        """The files not present with their spec size."""
+        folder = self.folder(spec)
+        return tuple(f for f in spec.files if _size(folder / f.name) != f.size)
+
+    def ready(self, spec: ModelSpec) -> bool:
+        """Every file is present with its spec size (checksums are checked
+        when downloading, not at every start)."""
+        return not self.missing(spec)
+
+    async def ensure(
+        self, spec: ModelSpec, progress: ProgressCallback | None = None, *, base_url: str = ""
+    ) -> Path:
+        """The model's folder, downloading the missing files first (from
+        ``base_url``, a mirror, instead of the spec's when given). Concurrent
+        calls for one model share one download. Raises
+        :class:`ModelDownloadError`; a cancelled download is cleaned up and
+        the ``CancelledError`` goes on."""
+        folder = self.folder(spec)
+        if self.ready(spec):
+            return folder
+        locks = self._locks.setdefault(asyncio.get_running_loop(), {})
+        async with locks.setdefault(spec.key, asyncio.Lock()):
+            missing = self.missing(spec)  # another call may have fetched them meanwhile
+            if missing:
+                _refuse_if_offline(spec, missing, base_url)
+                self._prepare(folder, sum(f.size for f in missing))
+                await _Download(spec, missing, folder, base_url, progress, self._clock).run()
+        return folder
+
+    def _prepare(self, folder: Path, needed: int) -> None:
+        try:
+            self.root.mkdir(mode=PRIVATE_DIR, parents=True, exist_ok=True)
+            folder.mkdir(mode=PRIVATE_DIR, exist_ok=True)
+            make_private(folder, PRIVATE_DIR)
+            free = shutil.disk_usage(folder).free
+        except OSError as exc:
+            raise ModelDownloadError(f"cannot create the model folder {folder}: {_os_reason(exc)}") from exc
+        if free < needed:
+            raise ModelDownloadError(
+                f"not enough disk space in {folder}: the model needs {format_mb(needed, precise=True)} MB, "
+                f"{format_mb(free, precise=True)} MB are free"
+            )
+
+
+class _Download:
+    """One :meth:`ModelStore.ensure` download: the missing files in turn."""
+
+    def __init__(
+        self,
+        spec: ModelSpec,
+        files: tuple[ModelFile, ...],
+        folder: Path,
+        base_url: str,
+        progress: ProgressCallback | None,
+        clock: Callable[[], float],
+    ) -> None:
+        self.spec, self.files, self.folder, self.base_url = spec, files, folder, base_url
+        self._progress, self._clock = progress, clock
+        self._total = sum(f.size for f in files)
+        self._done = 0
+        self._started = clock()
+        self._last_report: float | None = None
+
+    async def run(self) -> None:
+        log.info("downloading %s (%d bytes) to %s", self.spec.label, self._total, self.folder)
+        timeout = httpx2.Timeout(30.0, read=60.0)
+        self._report(self.files[0].name)  # at 0 %: the window shows the download before a byte is in
+        async with httpx2.AsyncClient(timeout=timeout, follow_redirects=True) as client:
+            for file in self.files:
+                await self._fetch(client, file)
+        self._report(self.files[-1].name, final=True)
+        log.info("downloaded %s in %.1f s", self.spec.label, self._clock() - self._started)
+
+    async def _fetch(self, client: httpx2.AsyncClient, file: ModelFile) -> None:
+        url = self.spec.url(file, self.base_url)
+        part = self.folder / f"{file.name}.part"
+        try:
+            out = _open_part(part)
+        except OSError as exc:
+            raise ModelDownloadError(f"cannot write {part}: {_os_reason(exc)}") from exc
+        try:
+            with out:
+                digest = await self._stream(client, file, url, out)
+            if digest != file.sha256:
+                raise ModelDownloadError(
+                    f"{file.name}: checksum mismatch (the download from {url} is damaged or not this model)"
+                )
+            os.replace(part, self.folder / file.name)
+        except BaseException as exc:
+            with contextlib.suppress(OSError):
+                part.unlink(missing_ok=True)
+            if isinstance(exc, OSError):
+                raise ModelDownloadError(f"cannot write {part}: {_os_reason(exc)}") from exc
+            raise
+
+    async def _stream(
+        self, client: httpx2.AsyncClient, file: ModelFile, url: str, out: BinaryIO
+    ) -> str:
+        digest = hashlib.sha256()
+        written = 0
+        try:
+            # identity: the bytes hashed are the bytes the spec's checksum is of
+            async with client.stream("GET", url, headers={"Accept-Encoding": "identity"}) as response:
+                if response.status_code != 200:
+                    raise ModelDownloadError(
+                        f"could not download {file.name}: HTTP {response.status_code} from {url}"
+                    )
+                length = response.headers.get("content-length")
+                if length is not None and length.isdigit() and int(length) != file.size:
+                    raise ModelDownloadError(
+                        f"{file.name}: size mismatch, {url} offers {length} bytes, expected {file.size}"
+                    )
+                async for chunk in response.aiter_bytes():  # as it arrives: progress on a slow link too
+                    written += len(chunk)
+                    if written > file.size:
+                        raise ModelDownloadError(
+                            f"{file.name}: size mismatch, {url} sent more than the expected {file.size} bytes"
+                        )
+                    digest.update(chunk)
+                    out.write(chunk)
+                    self._done += len(chunk)
+                    self._report(file.name)
+        except httpx2.HTTPError as exc:
+            reason = _http_reason(exc)
+            if written:
+                reason = f"{reason}, after {written} of {file.size} bytes"
+            raise ModelDownloadError(f"could not download {file.name} from {_host(url)}: {reason}") from exc
+        if written != file.size:
+            raise ModelDownloadError(
+                f"{file.name}: size mismatch, {url} sent {written} bytes, expected {file.size}"
+            )
+        out.flush()
+        os.fsync(out.fileno())
+        return digest.hexdigest()
+
+    def _report(self, name: str, *, final: bool = False) -> None:
+        if self._progress is None:
+            return
+        now = self._clock()
+        if not final and self._last_report is not None and now - self._last_report < PROGRESS_INTERVAL_S:
+            return
+        if not final and self._done >= self._total:
+            return  # the final report says 100 % once the files are in place
+        self._last_report = now
+        self._progress(DownloadProgress(self.spec.label, name, self._done, self._total, now - self._started))
+
+
+def default_store() -> ModelStore:
+    """The store under ``<data folder>/models``; one per folder, so every
+    caller shares its download locks."""
+    root = data_dir() / "models"
+    store = _STORES.get(root)
+    if store is None:
+        store = _STORES[root] = ModelStore(root)
+    return store
+
+
+_STORES: dict[Path, ModelStore] = {}
+
+
+def _refuse_if_offline(spec: ModelSpec, files: tuple[ModelFile, ...], base_url: str) -> None:
+    if not os.environ.get(NO_DOWNLOADS_ENV):
+        return
+    for file in files:
+        url = spec.url(file, base_url)
+        if urlsplit(url).hostname not in ("127.0.0.1", "localhost", "::1"):
+            raise ModelDownloadError(f"downloads are turned off ({NO_DOWNLOADS_ENV}): not fetching {url}")
+
+
+def _open_part(path: Path) -> BinaryIO:
+    """A fresh ``.part`` (a stale one from a killed run is overwritten)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    return os.fdopen(fd, "wb")
+
+
+def _size(path: Path) -> int | None:
+    try:
+        return path.stat().st_size if path.is_file() else None
+    except OSError:
+        return None
+
+
+def _host(url: str) -> str:
+    return urlsplit(url).netloc or url
+
+
+def _os_reason(exc: OSError) -> str:
+    if exc.errno == errno.ENOSPC:
+        return "the disk is full"
+    return exc.strerror or " ".join(str(exc).split()) or type(exc).__name__
+
+
+def _http_reason(exc: httpx2.HTTPError) -> str:
+    if isinstance(exc, httpx2.TimeoutException):
+        return "timed out"
+    if isinstance(exc, httpx2.RemoteProtocolError) and "peer closed" in str(exc):
+        return "the server closed the connection"  # its own text repeats the byte counts
+    text = " ".join(str(exc).split())
+    return text or type(exc).__name__
