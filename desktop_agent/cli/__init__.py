@@ -149,12 +149,15 @@ async def _main(
         if args.audio_in:
             message_audio = voice.recording(args, services.settings, args.audio_in, answers=False)
         if args.approval_audio:
-            answer_audio = voice.recording(args, services.settings, args.approval_audio, answers=True)
+            answer_audio = voice.recording(
+                args, services.settings, args.approval_audio, answers=True, share=message_audio
+            )
     except STTError as exc:
         _say(err, f"error: {exc}")
         if message_audio is not None:
             await message_audio.aclose()
         return EXIT_CONFIG
+    voice.report_downloads((message_audio, answer_audio), err)
     try:
         return await _session(services, args, stdin, out, err, signals, message_audio, answer_audio)
     finally:
@@ -237,6 +240,9 @@ def _write_history(path: Path, history: list[JSONDict], err: IO[str]) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write_text(path, json.dumps(history, ensure_ascii=False, indent=2))
+    except FileExistsError as exc:
+        # mkdir's "File exists" read as if the history file were in the way.
+        _say(err, f"error: cannot write history to {path}: {exc.filename} is a file, not a folder")
     except OSError as exc:
         _say(err, f"error: cannot write history to {path}: {exc.strerror}")
 

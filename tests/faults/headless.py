@@ -52,6 +52,8 @@ class Row:
     """A list of replies or a function of the request (see :func:`script`)."""
     extra: Sequence[str] = ("--prompt", "x", "--approve", "all")
     stdin: bytes | None = None
+    stdin_open: bool = False
+    """Keep standard input open (a pipe with nothing written) until the end."""
     env: dict[str, str] = field(default_factory=dict)
     refused: bool = False
     """Point the CLI at a port where nothing listens."""
@@ -72,6 +74,10 @@ class Result:
 
     @property
     def history_path(self) -> Path:
+        """The row's own ``--history-json`` (the last one given), else the folder's."""
+        flags = [i for i, arg in enumerate(self.row.extra) if arg == "--history-json"]
+        if flags:
+            return Path(self.row.extra[flags[-1] + 1])
         return self.folder / "history.json"
 
     def events(self) -> list[dict[str, Any]]:
@@ -144,7 +150,7 @@ async def run_row(tmp: Path, row: Row, timeout_s: float = 90) -> Result:
         env = {**os.environ, "DESKTOP_AGENT_HOME": str(home), **row.env}
         proc = await asyncio.create_subprocess_exec(
             *_argv(row, folder, base_url), env=env,
-            stdin=asyncio.subprocess.DEVNULL if row.stdin is None else asyncio.subprocess.PIPE,
+            stdin=asyncio.subprocess.PIPE if row.stdin is not None or row.stdin_open else asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
         try:
             async with asyncio.timeout(timeout_s):

@@ -94,12 +94,18 @@ class Scenario:
                 *self.argv(server.base_url), env=env,
                 stdin=asyncio.subprocess.PIPE if stdin_open else asyncio.subprocess.DEVNULL,
                 stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
-            async with asyncio.timeout(timeout_s):
-                collected = asyncio.ensure_future(_collect(proc))
-                if act is not None:
-                    await act(self)
-                out, err = await collected
-                await proc.wait()
+            try:
+                async with asyncio.timeout(timeout_s):
+                    collected = asyncio.ensure_future(_collect(proc))
+                    if act is not None:
+                        await act(self)
+                    out, err = await collected
+                    await proc.wait()
+            finally:
+                # A failed wait must not leave the CLI writing into the next run's folders.
+                if proc.returncode is None:
+                    proc.kill()
+                    await proc.wait()
         assert proc.returncode is not None
         history = json.loads(self.history_path.read_text()) if self.history_path.exists() else None
         left = await _left_over(self.marker) if self.marker else []
