@@ -1,6 +1,6 @@
 """A stand-in SenseVoice model for tests: a tiny ONNX graph with the real
 model's inputs, outputs and metadata, which the real sherpa-onnx loads and
-decodes like the real one (the real model is 229 MB and never downloaded
+decodes like the real one (the real model is 240 MB and never downloaded
 in tests).
 
 Its logits spell ``words`` when the utterance holds sound and nothing when

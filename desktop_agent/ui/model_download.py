@@ -1,5 +1,5 @@
 """The speech model's first-use download, shown above the input: a line
-saying how far it is ("Downloading the speech model: 42 % · 96 of 229 MB ·
+saying how far it is ("Downloading the speech model: 42 % · 96 of 240 MB ·
 about 1 min left"), a thin bar and Cancel. Hidden when the download is
 done; a failed one shows its reason in one line until closed.
 
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
 
 def download_caption(progress: DownloadProgress) -> str:
-    """``Downloading the speech model: 42 % · 96 of 229 MB · about 1 min left``."""
+    """``Downloading the speech model: 42 % · 96 of 240 MB · about 1 min left``."""
     from desktop_agent.ui.card_wording import format_eta  # not at window start-up: it pulls in the core
     from desktop_agent.voice.stt.models import format_mb
 

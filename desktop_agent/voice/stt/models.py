@@ -115,7 +115,7 @@ class DownloadProgress:
         return (self.total - self.done) * self.elapsed_s / self.done
 
     def describe(self) -> str:
-        """One plain English line: ``SenseVoice …: 42 % · 96 of 229 MB · about 1 min left``."""
+        """One plain English line: ``SenseVoice …: 42 % · 96 of 240 MB · about 1 min left``."""
         parts = [f"{int(self.percent)} %", f"{format_mb_of(self.done, self.total, ' of ')} MB"]
         eta = self.eta_s
         if eta is not None and self.done < self.total:

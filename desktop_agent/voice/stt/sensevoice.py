@@ -4,7 +4,7 @@ sherpa-onnx, its model downloaded on first use (:mod:`.models`).
 Why this engine (issue 11): one model hears Chinese, English, Japanese,
 Korean and Cantonese with no language setting; it is non-autoregressive, so
 an utterance costs one pass of the network (no decoding loop that can run
-on or repeat itself, as whisper's can on silence); the int8 model is 229 MB
+on or repeat itself, as whisper's can on silence); the int8 model is 240 MB
 and sherpa-onnx's wheels (about 42 MB installed, no PyTorch) exist for
 Linux, macOS and Windows on x86-64 and ARM. faster-whisper needs
 CTranslate2 plus a tokenizer stack and, at a comparable size (``base``),
