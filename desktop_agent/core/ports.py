@@ -262,6 +262,13 @@ class StreamingTTSEngine(TTSEngine, Protocol):
         ...
 
 
+def streams_now(engine: TTSEngine) -> bool:
+    """Whether the next segment goes through ``open_stream``. An engine may
+    stream only some of the time (``auto`` while its offline fallback
+    speaks): it says so with a ``streaming`` property."""
+    return isinstance(engine, StreamingTTSEngine) and bool(getattr(engine, "streaming", True))
+
+
 class SpeechPort(Protocol):
     """The synthesis pipeline as the chat handler sees it (one per turn).
 

@@ -23,7 +23,8 @@ import time
 from collections.abc import Callable
 from typing import Literal
 
-from desktop_agent.core.ports import Speech, TTSEngine, TTSError
+from desktop_agent.core.ports import Speech, StreamingTTSEngine, TTSEngine, TTSError
+from desktop_agent.core.speech_stream import SpeechStream
 from desktop_agent.voice.cache import engine_key
 from desktop_agent.voice.text import one_line
 
@@ -75,6 +76,18 @@ class AutoEngine:
     def using_fallback(self) -> bool:
         """True while the primary is considered down."""
         return self._down_since is not None
+
+    @property
+    def streaming(self) -> bool:
+        """The next segment streams: the primary is down (and not due for a
+        probe) and the fallback streams (espeak-ng)."""
+        return not self._should_try_primary() and isinstance(self._fallback, StreamingTTSEngine)
+
+    async def open_stream(self, text: str) -> SpeechStream:
+        """The fallback's stream (only asked for while :attr:`streaming`)."""
+        if not isinstance(self._fallback, StreamingTTSEngine):
+            raise TTSError(f"{self._fallback.name} does not stream")
+        return await self._fallback.open_stream(text)
 
     def _should_try_primary(self) -> bool:
         if self._down_since is None:

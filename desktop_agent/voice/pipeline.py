@@ -36,7 +36,7 @@ from dataclasses import dataclass
 
 from desktop_agent.core.bus import SessionMessageBus
 from desktop_agent.core.messages import AudioMessage
-from desktop_agent.core.ports import Speech, StreamingTTSEngine, TTSEngine, TTSError
+from desktop_agent.core.ports import Speech, StreamingTTSEngine, TTSEngine, TTSError, streams_now
 from desktop_agent.core.speech_stream import SpeechStream
 from desktop_agent.voice.cache import CacheKey, SpeechCache, cache_key
 from desktop_agent.voice.text import has_speakable, one_line
@@ -128,7 +128,8 @@ class SpeechPipeline:
             async with self._semaphore:
                 try:
                     async with asyncio.timeout(self._timeout_s):
-                        if isinstance(self._engine, StreamingTTSEngine):
+                        if streams_now(self._engine):
+                            assert isinstance(self._engine, StreamingTTSEngine)
                             return self._track(key, await self._engine.open_stream(text))
                         speech = await self._engine.synthesize(text)
                 except TimeoutError:

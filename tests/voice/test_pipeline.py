@@ -13,7 +13,7 @@ from desktop_agent.core.speech_stream import SpeechStream
 from desktop_agent.testing.bus_reader import BusReader, RecordingBus
 from desktop_agent.testing.fake_sink import FakeAudioSink
 from desktop_agent.testing.fake_tts import FakeStreamingTTS, FakeTTS
-from desktop_agent.voice import SpeechCache, SpeechPipeline
+from desktop_agent.voice import AutoEngine, SpeechCache, SpeechPipeline
 
 
 def drain_bus(bus: RecordingBus) -> list[tuple[dict[str, Any], bytes | None]]:
@@ -351,3 +351,30 @@ async def test_a_stream_that_fails_before_any_audio_is_an_error_message() -> Non
     async with asyncio.timeout(5):
         await pipeline.drain()
     assert drain_bus(bus) == [error_msg(1, 1, "no voice")]
+
+
+async def test_auto_streams_while_its_offline_fallback_speaks_and_not_while_the_primary_does() -> None:
+    """``auto`` whose online voice is down: the segment that found it down
+    came whole from the fallback; the next ones stream from the fallback
+    (speaking sooner); once the primary is back, whole clips again."""
+    primary, fallback = FakeTTS(name="edge"), FakeStreamingTTS()
+    now = [100.0]
+    engine = AutoEngine(primary, fallback, lambda _notice: None, retry_primary_after_s=30, clock=lambda: now[0])
+    primary.failing = "edge-tts failed: no network"
+    bus = RecordingBus("s1")
+    pipeline = SpeechPipeline(engine, bus)
+    pipeline.submit(1, "first")
+    await pipeline.drain()
+    pipeline.submit(2, "second")
+    async with asyncio.timeout(5):
+        await fallback.done("second").wait()
+        fallback.streams["second"].finish()
+        await pipeline.drain()
+    primary.failing = None
+    now[0] += 31  # due for a probe: the primary is asked again, and answers
+    pipeline.submit(3, "third")
+    await pipeline.drain()
+    items = stream_items(bus)
+    assert [(json["segment_id"], json["engine"], stream is not None) for json, stream in items] == [
+        (1, "fake", False), (2, "fake", True), (3, "edge", False)]
+    assert (fallback.calls, primary.calls) == (["first", "second"], ["first", "third"])
