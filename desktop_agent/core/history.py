@@ -211,28 +211,40 @@ def truncate_for_send(
     max_len: int = TOOL_CONTEXT_MAX_LEN,
     no_truncate: Iterable[str] = NO_TRUNCATE_TOOLS,
 ) -> list[JSONDict]:
-    """Copy of ``messages`` with the string values inside tool arguments and
-    the text of tool results cut to ``max_len`` characters (marked with
+    """``messages`` with the string values inside tool arguments and the
+    text of tool results cut to ``max_len`` characters (marked with
     :data:`TRUNCATION_MARK`), except for tools in ``no_truncate`` (found for
-    ``tool`` messages through their ``tool_call_id``)."""
+    ``tool`` messages through their ``tool_call_id``).
+
+    A message with something cut is a new dict; every other one is passed
+    on as it is, not copied: this runs on the whole history before every
+    turn, and copies of it (alive for the whole turn) made each turn's peak
+    memory grow about a kilobyte per turn already taken (issue 12's soak).
+    Nothing downstream edits a message in place (the agent copies before it
+    strips tags), and ``messages`` is never changed here."""
     keep = frozenset(no_truncate)
     names: dict[str, str] = {}
     out: list[JSONDict] = []
     for message in messages:
-        copy = dict(message)
-        if copy.get("tool_calls"):
-            calls = []
-            for tc in copy["tool_calls"]:
-                fn = dict(tc["function"])
+        sent = message if isinstance(message, dict) else dict(message)
+        if sent.get("tool_calls"):
+            calls: list[Any] = []
+            for tc in sent["tool_calls"]:
+                fn = tc["function"]
                 names[str(tc["id"])] = str(fn["name"])
                 if fn["name"] not in keep:
-                    fn["arguments"] = cut_arguments(str(fn.get("arguments") or ""), max_len)
-                calls.append({**tc, "function": fn})
-            copy["tool_calls"] = calls
-        elif copy.get("role") == "tool":
-            if names.get(str(copy.get("tool_call_id"))) not in keep:
-                copy["content"] = _cut(str(copy.get("content") or ""), max_len)
-        out.append(copy)
+                    arguments = cut_arguments(str(fn.get("arguments") or ""), max_len)
+                    if arguments != fn.get("arguments"):
+                        tc = {**tc, "function": {**fn, "arguments": arguments}}
+                calls.append(tc)
+            if any(new is not old for new, old in zip(calls, sent["tool_calls"], strict=True)):
+                sent = {**sent, "tool_calls": calls}
+        elif sent.get("role") == "tool":
+            if names.get(str(sent.get("tool_call_id"))) not in keep:
+                content = _cut(str(sent.get("content") or ""), max_len)
+                if content != sent.get("content"):
+                    sent = {**sent, "content": content}
+        out.append(sent)
     return out
 
 

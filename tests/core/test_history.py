@@ -193,3 +193,18 @@ def test_history_keeps_every_character_of_the_reply_under_any_chunking(pieces: l
     assert isinstance(content, str)
     assert strip_tags(content) == visible  # every space and newline kept
     assert "<no_tool>" not in content and "<need_tool>" not in content
+
+
+def test_messages_with_nothing_to_cut_are_passed_on_not_copied() -> None:
+    short: dict[str, Any] = {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "a", "type": "function", "function": {"name": "run_command", "arguments": '{"command": "ls"}'}}]}
+    long: dict[str, Any] = {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "b", "type": "function", "function": {"name": "run_command", "arguments": "x" * 500}}]}
+    messages: list[dict[str, Any]] = [
+        {"role": "user", "content": "hi"}, short, {"role": "tool", "tool_call_id": "a", "content": "ok"},
+        long, {"role": "tool", "tool_call_id": "b", "content": "y" * 500},
+    ]
+    out = truncate_for_send(messages)
+    assert [a is b for a, b in zip(out, messages, strict=True)] == [True, True, True, False, False]
+    assert long["tool_calls"][0]["function"]["arguments"] == "x" * 500  # the original is untouched
+    assert messages[4]["content"] == "y" * 500
