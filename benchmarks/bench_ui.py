@@ -17,7 +17,10 @@
    services were attached (Settings opens from then). Also the window
    through ``python -m desktop_agent``'s argument parser (``entry``), and
    the idle memory (RSS) of each once the window is up and (for the app)
-   the services are attached.
+   the services are attached, as a ratio too (issue 13 §5: ≤ 150 MiB).
+3. The bundle (issue 13): when ``dist/desktop-agent`` is built, its start
+   (process start to the window shown, services attached and closed)
+   against the same from the source tree.
 
 Run: ``.venv/bin/python benchmarks/bench_ui.py [--tokens 1000] [--messages 500] [--repeat 1]``
 (offscreen by default; under Xvfb set ``DISPLAY`` and ``--platform xcb``).
@@ -341,8 +344,44 @@ def bench_startup(platform: str, repeat: int, idle_ms: int) -> dict[str, Any]:
         "app_attached_s": round(median("app", "attached_s"), 3),
         "bare_rss_mib": round(median("bare", "rss_mib"), 1),
         "app_rss_mib": round(median("app", "rss_mib"), 1),
+        "rss_ratio": round(median("app", "rss_mib") / median("bare", "rss_mib"), 2),
         "runs": repeat,
     }
+
+
+BUNDLE = ROOT / "dist" / "desktop-agent" / "desktop-agent"
+
+
+def bench_bundle(platform: str, repeat: int) -> dict[str, Any] | None:
+    """The PyInstaller bundle (scripts/build-bundle.sh) against the source
+    tree, each launched the same way: from process start until it has shown
+    the window, attached the services and closed (``--quit-after-ms 0``;
+    no MCP servers, so only the app's own start counts). None when no
+    bundle is built."""
+    if not BUNDLE.is_file():
+        return None
+    home = tempfile.mkdtemp(prefix="bench-ui-bundle-")
+    mcp = Path(home) / "mcp.json"
+    mcp.write_text('{"mcpServers": {}}')
+    flags = ["--model", "demo", "--tts", "none", "--mcp-config", str(mcp), "--quit-after-ms", "0"]
+    env = {**os.environ, "QT_QPA_PLATFORM": platform, "DESKTOP_AGENT_HOME": home,
+           "PYTHONPYCACHEPREFIX": str(Path(home) / "pycache")}
+    commands = {"bundle": [str(BUNDLE), *flags], "source": [sys.executable, "-m", "desktop_agent", *flags]}
+
+    def once(command: list[str]) -> float:
+        started = time.perf_counter()
+        subprocess.run(command, cwd=ROOT, env=env, capture_output=True, timeout=120, check=True)
+        return time.perf_counter() - started
+
+    for command in commands.values():
+        once(command)  # warm the file cache, unmeasured
+    runs: dict[str, list[float]] = {name: [] for name in commands}
+    for i in range(repeat):
+        for name in (list(commands) if i % 2 == 0 else list(reversed(commands))):
+            runs[name].append(once(commands[name]))
+    bundle, source = statistics.median(runs["bundle"]), statistics.median(runs["source"])
+    return {"bundle_s": round(bundle, 3), "source_s": round(source, 3), "ratio": round(bundle / source, 2),
+            "runs": repeat}
 
 
 def main() -> None:
@@ -353,7 +392,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=1, help="start-up runs of each (median)")
     parser.add_argument("--idle-ms", type=int, default=1500, help="idle time before reading RSS")
     parser.add_argument("--platform", default=os.environ.get("QT_QPA_PLATFORM", "offscreen"))
-    parser.add_argument("--skip", choices=("stalls", "chatty", "startup"), action="append", default=[])
+    parser.add_argument("--skip", choices=("stalls", "chatty", "startup", "bundle"), action="append", default=[])
     args = parser.parse_args()
     os.environ.setdefault("QT_QPA_PLATFORM", args.platform)
     os.environ.setdefault("DESKTOP_AGENT_HOME", tempfile.mkdtemp(prefix="bench-ui-"))
@@ -364,10 +403,18 @@ def main() -> None:
         print(f"start-up to first window: bare {s['bare_shown_s']:.3f} s, run_gui {s['app_shown_s']:.3f} s "
               f"(ratio {s['ratio']}, target ≤ 1.5), via `python -m desktop_agent`'s parser "
               f"{s['entry_shown_s']:.3f} s (ratio {s['entry_ratio']}); idle RSS bare {s['bare_rss_mib']} MiB, "
-              f"app {s['app_rss_mib']} MiB", flush=True)
+              f"app {s['app_rss_mib']} MiB (ratio {s['rss_ratio']}; target ≤ 150 MiB)", flush=True)
         print(f"start-up to an input that accepts text (one MCP server that never answers): bare "
               f"{s['bare_input_s']:.3f} s, run_gui {s['app_input_s']:.3f} s (ratio {s['input_ratio']}); "
               f"services attached (Settings opens) after {s['app_attached_s']:.3f} s", flush=True)
+    if "bundle" not in args.skip:
+        bundle = bench_bundle(args.platform, args.repeat)
+        if bundle is None:
+            print("bundle: not built (bash scripts/build-bundle.sh); skipped", flush=True)
+        else:
+            report["bundle"] = bundle
+            print(f"bundle start to services attached and closed: bundle {bundle['bundle_s']:.3f} s, source "
+                  f"{bundle['source_s']:.3f} s (ratio {bundle['ratio']})", flush=True)
     if "stalls" not in args.skip:
         report["stalls"] = bench_stalls(args.tokens, args.messages, args.rate)
         s = report["stalls"]

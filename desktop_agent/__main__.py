@@ -34,6 +34,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         asyncio.run(serve(None))
         return 0
     args = build_parser().parse_args(argv)
+    if args.self_test:
+        from desktop_agent.self_test import run
+
+        return run(args)
     if args.cli:
         from desktop_agent.cli import main as cli_main
 

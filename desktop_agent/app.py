@@ -19,7 +19,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -124,7 +124,7 @@ async def serve(window: MainWindow, args: argparse.Namespace) -> int:
             services.on_wire_profile = lambda endpoint, profile: _remember_wire_profile(
                 window, endpoint, profile.name
             )
-            await runtime.warm_imports(*runtime.LAZY_IMPORTS, optional=True)
+            await runtime.warm_imports(*runtime.lazy_imports(services.llm.is_demo), optional=True)
             runtime.settle_memory()
             # After the turn's last paint, not inside it.
             window.turn_finished.connect(lambda _status: runtime.settle_memory_soon())
@@ -173,7 +173,9 @@ def window_deps(services: Services, sink: AudioSink | None) -> WindowDeps:
     settings and the one way to apply them, the speaker, the key store."""
     import asyncio
 
+    from desktop_agent.conversation_library import ConversationLibrary
     from desktop_agent.hooks_engine import user_hooks_dir
+    from desktop_agent.mcp_engine.servers_file import resolve_path
     from desktop_agent.skills_engine import user_skills_dir
     from desktop_agent.storage import secrets
     from desktop_agent.ui.mic import QtAudioInput
@@ -195,13 +197,28 @@ def window_deps(services: Services, sink: AudioSink | None) -> WindowDeps:
     speech_note = mic_problem or speech_note
     releasing: set[asyncio.Task[None]] = set()
 
-    def new_conversation(old: Conversation) -> Conversation:
+    def release(old: Conversation) -> None:
         # The old conversation's per-conversation MCP servers are reaped in
         # the background; services.aclose() reaps whatever is left.
         task = asyncio.ensure_future(services.close_conversation(old.conversation_id))
         releasing.add(task)
         task.add_done_callback(releasing.discard)
+
+    def new_conversation(old: Conversation) -> Conversation:
+        release(old)
         return services.new_conversation()
+
+    library = (
+        ConversationLibrary(services.conversations, lambda conversation_id: services.resume_conversation(conversation_id))
+        if services.conversations is not None else None
+    )
+
+    def open_conversation(old: Conversation, conversation_id: str) -> Conversation | None:
+        # Switching from the sidebar (issue 14): the old one is released as for New.
+        opened = library.open(conversation_id) if library is not None else None
+        if opened is not None:
+            release(old)
+        return opened
 
     mcp = services.mcp
     return WindowDeps(
@@ -212,7 +229,8 @@ def window_deps(services: Services, sink: AudioSink | None) -> WindowDeps:
         model_name=services.llm.model,
         is_demo=services.llm.is_demo,
         demo_notice=services.demo_notice,
-        mcp_statuses=mcp.statuses if mcp is not None else None,
+        # Through services.mcp: Settings → Tools replaces the engine (issue 13).
+        mcp_statuses=(lambda: services.mcp.statuses() if services.mcp is not None else []) if mcp is not None else None,
         sink=sink,
         get_api_key=secrets.get_api_key,
         set_api_key=secrets.set_api_key,
@@ -222,7 +240,10 @@ def window_deps(services: Services, sink: AudioSink | None) -> WindowDeps:
         apply_settings=services.apply_settings,
         new_conversation=new_conversation,
         save_conversation=services.save_conversation,
+        library=library,
+        open_conversation=open_conversation,
         tool_server=services.tool_server,
+        tool_annotations=services.tool_annotations,
         allow_key_for=services.allow_key_for,
         before_turn=services.before_turn,
         retry_server=services.retry_mcp,
@@ -237,7 +258,47 @@ def window_deps(services: Services, sink: AudioSink | None) -> WindowDeps:
         vad=WebRtcVad,
         speech_input_note=speech_note,
         say=say,
+        on_settings_opened=_warm_openai_once(),
+        mcp_file=lambda: services.mcp_config_override or resolve_path(services.settings.mcp_config_path),
+        reload_mcp=services.reload_mcp,
+        preview_voice=_voice_preview(sink),
     )
+
+
+def _voice_preview(sink: AudioSink | None) -> Callable[[Settings, str], Awaitable[None]] | None:
+    """Settings → Voice ▶: a sample with the page's engine, voice and rate,
+    through the window's speaker; None without one."""
+    if sink is None:
+        return None
+    speaker = sink
+
+    async def preview(settings: Settings, text: str) -> None:
+        from desktop_agent.voice import make_engine
+
+        engine = make_engine(settings.tts_engine, voice=settings.voice, rate=settings.tts_rate, volume=settings.tts_volume)
+        if engine is None:
+            raise RuntimeError(tr("voice_preview_off"))
+        speech = await engine.synthesize(text)
+        await speaker.play(speech.audio, speech.mime)
+
+    return preview
+
+
+def _warm_openai_once() -> Callable[[], None]:
+    """For the Settings dialog: the demo model has not imported the openai
+    SDK (issue 13 §5), so import it in a worker thread while the user types
+    an endpoint, and applying one does not hold the window (~2 s here). Once."""
+    import asyncio
+
+    from desktop_agent.ui import runtime
+
+    started: list[asyncio.Task[None]] = []
+
+    def warm() -> None:
+        if not started:
+            started.append(asyncio.ensure_future(runtime.warm_imports(*runtime.OPENAI_IMPORTS, optional=True)))
+
+    return warm
 
 
 def speech_recognizers(settings: Settings) -> tuple[SpeechRecognizer | None, SpeechRecognizer | None, str | None]:

@@ -25,6 +25,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="append every bus message as one JSON object per line")
     parser.add_argument("--history-json", type=Path, metavar="PATH",
                         help="write the conversation history (OpenAI messages) when the run ends")
+    parser.add_argument("--audit-log", type=Path, metavar="PATH",
+                        help="append every approval decision as one JSON line")
     parser.add_argument("--mcp-config", type=Path, metavar="PATH", help="MCP servers file (mcpServers JSON)")
     parser.add_argument("--tts", choices=("auto", "edge", "espeak", "none"), help="speech engine")
     parser.add_argument("--max-steps", type=_positive_int, metavar="N", help="agent step limit")
@@ -40,6 +42,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="with --approve voice: the recorded answer to every approval")
     parser.add_argument("--list-tools", action="store_true",
                         help="print every tool with its server and whether it needs approval, then exit")
+    parser.add_argument("--self-test", action="store_true",
+                        help="check this installation (a demo turn through the MCP time server, an offscreen "
+                             "window, the audio backend, espeak-ng): one line per check, exit 0 when all hold")
 
 
 def _timeout_s(text: str) -> float:

@@ -12,30 +12,43 @@ import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from desktop_agent.core.agent import AgentClient
 from desktop_agent.core.approval import ApprovalManager, allow_key
+from desktop_agent.core.audit import AuditSinks
 from desktop_agent.core.bus import SessionMessageBus
 from desktop_agent.core.conversation import Conversation
+from desktop_agent.core.display_log import events_from_history
 from desktop_agent.core.forms import FormManager
 from desktop_agent.core.ports import LLMError, LLMProvider, SpeechPort, TTSEngine
 from desktop_agent.core.redaction import Redactor
+from desktop_agent.core.risk import ToolAnnotations
 from desktop_agent.core.session import SessionManager
 from desktop_agent.core.tool_router import ToolRouter
 from desktop_agent.core.wire import WireProfile, profile_named
 from desktop_agent.hooks_engine import HookCatalog, HookInfo, load_hooks
 from desktop_agent.llm.demo import CONNECT_HINT, DemoModel
-from desktop_agent.llm.errors import display_url
-from desktop_agent.llm.openai_provider import OpenAIProvider, WireProfileListener, resolve_endpoint
-from desktop_agent.mcp_engine import McpEngine, Readiness, ServerStatus, load_mcp_config_or_set_aside
+from desktop_agent.llm.endpoint import display_url, resolve_endpoint
+from desktop_agent.mcp_engine import (
+    McpEngine,
+    Readiness,
+    ServerStatus,
+    load_mcp_config,
+    load_mcp_config_or_set_aside,
+)
+from desktop_agent.mcp_engine.current import CurrentSource, current_isolated
 from desktop_agent.skills_engine import SkillLibrary, parse_skills_flag
 from desktop_agent.storage import secrets
+from desktop_agent.storage.audit_log import JsonlAuditLog, audit_log_path
 from desktop_agent.storage.conversations import ConversationStore
 from desktop_agent.storage.settings import Settings, SettingsStore
 from desktop_agent.tools import builtin_tools
 from desktop_agent.tools.sub_agent import SubAgentTool
 from desktop_agent.voice import SpeechCache, SpeechNotice, SpeechPipeline, make_engine
+
+if TYPE_CHECKING:
+    from desktop_agent.llm.openai_provider import WireProfileListener
 
 log = logging.getLogger(__name__)
 
@@ -96,6 +109,8 @@ class Services:
     on_mcp_status: Callable[[ServerStatus], None] | None = None
     """Told each MCP server's status as it changes (the window's status bar)."""
     _shadow_said: set[str] = field(default_factory=set)
+    mcp_config_override: Path | None = None
+    """``--mcp-config``: the servers file in use instead of the setting's."""
 
     @property
     def demo_notice(self) -> str | None:
@@ -116,6 +131,12 @@ class Services:
                 return None
         return allow_key(tool_name, server)
 
+    def tool_annotations(self, tool_name: str) -> ToolAnnotations | None:
+        """What the tool offering ``tool_name`` says of its risk (issue 14);
+        None when it says nothing (or there is no such tool)."""
+        routed = self.router.lookup(tool_name)
+        return routed.spec.annotations if routed is not None else None
+
     def tool_server(self, tool_name: str) -> str | None:
         """The MCP server offering ``tool_name``; None for a built-in (or
         unknown) tool."""
@@ -133,8 +154,8 @@ class Services:
         model, a new speech configuration remakes the engine, limits reach
         every open conversation; each from the next LLM request or turn.
         Settings that change none of these cost nothing. A bad endpoint keeps
-        the current model and says why in one line. MCP server changes still
-        need a restart (servers are started once)."""
+        the current model and says why in one line. MCP server changes go
+        through :meth:`reload_mcp`."""
         error: str | None = None
         if key_changed or _endpoint_config(settings) != self._llm_config:
             try:
@@ -188,27 +209,42 @@ class Services:
         )
         self._tts_config = _speech_config(settings)
 
-    def resume_conversation(self) -> Conversation:
-        """The latest saved conversation, or a new one."""
-        stored = self.conversations.latest() if self.conversations is not None else None
+    def resume_conversation(self, conversation_id: str | None = None) -> Conversation:
+        """A saved conversation (the latest when no id is given), or a new
+        one when there is none."""
+        store = self.conversations
+        stored = None
+        if store is not None:
+            stored = store.latest() if conversation_id is None else store.load(conversation_id)
         if stored is None:
             return self.new_conversation()
-        return self.new_conversation(conversation_id=stored.id, history=stored.messages)
+        events = stored.events or events_from_history(stored.messages)
+        return self.new_conversation(conversation_id=stored.id, history=stored.messages, events=events)
 
     def save_conversation(self, conversation: Conversation) -> None:
+        """Append what the conversation gained since it was last saved."""
         if self.conversations is None:
             return
         try:
-            self.conversations.save(conversation.conversation_id, conversation.history)
+            self.conversations.save(
+                conversation.conversation_id, conversation.history, conversation.events,
+                rewound=conversation.rewound,
+            )
         except (OSError, sqlite3.Error) as exc:
             self._notice(f"could not save the conversation: {exc}")
+        else:
+            conversation.saved()
 
     def hook_infos(self) -> tuple[HookInfo, ...]:
         """Every hook found, enabled as the settings say (the Settings page)."""
         return self.hooks.infos(self.settings.hooks_enabled)
 
     def new_conversation(
-        self, *, conversation_id: str | None = None, history: list[JSONDict] | None = None
+        self,
+        *,
+        conversation_id: str | None = None,
+        history: list[JSONDict] | None = None,
+        events: list[JSONDict] | None = None,
     ) -> Conversation:
         agent = AgentClient(
             self.llm,
@@ -226,6 +262,7 @@ class Services:
             speech_factory=self.speech_factory,
             approval_timeout_s=self.settings.approval_timeout_s,
             history=history,
+            events=events,
         )
         self._conversations.add(conversation)
         return conversation
@@ -260,6 +297,25 @@ class Services:
     def retry_mcp(self, name: str) -> bool:
         """Start the failed MCP server ``name`` again (the status bar's Retry)."""
         return self.mcp is not None and self.mcp.retry(name)
+
+    async def reload_mcp(self) -> None:
+        """Read the servers file again and run what it says now, without a
+        restart (the Settings dialog's Tools page, issue 13): a new engine
+        starts in the background and the old one is closed (a call still
+        running on it fails as at exit). The router and the sub-agent follow
+        :attr:`mcp` (:mod:`desktop_agent.mcp_engine.current`). Raises
+        ``McpConfigError`` (one line) and keeps the servers as they are
+        when the file is wrong."""
+        setting = Path(self.settings.mcp_config_path) if self.settings.mcp_config_path else None
+        config = await asyncio.to_thread(load_mcp_config, self.mcp_config_override or setting)
+        old, self.mcp = self.mcp, McpEngine(config, on_status=self._on_mcp_status, on_warning=self._notice)
+        self.mcp.start_background()
+        if old is not None:
+            old.on_status = old.on_warning = None  # its last "stopped" is not news
+            await old.aclose()
+        if self.on_mcp_status is not None:
+            for status in self.mcp.statuses():
+                self.on_mcp_status(status)
 
     def _on_mcp_status(self, status: ServerStatus) -> None:
         if status.state == "ready":
@@ -325,6 +381,9 @@ def build_llm(
     )
     if endpoint is None:
         return DemoModel(delay_s=0.0)
+    # Here, not at the top: the demo model never needs the openai SDK (~50 MiB).
+    from desktop_agent.llm.openai_provider import OpenAIProvider
+
     return OpenAIProvider(
         base_url=endpoint.base_url,
         api_key=endpoint.api_key,
@@ -348,6 +407,7 @@ async def build_services(
     demo_delay_s: float = 0.0,
     keep_conversations: bool = False,
     skills: str | None = None,
+    audit_log: Path | None = None,
 ) -> Services:
     """Raises :class:`LLMError` or ``McpConfigError`` with one line on bad config.
 
@@ -356,7 +416,11 @@ async def build_services(
     once it is attached, so no server holds up its input.
 
     ``skills``: the ``--skills`` value (``all``, ``none``, ``NAME[,NAME…]``);
-    None: the setting ``enabled_skills`` (absent: all)."""
+    None: the setting ``enabled_skills`` (absent: all).
+
+    Every approval decision is appended to ``<data>/approvals.jsonl``
+    (issue 14), and to ``audit_log`` too (``--audit-log``; a file that cannot
+    be written is a ValueError saying so)."""
     store = SettingsStore()
     loaded = store.load()
     settings = loaded.settings
@@ -385,14 +449,24 @@ async def build_services(
     library = await asyncio.to_thread(SkillLibrary.load, enabled)  # reads files: off the loop
     hooks = await asyncio.to_thread(load_hooks)  # a slow disk never holds up the loop
     forms = FormManager()
-    sub_agent = SubAgentTool(isolate=mcp.isolated_source)
+    sub_agent = SubAgentTool(isolate=current_isolated(lambda: services.mcp))
     # The secrets a tool must not see or repeat (issue 12): every key the
     # endpoint could have come from.
     redactor = Redactor([api_key, secrets.get_api_key(), os.environ.get("OPENAI_API_KEY")])
     router = ToolRouter([*builtin_tools(forms, skills=library, redactor=redactor), sub_agent], redactor=redactor)
     sub_agent.bind(router)  # the tools a sub-agent may be given are the main agent's
-    router.add_source(mcp.shared_source())
-    router.add_source(mcp.conversation_source())
+    # Sources that follow services.mcp: Services.reload_mcp swaps the engine (issue 13).
+    router.add_source(CurrentSource(lambda: services.mcp, "shared"))
+    router.add_source(CurrentSource(lambda: services.mcp, "per_conversation"))
+
+    audit = AuditSinks([JsonlAuditLog(audit_log_path())])
+    if audit_log is not None:
+        extra = JsonlAuditLog(audit_log)
+        try:
+            extra.check()
+        except OSError as exc:
+            raise ValueError(f"cannot write the audit log {audit_log}: {exc.strerror or exc}") from None
+        audit.add(extra)
 
     services = Services(
         settings_store=store,
@@ -405,7 +479,9 @@ async def build_services(
         skills=library,
         hooks=hooks,
         on_notice=on_notice,
+        approvals=ApprovalManager(audit=audit),
         _llm_config=_endpoint_config(settings),
+        mcp_config_override=mcp_config,
     )
     services._make_tts(settings)
     if keep_conversations:

@@ -11,7 +11,7 @@ DEBIAN_PKGS=(libpulse0 fonts-noto-cjk espeak-ng xvfb xauth libxcb-icccm4 libxcb-
              libxcb-cursor0 libxcb-shape0 libxcb-randr0 libxcb-render-util0 libxcb-image0
              libxcb-xkb1 libxkbcommon-x11-0 libegl1 libgl1 libfontconfig1 libdbus-1-3)
 if [[ "${1:-}" == "dev" ]]; then
-    DEBIAN_PKGS+=(nodejs npm)
+    DEBIAN_PKGS+=(nodejs npm desktop-file-utils)
 fi
 
 if [[ "$(id -u)" == "0" ]] && command -v apt-get >/dev/null 2>&1; then
@@ -37,7 +37,7 @@ stamp=".venv/.installed-${1:-app}"
 if [[ ! -f "$stamp" || pyproject.toml -nt "$stamp" ]]; then
     .venv/bin/python -m pip install -q --upgrade pip >/dev/null
     if [[ "${1:-}" == "dev" ]]; then
-        .venv/bin/python -m pip install -q -e ".[dev]"
+        .venv/bin/python -m pip install -q -e ".[dev,build]"
     else
         .venv/bin/python -m pip install -q -e .
     fi

@@ -83,6 +83,34 @@ async def test_the_window_services_keep_conversations_across_restarts(no_servers
         await again.aclose()
 
 
+async def test_a_conversation_with_a_display_log_is_appended_and_reopened_by_id(no_servers: Path) -> None:
+    # Issue 14: the display log is saved beside the history, a taken-back
+    # exchange rewrites only the tail, and any saved conversation reopens by id.
+    services = await build_services(mcp_config=no_servers, tts="none", keep_conversations=True)
+    try:
+        one = services.new_conversation()
+        one.history += [{"role": "user", "content": "first"}, {"role": "assistant", "content": "a"}]
+        one.events += [{"type": "user", "text": "first"}, {"type": "text", "text": "a"}]
+        services.save_conversation(one)
+        one.history += [{"role": "user", "content": "second"}, {"role": "assistant", "content": "b"}]
+        one.events += [{"type": "user", "text": "second"}, {"type": "text", "text": "b"}]
+        services.save_conversation(one)
+        assert one.take_back_last_exchange() == "second"
+        one.history += [{"role": "user", "content": "edited"}, {"role": "assistant", "content": "c"}]
+        one.events += [{"type": "user", "text": "edited"}, {"type": "text", "text": "c"}]
+        services.save_conversation(one)
+        assert one.rewound is None
+        two = services.new_conversation()
+        two.history.append({"role": "user", "content": "other"})
+        services.save_conversation(two)
+        back = services.resume_conversation(one.conversation_id)
+        assert (back.history, back.events) == (one.history, one.events)
+        assert services.resume_conversation().conversation_id == two.conversation_id
+        assert [e["type"] for e in services.resume_conversation(two.conversation_id).events] == ["user", "turn_end"]
+    finally:
+        await services.aclose()
+
+
 async def test_settings_that_leave_the_endpoint_alone_keep_the_model(no_servers: Path) -> None:
     services = await build_services(mcp_config=no_servers, tts="none", base_url="http://127.0.0.1:9/v1",
                                     model="from-the-command-line", api_key="sk-cli")

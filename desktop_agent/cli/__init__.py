@@ -73,7 +73,7 @@ async def _run_turn(
     view.conversation = conversation
     turn = asyncio.ensure_future(
         conversation.run_turn(
-            text, view, auto_approve=(lambda _name: True) if approve == "all" else (lambda _name: False),
+            text, view, auto_approve=(lambda _name: "headless_flag" if approve == "all" else None),
             on_bus=on_bus,
         )
     )
@@ -108,6 +108,7 @@ async def _run(args: argparse.Namespace, stdin: IO[str], out: IO[str], err: IO[s
             mcp_config=args.mcp_config, tts=args.tts, max_steps=args.max_steps,
             approval_timeout_s=args.approval_timeout, start_mcp=True, skills=args.skills,
             on_notice=lambda line: _say(err, f"notice: {line}"),
+            audit_log=args.audit_log,
         )
     except (LLMError, McpConfigError, SettingsError, ValueError) as exc:
         _say(err, f"error: {exc}")

@@ -29,6 +29,7 @@ from desktop_agent.core.messages import (
 )
 from desktop_agent.core.playback import ToolEvent
 from desktop_agent.core.ports import STTError
+from desktop_agent.core.risk import AutoDecider
 from desktop_agent.core.sub_agent import SUB_AGENT
 from desktop_agent.core.voice_answer import VOICE_APPROVAL_PROMPT, parse_answer
 from desktop_agent.ui.i18n import INTERRUPTED_TEXT, text_in
@@ -127,9 +128,10 @@ class TerminalView:
     def approval_needed(self, message: ToolCallMessage) -> None:
         self._spawn(self._ask_approval(message))
 
-    def auto_approved(self, message: ToolCallMessage) -> None:
+    def auto_approved(self, message: ToolCallMessage, by: AutoDecider = "always_allow") -> None:
         pad = NESTED_INDENT if message.parent_tool_call_id else ""
-        self._status(f"{pad}[tool] {message.tool_name} auto-approved")
+        how = " (read-only, allowed by your setting)" if by == "read_only_setting" else ""
+        self._status(f"{pad}[tool] {message.tool_name} auto-approved{how}")
 
     def notice(self, message: WarningMessage | ErrorMessage) -> None:
         self._status(f"{message.type}: {message.message}")
@@ -161,7 +163,7 @@ class TerminalView:
         pad = NESTED_INDENT if message.parent_tool_call_id else ""
         if self._approve == "none":
             self._status(f"{pad}[tool] {message.tool_name} rejected (--approve none)")
-            self.conversation.answer_approval(task_id, False)
+            self.conversation.answer_approval(task_id, False, by="headless_flag")
             return
         args = json.dumps(message.arguments, ensure_ascii=False)
         who = "sub-agent wants to run " if message.parent_tool_call_id else ""
@@ -181,14 +183,14 @@ class TerminalView:
             transcript = await self.listen()
         except STTError as exc:
             self._status(f"{pad}[approval] rejected: {exc}")
-            self.conversation.answer_approval(task_id, False)
+            self.conversation.answer_approval(task_id, False, by="voice")
             return
         if self.bus is not None:
             self.bus.push(transcript)
         answer = parse_answer(transcript.text)
         verdict = {"yes": "approved by voice", "no": "rejected by voice"}.get(answer or "", "not a clear yes or no: rejected")
         self._status(f'{pad}[approval] heard "{transcript.text}": {verdict}')
-        self.conversation.answer_approval(task_id, answer == "yes")
+        self.conversation.answer_approval(task_id, answer == "yes", by="voice")
 
     async def _answer_form(self, message: FormRequestMessage) -> None:
         form_id = message.form_id

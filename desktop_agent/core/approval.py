@@ -4,20 +4,44 @@
 chunk that asks for approval: ``cancel_session`` can never sweep past a
 half-registered approval. ``cancel_session`` sets *and pops* every pending
 event, so an entry registered but not yet waited on cannot leak.
+
+Every outcome is decided here — :meth:`respond` (with who answered), a
+timeout in :meth:`wait`, :meth:`cancel_session` — so this is where the
+approval audit (issue 14, ``core/audit.py``) is written: the first decision
+of each approval is recorded once, whichever front end or sub-agent asked.
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
+
+from desktop_agent.core.audit import (
+    ApprovalRecord,
+    ApprovalRequest,
+    AuditSink,
+    Decider,
+    Decision,
+    arguments_preview,
+    arguments_sha256,
+    timestamp,
+)
+from desktop_agent.core.risk import AutoDecider, ToolAnnotations, read_only_trusted
 
 
 @dataclass
 class _Pending:
+    session_id: str
+    request: ApprovalRequest | None
+    asked_at: float
     event: asyncio.Event = field(default_factory=asyncio.Event)
     approved: bool = False
     shown: asyncio.Event = field(default_factory=asyncio.Event)
     """The user can see the request now (its card is on screen)."""
+    decided: bool = False
+    """Its outcome is recorded; later answers change nothing."""
 
 
 def approval_key(session_id: str, task_id: str) -> str:
@@ -38,6 +62,25 @@ def allow_key(tool_name: str, server: str | None) -> str:
     return f"{server or BUILTIN}/{tool_name}"
 
 
+def auto_decider(
+    tool_name: str,
+    server: str | None,
+    annotations: ToolAnnotations | None,
+    *,
+    always_allow: Collection[str],
+    trusted_read_only_servers: Collection[str],
+) -> AutoDecider | None:
+    """Who answers this tool's approval without asking (issue 14): its
+    always-allow entry, or the user's trust in its server's read-only tools;
+    None: the user is asked. The approval is still pushed (and carded, and
+    audited) either way; nothing here skips it."""
+    if allow_key(tool_name, server) in always_allow:
+        return "always_allow"
+    if read_only_trusted(server, annotations, trusted_read_only_servers):
+        return "read_only_setting"
+    return None
+
+
 def split_allow_key(key: str) -> tuple[str | None, str]:
     """``(server, tool)`` of an entry; server None for a bare tool name (an
     entry saved before entries named their server: it approves nothing
@@ -47,12 +90,24 @@ def split_allow_key(key: str) -> tuple[str | None, str]:
 
 
 class ApprovalManager:
-    def __init__(self) -> None:
+    def __init__(
+        self,
+        *,
+        audit: AuditSink | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        wall_clock: Callable[[], float] = time.time,
+    ) -> None:
+        """``audit``: where each decision is recorded (None: nowhere).
+        ``clock`` measures the wait, ``wall_clock`` dates the record."""
         self._pending: dict[str, _Pending] = {}
+        self.audit = audit
+        self._clock = clock
+        self._wall_clock = wall_clock
 
-    def register(self, session_id: str, task_id: str) -> str:
+    def register(self, session_id: str, task_id: str, request: ApprovalRequest | None = None) -> str:
+        """``request``: what is asked, for the audit record (None: not recorded)."""
         key = approval_key(session_id, task_id)
-        self._pending[key] = _Pending()
+        self._pending[key] = _Pending(session_id, request, self._clock())
         return key
 
     def shown(self, key: str) -> None:
@@ -78,17 +133,23 @@ class ApprovalManager:
             async with asyncio.timeout(timeout):
                 await pending.event.wait()
         except TimeoutError:
+            self._decide(pending, "timed_out", "timeout")
             return False
         finally:
             if self._pending.get(key) is pending:
                 del self._pending[key]
         return pending.approved
 
-    def respond(self, key: str, approved: bool) -> bool:
-        """Answer a pending approval; False when there is none under ``key``."""
+    def respond(self, key: str, approved: bool, *, by: Decider = "user") -> bool:
+        """Answer a pending approval; False when there is none under ``key``
+        (or it was decided already). ``by``: who answered (the audit)."""
         pending = self._pending.get(key)
-        if pending is None or pending.event.is_set():
+        if pending is None or pending.event.is_set() or pending.decided:
             return False
+        decision: Decision = "approved" if approved else (
+            "interrupted" if by == "interrupt" else "rejected"
+        )
+        self._decide(pending, decision, by)
         pending.approved = approved
         pending.event.set()
         return True
@@ -97,11 +158,39 @@ class ApprovalManager:
         prefix = f"{session_id}:"
         for key in [k for k in self._pending if k.startswith(prefix)]:
             pending = self._pending.pop(key)
+            if not pending.event.is_set():
+                self._decide(pending, "interrupted", "interrupt")
             pending.approved = False
             pending.event.set()
 
     def pending_keys(self) -> list[str]:
         return list(self._pending)
+
+    def _decide(self, pending: _Pending, decision: Decision, by: Decider) -> None:
+        """Record the first decision of ``pending`` (once)."""
+        if pending.decided:
+            return
+        pending.decided = True
+        request = pending.request
+        if self.audit is None or request is None:
+            return
+        self.audit.record(
+            ApprovalRecord(
+                time=timestamp(self._wall_clock()),
+                conversation_id=request.conversation_id,
+                session_id=pending.session_id,
+                tool_call_id=request.tool_call_id,
+                tool_name=request.tool_name,
+                server=request.server,
+                arguments_preview=arguments_preview(request.arguments),
+                arguments_sha256=arguments_sha256(request.arguments),
+                decision=decision,
+                decided_by=by,
+                waited_s=round(max(0.0, self._clock() - pending.asked_at), 3),
+                parent_tool_call_ids=request.parents,
+                hints=request.hints,
+            )
+        )
 
 
 async def _first(*events: asyncio.Event) -> None:

@@ -19,6 +19,7 @@ from typing import Any
 
 from desktop_agent.core.agent import AgentClient
 from desktop_agent.core.approval import ApprovalManager
+from desktop_agent.core.audit import request_for
 from desktop_agent.core.bus import SessionMessageBus
 from desktop_agent.core.events import (
     NoticeChunk,
@@ -175,7 +176,16 @@ class ChatHandler:
                                 active, executing = call, False
                                 assert call.task_id is not None
                                 # Register before pushing, in the same frame.
-                                pending_key = self.approvals.register(session_id, call.task_id)
+                                routed = self.agent.router.lookup(call.name)
+                                pending_key = self.approvals.register(
+                                    session_id,
+                                    call.task_id,
+                                    request_for(
+                                        call.id, call.name, call.arguments,
+                                        routed,
+                                        conversation_id=conversation_id,
+                                    ),
+                                )
                                 self._push_call(bus, call)
                                 phase = "approval"
                                 approved = await self.approvals.wait(
@@ -223,7 +233,7 @@ class ChatHandler:
             outcome = TurnOutcome("error", str(exc), session_id)
         finally:
             if pending_key is not None:
-                self.approvals.respond(pending_key, False)
+                self.approvals.respond(pending_key, False, by="interrupt")
             if speech is not None:
                 if outcome.status == "completed" or outcome.status == "error":
                     await speech.drain()

@@ -18,13 +18,15 @@ from collections.abc import Callable
 
 from desktop_agent.core.agent import AgentClient
 from desktop_agent.core.approval import ApprovalManager, approval_key
+from desktop_agent.core.audit import Decider
 from desktop_agent.core.bus import SessionMessageBus
 from desktop_agent.core.chat_handler import ChatHandler
+from desktop_agent.core.display_log import USER, DisplayRecorder
 from desktop_agent.core.events import TurnOutcome
 from desktop_agent.core.history import HistoryError, check_history, repair_history, truncate_for_send
-from desktop_agent.core.hooks import ONCE_KEY, hook_messages, kept
+from desktop_agent.core.hooks import ONCE_KEY, hook_messages, is_hook, kept
 from desktop_agent.core.json_types import JSONDict
-from desktop_agent.core.playback import PlaybackQueue, PlaybackView
+from desktop_agent.core.playback import AutoApprove, PlaybackQueue, PlaybackView
 from desktop_agent.core.ports import AudioSink, SpeechPort
 from desktop_agent.core.session import SessionManager
 
@@ -46,6 +48,7 @@ class Conversation:
         speech_factory: SpeechFactory | None = None,
         approval_timeout_s: float = 300.0,
         history: list[JSONDict] | None = None,
+        events: list[JSONDict] | None = None,
     ) -> None:
         self.agent = agent
         self.approvals = approvals or ApprovalManager()
@@ -54,6 +57,12 @@ class Conversation:
         self.speech_factory = speech_factory
         self.approval_timeout_s = approval_timeout_s
         self.history: list[JSONDict] = list(history or [])
+        self.events: list[JSONDict] = list(events or [])
+        """The display log (``core/display_log.py``): what the window showed."""
+        self._next_turn: list[JSONDict] = []
+        self.rewound: tuple[int, int] | None = None
+        """(history, events) lengths the log was cut back to since it was
+        last saved (a taken-back exchange); the store rewrites from there."""
         self._handler = ChatHandler(agent, self.approvals, self.sessions)
         self._session_id: str | None = None
         self._handler_task: asyncio.Task[TurnOutcome] | None = None
@@ -61,6 +70,9 @@ class Conversation:
         self._carried: list[JSONDict] = []
         """Non-persistent ``after_rejection``/``turn_end`` hook messages of
         the last turn: sent with the next turn's first request only."""
+        self._carried_before: list[JSONDict] = []
+        """What ``_carried`` was when the last turn started: it comes back
+        when that turn is taken back (:meth:`take_back_last_exchange`)."""
 
     @property
     def busy(self) -> bool:
@@ -80,6 +92,50 @@ class Conversation:
     def queue(self) -> PlaybackQueue | None:
         return self._queue
 
+    def last_user_text(self) -> str | None:
+        """What the user said last (hook messages aside); None before the first turn."""
+        index = self._last_user_index()
+        return None if index is None else str(self.history[index].get("content") or "")
+
+    def take_back_last_exchange(self) -> str | None:
+        """Remove the last exchange (the user's last message and everything
+        after it) from the history, as if it never happened, and return the
+        user's text: Regenerate asks it again, Edit replaces it. The hook
+        messages it carried to the next turn go with it; those it consumed
+        come back. None (nothing changed) while a turn runs or before the first."""
+        index = self._last_user_index()
+        if self.busy or index is None:
+            return None
+        text = str(self.history[index].get("content") or "")
+        del self.history[index:]
+        shown = next((i for i in range(len(self.events) - 1, -1, -1) if self.events[i].get("type") == USER), None)
+        if shown is not None:
+            del self.events[shown:]
+        old = self.rewound or (len(self.history), len(self.events))
+        self.rewound = (min(old[0], len(self.history)), min(old[1], len(self.events)))
+        self._carried = self._carried_before
+        return text
+
+    def record(self, event: JSONDict, *, with_next_turn: bool = False) -> None:
+        """Add one of the window's own events (an answer, a click, a
+        notice) to the display log; ``with_next_turn``: it belongs under
+        the user's message of the turn about to start."""
+        if with_next_turn and not self.busy:
+            self._next_turn.append(event)
+        else:
+            self.events.append(event)
+
+    def saved(self) -> None:
+        """The store now holds the whole log."""
+        self.rewound = None
+
+    def _last_user_index(self) -> int | None:
+        return next(
+            (i for i in range(len(self.history) - 1, -1, -1)
+             if self.history[i].get("role") == "user" and not is_hook(self.history[i])),
+            None,
+        )
+
     def messages_for(self, user_text: str) -> list[JSONDict]:
         """What the next turn sends: earlier turns truncated, then the user."""
         return [*truncate_for_send(self.history), *self._carried, {"role": "user", "content": user_text}]
@@ -90,7 +146,7 @@ class Conversation:
         view: PlaybackView,
         *,
         sink: AudioSink | None = None,
-        auto_approve: Callable[[str], bool] = lambda name: False,
+        auto_approve: AutoApprove = lambda name: None,
         on_bus: Callable[[SessionMessageBus], None] | None = None,
         muted: bool = False,
     ) -> TurnOutcome:
@@ -99,6 +155,12 @@ class Conversation:
         session_id = uuid.uuid4().hex[:12]
         bus = SessionMessageBus(session_id)
         start = hook_messages(self.agent.hooks, "turn_start")  # after the user's message
+        self.events.append({"type": USER, "text": user_text})
+        self.events.extend(self._next_turn)
+        self._next_turn.clear()
+        recorder = DisplayRecorder(view, self.events, session_id)
+        bus.add_listener(recorder.on_bus)
+        view = recorder
         if on_bus is not None:
             on_bus(bus)
         speech = self.speech_factory(bus) if self.speech_factory and not muted else None
@@ -113,6 +175,7 @@ class Conversation:
         )
         queue.attach(bus)
         self._session_id, self._queue = session_id, queue
+        self._carried_before = self._carried
         self.sessions.start(session_id)
         handler = self._handler_task = asyncio.create_task(
             self._handler.handle_chat(
@@ -173,23 +236,24 @@ class Conversation:
         self.sessions.cancel(session_id, "user")
         return True
 
-    def answer_approval(self, task_id: str, approved: bool) -> bool:
-        """Answer through the queue so it unblocks; False when not pending."""
+    def answer_approval(self, task_id: str, approved: bool, *, by: Decider = "user") -> bool:
+        """Answer through the queue so it unblocks; False when not pending.
+        ``by``: who answered (a click, a spoken answer, a headless flag)."""
         queue = self._queue
         if queue is None:
             return False
-        return queue.answer(task_id, approved)
+        return queue.answer(task_id, approved, by)
 
     def _approval_shown(self, task_id: str) -> None:
         session_id = self._session_id
         if session_id is not None:
             self.approvals.shown(approval_key(session_id, task_id))
 
-    def _approve(self, task_id: str, approved: bool) -> bool:
+    def _approve(self, task_id: str, approved: bool, by: Decider) -> bool:
         session_id = self._session_id
         if session_id is None:
             return False
-        ok = self.approvals.respond(approval_key(session_id, task_id), approved)
+        ok = self.approvals.respond(approval_key(session_id, task_id), approved, by=by)
         if not approved:
             self.sessions.cancel(session_id, "rejected")
         return ok

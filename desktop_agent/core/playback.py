@@ -28,6 +28,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any, Protocol, assert_never
 
+from desktop_agent.core.audit import Decider
 from desktop_agent.core.bus import SessionMessageBus
 from desktop_agent.core.history import HistoryRecorder
 from desktop_agent.core.messages import (
@@ -49,6 +50,7 @@ from desktop_agent.core.messages import (
     WarningMessage,
 )
 from desktop_agent.core.ports import AudioSink
+from desktop_agent.core.risk import AutoDecider
 
 log = logging.getLogger(__name__)
 
@@ -81,8 +83,9 @@ class PlaybackView(Protocol):
         """A ``tool_call[approval_required]`` the user must answer; answer
         with :meth:`PlaybackQueue.answer`. The queue waits meanwhile."""
 
-    def auto_approved(self, message: ToolCallMessage) -> None:
-        """A ``tool_call[approval_required]`` the always-allow list approved."""
+    def auto_approved(self, message: ToolCallMessage, by: AutoDecider = "always_allow") -> None:
+        """A ``tool_call[approval_required]`` approved without asking: by the
+        always-allow list, the trusted read-only setting or a headless flag."""
 
     def notice(self, message: WarningMessage | ErrorMessage) -> None:
         """A ``warning`` or ``error``."""
@@ -94,8 +97,12 @@ class PlaybackView(Protocol):
         """The handler finished the turn."""
 
 
-Approver = Callable[[str, bool], bool]
-"""Answers an approval by ``task_id``; False when it was no longer pending."""
+Approver = Callable[[str, bool, Decider], bool]
+"""Answers an approval by ``task_id`` (who answered: the audit); False when
+it was no longer pending."""
+AutoApprove = Callable[[str], "AutoDecider | bool | None"]
+"""Who approves a tool (by name) without asking, if anyone: True stands for
+the always-allow list; False or None: ask."""
 
 
 class PlaybackQueue:
@@ -104,7 +111,7 @@ class PlaybackQueue:
         view: PlaybackView,
         *,
         approver: Approver,
-        auto_approve: Callable[[str], bool] = lambda name: False,
+        auto_approve: AutoApprove = lambda name: None,
         sink: AudioSink | None = None,
         expect_audio: bool = False,
         audio_timeout_s: float = 20.0,
@@ -135,9 +142,10 @@ class PlaybackQueue:
 
     # ------------------------------------------------------------- control
 
-    def answer(self, task_id: str, approved: bool) -> bool:
-        """The user (or the always-allow list) answered an approval."""
-        ok = self._approver(task_id, approved)
+    def answer(self, task_id: str, approved: bool, by: Decider = "user") -> bool:
+        """The user (``by``: a click, a spoken answer, a headless flag)
+        answered an approval."""
+        ok = self._approver(task_id, approved, by)
         if task_id == self._waiting_task_id and self._answered is not None:
             self._answered.set()
         return ok
@@ -302,9 +310,11 @@ class PlaybackQueue:
         assert task_id is not None, "approval_required always carries a task_id"
         if self._interrupt.is_set():
             return
-        if self._auto_approve(message.tool_name):
-            self._view.auto_approved(message)
-            self._approver(task_id, True)
+        auto = self._auto_approve(message.tool_name)
+        if auto:
+            by: AutoDecider = "always_allow" if auto is True else auto
+            self._view.auto_approved(message, by)
+            self._approver(task_id, True, by)
             return
         self._answered = asyncio.Event()
         self._waiting_task_id = task_id

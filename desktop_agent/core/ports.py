@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 from desktop_agent.core.json_types import JSONDict
+from desktop_agent.core.risk import ToolAnnotations
 from desktop_agent.core.speech_stream import SpeechStream
 
 if TYPE_CHECKING:  # messages import ports (ImageContent)
@@ -99,6 +100,9 @@ class ToolSpec:
     """Only built-in tools may set this; MCP tools always need approval."""
     server: str | None = None
     """MCP server name, or None for a built-in tool."""
+    annotations: ToolAnnotations | None = None
+    """What the tool says of its risk (MCP ``Tool.annotations``, or the
+    built-in tool's own); None: it says nothing. Never sent to the model."""
 
     def to_openai(self) -> JSONDict:
         return {

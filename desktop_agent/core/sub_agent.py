@@ -59,6 +59,7 @@ from contextlib import aclosing
 from desktop_agent.core import prompts
 from desktop_agent.core.agent import AgentClient
 from desktop_agent.core.approval import ApprovalManager
+from desktop_agent.core.audit import request_for
 from desktop_agent.core.bus import SessionMessageBus
 from desktop_agent.core.events import (
     NoticeChunk,
@@ -175,7 +176,17 @@ class _NestedTurn:
                                 self._active, self._executing = call, False
                                 assert call.task_id is not None
                                 task_id = f"{self._pid}.{call.task_id}"
-                                pending_key = self._r._approvals.register(self._r._session_id, task_id)
+                                routed = tools.lookup(call.name)
+                                pending_key = self._r._approvals.register(
+                                    self._r._session_id,
+                                    task_id,
+                                    request_for(
+                                        call.id, call.name, call.arguments,
+                                        routed,
+                                        conversation_id=self._parent.conversation_id,
+                                        parents=(self._pid,),
+                                    ),
+                                )
                                 self._push(call, task_id=task_id)
                                 self._r._on_waiting(True)
                                 try:
@@ -212,7 +223,7 @@ class _NestedTurn:
                     raise
         finally:
             if pending_key is not None:
-                self._r._approvals.respond(pending_key, False)
+                self._r._approvals.respond(pending_key, False, by="interrupt")
         if not answer:
             answer = "".join(self._text).strip()
         text = "\n".join([answer, *notes]) if notes else answer

@@ -18,7 +18,7 @@ from typing import Any
 from desktop_agent.core import prompts
 from desktop_agent.core.hooks import is_hook
 from desktop_agent.core.ports import LLMDelta, TextDelta, ToolCallDelta
-from desktop_agent.llm import demo_skills
+from desktop_agent.llm import demo_skills, demo_words
 
 DEMO_MODEL_NAME = "demo"
 CONNECT_HINT = (
@@ -118,7 +118,7 @@ class DemoModel:
         if len(done) < len(plan) and not any(_rejected(m) for m in done):
             step = plan[len(done)]
             return step.say, step
-        return final or self._summary(zh, done), None
+        return final or demo_words.say(demo_words.read_results(messages[user_index + 1 :], zh), zh), None
 
     @staticmethod
     def _plan(
@@ -171,15 +171,6 @@ class DemoModel:
                     "试试说「演示」，看看审批、卡片、表单和语音如何工作。\n\n" + CONNECT_HINT_ZH)
         return (f"<voice>You said: {user.strip()[:60]}.</voice>\n\n"
                 "Try typing **demo** to see approvals, cards, forms and speech at work.\n\n" + CONNECT_HINT)
-
-    @staticmethod
-    def _summary(zh: bool, done: list[Mapping[str, Any]]) -> str:
-        if not done:
-            return "<voice>完成了。</voice>" if zh else "<voice>All done.</voice>"
-        lines = [" ".join(str(m.get("content") or "").split())[:160] for m in done]
-        if zh:
-            return "<voice>都完成了。</voice>\n\n" + "\n".join(f"- {line}" for line in lines)
-        return "<voice>All done.</voice>\n\n" + "\n".join(f"- {line}" for line in lines)
 
 
 def _skill_plan(

@@ -10,11 +10,11 @@ from __future__ import annotations
 import re
 import socket
 from http import HTTPStatus
-from urllib.parse import urlsplit, urlunsplit
 
 import openai
 
 from desktop_agent.core.ports import LLMError
+from desktop_agent.llm.endpoint import display_url as display_url  # re-exported: its old home
 
 _SPACES = re.compile(r"\s+")
 
@@ -33,16 +33,6 @@ def is_retryable(exc: Exception) -> bool:
     if isinstance(exc, openai.APIStatusError):
         return exc.status_code == 429 or exc.status_code >= 500
     return isinstance(exc, openai.APIError | StreamEndedEarly)
-
-
-def display_url(base_url: str) -> str:
-    """The base URL without credentials or a trailing slash, for messages."""
-    parts = urlsplit(base_url.strip())
-    if parts.username is not None or parts.password is not None:
-        host = parts.hostname or ""
-        netloc = f"{host}:{parts.port}" if parts.port else host
-        parts = parts._replace(netloc=netloc)
-    return urlunsplit(parts).rstrip("/")
 
 
 def one_line(text: str, *, limit: int = 200) -> str:

@@ -27,13 +27,14 @@ import asyncio
 import logging
 import secrets
 from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import openai
 
 from desktop_agent.core.ports import LLMDelta, LLMError, TextDelta, ToolCallDelta
 from desktop_agent.core.wire import STANDARD, STRICT, WireProfile, normalize
+from desktop_agent.llm.endpoint import Endpoint as Endpoint  # re-exported: its old home
+from desktop_agent.llm.endpoint import resolve_endpoint as resolve_endpoint
 from desktop_agent.llm.errors import (
     StreamEndedEarly,
     WrongShapeChunk,
@@ -245,54 +246,6 @@ class OpenAIProvider:
         call_id = f"call_{index}_{secrets.token_hex(4)}"
         log.debug("tool call %d came without an id; using %s", index, call_id)
         return call_id
-
-
-# ------------------------------------------------------------------ endpoint
-
-
-@dataclass(frozen=True)
-class Endpoint:
-    """Where the LLM is: the result of :func:`resolve_endpoint`."""
-
-    base_url: str
-    model: str
-    api_key: str = field(default="", repr=False)
-    """May be empty (local servers); never shown in a repr."""
-
-
-def resolve_endpoint(
-    settings_base_url: str,
-    settings_model: str,
-    settings_key: str | None,
-    cli_base_url: str | None,
-    cli_model: str | None,
-    cli_key: str | None,
-    env: Mapping[str, str],
-) -> Endpoint | None:
-    """Pick the endpoint: CLI flag > settings > ``OPENAI_BASE_URL``/``OPENAI_API_KEY``.
-
-    None means "use the offline demo model": no base URL anywhere, or the
-    model named ``demo`` (``--model demo``).
-    """
-    model = _first(cli_model, settings_model)
-    if model == "demo":
-        return None
-    base_url = _first(cli_base_url, settings_base_url, env.get("OPENAI_BASE_URL"))
-    if not base_url:
-        return None
-    if not base_url.startswith(("http://", "https://")):
-        raise LLMError(f"base URL {display_url(base_url)!r} must start with http:// or https://", "config")
-    if not model:
-        raise LLMError("no model name: set --model or the model in Settings", "config")
-    api_key = _first(cli_key, settings_key, env.get("OPENAI_API_KEY"))
-    return Endpoint(base_url=base_url, model=model, api_key=api_key)
-
-
-def _first(*values: str | None) -> str:
-    for value in values:
-        if value and value.strip():
-            return value.strip()
-    return ""
 
 
 def _untransformed(request: dict[str, Any]) -> dict[str, Any]:

@@ -36,6 +36,7 @@ from typing import Any
 import mcp_types as types
 
 from desktop_agent.core.ports import ToolContext, ToolResult, ToolSource, ToolSpec
+from desktop_agent.core.risk import ToolAnnotations
 from desktop_agent.mcp_engine.calls import run_tool
 from desktop_agent.mcp_engine.config import McpConfig, ServerConfig
 from desktop_agent.mcp_engine.connection import STOP_TIMEOUT_S, ServerConnection
@@ -330,6 +331,7 @@ class McpEngine:
                         parameters=_parameters(tool.input_schema),
                         skip_approval=False,
                         server=server.name,
+                        annotations=_annotations(tool.annotations),
                     )
                 )
         self._specs, self._route = specs, route
@@ -423,6 +425,19 @@ def _status(
 ) -> ServerStatus:
     names = tuple(t.name for t in tools if t.name not in server.disabled_tools)
     return ServerStatus(server.name, state, len(names), error, names)
+
+
+def _annotations(given: types.ToolAnnotations | None) -> ToolAnnotations | None:
+    """The server's hints as it states them (defaults are not filled in:
+    ``core/risk.py`` says why)."""
+    if given is None:
+        return None
+    return ToolAnnotations(
+        read_only=given.read_only_hint,
+        destructive=given.destructive_hint,
+        idempotent=given.idempotent_hint,
+        open_world=given.open_world_hint,
+    )
 
 
 def _parameters(schema: Mapping[str, Any] | None) -> dict[str, Any]:

@@ -30,6 +30,10 @@ TtsEngine = Literal["auto", "edge", "espeak", "none"]
 TTS_ENGINES: tuple[str, ...] = get_args(TtsEngine)
 SttEngine = Literal["pocketsphinx", "openai", "sensevoice"]
 STT_ENGINES: tuple[str, ...] = get_args(SttEngine)
+LanguageChoice = Literal["system", "en", "zh"]
+LANGUAGES: tuple[str, ...] = get_args(LanguageChoice)
+ThemeChoice = Literal["system", "light", "dark"]
+THEMES: tuple[str, ...] = get_args(ThemeChoice)
 
 
 class SettingsError(ValueError):
@@ -40,7 +44,11 @@ _PHRASES = {
     "tts_engine": f"must be one of {', '.join(TTS_ENGINES)}",
     "stt_engine": f"must be one of {', '.join(STT_ENGINES)}",
     "volume": "must be between 0 and 1",
+    "language": f"must be one of {', '.join(LANGUAGES)}",
+    "theme": f"must be one of {', '.join(THEMES)}",
+    "tts_rate": "must be a percentage like +10% or -20%",
     "always_allow": "must be a list of tool names",
+    "trusted_read_only_servers": "must be a list of MCP server names",
     "max_steps": f"must be a whole number from 1 to {MAX_STEPS_LIMIT}",
     "approval_timeout_s": f"must be a finite number of seconds, above 0 and at most {APPROVAL_TIMEOUT_LIMIT_S:g}",
     "wire_profiles": f"must map base URLs to one of {', '.join(WIRE_PROFILE_NAMES)}",
@@ -59,7 +67,7 @@ def _settings_error(exc: ValidationError) -> SettingsError:
         return SettingsError("settings: the file must hold a JSON object")
     key = str(error["loc"][0])
     phrase = _PHRASES.get(key) or _TYPE_PHRASES.get(error["type"]) or "must be a number"
-    got = "" if key in ("always_allow", "wire_profiles", "enabled_skills", "hooks_enabled") else f", got {_short.repr(error['input'])}"
+    got = "" if key in ("always_allow", "trusted_read_only_servers", "wire_profiles", "enabled_skills", "hooks_enabled") else f", got {_short.repr(error['input'])}"
     return SettingsError(f"settings: {key} {phrase}{got}")
 
 
@@ -79,6 +87,10 @@ class Settings:
     mcp_config_path: str = ""
     """MCP servers file; empty means the default one in the data folder."""
     always_allow: tuple[str, ...] = ()
+    trusted_read_only_servers: tuple[str, ...] = ()
+    """MCP servers whose read-only tools (by their own ``readOnlyHint``) run
+    without asking (issue 14); still carded and audited. Off for every
+    server until the user turns it on for that one."""
     max_steps: int = 10
     approval_timeout_s: float = 300.0
     wire_profiles: dict[str, WireProfileName] = field(default_factory=dict)
@@ -114,6 +126,10 @@ class Settings:
     """``openai`` recognition's own endpoint; empty: the chat endpoint's."""
     stt_model: str = ""
     """``openai`` recognition's model; empty: ``whisper-1``."""
+    language: str = "system"
+    """The window's language (issue 13): ``system`` (the locale), ``en``, ``zh``."""
+    theme: str = "system"
+    """Light or dark colours (issue 13): ``system`` follows the platform."""
     extra: dict[str, Any] = field(default_factory=dict)
     """Unknown keys from the file, kept so nothing is lost on save."""
 
@@ -141,6 +157,13 @@ class Settings:
                 names.append(key)
         return replace(self, always_allow=tuple(names)) if tuple(names) != self.always_allow else self
 
+    def with_read_only_trust(self, server: str, trusted: bool) -> Settings:
+        """``server``'s read-only tools run without asking (``trusted``), or ask again."""
+        names = [n for n in self.trusted_read_only_servers if n != server]
+        if trusted:
+            names.append(server)
+        return replace(self, trusted_read_only_servers=tuple(names))
+
     def with_wire_profile(self, base_url: str, profile: WireProfileName) -> Settings:
         return replace(self, wire_profiles={**self.wire_profiles, base_url: profile})
 
@@ -148,6 +171,7 @@ class Settings:
         data = asdict(self)
         extra = data.pop("extra")
         data["always_allow"] = list(self.always_allow)
+        data["trusted_read_only_servers"] = list(self.trusted_read_only_servers)
         data["enabled_skills"] = None if self.enabled_skills is None else list(self.enabled_skills)
         return {**extra, **data}
 
@@ -157,6 +181,8 @@ class Settings:
         values = model.model_dump(exclude_unset=True, exclude=set(model.model_extra or ()))
         if "always_allow" in values:
             values["always_allow"] = tuple(values["always_allow"])
+        if "trusted_read_only_servers" in values:
+            values["trusted_read_only_servers"] = tuple(values["trusted_read_only_servers"])
         if values.get("enabled_skills") is not None:
             values["enabled_skills"] = tuple(values["enabled_skills"])
         return cls(extra=dict(model.model_extra or {}), **values)
@@ -173,7 +199,11 @@ class Settings:
 _CHECKS: dict[str, Any] = {
     "tts_engine": TtsEngine,
     "stt_engine": SttEngine,
+    "language": LanguageChoice,
+    "theme": ThemeChoice,
+    "tts_rate": Annotated[str, Field(pattern=r"^[+-]\d{1,3}%$")],
     "always_allow": list[str],
+    "trusted_read_only_servers": list[str],
     "enabled_skills": list[str] | None,
     "volume": Annotated[float, Field(ge=0.0, le=1.0)],
     "max_steps": Annotated[int, Field(ge=1, le=MAX_STEPS_LIMIT)],

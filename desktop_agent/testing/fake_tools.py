@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from desktop_agent.core.ports import ToolContext, ToolResult, ToolSpec
+from desktop_agent.core.risk import ToolAnnotations
 
 _OBJECT = {"type": "object", "properties": {"text": {"type": "string"}}}
 
@@ -52,3 +53,27 @@ class BlockingTool:
             self.cancelled = True
             raise
         return ToolResult("all done")
+
+
+@dataclass
+class FakeServerSource:
+    """A ``ToolSource`` standing in for one MCP server: its tools echo, and
+    say what ``annotations`` holds for them (issue 14)."""
+
+    server: str = "files"
+    annotations: Mapping[str, ToolAnnotations | None] = field(default_factory=dict)
+    calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    release: asyncio.Event | None = None
+    """When set, each call waits for it (a call seen while it runs)."""
+
+    def specs(self) -> list[ToolSpec]:
+        return [
+            ToolSpec(name, f"{name} on {self.server}", _OBJECT, server=self.server, annotations=hints)
+            for name, hints in self.annotations.items()
+        ]
+
+    async def call(self, name: str, arguments: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
+        self.calls.append((name, dict(arguments)))
+        if self.release is not None:
+            await self.release.wait()
+        return ToolResult(f"{name}: {arguments.get('text', '')}")

@@ -71,8 +71,17 @@ class ScriptedLLMServer(LoopbackServer):
     using up a scripted reply: a strict server's chat template.
     """
 
-    def __init__(self, script: Script, *, model: str = "scripted", refuse: RequestCheck | None = None) -> None:
+    def __init__(
+        self,
+        script: Script,
+        *,
+        model: str = "scripted",
+        refuse: RequestCheck | None = None,
+        models: Sequence[str] = (),
+    ) -> None:
         self.model = model
+        self.models = tuple(models) or (model,)
+        """What ``GET /v1/models`` lists (the Settings dialog's Fetch models)."""
         self.refuse = refuse
         super().__init__()
         self.requests: list[JSONDict] = []
@@ -114,7 +123,7 @@ class ScriptedLLMServer(LoopbackServer):
         if method == "GET" and path.rstrip("/").endswith("/models"):
             models = {
                 "object": "list",
-                "data": [{"id": self.model, "object": "model", "owned_by": "scripted"}],
+                "data": [{"id": name, "object": "model", "owned_by": "scripted"} for name in self.models],
             }
             await send_json(writer, 200, models, close=close)
             return not close

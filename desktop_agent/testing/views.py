@@ -13,6 +13,7 @@ from desktop_agent.core.messages import (
     WarningMessage,
 )
 from desktop_agent.core.playback import ToolEvent
+from desktop_agent.core.risk import AutoDecider
 
 
 class NullView:
@@ -30,7 +31,7 @@ class NullView:
     def approval_needed(self, message: ToolCallMessage) -> None:
         pass
 
-    def auto_approved(self, message: ToolCallMessage) -> None:
+    def auto_approved(self, message: ToolCallMessage, by: AutoDecider = "always_allow") -> None:
         pass
 
     def notice(self, message: WarningMessage | ErrorMessage) -> None:

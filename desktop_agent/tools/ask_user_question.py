@@ -20,6 +20,7 @@ from pydantic import BaseModel, Field, ValidationInfo, field_validator
 from desktop_agent.core.forms import FormManager, FormQuestion, QuestionType
 from desktop_agent.core.messages import FormRequestMessage
 from desktop_agent.core.ports import AnswerTimedOut, ToolContext, ToolResult, ToolSpec
+from desktop_agent.core.risk import ToolAnnotations
 from desktop_agent.tools.arguments import ArgumentError, NonEmptyStr, parse_arguments, tool_parameters
 
 log = logging.getLogger(__name__)
@@ -79,6 +80,7 @@ SPEC = ToolSpec(
     ),
     parameters=tool_parameters(FormArgs),
     skip_approval=True,
+    annotations=ToolAnnotations(read_only=True, destructive=False, idempotent=False, open_world=False),
 )
 
 

@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from desktop_agent.core.ports import ToolContext, ToolResult, ToolSpec
+from desktop_agent.core.risk import ToolAnnotations
 from desktop_agent.skills_engine import SkillLibrary, skill_text
 from desktop_agent.tools.arguments import ArgumentError, NonEmptyStr, parse_arguments, tool_parameters
 
@@ -33,6 +34,7 @@ SPEC = ToolSpec(
     ),
     parameters=tool_parameters(GetSkillArgs),
     skip_approval=True,
+    annotations=ToolAnnotations(read_only=True, destructive=False, idempotent=True, open_world=False),
 )
 
 

@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field
 from desktop_agent.core.messages import OutputStream
 from desktop_agent.core.ports import ToolContext, ToolResult, ToolSpec
 from desktop_agent.core.redaction import Redactor
+from desktop_agent.core.risk import ToolAnnotations
 from desktop_agent.tools._process import ShellOutcome, StreamText, run_shell
 from desktop_agent.tools.arguments import ArgumentError, NonEmptyStr, parse_arguments, tool_parameters
 
@@ -49,6 +50,8 @@ def _spec(max_timeout_s: float) -> ToolSpec:
         ),
         parameters=parameters,
         skip_approval=False,
+        # Any command at all: it may delete files, and reach the network.
+        annotations=ToolAnnotations(read_only=False, destructive=True, idempotent=False, open_world=True),
     )
 
 

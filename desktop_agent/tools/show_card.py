@@ -18,6 +18,7 @@ from pydantic import BaseModel, BeforeValidator, Field
 from desktop_agent.core.messages import Card
 from desktop_agent.core.messages import CardField as CardItem
 from desktop_agent.core.ports import ToolContext, ToolResult, ToolSpec
+from desktop_agent.core.risk import ToolAnnotations
 from desktop_agent.tools.arguments import ArgumentError, NonEmptyStr, parse_arguments, tool_parameters
 
 log = logging.getLogger(__name__)
@@ -51,6 +52,7 @@ SPEC = ToolSpec(
     ),
     parameters=tool_parameters(ShowCardArgs),
     skip_approval=True,
+    annotations=ToolAnnotations(read_only=True, destructive=False, idempotent=False, open_world=False),
 )
 
 

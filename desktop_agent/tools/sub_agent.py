@@ -23,6 +23,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from desktop_agent.core.ports import SubAgentHost, Tool, ToolContext, ToolResult, ToolSource, ToolSpec
+from desktop_agent.core.risk import ToolAnnotations
 from desktop_agent.core.sub_agent import SUB_AGENT
 from desktop_agent.core.tool_router import ToolRouter
 from desktop_agent.tools.arguments import ArgumentError, NonEmptyStr, parse_arguments, tool_parameters
@@ -56,6 +57,8 @@ SPEC = ToolSpec(
     ),
     parameters=tool_parameters(SubAgentArgs),
     skip_approval=False,
+    # It changes nothing itself: each of its calls is approved (and marked) on its own.
+    annotations=ToolAnnotations(read_only=False, destructive=False, idempotent=False, open_world=False),
 )
 
 

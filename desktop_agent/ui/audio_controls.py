@@ -66,6 +66,11 @@ class AudioControls(QWidget):
             widget.blockSignals(False)
         self._render()
 
+    def retranslate(self) -> None:
+        """Texts again in the current language (Settings → Appearance)."""
+        self.volume.setToolTip(tr("volume"))
+        self._render()
+
     def _render(self) -> None:
         muted = self.muted()
         icon = QStyle.StandardPixmap.SP_MediaVolumeMuted if muted else QStyle.StandardPixmap.SP_MediaVolume

@@ -4,6 +4,11 @@ Assistant text arrives as segments that already carry no control tags and
 keep every space and newline (DESIGN §3), so the bubble only concatenates
 them into Markdown source; it knows nothing of the stream parser.
 
+A finished fenced code block becomes a :class:`~desktop_agent.ui.code_block.CodeBlock`
+(highlighted, its language, a Copy button). The user's and the assistant's
+bubbles hold a row of message actions (Copy, and Regenerate or Edit when
+the window offers them), shown while the pointer is over the bubble.
+
 A streaming reply is shown as one label per finished block plus one for the
 block still growing, so each segment re-renders only that last block, not
 the whole reply (a long reply would otherwise cost more with every sentence).
@@ -19,8 +24,12 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from PySide6.QtCore import QSize, Qt
+from PySide6.QtCore import QEvent, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QEnterEvent
 from PySide6.QtWidgets import QFrame, QLabel, QSizePolicy, QVBoxLayout, QWidget
+
+from desktop_agent.ui.code_block import CodeBlock, language_of
+from desktop_agent.ui.message_actions import ActionRow
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -28,6 +37,8 @@ if TYPE_CHECKING:
 
 BubbleRole = Literal["user", "assistant", "warning", "error"]
 
+HOVER_GRACE_MS = 120
+"""How long a floating action row outlives the pointer leaving its bubble."""
 _INTERACTION = Qt.TextInteractionFlag.TextSelectableByMouse | Qt.TextInteractionFlag.LinksAccessibleByMouse
 
 
@@ -58,6 +69,8 @@ class Block:
     """Its source, without the blank lines around it."""
     code: str | None
     """The code inside, when it is a fenced code block (``` or ~~~)."""
+    language: str = ""
+    """The language its fence names (```` ```python ````), or ""."""
 
 
 def _first_line(token: Token) -> int:
@@ -111,7 +124,7 @@ def finished_blocks(text: str, *, final: bool = False) -> tuple[list[Block], int
         end = _offset(lines, _first_line(tops[i + 1])) if i + 1 < len(tops) else len(text)
         source = _LEADING_BLANK_LINES.sub("", text[begin:end]).rstrip()
         code = token.content.removesuffix("\n") if token.type == "fence" else None
-        blocks.append(Block(source, code))
+        blocks.append(Block(source, code, language_of(token.info) if code is not None else ""))
         begin = end
     return blocks, (len(text) if final else begin)
 
@@ -141,7 +154,12 @@ class MessageBubble(QFrame):
 
     A user bubble prefers the width of its longest line (the chat view caps
     it at a share of the view, and the text wraps beyond that).
+
+    Signals:
+        action_requested(kind: str)   its Regenerate or Edit was clicked
     """
+
+    action_requested = Signal(str)
 
     def __init__(self, role: BubbleRole, text: str = "", parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -154,16 +172,77 @@ class MessageBubble(QFrame):
         self._format = Qt.TextFormat.PlainText if role == "user" else Qt.TextFormat.MarkdownText
         self._done = 0
         """Where the unfinished block begins in the source."""
-        self.blocks: list[QLabel] = []
-        """Labels of the finished blocks (Markdown bubbles only)."""
+        self.blocks: list[QLabel | CodeBlock] = []
+        """The finished blocks (Markdown bubbles only): labels, and code blocks."""
         self.label = _label(self, self._format)
         """The last (or only) label: the block still growing."""
         self._box = QVBoxLayout(self)
         self._box.setContentsMargins(12, 8, 12, 8)
         self._box.setSpacing(6)
         self._box.addWidget(self.label)
+        self.action_row: ActionRow | None = None
+        """Copy, Regenerate, Edit: the user's and the assistant's messages."""
+        self._pinned = False
+        if role in ("user", "assistant"):
+            self.action_row = ActionRow(self.text, self)
+            self.action_row.requested.connect(self.action_requested)
+            self.action_row.left.connect(lambda: QTimer.singleShot(HOVER_GRACE_MS, self, self._hide_floating))
+            self.action_row.hide()
         if text:
             self.append(text)
+
+    def offer_actions(self, *, regenerate: bool, edit: bool, editing: bool = False) -> None:
+        """Which of Regenerate and Edit its actions offer now."""
+        if self.action_row is not None:
+            self.action_row.offer(regenerate=regenerate, edit=edit, editing=editing)
+            self._natural = None  # a pinned row is part of a user bubble's width
+            self.updateGeometry()
+
+    def pin_actions(self, pinned: bool) -> None:
+        """The last exchange's actions: a row under the text, always in
+        sight (``pinned``). Otherwise they float while the pointer is over
+        the bubble and take no room: beside a user bubble (the space on its
+        left is empty), over an assistant bubble's bottom right corner."""
+        row = self.action_row
+        if row is None or pinned == self._pinned:
+            return
+        self._pinned = pinned
+        row.set_floating(not pinned)
+        if pinned:
+            row.setParent(self)
+            self._box.addWidget(row)
+            row.show()
+        else:
+            self._box.removeWidget(row)
+            row.hide()
+        self._natural = None
+        self.updateGeometry()
+
+    def enterEvent(self, event: QEnterEvent) -> None:
+        row = self.action_row
+        if row is not None and not self._pinned:
+            row.adjustSize()
+            beside = self.parentWidget()
+            if self.role == "user" and beside is not None and self.x() >= row.width() + 4:
+                row.setParent(beside)
+                row.move(self.x() - row.width() - 4, self.y() + self.height() - row.height())
+            else:
+                row.setParent(self)
+                row.move(max(0, self.width() - row.width() - 6), max(0, self.height() - row.height() - 3))
+            row.raise_()
+            row.show()
+        super().enterEvent(event)
+
+    def leaveEvent(self, event: QEvent) -> None:
+        if self.action_row is not None and not self._pinned:
+            # The pointer may be on its way to the row beside the bubble.
+            QTimer.singleShot(HOVER_GRACE_MS, self, self._hide_floating)
+        super().leaveEvent(event)
+
+    def _hide_floating(self) -> None:
+        row = self.action_row
+        if row is not None and not self._pinned and not (self.underMouse() or row.underMouse()):
+            row.hide()
 
     def append(self, text: str, *, new_paragraph: bool = False) -> None:
         """Add display text (a segment's ``text``: no tags, whitespace kept).
@@ -190,15 +269,14 @@ class MessageBubble(QFrame):
         blocks, cut = finished_blocks(self._source[self._done :], final=final)
         self._done += cut
         for block in blocks:
+            widget: QLabel | CodeBlock
             if block.code is None:
-                label = _label(self, self._format)
-                label.setText(block.markdown)
-            else:  # a finished code block: monospace on a tinted ground (the theme's #mono)
-                label = _label(self, Qt.TextFormat.PlainText)
-                label.setObjectName("mono")
-                label.setText(block.code)
-            self._box.insertWidget(self._box.count() - 1, label)
-            self.blocks.append(label)
+                widget = _label(self, self._format)
+                widget.setText(block.markdown)
+            else:  # a finished code block: highlighted, its language, a Copy button
+                widget = CodeBlock(block.code, block.language, self)
+            self._box.insertWidget(self._box.indexOf(self.label), widget)
+            self.blocks.append(widget)
         tail = self._source[self._done :].strip()
         self.label.setText(tail)
         self.label.setVisible(bool(tail) or not self.blocks)
@@ -210,6 +288,8 @@ class MessageBubble(QFrame):
             lines = self.text().splitlines() or [""]
             margins = self._box.contentsMargins()
             widest = max(metrics.horizontalAdvance(line) for line in lines)
+            if self.action_row is not None and self._pinned:
+                widest = max(widest, self.action_row.sizeHint().width())
             self._natural = widest + margins.left() + margins.right() + 6
         return self._natural
 

@@ -32,6 +32,7 @@ from desktop_agent.core.messages import (
     ToolRejectedMessage,
 )
 from desktop_agent.core.ports import ImageContent
+from desktop_agent.core.risk import AutoDecider, ToolAnnotations
 from desktop_agent.core.sub_agent import SUB_AGENT
 
 CardPhase = Literal["preparing", "approval", "executing", "done", "rejected", "invalidated"]
@@ -104,6 +105,19 @@ class ToolCardState:
     """Set on a sub-agent's call: its card sits inside the sub_agent card."""
     by_voice: bool = False
     """The approval was answered by a spoken yes or no (issue 11)."""
+    annotations: ToolAnnotations | None = None
+    """What the tool says of its risk (issue 14): a destructive tool's card
+    is red and confirms "Always allow"; open-world ones say they reach out."""
+    auto_by: AutoDecider | None = None
+    """Who approved it without asking (with ``auto_approved``)."""
+
+    @property
+    def destructive(self) -> bool:
+        return self.annotations is not None and self.annotations.is_destructive
+
+    @property
+    def open_world(self) -> bool:
+        return self.annotations is not None and self.annotations.reaches_outside
 
     @property
     def pending(self) -> bool:
@@ -122,7 +136,11 @@ def card_key(message: CardUpdate) -> str:
 
 
 def new_card(
-    message: CardUpdate, *, server: str | None = None, approval_timeout_s: float | None = None
+    message: CardUpdate,
+    *,
+    server: str | None = None,
+    approval_timeout_s: float | None = None,
+    annotations: ToolAnnotations | None = None,
 ) -> ToolCardState:
     """``tool_call_id`` of the state is the card's key (:func:`card_key`)."""
     name = message.tool_name if not isinstance(message, ToolProgressMessage | ToolOutputMessage) else "?"
@@ -132,6 +150,7 @@ def new_card(
         server=server,
         approval_timeout_s=approval_timeout_s,
         parent_tool_call_id=message.parent_tool_call_id,
+        annotations=annotations,
     )
 
 
@@ -167,11 +186,11 @@ def _with_output(state: ToolCardState, text: str) -> ToolCardState:
     return replace(state, output=output[excess:], output_cut=state.output_cut + excess)
 
 
-def auto_approved(state: ToolCardState) -> ToolCardState:
-    """The always-allow list approved the call: it runs without a click."""
+def auto_approved(state: ToolCardState, by: AutoDecider = "always_allow") -> ToolCardState:
+    """The always-allow list (or ``by``) approved the call: it runs without a click."""
     if not state.pending:
         return state
-    return replace(state, phase="executing", auto_approved=True, task_id=None)
+    return replace(state, phase="executing", auto_approved=True, auto_by=by, task_id=None)
 
 
 def apply_message(state: ToolCardState, message: CardUpdate) -> ToolCardState:

@@ -178,3 +178,20 @@ def partial_text(partial: Any) -> str:
             lines.append(f"[{key}]\n{shown.rstrip()}")
         return "\n".join(lines)
     return json.dumps(partial, ensure_ascii=False)
+
+
+def risk_text(state: ToolCardState) -> str:
+    """What the tool says of its risk (issue 14), in one line: it may change
+    or delete data, it reaches outside this computer; empty when neither."""
+    parts = []
+    if state.destructive:
+        parts.append(tr("card_risk_destructive"))
+    if state.open_world:
+        parts.append(tr("card_risk_open_world"))
+    return " · ".join(parts)
+
+
+def auto_badge(state: ToolCardState) -> str:
+    """Why a call runs without a click: the always-allow list, or the user's
+    trust in its server's read-only tools."""
+    return tr("card_read_only_allowed") if state.auto_by == "read_only_setting" else tr("auto_approved")

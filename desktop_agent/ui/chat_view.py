@@ -4,6 +4,14 @@ It stays at the bottom while new content arrives unless the user scrolled
 up to read. Assistant text goes to the current assistant bubble; anything
 else (a card, a system line, the user's next message) ends that bubble, so
 text after a tool card starts a new one below it.
+
+An empty conversation shows a welcome panel (:meth:`set_welcome`): it sits
+above everything while nothing but notices is in the view, and goes with the
+first message, card or form; clearing the view brings it back.
+
+Signals:
+    action_requested(kind: str, bubble: MessageBubble)
+                                a message's Regenerate or Edit was clicked
 """
 
 from __future__ import annotations
@@ -11,17 +19,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
-from PySide6.QtCore import QEvent, QSize, Qt
+from PySide6.QtCore import QEvent, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QFrame, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
 
 from desktop_agent.ui.bubble import BubbleRole, MessageBubble, SystemMessage
 
 CARD_MAX_WIDTH = 760
+SETTLE_MS = 3000
 USER_SHARE = 0.75
 """A user bubble is at most this share of the view's width."""
 
-Side = Literal["full", "left", "right"]
+Side = Literal["full", "left", "right", "center"]
 
 
 class _Slot(QWidget):
@@ -74,7 +83,7 @@ class _Slot(QWidget):
         height = widget.heightForWidth(width) if widget.hasHeightForWidth() else -1
         if height < 0:
             height = widget.sizeHint().height()
-        x = available - width if self._side == "right" else 0
+        x = available - width if self._side == "right" else (available - width) // 2 if self._side == "center" else 0
         widget.setGeometry(x, 0, width, height)
         if height != self._height:
             self._height = height
@@ -82,6 +91,8 @@ class _Slot(QWidget):
 
 
 class ChatView(QScrollArea):
+    action_requested = Signal(str, object)
+
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("chat")
@@ -96,7 +107,10 @@ class ChatView(QScrollArea):
         self._layout.addStretch(1)
         self.setWidget(content)
         self._current: MessageBubble | None = None
+        self._welcome: _Slot | None = None
         self._stick = True
+        self._target: QWidget | None = None
+        """A message scrolled to, kept in view while the layout settles."""
         bar = self.verticalScrollBar()
         bar.valueChanged.connect(self._on_scrolled)
         bar.rangeChanged.connect(self._on_range)
@@ -109,11 +123,31 @@ class ChatView(QScrollArea):
         self.end_bubble()
         index = self._layout.count() - 1  # before the trailing stretch
         self._layout.insertWidget(index, _Slot(widget, side))
+        self._show_welcome()
         return widget
+
+    def set_welcome(self, panel: QWidget) -> None:
+        """The panel an empty conversation shows (replacing any before)."""
+        if self._welcome is not None:
+            self._layout.removeWidget(self._welcome)
+            self._welcome.deleteLater()
+        self._welcome = _Slot(panel, "center")
+        self._layout.insertWidget(0, self._welcome)
+        self._show_welcome()
+
+    @property
+    def welcome(self) -> QWidget | None:
+        """The welcome panel, if one was set (shown or not)."""
+        return self._welcome.widget if self._welcome is not None else None
+
+    def _show_welcome(self) -> None:
+        if self._welcome is not None:
+            self._welcome.setVisible(not any(_is_message(w) for w in self.items()))
 
     def add_user(self, text: str) -> MessageBubble:
         bubble = MessageBubble("user", text)
-        self._stick = True  # the user's own message always scrolls into view
+        bubble.action_requested.connect(lambda kind: self.action_requested.emit(kind, bubble))
+        self._stick, self._target = True, None  # the user's own message always scrolls into view
         self.add_widget(bubble, "right")
         return bubble
 
@@ -130,6 +164,7 @@ class ChatView(QScrollArea):
             if not text.strip():
                 return None
             bubble = MessageBubble("assistant")
+            bubble.action_requested.connect(lambda kind: self.action_requested.emit(kind, bubble))
             self.add_widget(bubble)
             self._current = bubble
         self._current.append(text, new_paragraph=new_paragraph)
@@ -162,14 +197,53 @@ class ChatView(QScrollArea):
                 self._layout.insertWidget(self._layout.count() - 1, slot)
 
     def clear(self) -> None:
-        """Remove every message (a new conversation)."""
+        """Remove every message (a new conversation); the welcome comes back."""
         self.end_bubble()
-        while self._layout.count() > 1:  # keep the trailing stretch
-            item = self._layout.takeAt(0)
+        keep = 1 if self._welcome is None else 2  # the trailing stretch, the welcome
+        while self._layout.count() > keep:
+            item = self._layout.takeAt(keep - 1)
             widget = item.widget() if item is not None else None
             if widget is not None:
                 widget.deleteLater()
-        self._stick = True
+        self._stick, self._target = True, None
+        self._show_welcome()
+
+    def remove_from(self, widget: QWidget) -> None:
+        """Remove this message and every one below it (the last exchange,
+        taken back for Regenerate or Edit)."""
+        self.end_bubble()
+        slot = widget.parentWidget()
+        start = self._layout.indexOf(slot) if isinstance(slot, _Slot) else -1
+        if start < 0:
+            return
+        while self._layout.count() - 1 > start:  # the trailing stretch stays
+            item = self._layout.takeAt(start)
+            gone = item.widget() if item is not None else None
+            if gone is not None:
+                gone.hide()
+                gone.deleteLater()
+        self._show_welcome()
+
+    def last_user_bubble(self) -> MessageBubble | None:
+        return next((w for w in reversed(self.items())
+                     if isinstance(w, MessageBubble) and w.role == "user"), None)
+
+    def offer_actions(self, can_redo: bool, *, editing: bool = False) -> None:
+        """Offer Regenerate on the last reply and Edit on the user's last
+        message (``can_redo``: no turn runs), nothing on the others. The
+        last exchange keeps its actions in sight; a turn that ended without
+        a reply offers Regenerate on the user's message."""
+        items = self.items()
+        bubbles = [w for w in items if isinstance(w, MessageBubble) and w.action_row is not None]
+        user = self.last_user_bubble()
+        after = items[items.index(user) + 1 :] if user is not None else []
+        reply = next((w for w in reversed(after) if isinstance(w, MessageBubble) and w.role == "assistant"), None)
+        for bubble in bubbles:
+            if bubble is user:
+                bubble.offer_actions(regenerate=can_redo and reply is None, edit=can_redo, editing=editing)
+            else:
+                bubble.offer_actions(regenerate=can_redo and bubble is reply, edit=False)
+            bubble.pin_actions(can_redo and (bubble is reply or bubble is user))
 
     # ------------------------------------------------------------- reading
 
@@ -179,6 +253,8 @@ class ChatView(QScrollArea):
         for i in range(self._layout.count()):
             item = self._layout.itemAt(i)
             widget = item.widget() if item is not None else None
+            if widget is self._welcome:
+                continue
             if isinstance(widget, _Slot):
                 out.append(widget.widget)
             elif widget is not None:
@@ -199,10 +275,35 @@ class ChatView(QScrollArea):
         self._stick = value >= bar.maximum() - 8
 
     def _on_range(self, _minimum: int, maximum: int) -> None:
-        if self._stick:
+        if self._target is not None:
+            try:
+                self.ensureWidgetVisible(self._target, 0, 40)
+            except RuntimeError:  # the message was removed meanwhile (its C++ side is gone)
+                self._target = None
+        elif self._stick:
             self.verticalScrollBar().setValue(maximum)
 
+    def scroll_to_widget(self, widget: QWidget) -> None:
+        """Bring a message into view (a search hit) and keep it there while
+        the messages just drawn settle their heights (slots measure
+        themselves over the next layout passes, issue 14)."""
+        self._stick = False
+        self._target = widget
+        QTimer.singleShot(SETTLE_MS, self, self._settled)
+        self.ensureWidgetVisible(widget, 0, 40)
+
+    def _settled(self) -> None:
+        self._target = None
+
     def scroll_to_bottom(self) -> None:
-        self._stick = True
+        self._stick, self._target = True, None
         bar = self.verticalScrollBar()
         bar.setValue(bar.maximum())
+
+
+def _is_message(widget: QWidget) -> bool:
+    """What ends the welcome: a message, a card or a form (not a notice or
+    a system line: start-up warnings sit below the welcome)."""
+    if isinstance(widget, MessageBubble):
+        return widget.role in ("user", "assistant")
+    return not isinstance(widget, SystemMessage)

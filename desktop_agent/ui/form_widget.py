@@ -140,6 +140,16 @@ class FormWidget(QFrame):
                 out[q.id] = value
         return out
 
+    def fill(self, answers: Mapping[str, Any]) -> None:
+        """Put given answers into the inputs (a restored form)."""
+        for q in self.questions:
+            value = answers.get(q.id)
+            chosen = {str(v) for v in value} if isinstance(value, list) else {str(value)} if value is not None else set()
+            if q.line is not None:
+                q.line.setText(str(value) if value is not None and not isinstance(value, list) else "")
+            for button in [*q.radios, *q.checks]:
+                button.setChecked(button.text() in chosen)
+
     def _submit(self) -> None:
         if self.ended is None:
             self.submitted.emit(self.form_id, self.answers())

@@ -10,8 +10,9 @@ Cancel drops them.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
+from functools import partial
 
 from PySide6.QtWidgets import QCheckBox, QLabel, QScrollArea, QVBoxLayout, QWidget
 
@@ -49,8 +50,11 @@ class HooksPage(QWidget):
         super().__init__(parent)
         self._initial = {info.name: info.enabled for info in hooks if info.problem is None}
         self.boxes: dict[str, QCheckBox] = {}
+        self._texts: list[tuple[QLabel, Callable[[], str]]] = []
+        """Each label with what it says, for :meth:`retranslate`."""
 
         intro = QLabel(tr("hooks_intro", folder=folder), self)
+        self._texts.append((intro, lambda: tr("hooks_intro", folder=folder)))
         intro.setWordWrap(True)
         intro.setObjectName("cardMuted")
         rows = QWidget(self)
@@ -59,6 +63,7 @@ class HooksPage(QWidget):
             box = QCheckBox(info.name, rows)
             box.setChecked(info.enabled)
             detail = QLabel(hook_detail(info), rows)
+            self._texts.append((detail, partial(hook_detail, info)))
             detail.setObjectName("cardMuted")
             detail.setWordWrap(True)
             detail.setContentsMargins(_INDENT, 0, 0, 4)  # under the name, not under the box
@@ -70,13 +75,16 @@ class HooksPage(QWidget):
                 box.setEnabled(False)
                 detail.setEnabled(False)
                 problem = QLabel(tr("hooks_broken", problem=info.problem), rows)
+                self._texts.append((problem, partial(tr, "hooks_broken", problem=info.problem)))
                 problem.setWordWrap(True)
                 problem.setEnabled(False)
                 problem.setContentsMargins(_INDENT, 0, 0, 4)
                 box.setToolTip(problem.text())
                 column.addWidget(problem)
         if not hooks:
-            column.addWidget(QLabel(tr("hooks_none"), rows))
+            none = QLabel(tr("hooks_none"), rows)
+            self._texts.append((none, partial(tr, "hooks_none")))
+            column.addWidget(none)
         column.addStretch(1)
         scroll = QScrollArea(self)
         scroll.setWidgetResizable(True)
@@ -84,6 +92,11 @@ class HooksPage(QWidget):
         layout = QVBoxLayout(self)
         layout.addWidget(intro)
         layout.addWidget(scroll, 1)
+
+    def retranslate(self) -> None:
+        """Texts again in the current language (Settings → Appearance)."""
+        for label, text in self._texts:
+            label.setText(text())
 
     def choices(self) -> dict[str, bool]:
         """The hooks the user switched on or off here, by name."""

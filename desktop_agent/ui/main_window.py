@@ -49,6 +49,12 @@ from desktop_agent.ui.input_box import InputBox
 from desktop_agent.ui.mic_button import HandsFreeButton, MicButton
 from desktop_agent.ui.model_download import ModelDownloadPanel
 from desktop_agent.ui.send_button import INTERRUPT_FALLBACK_MS, SendButton
+from desktop_agent.ui.settings_glue import (
+    apply_settings_appearance,
+    mcp_control,
+    reload_if_moved,
+    retranslate_window,
+)
 from desktop_agent.ui.status_bar import StatusBar, server_views
 from desktop_agent.ui.theme import apply_theme
 
@@ -57,20 +63,21 @@ if TYPE_CHECKING:
 
     from desktop_agent.services import AppliedSettings
     from desktop_agent.storage.settings import Settings
+    from desktop_agent.ui.conversations_glue import ConversationsGlue
+    from desktop_agent.ui.message_actions import ChatActions
     from desktop_agent.ui.settings_dialog import SettingsDialog, SettingsEdit
     from desktop_agent.ui.tray import Notifier
     from desktop_agent.ui.turn_controller import TurnController
     from desktop_agent.ui.turn_state import ButtonPhase
     from desktop_agent.ui.turn_view import TurnView
     from desktop_agent.ui.voice_glue import VoiceGlue
+    from desktop_agent.ui.welcome import WelcomePanel
     from desktop_agent.ui.window_deps import WindowDeps
     from desktop_agent.voice.stt.models import DownloadProgress
 
 log = logging.getLogger(__name__)
 
 STATUS_REFRESH_MS = 3000
-RESTORE_SHOWN = 60
-"""How many messages of a restored conversation are drawn (all are kept)."""
 
 
 class MainWindow(QMainWindow):
@@ -96,6 +103,8 @@ class MainWindow(QMainWindow):
         self._early: list[QWidget] = []
         """What the chat shows from before :meth:`attach` (kept below a restored conversation)."""
         self._settings_wanted = False
+        self.settings_dialog: SettingsDialog | None = None
+        """The Settings dialog opened last."""
 
         self.chat = ChatView(self)
         self.input = InputBox(self)
@@ -106,6 +115,12 @@ class MainWindow(QMainWindow):
         self.hands_free_button.setEnabled(False)
         self.voice: VoiceGlue | None = None
         """Speech input (issue 11), once attached."""
+        self.welcome: WelcomePanel | None = None
+        """What an empty conversation shows (issue 13), once attached."""
+        self.chat_actions: ChatActions | None = None
+        """Regenerate and Edit (issue 13), once attached."""
+        self.conversations: ConversationsGlue | None = None
+        """The sidebar and switching (issue 14), once attached with a library."""
         self.audio = AudioControls(self)
         self.settings_button = QToolButton(self)
         self.settings_button.setText("⚙")
@@ -132,7 +147,12 @@ class MainWindow(QMainWindow):
         bottom.addWidget(self.new_chat_button, 0, Qt.AlignmentFlag.AlignBottom)
         bottom.addWidget(self.settings_button, 0, Qt.AlignmentFlag.AlignBottom)
         central = QWidget(self)
-        column = QVBoxLayout(central)
+        self.body = QHBoxLayout(central)
+        """The sidebar (issue 14, once attached) and the conversation column."""
+        self.body.setContentsMargins(0, 0, 0, 0)
+        self.body.setSpacing(0)
+        column = QVBoxLayout()
+        self.body.addLayout(column, 1)
         column.setContentsMargins(0, 0, 0, 0)
         column.setSpacing(0)
         column.addWidget(self.chat, 1)
@@ -154,6 +174,9 @@ class MainWindow(QMainWindow):
         self.audio.volume_committed.connect(self._on_volume_committed)
         self.settings_button.clicked.connect(self.open_settings)
         QShortcut(QKeySequence.StandardKey.Preferences, self, self.open_settings)
+        if QKeySequence("Ctrl+,") not in QKeySequence.keyBindings(QKeySequence.StandardKey.Preferences):
+            # Preferences is Ctrl+, only on macOS; the same key twice would be ambiguous (neither fires).
+            QShortcut(QKeySequence("Ctrl+,"), self, self.open_settings)
         self.new_chat_button.clicked.connect(self.new_conversation)
         QShortcut(QKeySequence.StandardKey.New, self, self.new_conversation)
         self._status_timer = QTimer(self)
@@ -172,6 +195,7 @@ class MainWindow(QMainWindow):
 
     def attach(self, deps: WindowDeps) -> None:
         """Connect the window to its conversation; input becomes possible."""
+        apply_settings_appearance(self, None, deps.settings)
         from desktop_agent.ui.tray import Notifier
         from desktop_agent.ui.turn_controller import TurnController
 
@@ -190,10 +214,17 @@ class MainWindow(QMainWindow):
         self._push_audio()
         self.status.set_model(deps.model_name, is_demo=deps.is_demo, demo_notice=deps.demo_notice)
         self.new_chat_button.setVisible(deps.new_conversation is not None)
-        if deps.conversation.history:
-            self._show_history(deps.conversation.history)
+        if deps.conversation.history or deps.conversation.events:
+            from desktop_agent.ui.conversations_glue import draw
+
+            draw(self, deps.conversation)  # as it looked live (issue 14)
             self.chat.move_to_end(self._early)  # what the user did meanwhile stays last
         self._early = []
+        self._add_welcome_and_actions(deps, controller)  # after the restored conversation
+        if deps.library is not None:
+            from desktop_agent.ui.conversations_glue import ConversationsGlue
+
+            self.conversations = ConversationsGlue(self, deps)
         for warning in deps.warnings:
             self.show_notice("warning", f"**{tr('warning')}:** {warning}")
         self.refresh_status()
@@ -211,35 +242,16 @@ class MainWindow(QMainWindow):
             self.open_settings()
         self.attached.emit()
 
-    def _show_history(self, history: list[dict[str, Any]]) -> None:
-        """Render a restored conversation: the user's and the assistant's
-        words, and one line per tool call with the start of its result."""
-        from desktop_agent.core.hooks import visible
-        from desktop_agent.core.stream_parser import strip_tags
+    def _add_welcome_and_actions(self, deps: WindowDeps, controller: TurnController[TurnView]) -> None:
+        from desktop_agent.ui.message_actions import ChatActions
+        from desktop_agent.ui.welcome import WelcomePanel
 
-        history = visible(history)  # hook messages are for the model only (DESIGN §9)
-        names: dict[str, str] = {}
-        for message in history:
-            for call in message.get("tool_calls") or ():
-                names[str(call.get("id"))] = str(call.get("function", {}).get("name", ""))
-        # Rendering costs ~6 ms a message: show the recent part, say the rest is kept.
-        if len(history) > RESTORE_SHOWN:
-            self.chat.add_system(tr("earlier_hidden", count=len(history) - RESTORE_SHOWN))
-            history = history[-RESTORE_SHOWN:]
-        for message in history:
-            role, content = message.get("role"), message.get("content")
-            if role == "user":
-                self.chat.add_user(str(content or ""))
-            elif role == "assistant":
-                if content:
-                    # The history keeps the model's control tags; the view takes plain text.
-                    self.chat.add_assistant_text(strip_tags(str(content)))
-                    self.chat.end_bubble()
-            elif role == "tool":
-                summary = " ".join(str(content or "").split())[:120]
-                name = names.get(str(message.get("tool_call_id")), "?")
-                self.chat.add_system(tr("tool_line", name=name, summary=summary))
-        self.chat.add_system(tr("restored"))
+        self.welcome = WelcomePanel(is_demo=deps.is_demo)
+        self.welcome.prompt_chosen.connect(self.send_text)
+        self.welcome.connect_requested.connect(self.open_settings)
+        self.chat.set_welcome(self.welcome)
+        self.chat_actions = ChatActions(self.chat, self.input, controller, self._open_turn,
+                                        hint=self.status.showMessage)
 
     def new_conversation(self) -> bool:
         """Start afresh (the New button): False while a turn runs."""
@@ -247,8 +259,16 @@ class MainWindow(QMainWindow):
         if controller is None or not controller.new_conversation():
             return False
         self.chat.clear()
-        self.input.setFocus()
+        self.after_switch()
         return True
+
+    def after_switch(self) -> None:
+        """Another conversation is on screen (new, or opened from the sidebar)."""
+        if self.chat_actions is not None:
+            self.chat_actions.refresh()
+        if self.conversations is not None:
+            self.conversations.refresh()
+        self.input.setFocus()
 
     @property
     def controller(self) -> TurnController[TurnView] | None:
@@ -302,6 +322,8 @@ class MainWindow(QMainWindow):
         controller = self._controller
         if controller is None:
             return self._hold(text)
+        if self.chat_actions is not None and self.chat_actions.editing:
+            return self.chat_actions.send_edited(text)  # it replaces the last exchange
         return controller.start_turn(text, self._open_turn)
 
     def _hold(self, text: str) -> bool:
@@ -332,6 +354,7 @@ class MainWindow(QMainWindow):
             on_interrupted=controller.on_interrupted,
             on_card=lambda state: self.card_changed.emit(state.tool_call_id, state.phase),
             server_of=controller.deps.tool_server,
+            annotations_of=controller.deps.tool_annotations,
             approval_timeout_s=controller.conversation.approval_timeout_s,
         )
 
@@ -399,12 +422,17 @@ class MainWindow(QMainWindow):
         if deps is None or controller is None:
             self._settings_wanted = True  # opens once attached (a moment, never the MCP servers)
             return None
+        if deps.on_settings_opened is not None:
+            deps.on_settings_opened()
         dialog = SettingsDialog(
             controller.settings, has_api_key=controller.has_api_key(), key_note=deps.key_note,
             skills=deps.skills, skills_folder=deps.skills_folder, parent=self,
+            stored_key=deps.get_api_key, mcp=mcp_control(deps), preview_voice=deps.preview_voice,
         )
+        dialog.appearance_changed.connect(self.retranslate)
+        self.settings_dialog = dialog
         hooks = HooksPage(deps.hook_infos(controller.settings.hooks_enabled), folder=deps.hooks_folder)
-        dialog.add_page(tr("hooks_tab"), hooks)
+        dialog.add_page("hooks_tab", hooks)  # a key: the title follows a language switch
         # The Hooks page's switches join the dialog's edit: one save, one settings path.
         dialog.saved.connect(
             lambda edit: self.apply_settings_edit(replace(edit, settings=hooks.apply_to(edit.settings)))
@@ -413,15 +441,26 @@ class MainWindow(QMainWindow):
         return dialog
 
     def apply_settings_edit(self, edit: SettingsEdit) -> None:
+        before = self._controller.settings if self._controller is not None else None
         if self._controller is not None:
             self._controller.apply_edit(
                 edit.settings, api_key=edit.api_key, forget_api_key=edit.forget_api_key
             )
         if self.voice is not None:
             self.voice.apply(edit.settings)
+        apply_settings_appearance(self, before, edit.settings)
+        reload_if_moved(self._deps, before, edit.settings)
+
+    def retranslate(self) -> None:
+        """Texts and colours again, after Settings → Appearance (issue 13)."""
+        retranslate_window(self)
+        if self.conversations is not None:
+            self.conversations.sidebar.retranslate()
 
     def _on_model_changed(self, applied: AppliedSettings) -> None:
         self.status.set_model(applied.model, is_demo=applied.is_demo, demo_notice=applied.demo_notice)
+        if self.welcome is not None:
+            self.welcome.set_demo(applied.is_demo)
 
     def model_progress(self, progress: DownloadProgress) -> None:
         """A speech model download's progress callback (any thread); the

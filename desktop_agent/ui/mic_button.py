@@ -85,6 +85,10 @@ class MicButton(QToolButton):
         self._state, self._reason = state, reason
         self._render()
 
+    def retranslate(self) -> None:
+        """Texts again in the current language (Settings → Appearance)."""
+        self._render()
+
     def _render(self) -> None:
         # The active group's colour: while disabled (before set_state enables
         # it) the current group would be the disabled grey.

@@ -56,17 +56,26 @@ def settle_memory_soon() -> None:
     QTimer.singleShot(0, settle_memory)
 
 
-LAZY_IMPORTS = (
+OPENAI_IMPORTS = (
+    "desktop_agent.llm.openai_provider",
     "openai.resources.chat.chat",
     "openai.resources.chat.completions",
     "openai.lib._chat_completion_resources",
     "openai.lib.streaming.chat",
     "openai.pagination",
-    "markdown_it",
 )
-"""What the openai SDK imports on the first request (~250 ms of a frozen
-window at the user's first message, measured by benchmarks/bench_ui.py),
-and the Markdown parser the first reply needs (~60 ms)."""
+"""The provider of a real endpoint and what the openai SDK imports on the
+first request (~250 ms of a frozen window at the user's first message,
+measured by benchmarks/bench_ui.py). Never for the demo model: the SDK is
+~50 MiB of an idle window (issue 13 §5)."""
+
+LAZY_IMPORTS = (*OPENAI_IMPORTS, "markdown_it")
+""":data:`OPENAI_IMPORTS` and the Markdown parser the first reply needs (~60 ms)."""
+
+
+def lazy_imports(is_demo: bool) -> tuple[str, ...]:
+    """What to warm once the window is attached: the demo model needs only the Markdown parser."""
+    return ("markdown_it",) if is_demo else LAZY_IMPORTS
 
 
 def schedule_exit(window: QWidget, screenshot: str | None, quit_after_ms: int | None) -> None:

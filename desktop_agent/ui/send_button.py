@@ -59,6 +59,10 @@ class SendButton(QPushButton):
         self._phase = phase
         self._render()
 
+    def retranslate(self) -> None:
+        """Texts again in the current language (Settings → Appearance)."""
+        self._render()
+
     def _render(self) -> None:
         self.setText(tr({"send": "send", "interrupt": "interrupt", "interrupting": "interrupting"}[self._phase]))
         self.setEnabled(self._phase != "interrupting")

@@ -28,10 +28,10 @@ class SkillRow(QFrame):
         self.info = info
         self.checkbox = QCheckBox(info.name, self)
         self.checkbox.setChecked(enabled and info.problem is None)
-        self.source = QLabel(tr(f"skills_source_{info.source}"), self)
+        self.source = QLabel(self)
         self.source.setObjectName("cardMuted")
-        text = tr("skills_broken", problem=info.problem) if info.problem else info.description
-        self.description = QLabel(text, self)
+        self.description = QLabel(self)
+        self.retranslate()
         self.description.setWordWrap(True)
         self.description.setObjectName("cardMuted")
         self.description.setToolTip(str(info.path))
@@ -47,6 +47,11 @@ class SkillRow(QFrame):
         layout.addWidget(self.description)
         if info.problem is not None:
             self.setEnabled(False)  # greyed: a broken skill cannot be enabled
+
+    def retranslate(self) -> None:
+        info = self.info
+        self.source.setText(tr(f"skills_source_{info.source}"))
+        self.description.setText(tr("skills_broken", problem=info.problem) if info.problem else info.description)
 
 
 class SkillsPage(QWidget):
@@ -79,6 +84,7 @@ class SkillsPage(QWidget):
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QFrame.Shape.NoFrame)
         scroll.setWidget(body)
+        self._user_folder = user_folder
         self.folder = QLabel(tr("skills_user_folder", folder=user_folder) if user_folder else "", self)
         self.folder.setObjectName("cardMuted")
         self.folder.setWordWrap(True)
@@ -87,6 +93,15 @@ class SkillsPage(QWidget):
         layout.addWidget(self.intro)
         layout.addWidget(scroll, 1)
         layout.addWidget(self.folder)
+
+    def retranslate(self) -> None:
+        """Texts again in the current language (Settings → Appearance)."""
+        self.intro.setText(tr("skills_intro"))
+        self.empty.setText(tr("skills_none"))
+        if self._user_folder:
+            self.folder.setText(tr("skills_user_folder", folder=self._user_folder))
+        for row in self.rows:
+            row.retranslate()
 
     def row(self, name: str) -> SkillRow:
         return next(r for r in self.rows if r.info.name == name)

@@ -106,10 +106,20 @@ class StatusBar(QStatusBar):
         self.servers: list[QLabel] = []
         """One item a server (plain labels: the bar watches their clicks)."""
         self._views: list[McpServerView] = []
+        self._model_shown: tuple[str, bool, str | None] | None = None
         self.menu: QMenu | None = None
         """The server menu open now (or last opened)."""
 
+    def retranslate(self) -> None:
+        """Texts again in the current language (Settings → Appearance)."""
+        if self._model_shown is not None:
+            name, is_demo, notice = self._model_shown
+            self.set_model(name, is_demo=is_demo, demo_notice=notice)
+        else:
+            self.model.setText(tr("starting"))
+
     def set_model(self, name: str, *, is_demo: bool, demo_notice: str | None = None) -> None:
+        self._model_shown = (name, is_demo, demo_notice)
         if is_demo:
             self.model.setText(tr("status_demo"))
             self.model.setToolTip(demo_notice or "")

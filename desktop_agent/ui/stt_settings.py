@@ -11,44 +11,52 @@ from PySide6.QtWidgets import QComboBox, QFormLayout, QLabel, QLineEdit, QVBoxLa
 
 from desktop_agent.storage.settings import STT_ENGINES, Settings, SettingsError
 from desktop_agent.ui.i18n import tr
+from desktop_agent.ui.retranslate import Texts, item_text
 
 
 class SttSettingsBox(QWidget):
     def __init__(self, settings: Settings, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.texts = Texts()
         self.engine = QComboBox(self)
-        for name in STT_ENGINES:
-            self.engine.addItem(tr(f"stt_engine_{name}"), name)
+        for index, name in enumerate(STT_ENGINES):
+            self.engine.addItem("", name)
+            self.texts.bind(item_text(self.engine, index), f"stt_engine_{name}")
         self.engine.setCurrentIndex(max(0, self.engine.findData(settings.stt_engine)))
         self.note = QLabel(self)
         self.note.setObjectName("cardMuted")
         self.note.setWordWrap(True)
 
         self.endpoint = QLineEdit(settings.stt_base_url, self)
-        self.endpoint.setPlaceholderText(tr("stt_endpoint_hint"))
+        self.texts.bind(self.endpoint.setPlaceholderText, "stt_endpoint_hint")
         self.model = QLineEdit(settings.stt_model, self)
         self.model.setPlaceholderText("whisper-1")
         self.mirror = QLineEdit(settings.stt_model_base_url, self)
-        self.mirror.setPlaceholderText(tr("stt_mirror_hint"))
+        self.texts.bind(self.mirror.setPlaceholderText, "stt_mirror_hint")
         self.folder = QLineEdit(settings.stt_model_dir, self)
-        self.folder.setPlaceholderText(tr("stt_folder_hint"))
+        self.texts.bind(self.folder.setPlaceholderText, "stt_folder_hint")
 
         self._openai = QWidget(self)
         openai_form = QFormLayout(self._openai)
         openai_form.setContentsMargins(0, 0, 0, 0)
-        openai_form.addRow(tr("stt_endpoint"), self.endpoint)
-        openai_form.addRow(tr("stt_model"), self.model)
+        openai_form.addRow(self.texts.label("stt_endpoint", self), self.endpoint)
+        openai_form.addRow(self.texts.label("stt_model", self), self.model)
         self._sensevoice = QWidget(self)
         sense_form = QFormLayout(self._sensevoice)
         sense_form.setContentsMargins(0, 0, 0, 0)
-        sense_form.addRow(tr("stt_mirror"), self.mirror)
-        sense_form.addRow(tr("stt_folder"), self.folder)
+        sense_form.addRow(self.texts.label("stt_mirror", self), self.mirror)
+        sense_form.addRow(self.texts.label("stt_folder", self), self.folder)
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         for widget in (self.engine, self.note, self._openai, self._sensevoice):
             layout.addWidget(widget)
         self.engine.currentIndexChanged.connect(lambda _i: self._show_fields())
+        self._show_fields()
+
+    def retranslate(self) -> None:
+        """The texts again in the current language (Settings → Appearance)."""
+        self.texts.retranslate()
         self._show_fields()
 
     def name(self) -> str:

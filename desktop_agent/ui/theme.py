@@ -12,7 +12,7 @@ import logging
 from dataclasses import dataclass
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QGuiApplication, QPalette
+from PySide6.QtGui import QColor, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication, QWidget
 
 log = logging.getLogger(__name__)
@@ -88,6 +88,7 @@ def style_sheet(c: Colors) -> str:
     return f"""
 QMainWindow, QDialog {{ background: {c.window}; color: {c.text}; }}
 QScrollArea#chat, QWidget#chatContent {{ background: {c.window}; border: none; }}
+QScrollArea#settingsPage, QWidget#settingsViewport {{ background: {c.window}; border: none; }}
 QFrame#bubble {{ border-radius: 10px; padding: 2px; }}
 QFrame#bubble[role="user"] {{ background: {c.user_bubble}; }}
 QFrame#bubble[role="user"] QLabel {{ color: {c.user_text}; }}
@@ -99,6 +100,9 @@ QLabel#roleLabel {{ color: {c.muted}; font-size: 11px; }}
 QFrame#toolCard, QFrame#formCard, QFrame#visualCard {{
     background: {c.card}; border: 1px solid {c.border}; border-radius: 8px; }}
 QFrame#toolCard[phase="approval"] {{ border: 1px solid {c.accent}; }}
+QFrame#toolCard[risk="destructive"] {{ border: 2px solid {c.reject}; }}
+QLabel#cardRisk {{ color: {c.reject}; font-weight: bold; }}
+QLabel#cardRisk[risk="open_world"] {{ color: {c.muted}; font-weight: normal; }}
 QFrame#toolCard[phase="rejected"], QFrame#toolCard[phase="invalidated"] {{ background: {c.card_header}; }}
 QFrame#modelDownload {{ background: {c.card}; border: 1px solid {c.border}; border-radius: 8px; }}
 QFrame#modelDownload[state="failed"] {{ background: {c.error}; }}
@@ -106,6 +110,26 @@ QLabel#cardTitle {{ font-weight: bold; }}
 QLabel#cardMuted {{ color: {c.muted}; }}
 QLabel#mono {{ font-family: monospace; background: {c.code}; border-radius: 4px; padding: 4px; }}
 QPlainTextEdit#outputBox {{ background: {c.code}; border-radius: 4px; padding: 2px; }}
+QFrame#codeBlock {{ background: {c.code}; border: 1px solid {c.border}; border-radius: 6px; }}
+QFrame#codeBlock QLabel#codeText {{ color: {c.text}; }}
+QLabel#codeLanguage {{ color: {c.muted}; font-size: 11px; }}
+QToolButton#codeCopy, QToolButton#messageAction {{ color: {c.muted}; font-size: 11px; border: none;
+    border-radius: 4px; padding: 0px 6px; }}
+QToolButton#codeCopy:hover, QToolButton#messageAction:hover {{ color: {c.text}; background: {c.border}; }}
+QWidget#messageActions[floating="true"] {{ background: {c.card}; border: 1px solid {c.border}; border-radius: 6px; }}
+QFrame#welcome {{ background: {c.card}; border: 1px solid {c.border}; border-radius: 12px; }}
+QLabel#welcomeTitle {{ color: {c.text}; font-size: 18px; font-weight: bold; }}
+QLabel#welcomeText {{ color: {c.text}; }}
+QLabel#welcomeMuted {{ color: {c.muted}; }}
+QPushButton#welcomePrompt {{ background: {c.assistant_bubble}; color: {c.text}; border: 1px solid {c.border};
+    border-radius: 14px; padding: 6px 14px; }}
+QPushButton#welcomePrompt:hover {{ border: 1px solid {c.accent}; }}
+QPushButton#welcomeConnect {{ background: {c.accent}; color: white; border-radius: 6px; padding: 6px 18px; }}
+QFrame#sidebar {{ background: {c.card_header}; border-right: 1px solid {c.border}; }}
+QListWidget#conversationList {{ background: transparent; border: none; color: {c.text}; }}
+QListWidget#conversationList::item {{ padding: 6px 6px; border-radius: 6px; }}
+QListWidget#conversationList::item:selected {{ background: {c.user_bubble}; color: {c.user_text}; }}
+QListWidget#conversationList::item:hover {{ background: {c.border}; }}
 QPushButton#approve {{ background: {c.approve}; color: white; border-radius: 4px; padding: 4px 14px; }}
 QPushButton#reject {{ background: {c.reject}; color: white; border-radius: 4px; padding: 4px 14px; }}
 QPushButton#send[phase="interrupt"] {{ background: {c.reject}; color: white; }}
@@ -130,7 +154,63 @@ def system_is_dark(app: QGuiApplication) -> bool:
     return palette_is_dark(app.palette())
 
 
+_choice = "system"
+"""The user's theme (Settings, issue 13): ``system``, ``light`` or ``dark``."""
+
+
+def forced_theme() -> bool:
+    """Light or dark was chosen, whatever the system's."""
+    return _choice != "system"
+
+
+_system_palette: QPalette | None = None
+"""The application palette before a theme was forced, to go back to."""
+
+
+def set_theme_choice(choice: str) -> None:
+    """Force light or dark, or follow the system again. The style sheet
+    colours only what it names (labels, inputs take the palette), so a
+    forced theme also sets the application palette; the windows, told by
+    the palette change, apply their style sheet again."""
+    global _choice, _system_palette
+    if choice not in ("system", "light", "dark"):
+        raise ValueError(f"theme must be system, light or dark, got {choice!r}")
+    if choice == _choice:
+        return
+    _choice = choice
+    app = QApplication.instance()
+    if not isinstance(app, QApplication):
+        return
+    if choice == "system":
+        if _system_palette is not None:
+            app.setPalette(_system_palette)
+            _system_palette = None
+        return
+    if _system_palette is None:
+        _system_palette = QPalette(app.palette())
+    app.setPalette(palette_of(DARK if choice == "dark" else LIGHT))
+
+
+def palette_of(c: Colors) -> QPalette:
+    """A palette in these colours (a theme forced against the system's)."""
+    role = QPalette.ColorRole
+    palette = QPalette()
+    for r, value in (
+        (role.Window, c.window), (role.WindowText, c.text), (role.Base, c.card),
+        (role.AlternateBase, c.card_header), (role.Text, c.text), (role.Button, c.card_header),
+        (role.ButtonText, c.text), (role.Highlight, c.accent), (role.HighlightedText, "#ffffff"),
+        (role.PlaceholderText, c.muted), (role.ToolTipBase, c.card), (role.ToolTipText, c.text),
+        (role.BrightText, c.text), (role.Link, c.accent),
+    ):
+        palette.setColor(r, QColor(value))
+    for r, value in ((role.WindowText, c.muted), (role.Text, c.muted), (role.ButtonText, c.muted)):
+        palette.setColor(QPalette.ColorGroup.Disabled, r, QColor(value))
+    return palette
+
+
 def colors_for(app: QGuiApplication) -> Colors:
+    if _choice != "system":
+        return DARK if _choice == "dark" else LIGHT
     return DARK if system_is_dark(app) else LIGHT
 
 

@@ -2,14 +2,18 @@
 
 Signals:
     answered(tool_call_id: str, approved: bool, always_allow: bool)
-        Approve or Reject was clicked (the checkbox rides along).
+        Approve or Reject was clicked (the checkbox rides along). On a
+        destructive tool's card, Approve with "Always allow" ticked first
+        asks again on the card (issue 14): "Yes, always allow" answers with
+        the box, "Just this once" without it, "Back" returns to the buttons.
 
 A ``sub_agent`` card holds its agent's calls as cards of their own (each
 with its own buttons) in :attr:`ToolCardWidget.nested`.
 
 Which state follows which message is decided in :mod:`card_state`; this
-widget only shows one state at a time. The details toggle is the only state
-it keeps of its own (whether the user opened a finished card).
+widget only shows one state at a time. The details toggle (whether the user
+opened a finished card) and the always-allow confirmation step are the only
+state it keeps of its own.
 """
 
 from __future__ import annotations
@@ -40,12 +44,14 @@ from desktop_agent.ui.card_state import (
 from desktop_agent.ui.card_wording import (
     arguments_summary,
     arguments_text,
+    auto_badge,
     elapsed_caption,
     outcome_text,
     output_tail,
     output_text,
     partial_text,
     progress_caption,
+    risk_text,
     title_for,
 )
 from desktop_agent.ui.i18n import tr
@@ -104,6 +110,9 @@ class ToolCardWidget(QFrame):
         self.setObjectName("toolCard")
         self.state = state
         self._expanded = False
+        self._confirming = False
+        """Approve with "Always allow" was clicked on a destructive tool's
+        card: the card asks once more before answering."""
         self._shown_images: tuple[ImageContent, ...] = ()
 
         self.clock: Callable[[], float] = time.monotonic
@@ -143,6 +152,11 @@ class ToolCardWidget(QFrame):
         header.addStretch(1)
         header.addWidget(self.toggle)
 
+        self.risk = QLabel(self)
+        """What the tool says of its risk: red for "may change or delete data"."""
+        self.risk.setObjectName("cardRisk")
+        self.risk.setWordWrap(True)
+        self.risk.setTextFormat(Qt.TextFormat.PlainText)
         self.arguments = _mono(self)
         self.progress_bar = QProgressBar(self)
         self.progress_bar.setTextVisible(False)
@@ -199,15 +213,39 @@ class ToolCardWidget(QFrame):
         self.approve_button.clicked.connect(lambda: self._answer(True))
         self.reject_button.clicked.connect(lambda: self._answer(False))
 
+        self.confirm_text = QLabel(tr("card_confirm_always_text"), self)
+        self.confirm_text.setObjectName("cardRisk")
+        self.confirm_text.setWordWrap(True)
+        self.confirm_always = QPushButton(tr("card_confirm_always"), self)
+        self.confirm_always.setObjectName("reject")  # red: the risky choice
+        self.confirm_once = QPushButton(tr("card_confirm_once"), self)
+        self.confirm_once.setObjectName("approve")
+        self.confirm_back = QPushButton(tr("card_confirm_back"), self)
+        self.confirm_row = QWidget(self)
+        confirm = QVBoxLayout(self.confirm_row)
+        confirm.setContentsMargins(0, 2, 0, 0)
+        confirm.addWidget(self.confirm_text)
+        confirm_buttons = QHBoxLayout()
+        confirm_buttons.addWidget(self.confirm_always)
+        confirm_buttons.addWidget(self.confirm_once)
+        confirm_buttons.addWidget(self.confirm_back)
+        confirm_buttons.addStretch(1)
+        confirm.addLayout(confirm_buttons)
+        self.confirm_always.clicked.connect(lambda: self._confirmed(True))
+        self.confirm_once.clicked.connect(lambda: self._confirmed(False))
+        self.confirm_back.clicked.connect(self._back)
+
         layout = QVBoxLayout(self)
         layout.setContentsMargins(10, 8, 10, 8)
         layout.setSpacing(6)
         layout.addLayout(header)
+        layout.addWidget(self.risk)
         layout.addWidget(self.arguments)
         layout.addWidget(self.progress_bar)
         layout.addWidget(self.progress_caption)
         layout.addWidget(self.live_row)
         layout.addWidget(self.approval_row)
+        layout.addWidget(self.confirm_row)
         layout.addWidget(self.reason)
         layout.addWidget(self.nested)
         layout.addWidget(self.output_label)
@@ -222,8 +260,12 @@ class ToolCardWidget(QFrame):
     def show_state(self, state: ToolCardState) -> None:
         self.state = state
         phase = state.phase
-        if self.property("phase") != phase:
+        if phase != "approval":
+            self._confirming = False
+        risk = "destructive" if state.destructive and state.pending else ""
+        if self.property("phase") != phase or (self.property("risk") or "") != risk:
             self.setProperty("phase", phase)
+            self.setProperty("risk", risk)
             self.style().unpolish(self)
             self.style().polish(self)
         terminal = not state.pending
@@ -243,7 +285,7 @@ class ToolCardWidget(QFrame):
                 icon = _SP.SP_MessageBoxInformation
             self.icon.setPixmap(self.style().standardIcon(icon).pixmap(ICON_SIZE, ICON_SIZE))
         if state.auto_approved and phase == "executing":
-            self.badge.setText(tr("auto_approved"))
+            self.badge.setText(auto_badge(state))
         else:
             self.badge.setText(arguments_summary(state.arguments) if terminal and not self._expanded else "")
         self.badge.setVisible(bool(self.badge.text()))
@@ -261,7 +303,16 @@ class ToolCardWidget(QFrame):
         self._show_progress(state)
         self._show_live_output(state, phase == "executing")
 
-        self.approval_row.setVisible(phase == "approval")
+        risk_line = risk_text(state) if state.pending or self._expanded else ""
+        self.risk.setText(risk_line)
+        kind = "destructive" if state.destructive else "open_world"
+        if self.risk.property("risk") != kind:
+            self.risk.setProperty("risk", kind)
+            self.risk.style().unpolish(self.risk)
+            self.risk.style().polish(self.risk)
+        self.risk.setVisible(bool(risk_line))
+        self.approval_row.setVisible(phase == "approval" and not self._confirming)
+        self.confirm_row.setVisible(phase == "approval" and self._confirming)
         outcome = outcome_text(state)
         self.reason.setText(outcome)
         self.reason.setVisible(bool(outcome))
@@ -360,7 +411,25 @@ class ToolCardWidget(QFrame):
     def _answer(self, approved: bool) -> None:
         if self.state.phase != "approval":
             return
-        self.answered.emit(self.state.tool_call_id, approved, approved and self.always.isChecked())
+        always = approved and self.always.isChecked()
+        if always and self.state.destructive:
+            self._confirming = True  # a destructive tool is always-allowed only when asked twice
+            self.show_state(self.state)
+            return
+        self.answered.emit(self.state.tool_call_id, approved, always)
+
+    def _confirmed(self, always: bool) -> None:
+        """The confirmation step's answer: approve, with or without the box."""
+        if self.state.phase != "approval" or not self._confirming:
+            return
+        self._confirming = False
+        if not always:
+            self.always.setChecked(False)
+        self.answered.emit(self.state.tool_call_id, True, always)
+
+    def _back(self) -> None:
+        self._confirming = False
+        self.show_state(self.state)
 
     def _on_live_more(self) -> None:
         self._live_more = not self._live_more

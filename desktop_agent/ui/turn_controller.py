@@ -39,13 +39,15 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, TypeVar
 
 from PySide6.QtCore import QObject, Signal
 
-from desktop_agent.core.approval import allow_key
+from desktop_agent.core.approval import allow_key, auto_decider
 from desktop_agent.core.forms import FormAnswerError
 from desktop_agent.core.playback import PlaybackView
 from desktop_agent.ui.i18n import tr
 
 if TYPE_CHECKING:
+    from desktop_agent.core.audit import Decider
     from desktop_agent.core.conversation import Conversation
+    from desktop_agent.core.risk import AutoDecider
     from desktop_agent.mcp_engine import Readiness
     from desktop_agent.storage.settings import Settings
     from desktop_agent.ui.turn_state import ButtonPhase, TurnTracker
@@ -171,6 +173,12 @@ class TurnController(QObject, Generic[V]):
         """A turn task is running (perhaps only the tail of an interrupted one)."""
         return self._turn_task is not None and not self._turn_task.done()
 
+    def _say(self, level: str, text: str, *, with_next_turn: bool = False) -> None:
+        """A notice that belongs to the conversation: shown now, and kept in
+        its display log so a restore shows it too."""
+        self._conversation.record({"type": "notice", "level": level, "text": text}, with_next_turn=with_next_turn)
+        self.notice.emit(level, text)
+
     def _set_phase(self, phase: ButtonPhase) -> None:
         if phase != self._phase:
             self._phase = phase
@@ -197,6 +205,21 @@ class TurnController(QObject, Generic[V]):
         self._turn_task = asyncio.ensure_future(self._run_turn(text, view, previous))
         return True
 
+    @property
+    def can_redo(self) -> bool:
+        """Regenerate and Edit may run now: no turn runs and one was had."""
+        return not self.busy and self._phase == "send" and self._conversation.last_user_text() is not None
+
+    def redo_last(self, text: str | None, open_view: Callable[[str], V]) -> bool:
+        """Take back the last exchange and run a turn in its place: with the
+        same words (``text`` None: Regenerate) or with ``text`` (Edit).
+        False, and nothing taken back, when that cannot be done now."""
+        if not self.can_redo or (text is not None and not text.strip()):
+            return False
+        previous = self._conversation.take_back_last_exchange()
+        assert previous is not None  # can_redo said there is one
+        return self.start_turn(previous if text is None else text, open_view)
+
     def _say_missing_tools(self) -> None:
         """Under the user's words: which MCP servers this turn goes without
         (their tools join its next request once they are up). Asking also
@@ -210,7 +233,7 @@ class TurnController(QObject, Generic[V]):
             log.exception("could not read the MCP servers' readiness")
             return
         if line is not None:
-            self.notice.emit("system", line)
+            self._say("system", line, with_next_turn=True)
 
     async def _run_turn(self, text: str, view: V, previous: asyncio.Task[None] | None) -> None:
         me = asyncio.current_task()
@@ -221,7 +244,7 @@ class TurnController(QObject, Generic[V]):
         conversation = self._conversation
         try:
             outcome = await conversation.run_turn(
-                text, view, sink=self._deps.sink, auto_approve=self.is_always_allowed, muted=self.speech_muted
+                text, view, sink=self._deps.sink, auto_approve=self.auto_approval, muted=self.speech_muted
             )
             status = outcome.status
         except asyncio.CancelledError:
@@ -229,7 +252,7 @@ class TurnController(QObject, Generic[V]):
             raise
         except Exception as exc:  # the turn's boundary in the UI: show, log, carry on
             log.exception("the turn failed")
-            self.notice.emit("error", f"**{tr('error')}:** {exc}")
+            self._say("error", f"**{tr('error')}:** {exc}")
         finally:
             view.finish()
             if self._view is view:
@@ -248,12 +271,27 @@ class TurnController(QObject, Generic[V]):
             self.save_settings(settings)  # old bare names, now tied to their server
         return allow_key(tool_name, self._deps.tool_server(tool_name)) in self._settings.always_allow
 
+    def auto_approval(self, tool_name: str) -> AutoDecider | None:
+        """Who approves this tool without asking: the always-allow list, or
+        the user's trust in its server's read-only tools (issue 14); None: ask."""
+        if self.is_always_allowed(tool_name):  # ties saved bare names to their server first
+            return "always_allow"
+        settings = self._settings
+        return auto_decider(
+            tool_name,
+            self._deps.tool_server(tool_name),
+            self._deps.tool_annotations(tool_name),
+            always_allow=settings.always_allow,
+            trusted_read_only_servers=settings.trusted_read_only_servers,
+        )
+
     def interrupt(self) -> None:
         """The Interrupt button: Interrupting… until ``interrupted`` arrives."""
         view = self._view
         if view is None:
             return
         view.tracker.interrupt_clicked()
+        self._conversation.record({"type": "interrupt_clicked"})
         self._set_phase("interrupting")
         tail = not self._conversation.replying
         if not self._conversation.interrupt():
@@ -296,8 +334,11 @@ class TurnController(QObject, Generic[V]):
 
     # ------------------------------------------------ approvals, forms
 
-    def answer_approval(self, tool_call_id: str, approved: bool, always: bool = False) -> None:
-        """A card's Approve/Reject (``always``: the always-allow box)."""
+    def answer_approval(
+        self, tool_call_id: str, approved: bool, always: bool = False, *, by: Decider = "user"
+    ) -> None:
+        """A card's Approve/Reject (``always``: the always-allow box); ``by``:
+        ``voice`` when it was spoken."""
         view = self._view
         state = view.card_state(tool_call_id) if view is not None else None
         if view is None or state is None or state.task_id is None:
@@ -305,9 +346,10 @@ class TurnController(QObject, Generic[V]):
         if approved and always:
             self.set_always_allowed(allow_key(state.tool_name, state.server), True)
         view.mark_answered(tool_call_id, approved)
-        if not self._conversation.answer_approval(state.task_id, approved):
+        self._conversation.record({"type": "approval_answer", "tool_call_id": tool_call_id, "approved": approved})
+        if not self._conversation.answer_approval(state.task_id, approved, by=by):
             view.invalidate_pending()
-            self.notice.emit("system", tr("sys_approval_lost"))
+            self._say("system", tr("sys_approval_lost"))
 
     def answer_form(self, form_id: str, answers: Mapping[str, Any] | None) -> FormReply:
         """A form's Submit (``answers``) or Cancel (None)."""
@@ -317,6 +359,9 @@ class TurnController(QObject, Generic[V]):
             return FormReply(error=form_error_text(exc))
         if not ok:
             return FormReply("closed")
+        self._conversation.record(
+            {"type": "form_answer", "form_id": form_id, "answers": dict(answers) if answers is not None else None}
+        )
         return FormReply("submitted" if answers is not None else "cancelled")
 
     # -------------------------------------------------------- settings
@@ -400,6 +445,20 @@ class TurnController(QObject, Generic[V]):
         old = self._conversation
         self._save(old)
         self._conversation = make(old)
+        return True
+
+    def switch_conversation(self, make: Callable[[Conversation], Conversation | None]) -> bool:
+        """Leave the conversation for the one ``make`` returns (given the
+        old one, saved first); False while a turn runs or when ``make``
+        found none."""
+        if self.busy:
+            return False
+        old = self._conversation
+        self._save(old)
+        new = make(old)
+        if new is None:
+            return False
+        self._conversation = new
         return True
 
     def _save(self, conversation: Conversation) -> None:

@@ -32,6 +32,7 @@ from desktop_agent.core.messages import (
     WarningMessage,
 )
 from desktop_agent.core.playback import ToolEvent
+from desktop_agent.core.risk import AutoDecider, ToolAnnotations
 from desktop_agent.ui.bubble import BubbleRole
 from desktop_agent.ui.card_state import (
     CardUpdate,
@@ -70,6 +71,7 @@ class TurnView:
         on_interrupted: Callable[[str], None] = lambda _reason: None,
         on_card: Callable[[ToolCardState], None] = lambda _state: None,
         server_of: Callable[[str], str | None] = lambda _name: None,
+        annotations_of: Callable[[str], ToolAnnotations | None] = lambda _name: None,
         approval_timeout_s: float | None = None,
     ) -> None:
         self.chat = chat
@@ -86,6 +88,8 @@ class TurnView:
         self._on_card = on_card
         self._server_of = server_of
         """The MCP server offering a tool name (None: built-in)."""
+        self._annotations_of = annotations_of
+        """What a tool says of its risk (issue 14), by name."""
         self._approval_timeout_s = approval_timeout_s
         self._new_round = False
         """The next text starts a new agent round (a new paragraph)."""
@@ -120,9 +124,9 @@ class TurnView:
         state = card.state
         self._on_attention("approval", state.tool_call_id, tr("tray_approval", name=state.tool_name))
 
-    def auto_approved(self, message: ToolCallMessage) -> None:
+    def auto_approved(self, message: ToolCallMessage, by: AutoDecider = "always_allow") -> None:
         card = self._card(message)
-        self._render(card, auto_approved(self._named(apply_message(card.state, message), card.state)))
+        self._render(card, auto_approved(self._named(apply_message(card.state, message), card.state), by))
 
     def notice(self, message: WarningMessage | ErrorMessage) -> None:
         level: BubbleRole = "error" if isinstance(message, ErrorMessage) else "warning"
@@ -166,6 +170,19 @@ class TurnView:
         if card is not None and card.state.phase == "approval":
             self._render(card, replace(card.state, by_voice=True))
 
+    def form_answered(self, form_id: str, answers: dict[str, Any] | None) -> None:
+        """A restored form: the answers the user gave (None: cancelled),
+        shown as the live form showed them once sent."""
+        form = self.forms.get(form_id)
+        if form is None:
+            return
+        if answers is None:
+            self._form_cancelled(form_id)
+            form.finish("cancelled")
+        else:
+            form.fill(answers)
+            form.finish("submitted")
+
     def invalidate_pending(self) -> None:
         stopped = self.tracker.user_interrupted
         for card in self.cards.values():
@@ -190,19 +207,22 @@ class TurnView:
             self._on_card(state)
 
     def _named(self, state: ToolCardState, before: ToolCardState) -> ToolCardState:
-        """A name that grew (streamed in pieces) names its server anew."""
+        """A name that grew (streamed in pieces) names its server (and its risk) anew."""
         if state.tool_name == before.tool_name:
             return state
-        return replace(state, server=self._server_of(state.tool_name))
+        name = state.tool_name
+        return replace(state, server=self._server_of(name), annotations=self._annotations_of(name))
 
     def _card(self, message: CardUpdate) -> ToolCardWidget:
         tool_call_id = card_key(message)
         card = self.cards.get(tool_call_id)
         if card is None:
+            name = message.tool_name if isinstance(message, ToolCallMessage) else None
             state = new_card(
                 message,
-                server=self._server_of(message.tool_name) if isinstance(message, ToolCallMessage) else None,
+                server=self._server_of(name) if name is not None else None,
                 approval_timeout_s=self._approval_timeout_s,
+                annotations=self._annotations_of(name) if name is not None else None,
             )
             card = ToolCardWidget(state)
             card.answered.connect(self._on_answer)

@@ -177,7 +177,7 @@ class VoiceGlue(QObject):
         if view is None or controller is None:
             return
         view.note_voice_answer(tool_call_id)
-        controller.answer_approval(tool_call_id, approved)
+        controller.answer_approval(tool_call_id, approved, by="voice")
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         kind = event.type()

@@ -9,9 +9,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
+    from desktop_agent.conversation_library import ConversationLibrary
     from desktop_agent.core.conversation import Conversation
     from desktop_agent.core.forms import FormManager
     from desktop_agent.core.ports import AudioInput, AudioSink, SpeechRecognizer
+    from desktop_agent.core.risk import ToolAnnotations
     from desktop_agent.core.utterance import FrameClassifier
     from desktop_agent.hooks_engine import HookInfo
     from desktop_agent.mcp_engine import Readiness, ServerStatus
@@ -41,6 +45,10 @@ def _built_in(_tool_name: str) -> str | None:
 
 
 def _not_certain(_tool_name: str) -> str | None:
+    return None
+
+
+def _no_annotations(_tool_name: str) -> ToolAnnotations | None:
     return None
 
 
@@ -77,9 +85,18 @@ class WindowDeps:
     resources may then be released (the New button); None hides the button."""
     save_conversation: Callable[[Conversation], None] | None = None
     """Store a conversation's history (after each turn, and at close)."""
+    library: ConversationLibrary | None = None
+    """The saved conversations (the sidebar, issue 14); None: no sidebar."""
+    open_conversation: Callable[[Conversation, str], Conversation | None] | None = None
+    """The saved conversation with this id, after the given one (already
+    saved), whose resources may then be released; None when it is gone."""
     tool_server: Callable[[str], str | None] = _built_in
     """The MCP server offering a tool name, None for a built-in tool (the
     cards name it; always-allow entries are keyed by it)."""
+    tool_annotations: Callable[[str], ToolAnnotations | None] = _no_annotations
+    """What a tool says of its risk (``Services.tool_annotations``): the
+    cards mark destructive and open-world tools, and a trusted server's
+    read-only tools run without asking (issue 14)."""
     allow_key_for: Callable[[str], str | None] = _not_certain
     """The always-allow entry a bare saved tool name stands for, when
     certain (``Services.allow_key_for``)."""
@@ -117,3 +134,14 @@ class WindowDeps:
     say: Callable[[str], Awaitable[None]] | None = None
     """Synthesise one line and play it, returning when it ended (the spoken
     approval question); None: it is only shown."""
+    mcp_file: Callable[[], Path] | None = None
+    """The MCP servers file in use (Settings → Tools edits it, issue 13)."""
+    reload_mcp: Callable[[], Awaitable[None]] | None = None
+    """Run what the servers file says now, without a restart
+    (``Services.reload_mcp``); None: the Tools page cannot change servers."""
+    preview_voice: Callable[[Settings, str], Awaitable[None]] | None = None
+    """Speak a sample with these settings' engine, voice and rate through the
+    speaker (Settings → Voice ▶); None: no speaker."""
+    on_settings_opened: Callable[[], None] | None = None
+    """Called as the Settings dialog opens: the composition root warms what
+    a new endpoint needs (the openai SDK) while the user types."""

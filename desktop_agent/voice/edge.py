@@ -15,8 +15,6 @@ import re
 from collections.abc import AsyncGenerator, Callable, Mapping
 from typing import Any, Protocol
 
-import edge_tts
-
 from desktop_agent.core.ports import Speech, TTSError
 from desktop_agent.voice.text import is_chinese, one_line
 
@@ -53,8 +51,10 @@ class EdgeTTSEngine:
     """:class:`~desktop_agent.core.ports.TTSEngine` over edge-tts.
 
     ``voice`` empty picks :data:`CHINESE_VOICE` or :data:`ENGLISH_VOICE` per
-    segment. ``communicate_factory`` is ``edge_tts.Communicate`` or a fake
-    with the same call shape.
+    segment. ``communicate_factory`` is ``edge_tts.Communicate`` (the
+    default, imported at the first synthesis: edge-tts and aiohttp are not
+    worth their memory in a window that never speaks online, issue 13 §5) or
+    a fake with the same call shape.
     """
 
     def __init__(
@@ -64,7 +64,7 @@ class EdgeTTSEngine:
         volume: str = "+0%",
         connect_timeout_s: float = 5,
         total_timeout_s: float = 20,
-        communicate_factory: CommunicateFactory = edge_tts.Communicate,
+        communicate_factory: CommunicateFactory | None = None,
     ) -> None:
         if connect_timeout_s <= 0 or total_timeout_s <= 0:
             raise ValueError("edge-tts timeouts must be positive")
@@ -93,7 +93,11 @@ class EdgeTTSEngine:
         deadline = asyncio.timeout(self._total_timeout_s)
         try:
             async with deadline:
-                communicate = self._factory(
+                # In a worker thread: importing edge-tts (aiohttp) would hold the window ~0.2 s.
+                factory = self._factory
+                if factory is None:
+                    factory = self._factory = await asyncio.to_thread(_edge_communicate)
+                communicate = factory(
                     text,
                     voice,
                     rate=self._rate,
@@ -115,3 +119,9 @@ class EdgeTTSEngine:
         if not chunks:
             raise TTSError("edge-tts returned no audio")
         return Speech(audio=b"".join(chunks), mime=MIME, engine=self.name)
+
+
+def _edge_communicate() -> CommunicateFactory:
+    import edge_tts
+
+    return edge_tts.Communicate

@@ -24,7 +24,8 @@ class _Answers:
         self.given: list[tuple[str, bool]] = []
         self.done = asyncio.Event()
 
-    def answer_approval(self, task_id: str, approved: bool) -> bool:
+    def answer_approval(self, task_id: str, approved: bool, *, by: str = "user") -> bool:
+        assert by == "voice"  # the audit says a spoken answer decided (issue 14)
         self.given.append((task_id, approved))
         self.done.set()
         return True

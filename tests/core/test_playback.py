@@ -7,6 +7,7 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
+from desktop_agent.core.audit import Decider
 from desktop_agent.core.bus import SessionMessageBus
 from desktop_agent.core.messages import (
     AudioMessage,
@@ -19,7 +20,8 @@ from desktop_agent.core.messages import (
     TurnEndMessage,
     WarningMessage,
 )
-from desktop_agent.core.playback import PlaybackQueue, ToolEvent
+from desktop_agent.core.playback import Approver, PlaybackQueue, ToolEvent
+from desktop_agent.core.risk import AutoDecider
 from desktop_agent.core.speech_stream import SpeechStream
 from desktop_agent.testing.fake_sink import FakeAudioSink
 
@@ -45,7 +47,7 @@ class RecordingView:
     def approval_needed(self, message: ToolCallMessage) -> None:
         self._add("approval", message.task_id)
 
-    def auto_approved(self, message: ToolCallMessage) -> None:
+    def auto_approved(self, message: ToolCallMessage, by: AutoDecider = "always_allow") -> None:
         self._add("auto_approved", message.task_id)
 
     def notice(self, message: WarningMessage | ErrorMessage) -> None:
@@ -77,10 +79,10 @@ def push_audio(bus: SessionMessageBus, seg: int, data: bytes = b"RIFF") -> None:
     bus.push(AudioMessage(seg, mime="audio/wav", bytes=len(data), engine="fake", audio=data))
 
 
-def recorder(answers: list[tuple[str, bool]]) -> Callable[[str, bool], bool]:
+def recorder(answers: list[tuple[str, bool]]) -> Approver:
     """An approver that records each answer and says it was pending."""
 
-    def approve(task_id: str, approved: bool) -> bool:
+    def approve(task_id: str, approved: bool, by: Decider) -> bool:
         answers.append((task_id, approved))
         return True
 
@@ -98,7 +100,7 @@ def speaking_queue(
     speaker: the bus, the view, the speaker, the queue and its task."""
     bus = SessionMessageBus("s")
     view, sink = RecordingView(), FakeAudioSink()
-    queue = PlaybackQueue(view, approver=lambda t, a: True, sink=sink, expect_audio=True, muted=muted)
+    queue = PlaybackQueue(view, approver=lambda t, a, by: True, sink=sink, expect_audio=True, muted=muted)
     queue.attach(bus)
     return bus, view, sink, queue, asyncio.create_task(queue.run(bus))
 
@@ -128,7 +130,7 @@ async def test_voice_text_waits_for_its_audio_and_plays_in_order() -> None:
 async def test_failed_audio_still_shows_text_and_queue_goes_on() -> None:
     bus = SessionMessageBus("s")
     view, sink = RecordingView(), FakeAudioSink()
-    queue = PlaybackQueue(view, approver=lambda t, a: True, sink=sink, expect_audio=True)
+    queue = PlaybackQueue(view, approver=lambda t, a, by: True, sink=sink, expect_audio=True)
     queue.attach(bus)
     push_text(bus, 1, "broken", voice=True)
     bus.push(AudioMessage(1, error="offline", engine="fake"))
@@ -195,7 +197,7 @@ async def test_interrupted_drops_unshown_text_and_stops_playback() -> None:
 async def test_interrupt_unblocks_a_pending_approval() -> None:
     bus = SessionMessageBus("s")
     view = RecordingView()
-    queue = PlaybackQueue(view, approver=lambda t, a: True)
+    queue = PlaybackQueue(view, approver=lambda t, a, by: True)
     queue.attach(bus)
     runner = asyncio.create_task(queue.run(bus))
     bus.push(approval())

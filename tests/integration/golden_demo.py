@@ -23,6 +23,9 @@ _SUBSTITUTIONS = [
     (re.compile(r'"day_of_week": "\w+"'), '"day_of_week": "<DAY>"'),
     (re.compile(r"\b\w{3} \w{3} +\d{1,2} \d\d:\d\d:\d\d \w+ \d{4}\b"), "<DATE>"),
     (re.compile(r"form-[0-9a-f]{12}"), "<FORM_ID>"),
+    # the demo's reading of the time ("It is 20:21 UTC, Monday."), after <DATE> took the command's
+    (re.compile(r"\b\d\d:\d\d UTC\b"), "<HH:MM> UTC"),
+    (re.compile(r"\b(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day\b"), "<DAY>"),
 ]
 
 

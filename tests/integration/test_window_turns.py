@@ -351,6 +351,7 @@ class StuckConversation:
         self.agent = object()
         self.approval_timeout_s = 300.0
         self.history: list[dict[str, object]] = []
+        self.events: list[dict[str, object]] = []
         self.interrupts = 0
         self.queue = None  # no playback queue to mute
         self.replying = True  # the model's side never ends
@@ -361,6 +362,12 @@ class StuckConversation:
     def interrupt(self) -> bool:
         self.interrupts += 1
         return True
+
+    def record(self, event: dict[str, object], *, with_next_turn: bool = False) -> None:
+        self.events.append(event)
+
+    def last_user_text(self) -> str | None:
+        return None
 
 
 def test_the_interrupt_fallback_frees_the_window_when_interrupted_never_comes(qapp: QApplication) -> None:
@@ -408,7 +415,7 @@ class LostApprovalConversation(StuckConversation):
         view.approval_needed(tool_item("approval_required", "c1", arguments={"command": "x"}, task_id="t1"))
         await asyncio.Event().wait()
 
-    def answer_approval(self, task_id: str, approved: bool) -> bool:
+    def answer_approval(self, task_id: str, approved: bool, *, by: str = "user") -> bool:
         return False
 
 

@@ -33,10 +33,11 @@ async def test_tool_round_calls_run_command_then_summarises() -> None:
     assert calls[0].name == "run_command" and calls[0].id
     args = "".join(c.arguments for c in calls)
     assert args == '{"command": "date"}'
-    messages += [{"role": "assistant", "content": text, "tool_calls": []},
+    call = {"id": calls[0].id, "type": "function", "function": {"name": "run_command", "arguments": args}}
+    messages += [{"role": "assistant", "content": text, "tool_calls": [call]},
                  {"role": "tool", "tool_call_id": calls[0].id, "content": "exit code 0\n--- stdout ---\nMon"}]
     final, more = await reply(messages, TOOLS)
-    assert more == [] and "exit code 0" in final
+    assert (more, final) == ([], "<voice>`date` printed: Mon.</voice>")
 
 
 async def test_demo_tour_uses_every_builtin_and_the_time_server() -> None:

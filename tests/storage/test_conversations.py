@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import sqlite3
 import stat
 from pathlib import Path
 
@@ -66,3 +68,120 @@ def test_the_data_folder_is_readable_only_by_its_owner(tmp_path: Path, monkeypat
     wide.chmod(0o755)
     monkeypatch.setenv("DESKTOP_AGENT_HOME", str(wide))
     assert stat.S_IMODE(data_dir().stat().st_mode) == 0o700
+
+
+# ------------------------------------------------------------- issue 14
+
+def _rows(path: Path, table: str) -> list[tuple[int, int]]:
+    db = sqlite3.connect(path)
+    try:
+        return list(db.execute(f"SELECT id, seq FROM {table} ORDER BY seq"))
+    finally:
+        db.close()
+
+
+def test_a_save_appends_the_turn_and_leaves_earlier_rows_alone(tmp_path: Path) -> None:
+    path = tmp_path / "c.sqlite3"
+    store = ConversationStore(path)
+    history = [{"role": "user", "content": "q1"}, {"role": "assistant", "content": "a1"}]
+    events = [{"type": "user", "text": "q1"}, {"type": "text", "text": "a1"}]
+    store.save("c", history, events)
+    before = _rows(path, "messages")
+    history += [{"role": "user", "content": "q2"}, {"role": "assistant", "content": "a2"}]
+    events += [{"type": "user", "text": "q2"}]
+    store.save("c", history, events)
+    after = _rows(path, "messages")
+    assert after[:2] == before and [seq for _id, seq in after] == [0, 1, 2, 3]
+    loaded = store.load("c")
+    assert loaded is not None and (loaded.messages, loaded.events) == (history, events)
+
+
+def test_a_taken_back_exchange_rewrites_only_the_tail(tmp_path: Path) -> None:
+    store = ConversationStore(tmp_path / "c.sqlite3")
+    history = [{"role": "user", "content": "q"}, {"role": "assistant", "content": "old"}]
+    store.save("c", history, [{"type": "user", "text": "q"}, {"type": "text", "text": "old"}])
+    history[1] = {"role": "assistant", "content": "new"}  # Regenerate: same length, other words
+    store.save("c", history, [{"type": "user", "text": "q"}, {"type": "text", "text": "new"}], rewound=(1, 1))
+    loaded = store.load("c")
+    assert loaded is not None
+    assert loaded.messages[1]["content"] == "new" and loaded.events[1]["text"] == "new"
+    assert [h.text for h in store.search("old")] == [] and [h.text for h in store.search("new")] == ["new"]
+
+
+def test_an_old_database_is_migrated_with_a_private_backup(tmp_path: Path) -> None:
+    path = tmp_path / "conversations.sqlite3"
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE conversations (id TEXT PRIMARY KEY, title TEXT NOT NULL, "
+               "messages TEXT NOT NULL, updated_at REAL NOT NULL)")
+    old = [{"role": "user", "content": "天气怎么样"},
+           {"role": "assistant", "content": "", "tool_calls": [
+               {"id": "c1", "type": "function", "function": {"name": "weather", "arguments": "{}"}}]},
+           {"role": "tool", "tool_call_id": "c1", "content": "晴"},
+           {"role": "assistant", "content": "今天晴朗"}]
+    db.execute("INSERT INTO conversations VALUES ('a', '天气怎么样', ?, 1.0)", (json.dumps(old),))
+    db.execute("INSERT INTO conversations VALUES ('b', 'broken', 'not json', 2.0)")
+    db.commit()
+    db.close()
+    path.chmod(0o644)
+    store = ConversationStore(path)
+    assert store.backup is not None and store.backup.name == "conversations.sqlite3.v1-backup"
+    assert stat.S_IMODE(store.backup.stat().st_mode) == 0o600
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    kept = sqlite3.connect(store.backup)
+    assert kept.execute("SELECT count(*) FROM conversations").fetchone() == (2,)
+    kept.close()
+    loaded = store.latest()
+    assert loaded is not None and (loaded.id, loaded.title, loaded.messages) == ("a", "天气怎么样", old)
+    assert [e["type"] for e in loaded.events][:2] == ["user", "tool_call"]
+    assert [h.conversation_id for h in store.search("今天晴")] == ["a"]
+    store.close()
+    again = ConversationStore(path)  # migrated once: no second backup
+    assert again.backup is None and [c.id for c in again.conversations()] == ["a"]
+
+
+def test_search_finds_english_and_chinese_words_in_any_conversation(tmp_path: Path) -> None:
+    store = ConversationStore(tmp_path / "c.sqlite3")
+    assert store.fts
+    store.save("en", [{"role": "user", "content": "Book a Flight to Paris"},
+                      {"role": "assistant", "content": "<voice>Paris flights</voice> are cheap."},
+                      {"role": "tool", "tool_call_id": "x", "content": "paris tool output"}])
+    store.save("zh", [{"role": "user", "content": "明天北京的天气怎么样？"},
+                      {"role": "assistant", "content": "北京明天晴。"}])
+    assert [(h.conversation_id, h.seq) for h in store.search("paris")] == [("en", 0), ("en", 1)]
+    assert store.search("flights")[0].text == "Paris flights are cheap."  # tags stripped
+    assert [(h.conversation_id, h.seq) for h in store.search("北京的天气")] == [("zh", 0)]
+    assert [(h.conversation_id, h.seq) for h in store.search("北京")] == [("zh", 0), ("zh", 1)]  # 2 chars: LIKE
+    assert store.search("  ") == [] and store.search('"; DROP') == []
+    store.delete("zh")
+    assert store.search("北京") == []
+
+
+def test_rename_delete_undo_and_purge(tmp_path: Path) -> None:
+    path = tmp_path / "c.sqlite3"
+    store = ConversationStore(path)
+    store.save("a", [{"role": "user", "content": "first one\nsecond line"}])
+    store.save("b", [{"role": "user", "content": "second one"}])
+    assert [(c.id, c.title) for c in store.conversations()] == [("b", "second one"), ("a", "first one")]
+    store.rename("a", "  Renamed  ")
+    store.save("a", [{"role": "user", "content": "first one"}, {"role": "assistant", "content": "x"}])
+    assert [(c.id, c.title) for c in store.conversations()] == [("a", "Renamed"), ("b", "second one")]
+    store.delete("a")
+    assert [c.id for c in store.conversations()] == ["b"]
+    store.undelete("a")
+    assert [c.id for c in store.conversations()] == ["a", "b"]
+    store.delete("b")
+    store.close()
+    again = ConversationStore(path)
+    assert not again.exists("b") and len(_rows(path, "messages")) == 2  # a's two, b's gone for good
+
+
+def test_a_damaged_row_is_skipped_and_the_rest_comes_back_in_order(tmp_path: Path) -> None:
+    path = tmp_path / "c.sqlite3"
+    store = ConversationStore(path)
+    store.save("c", [{"role": "user", "content": str(i)} for i in range(5)])
+    db = sqlite3.connect(path)
+    db.execute("UPDATE messages SET body = 'not json' WHERE seq = 2")
+    db.commit()
+    db.close()
+    loaded = store.load("c")
+    assert loaded is not None and [m["content"] for m in loaded.messages] == ["0", "1", "3", "4"]

@@ -26,6 +26,7 @@ from desktop_agent.core.json_types import JSONDict
 from desktop_agent.core.messages import ToolCallMessage
 from desktop_agent.core.playback import ToolEvent
 from desktop_agent.core.ports import Tool
+from desktop_agent.core.risk import AutoDecider
 from desktop_agent.core.tool_router import ToolRouter
 from desktop_agent.testing.bus_reader import BusReader, unstamped
 from desktop_agent.testing.fake_tools import EchoTool
@@ -83,7 +84,7 @@ class AnsweringView(NullView):
             assert message.task_id is not None
             assert self.rig.conv.answer_approval(message.task_id, answer)
 
-    def auto_approved(self, message: ToolCallMessage) -> None:
+    def auto_approved(self, message: ToolCallMessage, by: AutoDecider = "always_allow") -> None:
         self.auto.append(message)
 
     def tool_event(self, message: ToolEvent) -> None:

@@ -52,7 +52,7 @@ def test_streamed_segments_reproduce_the_exact_markdown(bubble: MessageBubble) -
         ("", "Sure, I'll take care of that. Let me ask first."),
         ("", "## Steps"),
         ("", "1. Open it.\n2. Click **Save**."),
-        ("mono", "ls -la"),
+        ("codeBlock", "ls -la"),
     ]
 
 
@@ -97,7 +97,7 @@ def test_a_user_bubble_shows_its_text_as_typed(qtbot: QtBot) -> None:
 def test_a_tilde_fence_with_blank_lines_stays_one_code_block(bubble: MessageBubble) -> None:
     for part in ("Code:\n\n", "~~~py\n", "a = 1\n\n", "b = 2\n", "~~~\n\n", "Done."):
         bubble.append(part)
-    assert shown(bubble) == [("", "Code:"), ("mono", "a = 1\n\nb = 2"), ("", "Done.")]
+    assert shown(bubble) == [("", "Code:"), ("codeBlock", "a = 1\n\nb = 2"), ("", "Done.")]
 
 
 def test_a_list_item_with_a_continuation_paragraph_stays_one_block(bubble: MessageBubble) -> None:
@@ -119,13 +119,13 @@ def test_an_open_fence_is_not_finished_until_it_closes(bubble: MessageBubble) ->
     bubble.append("```\nopen\n\nfence\n\n")
     assert bubble.blocks == []
     bubble.append("```\nafter")
-    assert shown(bubble) == [("mono", "open\n\nfence\n"), ("", "after")]
+    assert shown(bubble) == [("codeBlock", "open\n\nfence\n"), ("", "after")]
 
 
 def test_an_unclosed_fence_at_the_end_is_still_shown_as_code(bubble: MessageBubble) -> None:
     bubble.append("Try:\n\n```sh\nmake test")
     bubble.finish()
-    assert shown(bubble) == [("", "Try:"), ("mono", "make test")]
+    assert shown(bubble) == [("", "Try:"), ("codeBlock", "make test")]
 
 
 @pytest.mark.parametrize(

@@ -82,7 +82,7 @@ def test_ending_a_bubble_makes_its_last_block_final(qtbot: QtBot) -> None:
     assert bubble is not None
     assert [b.text() for b in bubble.blocks] == ["Run:"]
     chat.end_bubble()
-    assert [(b.objectName(), b.text()) for b in bubble.blocks] == [("", "Run:"), ("mono", "ls")]
+    assert [(b.objectName(), b.text()) for b in bubble.blocks] == [("", "Run:"), ("codeBlock", "ls")]
     assert not bubble.label.isVisibleTo(bubble)
     assert bubble.text() == "Run:\n\n```sh\nls\n```"
 

@@ -7,6 +7,7 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
+from PySide6.QtWidgets import QPushButton
 from pytestqt.qtbot import QtBot
 
 from desktop_agent.core.speech_stream import SpeechStream
@@ -248,15 +249,21 @@ HISTORY: list[dict[str, Any]] = [
 ]
 
 
-def test_a_restored_conversation_is_shown(window: MainWindow) -> None:
+def _describe(widget: Any) -> tuple[str, str]:
+    state = getattr(widget, "state", None)
+    text = state.phase if state is not None else widget.text() if hasattr(widget, "text") else ""
+    return type(widget).__name__, text
+
+
+def test_a_restored_conversation_without_a_display_log_shows_cards_not_raw_lines(window: MainWindow) -> None:
+    # Issue 14: an older conversation (history only) still restores as cards.
     deps = offline_deps()
     deps.conversation.history.extend(HISTORY)
     window.attach(deps)
-    shown = [(type(w).__name__, w.text()) for w in window.chat.items() if hasattr(w, "text")]
-    assert shown == [
+    assert [_describe(w) for w in window.chat.items()] == [
         ("MessageBubble", "what's the date?"),
         ("MessageBubble", "Let me check."),
-        ("SystemMessage", "Tool run_command: exit code 0 --- stdout --- Mon Nov 30"),
+        ("ToolCardWidget", "done"),
         ("MessageBubble", "It is **Monday**."),
         ("SystemMessage", "Earlier conversation restored"),
     ]
@@ -290,16 +297,25 @@ def test_without_a_store_there_is_no_new_button(window: MainWindow) -> None:
     assert not window.new_conversation()
 
 
-def test_a_long_restored_conversation_draws_only_its_recent_part(window: MainWindow) -> None:
-    from desktop_agent.ui.main_window import RESTORE_SHOWN
+def test_a_long_restored_conversation_draws_only_its_recent_part(
+    window: MainWindow, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from desktop_agent.ui import restore
 
+    monkeypatch.setattr(restore, "RESTORE_EVENTS", 40)  # 4 events a turn: the last 10 turns
     deps = offline_deps()
     deps.conversation.history.extend(
         {"role": "user" if i % 2 == 0 else "assistant", "content": f"message {i}"} for i in range(200)
     )
     window.attach(deps)
     texts = [w.text() for w in window.chat.items() if hasattr(w, "text")]
-    assert texts[0] == f"{200 - RESTORE_SHOWN} earlier messages are kept but not shown"
-    assert texts[1] == f"message {200 - RESTORE_SHOWN}" and texts[-2] == "message 199"
-    assert len(texts) == RESTORE_SHOWN + 2
+    assert texts[:2] == ["180 earlier messages are kept but not shown", "Show earlier messages"]
+    assert texts[2] == "message 180" and texts[-2] == "message 199"
+    assert len(texts) == 23
     assert len(deps.conversation.history) == 200
+    button = window.chat.items()[1]
+    assert isinstance(button, QPushButton)
+    button.click()  # as many turns again
+    texts = [w.text() for w in window.chat.items() if hasattr(w, "text")]
+    assert texts[:3] == ["160 earlier messages are kept but not shown", "Show earlier messages", "message 160"]
+    assert texts[-2:] == ["message 199", "Earlier conversation restored"]

@@ -15,6 +15,7 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
+from desktop_agent.testing.audit_sink import RecordingAuditSink
 from desktop_agent.testing.fake_recognizer import ScriptedRecognizer
 from desktop_agent.testing.scripted_server import text_reply, tool_reply
 from desktop_agent.testing.wav_input import WavAudioInput
@@ -159,8 +160,11 @@ async def test_a_spoken_yes_approves_the_tool_and_the_card_says_so() -> None:
     async with scripted_window(script, voice=voice) as rig:
         window = rig.window
         window.resize(860, 720)
+        assert window.controller is not None
+        audit = window.controller.conversation.approvals.audit = RecordingAuditSink()
         window.hands_free_button.setChecked(True)  # hears "run echo" and sends it
         assert await rig.turns.wait_for(timeout=20) == ("completed",)
+        assert audit.decisions() == [("run_command", "approved", "voice")]  # issue 14
         glue = window.voice
         assert glue is not None and glue.voice.mode == "utterance"  # listening again after the reply
         window.hands_free_button.setChecked(False)

@@ -43,14 +43,13 @@ def shown(dialog: SettingsDialog) -> list[tuple[str, str, str, bool, bool]]:
     ]
 
 
-def test_the_dialog_has_general_and_skills_tabs_and_takes_more_pages(qtbot: QtBot) -> None:
+def test_the_dialog_has_its_pages_and_takes_more_before_appearance(qtbot: QtBot) -> None:
     dialog = dialog_with(qtbot, None)
     extra = QLabel("hooks here")
     dialog.add_page("Hooks", extra)
-    assert [dialog.tabs.tabText(i) for i in range(dialog.tabs.count())] == ["General", "Skills", "Hooks"]
-    assert dialog.tabs.widget(2) is extra
-    general = dialog.tabs.widget(0)
-    assert general is not None and general.isAncestorOf(dialog.base_url)
+    assert dialog.page_titles() == ["Model", "Voice", "Tools", "Skills", "Hooks", "Appearance"]
+    assert dialog.page(4) is extra
+    assert dialog.page(0).isAncestorOf(dialog.base_url)
 
 
 def test_every_skill_is_listed_and_all_are_checked_without_a_setting(qtbot: QtBot) -> None:
@@ -108,7 +107,7 @@ def _darkest(image: QImage, widget: QWidget) -> int:
 
 def test_skills_page_screenshot_shows_the_skills(qtbot: QtBot) -> None:
     dialog = dialog_with(qtbot, ("bilingual-reply", "git-helper"))
-    dialog.tabs.setCurrentWidget(dialog.skills_page)
+    dialog.show_page(dialog.skills_page)
     dialog.resize(640, 560)
     dialog.show()
     qtbot.wait_exposed(dialog)
@@ -119,7 +118,7 @@ def test_skills_page_screenshot_shows_the_skills(qtbot: QtBot) -> None:
     assert image.save(str(ARTIFACTS / "settings_skills.png"))
 
     page = dialog.skills_page
-    assert dialog.tabs.tabText(dialog.tabs.currentIndex()) == "Skills"
+    assert dialog.pages.currentItem().text() == "Skills"
     assert all(row.isVisible() for row in page.rows)
     assert shown(dialog) == [
         ("bilingual-reply", "bundled", "Answer in Chinese (spoken) and English (shown).", True, True),
@@ -142,7 +141,7 @@ def test_the_skills_page_speaks_chinese(qtbot: QtBot, language: str) -> None:
     i18n.set_language("zh")
     try:
         dialog = dialog_with(qtbot, None)
-        assert [dialog.tabs.tabText(i) for i in range(dialog.tabs.count())] == ["常规", "技能"]
+        assert dialog.page_titles() == ["模型", "语音", "工具", "技能", "外观"]
         assert [r.source.text() for r in dialog.skills_page.rows] == ["内置", "内置", "用户", "用户"]
         assert dialog.skills_page.row("Notes").description.text().startswith("未加载 —— ")
     finally:

@@ -238,3 +238,18 @@ async def test_a_failed_download_says_why_on_the_panel(qtbot: QtBot, tmp_path: P
         await _until(lambda: window.model_download.state == "failed")
         assert "HTTP 404" in window.model_download.label.text(), window.model_download.label.text()
         assert list(store.folder(spec).glob("*.part")) == []
+
+
+def test_the_row_follows_a_language_switch(qtbot: QtBot) -> None:
+    box = SttSettingsBox(Settings(stt_engine="sensevoice"))
+    qtbot.add_widget(box)
+    try:
+        set_language("zh")
+        box.retranslate()
+        assert box.engine.currentText() == "离线，中文和英语（SenseVoice）"
+        assert box.note.text() == tr("stt_note_sensevoice") and "模型" in box.note.text()
+        assert box.folder.placeholderText() == tr("stt_folder_hint")
+    finally:
+        set_language("en")
+    box.retranslate()
+    assert box.engine.currentText() == "Offline, Chinese and English (SenseVoice)"

@@ -27,6 +27,7 @@ from desktop_agent.core.messages import (
     WarningMessage,
 )
 from desktop_agent.core.playback import ToolEvent
+from desktop_agent.core.risk import AutoDecider
 from desktop_agent.core.tool_router import ToolRouter
 from desktop_agent.llm.demo import DemoModel
 from desktop_agent.services import AppliedSettings
@@ -87,7 +88,7 @@ class RecordingView:
         self.cards[message.tool_call_id] = Card(message.tool_name, message.task_id, server)
         self.waiting.put_nowait(message.tool_call_id)
 
-    def auto_approved(self, message: ToolCallMessage) -> None:
+    def auto_approved(self, message: ToolCallMessage, by: AutoDecider = "always_allow") -> None:
         self.auto.append(message.tool_name)
 
     def notice(self, message: WarningMessage | ErrorMessage) -> None:

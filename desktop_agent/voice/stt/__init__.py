@@ -6,10 +6,14 @@ Microphone capture and voice activity detection are elsewhere
 (:mod:`desktop_agent.voice.vad`, the window); this package only recognises.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from desktop_agent.voice.stt.audio import pcm_to_wav, read_speech_wav
 from desktop_agent.voice.stt.factory import STT_ENGINE_NAMES, build_recognizer
-from desktop_agent.voice.stt.openai_stt import DEFAULT_STT_MODEL, OpenAIRecognizer
 from desktop_agent.voice.stt.sphinx import ANSWER_WORDS, PocketsphinxRecognizer
+
+if TYPE_CHECKING:
+    from desktop_agent.voice.stt.openai_stt import DEFAULT_STT_MODEL, OpenAIRecognizer
 
 __all__ = [
     "ANSWER_WORDS",
@@ -21,3 +25,13 @@ __all__ = [
     "pcm_to_wav",
     "read_speech_wav",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """The ``openai`` recogniser's names, imported when first asked for: the
+    openai SDK costs ~50 MiB of an idle window that does not use it (issue 13 §5)."""
+    if name in ("DEFAULT_STT_MODEL", "OpenAIRecognizer"):
+        from desktop_agent.voice.stt import openai_stt
+
+        return getattr(openai_stt, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -16,7 +16,6 @@ from pathlib import Path
 
 from desktop_agent.core.ports import SpeechRecognizer, STTError
 from desktop_agent.voice.stt.models import DownloadProgress, ModelStore
-from desktop_agent.voice.stt.openai_stt import DEFAULT_STT_MODEL, OpenAIRecognizer
 from desktop_agent.voice.stt.sensevoice import SenseVoiceRecognizer
 from desktop_agent.voice.stt.sphinx import PocketsphinxRecognizer
 
@@ -46,6 +45,9 @@ def build_recognizer(
             raise STTError(
                 "speech recognition 'openai' needs an endpoint: set a base URL (--base-url or Settings)"
             )
+        # Here, not at the top: only this engine needs the openai SDK (~50 MiB).
+        from desktop_agent.voice.stt.openai_stt import DEFAULT_STT_MODEL, OpenAIRecognizer
+
         return OpenAIRecognizer(base_url, api_key=api_key, model=model or DEFAULT_STT_MODEL)
     if name == "sensevoice":
         if model_base_url and not model_base_url.startswith(("http://", "https://")):

@@ -1,0 +1,114 @@
+"""The approval audit on disk (issue 14): ``<data>/approvals.jsonl``, one
+JSON object per line, appended, never rewritten.
+
+Why JSON lines and not a table in ``conversations.sqlite3``: the record is
+written synchronously as an approval is decided, from the window and from
+headless runs alike, possibly at the same time; an ``O_APPEND`` write of
+one line is one system call that needs no lock, no schema and no
+migration, and it is the very format the headless ``--audit-log`` writes
+(one writer class for both). It can be read with ``grep``/``jq``, and
+copied or cut by the user without tools. Append-only also means a record
+once written is not changed by a later bug. Reading everything to filter is
+fine at this size (a decision is ~400 bytes: 10,000 of them are 4 MB).
+
+A process killed mid-write can leave a torn last line: reading skips it
+(and any other line that is not a record, counted in
+:attr:`AuditRead.skipped`), and the next append starts on a fresh line so
+it is not glued to the torn one.
+
+The file is 0600 in the 0700 data folder (it holds tool arguments).
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import logging
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from desktop_agent.core.audit import ApprovalRecord
+from desktop_agent.storage.paths import PRIVATE_FILE, data_dir, make_private
+
+log = logging.getLogger(__name__)
+
+AUDIT_FILE = "approvals.jsonl"
+
+
+def audit_log_path() -> Path:
+    return data_dir() / AUDIT_FILE
+
+
+@dataclass(frozen=True, slots=True)
+class AuditRead:
+    records: tuple[ApprovalRecord, ...]
+    """In file order (oldest first)."""
+    skipped: int = 0
+    """Lines that were not records (a torn last line, say)."""
+
+
+class JsonlAuditLog:
+    """An :class:`~desktop_agent.core.audit.AuditSink` appending to ``path``."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.failed: str | None = None
+        """Why the last write failed (one line); None after a good one."""
+
+    def check(self) -> None:
+        """Create the file (0600) now; raises OSError when it cannot be written."""
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except FileExistsError:  # mkdir's "File exists" would blame the log itself
+            raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(self.path.parent)) from None
+        os.close(self._open())
+
+    def record(self, entry: ApprovalRecord) -> None:
+        line = (json.dumps(entry.to_json(), ensure_ascii=False) + "\n").encode("utf-8")
+        try:
+            fd = self._open()
+            try:
+                size = os.fstat(fd).st_size
+                if size and os.pread(fd, 1, size - 1) != b"\n":
+                    line = b"\n" + line  # a torn line before: do not extend it
+                _write_all(fd, line)
+            finally:
+                os.close(fd)
+        except OSError as exc:
+            if self.failed is None:  # said once, not per decision
+                log.warning("cannot write the approval audit to %s: %s", self.path, exc.strerror)
+            self.failed = exc.strerror or str(exc)
+        else:
+            self.failed = None
+
+    def _open(self) -> int:
+        fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, PRIVATE_FILE)
+        make_private(self.path, PRIVATE_FILE)  # an older, wider file is narrowed
+        return fd
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    while data:
+        written = os.write(fd, data)
+        data = data[written:]
+
+
+def read_audit(path: Path) -> AuditRead:
+    """Every record in ``path``; a missing file has none."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return AuditRead(())
+    records: list[ApprovalRecord] = []
+    skipped = 0
+    for line in raw.split(b"\n"):
+        if not line.strip():
+            continue
+        try:
+            records.append(ApprovalRecord.from_json(json.loads(line.decode("utf-8"))))
+        except (ValueError, UnicodeDecodeError, RecursionError):
+            skipped += 1
+    if skipped:
+        log.info("%s: %d lines were not approval records", path, skipped)
+    return AuditRead(tuple(records), skipped)

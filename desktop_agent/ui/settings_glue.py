@@ -1,0 +1,90 @@
+"""What the main window does for the Settings dialog beyond opening it
+(issue 13): the Tools page's hold on the running MCP servers, and the
+language and theme applied to the window — at attach, when the dialog
+switches them live, and when they are saved. Kept out of ``main_window``
+so the window stays a layout; light imports only (the window shows before
+the services are built)."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+from desktop_agent.ui.appearance import apply_appearance
+from desktop_agent.ui.i18n import tr
+from desktop_agent.ui.theme import apply_theme
+
+if TYPE_CHECKING:
+    from collections.abc import Awaitable
+
+    from desktop_agent.storage.settings import Settings
+    from desktop_agent.ui.main_window import MainWindow
+    from desktop_agent.ui.settings_tools import McpControl
+    from desktop_agent.ui.window_deps import WindowDeps
+
+log = logging.getLogger(__name__)
+_reloads: set[Any] = set()
+"""Reloads under way, asyncio tasks (a task nobody holds may be collected
+mid-run). asyncio itself is imported when one starts: the window imports
+this module before it shows, and asyncio costs it ~45 ms there."""
+
+
+def mcp_control(deps: WindowDeps) -> McpControl | None:
+    """The Tools page's servers, when the composition root can change them."""
+    if deps.mcp_file is None or deps.reload_mcp is None or deps.mcp_statuses is None:
+        return None
+    from desktop_agent.ui.settings_tools import McpControl
+
+    return McpControl(deps.mcp_file(), deps.mcp_statuses, deps.reload_mcp)
+
+
+def reload_if_moved(deps: WindowDeps | None, before: Settings | None, after: Settings) -> None:
+    """Another servers file was chosen (Settings → Tools): run its servers now."""
+    if deps is None or deps.reload_mcp is None or before is None:
+        return
+    if before.mcp_config_path == after.mcp_config_path:
+        return
+    import asyncio
+
+    task = asyncio.ensure_future(_reload(deps.reload_mcp()))
+    _reloads.add(task)
+    task.add_done_callback(_reloads.discard)
+
+
+async def _reload(reload: Awaitable[None]) -> None:
+    try:
+        await reload
+    except Exception:  # a broken file keeps the servers that run; the log says why
+        log.exception("could not load the newly chosen MCP servers file")
+
+
+def apply_settings_appearance(window: MainWindow, before: Settings | None, after: Settings) -> None:
+    """Language and theme from ``after`` when they changed (``before`` None:
+    at attach, where ``system`` for both is what the window already shows)."""
+    wanted = (after.language, after.theme)
+    if before is None and wanted == ("system", "system"):
+        return
+    if before is not None and (before.language, before.theme) == wanted:
+        return
+    apply_appearance(*wanted)
+    retranslate_window(window)
+
+
+def retranslate_window(window: MainWindow) -> None:
+    """The window's own texts again in the current language, and its colours."""
+    window.setWindowTitle(tr("app_title"))
+    window.settings_button.setToolTip(tr("settings_action"))
+    window.new_chat_button.setToolTip(tr("new_chat"))
+    window.input.setPlaceholderText(tr("input_placeholder"))
+    window.send_button.retranslate()
+    window.mic.retranslate()
+    window.hands_free_button.setText(tr("hands_free_short"))
+    window.hands_free_button.setToolTip(tr("hands_free"))
+    window.audio.retranslate()
+    window.status.retranslate()
+    window.refresh_status()
+    for part in (getattr(window, "welcome", None), getattr(window, "conversations", None)):
+        retranslate = getattr(part, "retranslate", None)  # parts that keep texts of their own say so
+        if callable(retranslate):
+            retranslate()
+    apply_theme(window)

@@ -1,0 +1,99 @@
+"""The welcome an empty conversation shows (issue 13, first run): what the
+app is; on the demo model, that it is an offline demo and how to connect a
+real one (Connect a model opens Settings); and example prompts that send
+themselves when clicked.
+
+The chat view decides when it shows (:meth:`ChatView.set_welcome`); the
+window connects its signals.
+
+Signals:
+    prompt_chosen(text: str)   an example prompt was clicked: send ``text``
+    connect_requested()        Connect a model was clicked: open Settings
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+
+from desktop_agent.ui.i18n import tr
+
+PROMPT_KEYS = ("welcome_prompt_tour", "welcome_prompt_time", "welcome_prompt_date", "welcome_prompt_ask")
+"""The example prompts: each button sends its own words (the demo model has
+a scripted answer for each)."""
+MAX_WIDTH = 620
+
+
+def _wrapped(text: str, name: str, parent: QWidget) -> QLabel:
+    label = QLabel(text, parent)
+    label.setObjectName(name)
+    label.setWordWrap(True)
+    label.setAlignment(Qt.AlignmentFlag.AlignHCenter)
+    return label
+
+
+class WelcomePanel(QFrame):
+    prompt_chosen = Signal(str)
+    connect_requested = Signal()
+
+    def __init__(self, *, is_demo: bool, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("welcome")
+        self.setMaximumWidth(MAX_WIDTH)
+        self.title = _wrapped(tr("welcome_title"), "welcomeTitle", self)
+        self.body = _wrapped(tr("welcome_body"), "welcomeText", self)
+        self.demo = _wrapped(tr("welcome_demo"), "welcomeText", self)
+        self.connect_button = QPushButton(tr("welcome_connect"), self)
+        self.connect_button.setObjectName("welcomeConnect")
+        self.connect_button.setToolTip(tr("welcome_connect_tip"))
+        self.connect_button.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.connect_button.clicked.connect(self.connect_requested)
+        self.try_label = _wrapped(tr("welcome_try"), "welcomeMuted", self)
+        self.prompts: list[QPushButton] = []
+        """The example prompts, in order."""
+        grid = QVBoxLayout()
+        grid.setSpacing(8)
+        for first in range(0, len(PROMPT_KEYS), 2):
+            row = QHBoxLayout()
+            row.setSpacing(8)
+            for key in PROMPT_KEYS[first : first + 2]:
+                button = QPushButton(tr(key), self)
+                button.setObjectName("welcomePrompt")
+                button.setCursor(Qt.CursorShape.PointingHandCursor)
+                button.clicked.connect(lambda _checked=False, b=button: self.prompt_chosen.emit(b.text()))
+                row.addWidget(button, 1)
+                self.prompts.append(button)
+            grid.addLayout(row)
+        connect_row = QHBoxLayout()
+        connect_row.addStretch(1)
+        connect_row.addWidget(self.connect_button)
+        connect_row.addStretch(1)
+        box = QVBoxLayout(self)
+        box.setContentsMargins(28, 24, 28, 24)
+        box.setSpacing(10)
+        box.addWidget(self.title)
+        box.addWidget(self.body)
+        box.addWidget(self.demo)
+        box.addLayout(connect_row)
+        box.addSpacing(6)
+        box.addWidget(self.try_label)
+        box.addLayout(grid)
+        self.set_demo(is_demo)
+
+    def retranslate(self) -> None:
+        """Its words again, in the current language (a language switch)."""
+        for label, key in ((self.title, "welcome_title"), (self.body, "welcome_body"),
+                           (self.demo, "welcome_demo"), (self.try_label, "welcome_try")):
+            label.setText(tr(key))
+        self.connect_button.setText(tr("welcome_connect"))
+        self.connect_button.setToolTip(tr("welcome_connect_tip"))
+        for button, key in zip(self.prompts, PROMPT_KEYS, strict=True):
+            button.setText(tr(key))
+
+    def set_demo(self, is_demo: bool) -> None:
+        """The demo model's line and Connect button only while it is the model."""
+        self.demo.setVisible(is_demo)
+        self.connect_button.setVisible(is_demo)
+
+    def prompt_texts(self) -> list[str]:
+        return [button.text() for button in self.prompts]
