@@ -1,0 +1,258 @@
+"""Saved conversations (issue 14 "Benchmarks"), every figure measured side
+by side in one run, so ratios compare like with like:
+
+1. Open: a conversation of ``--messages`` (2,000) messages against one of
+   20, from the database to the window's chat: time to first paint (loaded,
+   drawn, painted once) and to fully interactive (every drawn message has
+   measured its height and the event loop is idle). Reported as ms and as
+   big/small ratios.
+2. Search over ``--search-messages`` (10,000) messages in 50 conversations,
+   English and Chinese: p50/p95 per query, trigram full-text (3+
+   characters) and LIKE (shorter queries).
+3. Save after a turn (4 messages, 14 display events) in a 2,000-message
+   conversation against a 20-message one, alternating: medians and their
+   ratio (target: close to 1). The first layout's way (the whole history as
+   one JSON blob per save) is measured beside it for reference.
+
+Run: ``.venv/bin/python benchmarks/bench_conversations.py [--messages 2000]
+[--search-messages 10000] [--repeat 30] [--json]`` (offscreen).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sqlite3
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+EN = ("weather", "museum", "flight", "python", "invoice", "garden", "concert", "battery", "recipe", "station")
+ZH = ("天气预报", "博物馆", "航班", "发票", "花园", "音乐会", "电池", "菜谱", "火车站", "会议")
+
+
+def history(messages: int, seed: int = 0) -> list[dict[str, Any]]:
+    """A conversation of about ``messages`` messages: exchanges of user and
+    assistant, every third one with a tool call and its result."""
+    out: list[dict[str, Any]] = []
+    i = seed
+    while len(out) < messages:
+        en, zh = EN[i % len(EN)], ZH[(i * 7) % len(ZH)]
+        out.append({"role": "user", "content": f"Question {i} about the {en} and {zh}?"})
+        if i % 3 == 0:
+            call = f"c{i}"
+            out.append({"role": "assistant", "content": "Let me check.", "tool_calls": [
+                {"id": call, "type": "function", "function": {"name": "run_command",
+                                                              "arguments": json.dumps({"command": f"look {en}"})}}]})
+            out.append({"role": "tool", "tool_call_id": call, "content": f"exit code 0\n{en} ok {i}"})
+        out.append({"role": "assistant", "content": f"Answer {i}: the {en} is fine, {zh}没有问题。"})
+        i += 1
+    return out[:messages]
+
+
+def turn_events(n: int) -> list[dict[str, Any]]:
+    """One turn's display log as a live turn records it (14 events)."""
+    s = {"session_id": f"s{n}"}
+    args = {"command": "ls"}
+    return [
+        {"type": "user", "text": f"turn {n}"},
+        {"type": "text", **s, "seq": 1, "segment_id": 1, "text": "Checking.", "raw_text": "Checking.", "voice": False},
+        {"type": "round_end", **s, "seq": 2, "round": 0, "kind": "planning"},
+        {"type": "tool_call", **s, "seq": 3, "state": "start", "tool_call_id": f"c{n}", "tool_name": "run_command",
+         "arguments": None},
+        {"type": "tool_call", **s, "seq": 4, "state": "approval_required", "tool_call_id": f"c{n}",
+         "tool_name": "run_command", "arguments": args, "task_id": "t"},
+        {"type": "approval_answer", "tool_call_id": f"c{n}", "approved": True},
+        {"type": "tool_call", **s, "seq": 5, "state": "executing", "tool_call_id": f"c{n}",
+         "tool_name": "run_command", "arguments": args},
+        {"type": "tool_output", **s, "seq": 6, "tool_call_id": f"c{n}", "stream": "stdout", "text": "a\n"},
+        {"type": "tool_call", **s, "seq": 7, "state": "result", "tool_call_id": f"c{n}", "tool_name": "run_command",
+         "arguments": args, "result": "a", "is_error": False},
+        {"type": "round_end", **s, "seq": 8, "round": 1, "kind": "tools"},
+        {"type": "text", **s, "seq": 9, "segment_id": 2, "text": "Done.", "raw_text": "Done.", "voice": False},
+        {"type": "round_end", **s, "seq": 10, "round": 2, "kind": "tools"},
+        {"type": "turn_end", **s, "seq": 11},
+        {"type": "notice", "level": "system", "text": "ok"},
+    ]
+
+
+def turn_messages(n: int) -> list[dict[str, Any]]:
+    return [
+        {"role": "user", "content": f"turn {n}"},
+        {"role": "assistant", "content": "Checking.", "tool_calls": [
+            {"id": f"c{n}", "type": "function", "function": {"name": "run_command", "arguments": '{"command": "ls"}'}}]},
+        {"role": "tool", "tool_call_id": f"c{n}", "content": "a"},
+        {"role": "assistant", "content": "Done."},
+    ]
+
+
+def _ms(seconds: float) -> float:
+    return round(seconds * 1000, 3)
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+
+
+# -------------------------------------------------------------------- open
+
+
+def bench_open(folder: Path, messages: int, repeat: int) -> dict[str, Any]:
+    from PySide6.QtWidgets import QApplication
+
+    from desktop_agent.core.display_log import events_from_history
+    from desktop_agent.storage.conversations import ConversationStore
+    from desktop_agent.ui.chat_view import ChatView
+    from desktop_agent.ui.restore import restore
+
+    app = QApplication.instance() or QApplication([])
+    store = ConversationStore(folder / "open.sqlite3")
+    for name, size in (("big", messages), ("small", 20)):
+        h = history(size)
+        store.save(name, h, events_from_history(h))
+    out: dict[str, Any] = {}
+    timings: dict[str, dict[str, list[float]]] = {n: {"first_paint": [], "interactive": []} for n in ("big", "small")}
+    drawn: dict[str, int] = {}
+    for _ in range(repeat):
+        for name in ("big", "small"):
+            chat = ChatView()
+            chat.resize(860, 640)
+            chat.show()
+            app.processEvents()
+            start = time.perf_counter()
+            stored = store.load(name)
+            assert stored is not None
+            restore(chat, stored.events)
+            chat.viewport().repaint()
+            painted = time.perf_counter()
+            slots = [w.parentWidget() for w in chat.items()]
+            while not all(s is not None and s.height() > 0 for s in slots):
+                app.processEvents()
+            app.processEvents()  # idle: nothing left queued
+            ready = time.perf_counter()
+            timings[name]["first_paint"].append(painted - start)
+            timings[name]["interactive"].append(ready - start)
+            drawn[name] = len(slots)
+            chat.close()
+            chat.deleteLater()
+            app.processEvents()
+    for name, kinds in timings.items():
+        out[name] = {k: _ms(statistics.median(v)) for k, v in kinds.items()} | {"widgets_drawn": drawn[name]}
+    out["ratio_first_paint"] = round(out["big"]["first_paint"] / out["small"]["first_paint"], 2)
+    out["ratio_interactive"] = round(out["big"]["interactive"] / out["small"]["interactive"], 2)
+    store.close()
+    return out
+
+
+# ------------------------------------------------------------------ search
+
+
+def bench_search(folder: Path, messages: int, repeat: int) -> dict[str, Any]:
+    from desktop_agent.storage.conversations import ConversationStore
+
+    store = ConversationStore(folder / "search.sqlite3")
+    per = max(messages // 50, 2)
+    for c in range(50):
+        store.save(f"c{c}", history(per, seed=c * 1000))
+    queries = {"fts_en": ["museum", "weather is fine", "Question 1234", "battery"],
+               "fts_zh": ["天气预报", "没有问题", "音乐会"],
+               "like_short": ["问题", "fi", "航班"]}
+    out: dict[str, Any] = {"messages": per * 50, "fts": store.fts}
+    every: list[float] = []
+    for kind, words in queries.items():
+        times: list[float] = []
+        hits = 0
+        for _ in range(repeat):
+            for word in words:
+                start = time.perf_counter()
+                hits += len(store.search(word))
+                times.append(time.perf_counter() - start)
+        every += times
+        out[kind] = {"p50_ms": _ms(percentile(times, 0.5)), "p95_ms": _ms(percentile(times, 0.95)),
+                     "hits": hits // max(1, repeat)}
+    out["all"] = {"p50_ms": _ms(percentile(every, 0.5)), "p95_ms": _ms(percentile(every, 0.95))}
+    store.close()
+    return out
+
+
+# -------------------------------------------------------------------- save
+
+
+def bench_save(folder: Path, messages: int, repeat: int) -> dict[str, Any]:
+    from desktop_agent.core.display_log import events_from_history
+    from desktop_agent.storage.conversations import ConversationStore
+
+    store = ConversationStore(folder / "save.sqlite3")
+    sides: dict[str, tuple[list[dict[str, Any]], list[dict[str, Any]]]] = {}
+    for name, size in (("big", messages), ("small", 20)):
+        h = history(size)
+        sides[name] = (h, events_from_history(h))
+        store.save(name, *sides[name])
+    blob = sqlite3.connect(folder / "blob.sqlite3")
+    blob.execute("CREATE TABLE conversations (id TEXT PRIMARY KEY, messages TEXT NOT NULL)")
+    times: dict[str, list[float]] = {"big": [], "small": [], "blob_big": [], "blob_small": []}
+    for n in range(repeat):
+        for name in ("big", "small"):
+            h, events = sides[name]
+            h += turn_messages(n)
+            events += turn_events(n)
+            start = time.perf_counter()
+            store.save(name, h, events)
+            times[name].append(time.perf_counter() - start)
+            start = time.perf_counter()
+            with blob:  # the first layout: the whole history, every turn
+                blob.execute("INSERT INTO conversations VALUES (?, ?) ON CONFLICT(id) DO UPDATE "
+                             "SET messages = excluded.messages", (name, json.dumps(h, ensure_ascii=False)))
+            times[f"blob_{name}"].append(time.perf_counter() - start)
+    medians = {k: statistics.median(v) for k, v in times.items()}
+    store.close()
+    blob.close()
+    return {
+        "big_ms": _ms(medians["big"]), "small_ms": _ms(medians["small"]),
+        "ratio": round(medians["big"] / medians["small"], 2),
+        "blob_big_ms": _ms(medians["blob_big"]), "blob_small_ms": _ms(medians["blob_small"]),
+        "blob_ratio": round(medians["blob_big"] / medians["blob_small"], 2),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--messages", type=int, default=2000)
+    parser.add_argument("--search-messages", type=int, default=10_000)
+    parser.add_argument("--repeat", type=int, default=30)
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory() as tmp:
+        os.environ["DESKTOP_AGENT_HOME"] = tmp
+        folder = Path(tmp)
+        results = {
+            "open": bench_open(folder, args.messages, max(1, args.repeat // 10)),
+            "search": bench_search(folder, args.search_messages, max(1, args.repeat // 3)),
+            "save": bench_save(folder, args.messages, args.repeat),
+        }
+    if args.json:
+        print(json.dumps(results))
+        return 0
+    o, s, v = results["open"], results["search"], results["save"]
+    print(f"open {args.messages} vs 20 messages: first paint {o['big']['first_paint']} vs "
+          f"{o['small']['first_paint']} ms (×{o['ratio_first_paint']}), interactive "
+          f"{o['big']['interactive']} vs {o['small']['interactive']} ms (×{o['ratio_interactive']}); "
+          f"widgets drawn {o['big']['widgets_drawn']} vs {o['small']['widgets_drawn']}")
+    print(f"search over {s['messages']} messages (fts={s['fts']}): p50 {s['all']['p50_ms']} ms, "
+          f"p95 {s['all']['p95_ms']} ms; " + ", ".join(
+              f"{k} p50 {s[k]['p50_ms']}/p95 {s[k]['p95_ms']} ms" for k in ("fts_en", "fts_zh", "like_short")))
+    print(f"save after a turn, {args.messages} vs 20 messages: {v['big_ms']} vs {v['small_ms']} ms "
+          f"(×{v['ratio']}); the old whole-blob save: {v['blob_big_ms']} vs {v['blob_small_ms']} ms "
+          f"(×{v['blob_ratio']})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

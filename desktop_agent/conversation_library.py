@@ -1,0 +1,71 @@
+"""The saved conversations as the window's sidebar uses them (issue 14):
+list, search, open, rename, delete with undo, export and import.
+
+One object between the window and the store, so the window stays ignorant
+of SQLite and of how a stored conversation becomes a running one (that is
+the services' job: :meth:`Services.resume_conversation`).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Literal
+
+from desktop_agent.core.conversation import Conversation
+from desktop_agent.storage import conversation_export as export
+from desktop_agent.storage.conversations import ConversationStore, ConversationSummary, SearchHit
+
+ExportKind = Literal["markdown", "json"]
+
+
+class ConversationLibrary:
+    def __init__(self, store: ConversationStore, open_stored: Callable[[str], Conversation]) -> None:
+        self._store = store
+        self._open_stored = open_stored
+
+    def summaries(self) -> list[ConversationSummary]:
+        return self._store.conversations()
+
+    def search(self, query: str, limit: int = 50) -> list[SearchHit]:
+        return self._store.search(query, limit)
+
+    def open(self, conversation_id: str) -> Conversation | None:
+        """The stored conversation, ready to run turns; None when it is gone."""
+        if not self._store.exists(conversation_id):
+            return None
+        return self._open_stored(conversation_id)
+
+    def rename(self, conversation_id: str, title: str) -> bool:
+        if not title.strip():
+            return False
+        self._store.rename(conversation_id, title)
+        return True
+
+    def delete(self, conversation_id: str) -> None:
+        self._store.delete(conversation_id)
+
+    def undelete(self, conversation_id: str) -> None:
+        self._store.undelete(conversation_id)
+
+    def export(self, conversation_id: str, kind: ExportKind) -> str | None:
+        stored = self._store.load(conversation_id)
+        if stored is None:
+            return None
+        return export.to_markdown(stored) if kind == "markdown" else export.to_json(stored)
+
+    def export_to(self, conversation_id: str, path: Path, kind: ExportKind) -> bool:
+        text = self.export(conversation_id, kind)
+        if text is None:
+            return False
+        path.write_text(text, encoding="utf-8")
+        return True
+
+    def import_text(self, text: str) -> str:
+        """Add the conversation in an exported JSON file (or a bare OpenAI
+        message list) as a new one; its id. Raises ``ConversationFileError``."""
+        imported = export.from_json(text)
+        conversation_id = uuid.uuid4().hex
+        self._store.add(conversation_id, imported.title, imported.messages, imported.events)
+        return conversation_id

@@ -1,0 +1,140 @@
+"""The window's side of saved conversations (issue 14): drawing a restored
+conversation from its display log, the sidebar (Ctrl+B) and switching
+between conversations, refused while a turn runs.
+
+Kept out of ``main_window.py``, which only places the sidebar and calls in
+here; what a restore draws is :mod:`desktop_agent.ui.restore`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QTimer
+from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import QWidget
+
+from desktop_agent.core.display_log import events_from_history, turns
+from desktop_agent.ui.bubble import MessageBubble
+from desktop_agent.ui.i18n import tr
+from desktop_agent.ui.restore import Restored, first_shown_turn, restore
+
+if TYPE_CHECKING:
+    from desktop_agent.core.conversation import Conversation
+    from desktop_agent.ui.main_window import MainWindow
+    from desktop_agent.ui.sidebar import ConversationSidebar
+    from desktop_agent.ui.window_deps import WindowDeps
+
+log = logging.getLogger(__name__)
+
+
+def display_events(conversation: Conversation) -> list[Mapping[str, Any]]:
+    """What to draw for a conversation: its display log, or one rebuilt
+    from its history when it has none."""
+    return list(conversation.events) if conversation.events else list(events_from_history(conversation.history))
+
+
+def turn_of(history: Sequence[Mapping[str, Any]], seq: int) -> int:
+    """The turn (0-based) that history message ``seq`` belongs to."""
+    users = sum(1 for m in history[: seq + 1] if m.get("role") == "user" and not m.get("_hook"))
+    return max(users - 1, 0)
+
+
+def draw(window: MainWindow, conversation: Conversation, *, from_turn: int | None = None) -> Restored:
+    """Draw a saved conversation into the (cleared) chat, with the line
+    that says it was restored; "Show earlier" draws it again from further back."""
+
+    def show_earlier(turn: int) -> None:
+        controller = window.controller
+        if controller is None or controller.conversation is not conversation or controller.busy:
+            return  # another conversation, or a turn on screen: nothing is redrawn under it
+        window.chat.clear()
+        draw(window, conversation, from_turn=turn)
+        window.after_switch()
+
+    restored = restore(window.chat, display_events(conversation), from_turn=from_turn, show_earlier=show_earlier)
+    window.chat.add_system(tr("restored"))
+    return restored
+
+
+class ConversationsGlue:
+    """Attached by the window when the composition root gave it a library."""
+
+    def __init__(self, window: MainWindow, deps: WindowDeps) -> None:
+        from desktop_agent.ui.sidebar import ConversationSidebar
+
+        assert deps.library is not None
+        self._window = window
+        self._deps = deps
+        self.sidebar: ConversationSidebar = ConversationSidebar(deps.library, window)
+        window.body.insertWidget(0, self.sidebar)
+        self.sidebar.open_requested.connect(self.open)
+        self.sidebar.new_requested.connect(window.new_conversation)
+        self.sidebar.deleted.connect(self._on_deleted)
+        self.sidebar.imported.connect(lambda conversation_id: self.open(conversation_id))
+        QShortcut(QKeySequence("Ctrl+B"), window, self.toggle)
+        window.turn_finished.connect(lambda _status: self.refresh())
+        self.last_restore: Restored | None = None
+        self.refresh()
+
+    def toggle(self) -> None:
+        self.sidebar.setVisible(not self.sidebar.isVisible())
+
+    def refresh(self) -> None:
+        controller = self._window.controller
+        self.sidebar.set_current(controller.conversation.conversation_id if controller is not None else None)
+
+    def open(self, conversation_id: str, seq: int = -1, query: str = "") -> bool:
+        """Show a saved conversation (scrolled to message ``seq`` when it is
+        a search hit); False, and the reason said, while a turn runs."""
+        window, controller = self._window, self._window.controller
+        if controller is None:
+            return False
+        if controller.busy or controller.phase != "send":
+            window.status.showMessage(tr("conv_busy"), 8000)
+            window.show_notice("system", tr("conv_busy"))
+            return False
+        if conversation_id != controller.conversation.conversation_id:
+            make = self._deps.open_conversation
+            if make is None or not controller.switch_conversation(lambda old: make(old, conversation_id)):
+                return False
+        conversation = controller.conversation
+        events = display_events(conversation)
+        turn = turn_of(conversation.history, seq) if seq >= 0 else None
+        from_turn = turn if turn is not None and turn < first_shown_turn(events) else None
+        window.chat.clear()
+        self.last_restore = restored = draw(window, conversation, from_turn=from_turn)
+        window.after_switch()
+        self.refresh()
+        if turn is not None:
+            target = self._target(restored, turn, query, len(turns(events)))
+            if target is not None:
+                QTimer.singleShot(0, target, lambda: window.chat.scroll_to_widget(target))
+        return True
+
+    def _target(self, restored: Restored, turn: int, query: str, count: int) -> QWidget | None:
+        """The bubble of turn ``turn`` that holds ``query``, else its user bubble."""
+        start = restored.turn_widgets.get(turn)
+        if start is None:
+            return None
+        items = self._window.chat.items()
+        end = restored.turn_widgets.get(turn + 1) if turn + 1 < count else None
+        begin = items.index(start) if start in items else 0
+        stop = items.index(end) if end is not None and end in items else len(items)
+        needle = query.lower()
+        for widget in items[begin:stop]:
+            if isinstance(widget, MessageBubble) and needle and needle in widget.text().lower():
+                return widget
+        return start
+
+    def _on_deleted(self, conversation_id: str) -> None:
+        """Deleting the conversation on screen starts a new one; while its
+        turn runs it is not deleted (the turn would be lost), and that is said."""
+        controller = self._window.controller
+        if controller is not None and controller.conversation.conversation_id == conversation_id:
+            if not self._window.new_conversation():
+                self.sidebar.undo_delete()
+                self._window.status.showMessage(tr("conv_busy"), 8000)
+        self.refresh()

@@ -1,0 +1,298 @@
+"""The conversations sidebar (issue 14): every saved conversation, newest
+first, with a search box over all of them; rename, delete (with undo),
+export and import from each row's menu.
+
+It asks a :class:`ConversationLibrary` (the composition root's) for what to
+list and tells the window what the user picked; switching conversations is
+the window's (and its controller's) business.
+
+Signals:
+    open_requested(conversation_id: str, seq: int, query: str)
+        a conversation (``seq`` -1) or a search hit (the matching message's
+        index in the history, and the words searched) was chosen
+    new_requested()             the New button
+    deleted(conversation_id: str)
+                                a conversation was deleted (undo is offered)
+    imported(conversation_id: str)
+                                a file was imported as a new conversation
+"""
+
+from __future__ import annotations
+
+import html
+import logging
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QPoint, QSize, Qt, QTimer, Signal
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QFrame,
+    QHBoxLayout,
+    QInputDialog,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QMenu,
+    QPushButton,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop_agent.ui.i18n import tr
+
+if TYPE_CHECKING:
+    from desktop_agent.conversation_library import ConversationLibrary, ExportKind
+
+log = logging.getLogger(__name__)
+
+SIDEBAR_WIDTH = 260
+SEARCH_DELAY_MS = 200
+SNIPPET_CHARS = 90
+ROW_PADDING = 14
+"""The list's item padding (theme: 6 px above and below) and a little air."""
+ID_ROLE = Qt.ItemDataRole.UserRole
+SEQ_ROLE = Qt.ItemDataRole.UserRole + 1
+TEXT_ROLE = Qt.ItemDataRole.UserRole + 2
+
+
+def snippet(text: str, query: str, width: int = SNIPPET_CHARS) -> str:
+    """The part of ``text`` around the first match of ``query``, on one line."""
+    flat = " ".join(text.split())
+    at = flat.lower().find(query.strip().lower())
+    start = max(0, at - width // 4) if at >= 0 else 0
+    cut = flat[start : start + width]
+    return ("…" if start > 0 else "") + cut + ("…" if start + width < len(flat) else "")
+
+
+def marked(text: str, query: str) -> str:
+    """``text`` as rich text with each match of ``query`` in bold."""
+    needle, out, at = query.strip().lower(), [], 0
+    lower = text.lower()
+    while needle:
+        found = lower.find(needle, at)
+        if found < 0:
+            break
+        out += [html.escape(text[at:found]), "<b>", html.escape(text[found : found + len(needle)]), "</b>"]
+        at = found + len(needle)
+    out.append(html.escape(text[at:]))
+    return "".join(out)
+
+
+class _HitRow(QWidget):
+    """One search result: the conversation's title over the matching words."""
+
+    def __init__(self, title: str, text: str, query: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        column = QVBoxLayout(self)
+        column.setContentsMargins(6, 5, 6, 5)
+        column.setSpacing(1)
+        self.title = QLabel(title, self)
+        self.title.setObjectName("cardMuted")
+        self.title.setTextFormat(Qt.TextFormat.PlainText)
+        self.words = QLabel(marked(snippet(text, query), query), self)
+        self.words.setTextFormat(Qt.TextFormat.RichText)
+        self.words.setWordWrap(True)
+        column.addWidget(self.title)
+        column.addWidget(self.words)
+
+
+class ConversationSidebar(QFrame):
+    open_requested = Signal(str, int, str)
+    new_requested = Signal()
+    deleted = Signal(str)
+    imported = Signal(str)
+
+    def __init__(self, library: ConversationLibrary, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("sidebar")
+        self.setFixedWidth(SIDEBAR_WIDTH)
+        self._library = library
+        self._current: str | None = None
+        self._undo_id: str | None = None
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 8, 8, 8)
+        layout.setSpacing(6)
+        top = QHBoxLayout()
+        self.search = QLineEdit(self)
+        self.search.setClearButtonEnabled(True)
+        top.addWidget(self.search, 1)
+        self.new_button = QToolButton(self)
+        self.new_button.setText("＋")
+        self.new_button.setAutoRaise(True)
+        top.addWidget(self.new_button)
+        layout.addLayout(top)
+        self.heading = QLabel(self)
+        self.heading.setObjectName("cardMuted")
+        layout.addWidget(self.heading)
+        self.list = QListWidget(self)
+        self.list.setObjectName("conversationList")
+        self.list.setWordWrap(True)
+        self.list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        layout.addWidget(self.list, 1)
+        self.undo_bar = QFrame(self)
+        undo = QHBoxLayout(self.undo_bar)
+        undo.setContentsMargins(0, 0, 0, 0)
+        self.undo_label = QLabel(self.undo_bar)
+        self.undo_label.setWordWrap(True)
+        self.undo_button = QPushButton(self.undo_bar)
+        undo.addWidget(self.undo_label, 1)
+        undo.addWidget(self.undo_button)
+        self.undo_bar.hide()
+        layout.addWidget(self.undo_bar)
+        self.import_button = QPushButton(self)
+        layout.addWidget(self.import_button)
+        self._search_timer = QTimer(self)
+        self._search_timer.setSingleShot(True)
+        self._search_timer.setInterval(SEARCH_DELAY_MS)
+        self._search_timer.timeout.connect(self.refresh)
+        self.search.textChanged.connect(lambda _text: self._search_timer.start())
+        self.search.returnPressed.connect(self.refresh)
+        self.new_button.clicked.connect(self.new_requested)
+        self.list.itemActivated.connect(self._open_item)
+        self.list.itemClicked.connect(self._open_item)
+        self.list.customContextMenuRequested.connect(self._menu)
+        self.undo_button.clicked.connect(self.undo_delete)
+        self.import_button.clicked.connect(self._choose_import)
+        self.retranslate()
+        self.refresh()
+
+    def retranslate(self) -> None:
+        self.search.setPlaceholderText(tr("conv_search_placeholder"))
+        self.new_button.setToolTip(tr("new_chat"))
+        self.undo_button.setText(tr("conv_undo"))
+        self.import_button.setText(tr("conv_import"))
+        self.refresh()
+
+    # ----------------------------------------------------------- listing
+
+    def set_current(self, conversation_id: str | None) -> None:
+        """The conversation the window shows (marked in the list)."""
+        self._current = conversation_id
+        self.refresh()
+
+    def refresh(self) -> None:
+        """List again: search results while the box holds a query, else every conversation."""
+        self._search_timer.stop()
+        query = self.search.text().strip()
+        self.list.clear()
+        if query:
+            hits = self._library.search(query)
+            self.heading.setText(tr("conv_results", count=len(hits)) if hits else tr("conv_no_results"))
+            width = self.list.viewport().width() or SIDEBAR_WIDTH - 20
+            for hit in hits:
+                title = hit.title or tr("conv_untitled")
+                item = QListWidgetItem()
+                item.setData(ID_ROLE, hit.conversation_id)
+                item.setData(SEQ_ROLE, hit.seq)
+                item.setData(TEXT_ROLE, f"{title}\n{snippet(hit.text, query)}")
+                item.setToolTip(hit.text[:500])
+                row = _HitRow(title, hit.text, query)
+                row.setFixedWidth(width)
+                row.ensurePolished()
+                height = max(row.heightForWidth(width) if row.hasHeightForWidth() else -1, row.sizeHint().height())
+                item.setSizeHint(QSize(width, height + ROW_PADDING))
+                self.list.addItem(item)
+                self.list.setItemWidget(item, row)
+            return
+        summaries = self._library.summaries()
+        self.heading.setText(tr("conv_heading") if summaries else tr("conv_none"))
+        for summary in summaries:
+            item = QListWidgetItem(summary.title or tr("conv_untitled"))
+            item.setData(TEXT_ROLE, item.text())
+            item.setData(ID_ROLE, summary.id)
+            item.setData(SEQ_ROLE, -1)
+            item.setToolTip(summary.title)
+            self.list.addItem(item)
+            if summary.id == self._current:
+                item.setSelected(True)
+                font = item.font()
+                font.setBold(True)
+                item.setFont(font)
+
+    def items(self) -> list[tuple[str, str, int]]:
+        """(conversation id, text, seq) of each row, for tests and screenshots."""
+        out: list[tuple[str, str, int]] = []
+        for i in range(self.list.count()):
+            item = self.list.item(i)
+            out.append((str(item.data(ID_ROLE)), str(item.data(TEXT_ROLE)), int(item.data(SEQ_ROLE))))
+        return out
+
+    def _open_item(self, item: QListWidgetItem) -> None:
+        self.open_requested.emit(str(item.data(ID_ROLE)), int(item.data(SEQ_ROLE)), self.search.text().strip())
+
+    # ------------------------------------------------------------ actions
+
+    def rename(self, conversation_id: str, title: str) -> bool:
+        ok = self._library.rename(conversation_id, title)
+        if ok:
+            self.refresh()
+        return ok
+
+    def delete(self, conversation_id: str) -> None:
+        title = next((t for i, t, _s in self.items() if i == conversation_id), "")
+        self._library.delete(conversation_id)
+        self._undo_id = conversation_id
+        self.undo_label.setText(tr("conv_deleted", title=title.splitlines()[0] if title else ""))
+        self.undo_bar.show()
+        self.refresh()
+        self.deleted.emit(conversation_id)
+
+    def undo_delete(self) -> None:
+        if self._undo_id is not None:
+            self._library.undelete(self._undo_id)
+            self._undo_id = None
+        self.undo_bar.hide()
+        self.refresh()
+
+    def export_to(self, conversation_id: str, path: Path, kind: ExportKind) -> bool:
+        try:
+            return self._library.export_to(conversation_id, path, kind)
+        except OSError as exc:
+            log.warning("could not export the conversation: %s", exc)
+            return False
+
+    def import_file(self, path: Path) -> str | None:
+        """Import an exported conversation; its id, or None (the reason in the heading)."""
+        from desktop_agent.storage.conversation_export import ConversationFileError
+
+        try:
+            conversation_id = self._library.import_text(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, ConversationFileError) as exc:
+            self.heading.setText(tr("conv_import_failed", error=exc))
+            return None
+        self.search.clear()
+        self.refresh()
+        self.imported.emit(conversation_id)
+        return conversation_id
+
+    def _menu(self, point: QPoint) -> None:
+        item = self.list.itemAt(point)
+        if item is None:
+            return
+        conversation_id = str(item.data(ID_ROLE))
+        menu = QMenu(self)
+        menu.addAction(tr("conv_rename"), lambda: self._ask_rename(conversation_id, str(item.data(TEXT_ROLE))))
+        menu.addAction(tr("conv_export_md"), lambda: self._choose_export(conversation_id, "markdown"))
+        menu.addAction(tr("conv_export_json"), lambda: self._choose_export(conversation_id, "json"))
+        menu.addSeparator()
+        menu.addAction(tr("conv_delete"), lambda: self.delete(conversation_id))
+        menu.popup(self.list.viewport().mapToGlobal(point))
+
+    def _ask_rename(self, conversation_id: str, title: str) -> None:
+        text, ok = QInputDialog.getText(self, tr("conv_rename"), tr("conv_rename_label"), text=title.splitlines()[0])
+        if ok:
+            self.rename(conversation_id, text)
+
+    def _choose_export(self, conversation_id: str, kind: ExportKind) -> None:
+        suffix = "md" if kind == "markdown" else "json"
+        name, _filter = QFileDialog.getSaveFileName(self, tr("conv_export"), f"conversation.{suffix}", f"*.{suffix}")
+        if name:
+            self.export_to(conversation_id, Path(name), kind)
+
+    def _choose_import(self) -> None:
+        name, _filter = QFileDialog.getOpenFileName(self, tr("conv_import"), "", "*.json")
+        if name:
+            self.import_file(Path(name))
