@@ -195,8 +195,9 @@ class MessageBubble(QFrame):
         """Which of Regenerate and Edit its actions offer now."""
         if self.action_row is not None:
             self.action_row.offer(regenerate=regenerate, edit=edit, editing=editing)
-            self._natural = None  # a pinned row is part of a user bubble's width
-            self.updateGeometry()
+            if self._pinned:  # a pinned row is part of a user bubble's width; a floating one takes no room
+                self._natural = None
+                self.updateGeometry()
 
     def pin_actions(self, pinned: bool) -> None:
         """The last exchange's actions: a row under the text, always in

@@ -22,6 +22,7 @@ from typing import Literal
 from PySide6.QtCore import QEvent, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QFrame, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
+from shiboken6 import isValid
 
 from desktop_agent.ui.bubble import BubbleRole, MessageBubble, SystemMessage
 
@@ -63,12 +64,15 @@ class _Slot(QWidget):
         return QSize(0, self._height)
 
     def event(self, event: QEvent) -> bool:
-        if event.type() == QEvent.Type.LayoutRequest:
+        # A slot being destroyed may still get events after its widget is
+        # gone (a message action asked for a new size, then the conversation
+        # was cleared): fitting a deleted widget would crash.
+        if event.type() == QEvent.Type.LayoutRequest and isValid(self.widget):
             self._fit()
         return super().event(event)
 
     def resizeEvent(self, event: QResizeEvent) -> None:
-        if self.width() != self._width:
+        if self.width() != self._width and isValid(self.widget):
             self._fit()
         super().resizeEvent(event)
 

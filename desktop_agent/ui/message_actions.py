@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QApplication, QHBoxLayout, QToolButton, QWidget
+from shiboken6 import isValid
 
 from desktop_agent.ui.i18n import tr
 
@@ -107,7 +108,7 @@ class ChatActions(QObject):
         *,
         hint: Callable[[str], None] = lambda _text: None,
     ) -> None:
-        super().__init__(controller)
+        super().__init__(chat)  # it goes with the chat it acts on, not the controller that outlives it
         self._chat, self._input, self._controller = chat, input_box, controller
         self._open_turn = open_turn
         self._hint = hint
@@ -131,6 +132,8 @@ class ChatActions(QObject):
 
     def refresh(self) -> None:
         """Offer Regenerate and Edit on the last exchange, when they can run now."""
+        if not isValid(self._chat) or not isValid(self._controller):
+            return  # the window is being torn down; its last signals find no chat
         can = self._controller.can_redo
         if self._edited is not None and not (can and self._still_editing()):
             # A turn started, or another conversation is on screen: the edit is over.

@@ -47,7 +47,7 @@ def test_the_dialog_has_its_pages_and_takes_more_before_appearance(qtbot: QtBot)
     dialog = dialog_with(qtbot, None)
     extra = QLabel("hooks here")
     dialog.add_page("Hooks", extra)
-    assert dialog.page_titles() == ["Model", "Voice", "Tools", "Skills", "Hooks", "Appearance"]
+    assert dialog.page_titles() == ["Model", "Voice", "Tools", "Approval history", "Skills", "Hooks", "Appearance"]
     assert dialog.page(4) is extra
     assert dialog.page(0).isAncestorOf(dialog.base_url)
 
