@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Literal
 from PySide6.QtCore import QEvent, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QEnterEvent
 from PySide6.QtWidgets import QFrame, QLabel, QSizePolicy, QVBoxLayout, QWidget
+from shiboken6 import isValid
 
 from desktop_agent.ui.code_block import CodeBlock, language_of
 from desktop_agent.ui.message_actions import ActionRow
@@ -183,11 +184,22 @@ class MessageBubble(QFrame):
         self.action_row: ActionRow | None = None
         """Copy, Regenerate, Edit: the user's and the assistant's messages."""
         self._pinned = False
+        # A child timer, not QTimer.singleShot(ms, self, ...): it goes with the
+        # bubble, timer and all (a single shot's timer outlived a deleted
+        # bubble under the message actions and crashed the event loop).
+        self._hover_timer = QTimer(self)
+        self._hover_timer.setSingleShot(True)
+        self._hover_timer.setInterval(HOVER_GRACE_MS)
+        self._hover_timer.timeout.connect(self._hide_floating)
         if role in ("user", "assistant"):
             self.action_row = ActionRow(self.text, self)
             self.action_row.requested.connect(self.action_requested)
-            self.action_row.left.connect(lambda: QTimer.singleShot(HOVER_GRACE_MS, self, self._hide_floating))
+            self.action_row.left.connect(self._left_row)
             self.action_row.hide()
+            # Floating beside a user bubble the row is the chat's child, not the
+            # bubble's: it must go when the bubble goes (Regenerate, Edit, a new
+            # conversation), or a later pointer event reaches a deleted bubble.
+            self.destroyed.connect(self.action_row.deleteLater)
         if text:
             self.append(text)
 
@@ -235,14 +247,18 @@ class MessageBubble(QFrame):
         super().enterEvent(event)
 
     def leaveEvent(self, event: QEvent) -> None:
-        if self.action_row is not None and not self._pinned:
+        if self.action_row is not None and isValid(self.action_row) and not self._pinned:
             # The pointer may be on its way to the row beside the bubble.
-            QTimer.singleShot(HOVER_GRACE_MS, self, self._hide_floating)
+            self._hover_timer.start()
         super().leaveEvent(event)
+
+    def _left_row(self) -> None:
+        if isValid(self):
+            self._hover_timer.start()
 
     def _hide_floating(self) -> None:
         row = self.action_row
-        if row is not None and not self._pinned and not (self.underMouse() or row.underMouse()):
+        if row is not None and isValid(row) and not self._pinned and not (self.underMouse() or row.underMouse()):
             row.hide()
 
     def append(self, text: str, *, new_paragraph: bool = False) -> None:

@@ -75,6 +75,10 @@ class CodeBlock(QFrame):
         self.language_label = QLabel(language or tr("code_plain"), self)
         self.language_label.setObjectName("codeLanguage")
         self.copy_button = QToolButton(self)
+        self._copied = QTimer(self)  # "Copied" goes back to its label (a child timer: it dies with the row)
+        self._copied.setSingleShot(True)
+        self._copied.setInterval(COPIED_MS)
+        self._copied.timeout.connect(lambda: self.copy_button.setText(tr("code_copy")))
         self.copy_button.setObjectName("codeCopy")
         self.copy_button.setText(tr("code_copy"))
         self.copy_button.setToolTip(tr("code_copy_tip"))
@@ -107,7 +111,7 @@ class CodeBlock(QFrame):
         """Put the code on the clipboard; the button says so for a moment."""
         QApplication.clipboard().setText(self.code)
         self.copy_button.setText(tr("copied"))
-        QTimer.singleShot(COPIED_MS, self, lambda: self.copy_button.setText(tr("code_copy")))
+        self._copied.start()
         self.copied.emit()
 
     def _render(self) -> None:

@@ -55,6 +55,10 @@ class ActionRow(QWidget):
         self.setObjectName("messageActions")
         self._text = text
         self.copy_button = _button(self, tr("msg_copy"), tr("msg_copy_tip"))
+        self._copied = QTimer(self)  # "Copied" goes back to its label (a child timer: it dies with the row)
+        self._copied.setSingleShot(True)
+        self._copied.setInterval(COPIED_MS)
+        self._copied.timeout.connect(lambda: self.copy_button.setText(tr("msg_copy")))
         self.regenerate_button = _button(self, tr("msg_regenerate"), tr("msg_regenerate_tip"))
         self.edit_button = _button(self, tr("msg_edit"), tr("msg_edit_tip"))
         self.copy_button.clicked.connect(self.copy)
@@ -90,7 +94,7 @@ class ActionRow(QWidget):
     def copy(self) -> None:
         QApplication.clipboard().setText(self._text())
         self.copy_button.setText(tr("copied"))
-        QTimer.singleShot(COPIED_MS, self, lambda: self.copy_button.setText(tr("msg_copy")))
+        self._copied.start()
 
 
 class ChatActions(QObject):
