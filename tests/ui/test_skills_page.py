@@ -48,7 +48,7 @@ def test_the_dialog_has_its_pages_and_takes_more_before_appearance(qtbot: QtBot)
     extra = QLabel("hooks here")
     dialog.add_page("Hooks", extra)
     assert dialog.page_titles() == ["Model", "Voice", "Tools", "Approval history", "Skills", "Hooks", "Appearance"]
-    assert dialog.page(4) is extra
+    assert dialog.page(5) is extra
     assert dialog.page(0).isAncestorOf(dialog.base_url)
 
 
@@ -141,7 +141,7 @@ def test_the_skills_page_speaks_chinese(qtbot: QtBot, language: str) -> None:
     i18n.set_language("zh")
     try:
         dialog = dialog_with(qtbot, None)
-        assert dialog.page_titles() == ["模型", "语音", "工具", "技能", "外观"]
+        assert dialog.page_titles() == ["模型", "语音", "工具", "审批记录", "技能", "外观"]
         assert [r.source.text() for r in dialog.skills_page.rows] == ["内置", "内置", "用户", "用户"]
         assert dialog.skills_page.row("Notes").description.text().startswith("未加载 —— ")
     finally:
