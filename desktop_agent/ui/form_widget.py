@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop_agent.ui.dialog_parts import ERROR_COLOUR
 from desktop_agent.ui.i18n import tr
 
 FormEnd = Literal["submitted", "cancelled", "closed"]
@@ -111,7 +112,7 @@ class FormWidget(QFrame):
         self.error = QLabel(self)
         self.error.setObjectName("cardMuted")
         self.error.setWordWrap(True)
-        self.error.setStyleSheet("color: #cf222e;")
+        self.error.setStyleSheet(f"color: {ERROR_COLOUR};")
         self.error.hide()
         layout.addWidget(self.error)
         self.status = QLabel(self)

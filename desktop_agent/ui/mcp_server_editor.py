@@ -20,9 +20,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
-    QDialogButtonBox,
     QFormLayout,
-    QLabel,
     QLineEdit,
     QPlainTextEdit,
     QVBoxLayout,
@@ -30,6 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_agent.mcp_engine.config import McpConfigError, parse_mcp_config
+from desktop_agent.ui.dialog_parts import error_line, ok_cancel
 from desktop_agent.ui.i18n import tr
 from desktop_agent.ui.retranslate import Texts, item_text
 from desktop_agent.ui.theme import apply_theme
@@ -94,15 +93,8 @@ class McpServerEditor(QDialog):
         self.url.setPlaceholderText("https://example.com/mcp")
 
 
-        self.error = QLabel(self)
-        self.error.setWordWrap(True)
-        self.error.setStyleSheet("color: #cf222e;")
-        self.error.hide()
-        self.buttons = QDialogButtonBox(
-            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self
-        )
-        self.buttons.accepted.connect(self._on_ok)
-        self.buttons.rejected.connect(self.reject)
+        self.error = error_line(self)
+        self.buttons = ok_cancel(self, self._on_ok)
         # One form, rows shown by kind: the labels stay in one column.
         self._form = form = QFormLayout()
         form.addRow(self.texts.label("mcp_name", self), self.name)

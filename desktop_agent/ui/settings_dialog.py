@@ -38,6 +38,7 @@ from PySide6.QtWidgets import (
 from desktop_agent.storage.settings import Settings, SettingsError
 from desktop_agent.ui.appearance import apply_appearance
 from desktop_agent.ui.audit_page import AuditPage
+from desktop_agent.ui.dialog_parts import error_line, ok_cancel
 from desktop_agent.ui.i18n import tr
 from desktop_agent.ui.settings_appearance import AppearancePage
 from desktop_agent.ui.settings_model import ModelPage
@@ -114,15 +115,8 @@ class SettingsDialog(QDialog):
         self.note = QLabel(self)
         self.note.setObjectName("cardMuted")
         self.note.setWordWrap(True)
-        self.error = QLabel(self)
-        self.error.setWordWrap(True)
-        self.error.setStyleSheet("color: #cf222e;")
-        self.error.hide()
-        self.buttons = QDialogButtonBox(
-            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self
-        )
-        self.buttons.accepted.connect(self._on_ok)
-        self.buttons.rejected.connect(self.reject)
+        self.error = error_line(self)
+        self.buttons = ok_cancel(self, self._on_ok)
         body = QHBoxLayout()
         body.addWidget(self.pages)
         body.addWidget(self.stack, 1)

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
 
 from desktop_agent.core.messages import RoundEndMessage, TurnEndMessage
-from desktop_agent.testing.window_rig import offline_deps, text_item
+from desktop_agent.testing.window_rig import text_item
 from desktop_agent.ui import i18n
 from desktop_agent.ui.bubble import MessageBubble
 from desktop_agent.ui.code_block import CodeBlock
@@ -62,16 +62,6 @@ def dark_palette(qapp: QApplication) -> Iterator[None]:
     qapp.setPalette(previous)
 
 
-def _window(qtbot: QtBot) -> MainWindow:
-    window = MainWindow(tray=False)
-    qtbot.add_widget(window)
-    window.attach(offline_deps())
-    window.resize(860, 720)
-    window.show()
-    qtbot.wait_exposed(window)
-    return window
-
-
 def _save(window: MainWindow, name: str) -> QImage:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     for _ in range(5):  # new rows show, measure and lay out over a few passes
@@ -101,9 +91,9 @@ def _colour_at(image: QImage, widget: QWidget, dx: int = 3, dy: int = 3) -> str:
 
 
 def test_the_welcome_screenshot_shows_what_the_app_is_the_demo_line_and_the_prompts(
-    qtbot: QtBot, language: i18n.Language
+    qtbot: QtBot, language: i18n.Language, shown_window: MainWindow
 ) -> None:
-    window = _window(qtbot)
+    window = shown_window
     image = _save(window, f"welcome_{language}")
 
     panel = window.welcome
@@ -146,9 +136,9 @@ def _check_code_block(window: MainWindow, image: QImage, bubble: MessageBubble, 
 
 
 def test_the_code_block_screenshot_shows_highlighted_code_its_language_and_copy(
-    qtbot: QtBot, language: i18n.Language
+    qtbot: QtBot, language: i18n.Language, shown_window: MainWindow
 ) -> None:
-    window = _window(qtbot)
+    window = shown_window
     bubble = _reply(window, language)
     window.chat.offer_actions(True)  # what the window does once the turn is over (ChatActions.refresh)
     image = _save(window, f"code_block_{language}")
@@ -171,8 +161,8 @@ def test_the_code_block_screenshot_shows_highlighted_code_its_language_and_copy(
                          "- takes a **name**\n- returns a greeting\n- 中文也可以：你好，世界。"]
 
 
-def test_the_code_block_in_the_dark_theme_keeps_dark_colours(qtbot: QtBot, dark_palette: None) -> None:
-    window = _window(qtbot)
+def test_the_code_block_in_the_dark_theme_keeps_dark_colours(qtbot: QtBot, dark_palette: None, shown_window: MainWindow) -> None:
+    window = shown_window
     bubble = _reply(window, "en")
     image = _save(window, "code_block_dark_en")
 

@@ -12,7 +12,6 @@ import pytest
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
-from desktop_agent.testing.window_rig import offline_deps
 from desktop_agent.ui import i18n
 from desktop_agent.ui.main_window import MainWindow
 from desktop_agent.ui.model_download import ModelDownloadPanel, download_caption
@@ -120,16 +119,6 @@ def test_progress_posted_from_another_thread_arrives(panel: ModelDownloadPanel, 
     assert panel.bar.value() == 42
 
 
-def _window(qtbot: QtBot) -> MainWindow:
-    window = MainWindow(tray=False)
-    qtbot.add_widget(window)
-    window.attach(offline_deps())
-    window.resize(860, 720)
-    window.show()
-    qtbot.wait_exposed(window)
-    return window
-
-
 def _screenshot(window: MainWindow, name: str) -> None:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     for _ in range(5):  # the panel shows, measures and lays out over a few passes
@@ -146,8 +135,8 @@ def _sits_between_the_chat_and_the_input(window: MainWindow) -> bool:
     return chat_bottom < top < bottom < input_top and panel.width() > window.width() * 0.9
 
 
-def test_the_window_shows_the_download_above_the_input(qtbot: QtBot) -> None:
-    window = _window(qtbot)
+def test_the_window_shows_the_download_above_the_input(qtbot: QtBot, shown_window: MainWindow) -> None:
+    window = shown_window
     assert window.model_download.state == "hidden"
     window.model_progress(MIDWAY)
     _screenshot(window, "model_download_en.png")
@@ -163,8 +152,8 @@ def test_the_window_shows_the_download_above_the_input(qtbot: QtBot) -> None:
     assert window.model_download.state == "hidden"
 
 
-def test_the_chinese_window_shows_the_download(qtbot: QtBot, chinese: None) -> None:
-    window = _window(qtbot)
+def test_the_chinese_window_shows_the_download(qtbot: QtBot, chinese: None, shown_window: MainWindow) -> None:
+    window = shown_window
     window.model_progress(MIDWAY)
     _screenshot(window, "model_download_zh.png")
 
@@ -177,8 +166,8 @@ def test_the_chinese_window_shows_the_download(qtbot: QtBot, chinese: None) -> N
     assert _sits_between_the_chat_and_the_input(window)
 
 
-def test_the_window_shows_a_failed_download(qtbot: QtBot) -> None:
-    window = _window(qtbot)
+def test_the_window_shows_a_failed_download(qtbot: QtBot, shown_window: MainWindow) -> None:
+    window = shown_window
     window.model_progress(MIDWAY)
     window.model_download.failed("could not download model.int8.onnx from huggingface.co: All connection attempts failed")
     _screenshot(window, "model_download_failed_en.png")
