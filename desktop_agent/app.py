@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from desktop_agent.services import Services
     from desktop_agent.storage.settings import Settings
     from desktop_agent.ui.audio_sink import QtAudioSink
+    from desktop_agent.ui.deferred_audio import DeferredSink
 
 EXIT_OK, EXIT_CONFIG = 0, 2
 
@@ -107,8 +108,9 @@ async def serve(window: MainWindow, args: argparse.Namespace) -> int:
         if services is None:
             window.close()
             return EXIT_CONFIG
-        # Always made: speech can be switched on later in Settings.
-        sink = _make_sink(services)
+        # Always there (speech can be switched on later in Settings), made
+        # at the first clip: QtMultimedia stays unloaded until then.
+        sink = deferred_sink(services, window)
         try:
             if closed.is_set():
                 return EXIT_OK
@@ -178,10 +180,12 @@ def window_deps(services: Services, sink: AudioSink | None) -> WindowDeps:
     from desktop_agent.mcp_engine.servers_file import resolve_path
     from desktop_agent.skills_engine import user_skills_dir
     from desktop_agent.storage import secrets
-    from desktop_agent.ui.mic import QtAudioInput
+    from desktop_agent.ui.deferred_audio import DeferredMicrophone
     from desktop_agent.voice.vad import WebRtcVad
 
-    audio_input = QtAudioInput()
+    # Opened at the first press: no microphone is said then, and the button
+    # stays unavailable with the reason (voice_input keeps a failed one so).
+    audio_input = DeferredMicrophone()
     recognizer, answer_recognizer, speech_note = speech_recognizers(services.settings)
     async def say(text: str) -> None:
         """The spoken approval question, through the same engine and speaker
@@ -191,10 +195,6 @@ def window_deps(services: Services, sink: AudioSink | None) -> WindowDeps:
             speech = await tts.synthesize(text)
             await sink.play(speech.audio, speech.mime)
 
-    # No microphone: the button is disabled from the start, the reason its
-    # tooltip, and another engine changes nothing.
-    mic_problem = audio_input.problem()
-    speech_note = mic_problem or speech_note
     releasing: set[asyncio.Task[None]] = set()
 
     def release(old: Conversation) -> None:
@@ -234,7 +234,7 @@ def window_deps(services: Services, sink: AudioSink | None) -> WindowDeps:
         sink=sink,
         get_api_key=secrets.get_api_key,
         set_api_key=secrets.set_api_key,
-        key_note=secrets.storage_note(),
+        key_note=secrets.storage_note,
         # No speaker: said once, with the start-up warnings (the reason is in the log).
         warnings=(*services.startup_warnings, *(() if sink is not None else (tr("no_audio_output"),))),
         apply_settings=services.apply_settings,
@@ -254,7 +254,7 @@ def window_deps(services: Services, sink: AudioSink | None) -> WindowDeps:
         audio_input=audio_input,
         recognizer=recognizer,
         answer_recognizer=answer_recognizer,
-        make_recognizers=speech_recognizers if mic_problem is None else None,
+        make_recognizers=speech_recognizers,
         vad=WebRtcVad,
         speech_input_note=speech_note,
         say=say,
@@ -312,7 +312,9 @@ def speech_recognizers(settings: Settings) -> tuple[SpeechRecognizer | None, Spe
     from desktop_agent.voice.stt import build_recognizer
 
     base_url = settings.stt_base_url or settings.base_url or os.environ.get("OPENAI_BASE_URL", "")
-    api_key = secrets.get_api_key() or os.environ.get("OPENAI_API_KEY", "")
+    # Only the openai engine sends the key: the others never load the keyring.
+    stored = secrets.get_api_key() if settings.stt_engine == "openai" else None
+    api_key = stored or os.environ.get("OPENAI_API_KEY", "")
     try:
         dictation, answers = (
             build_recognizer(
@@ -337,7 +339,26 @@ def _remember_wire_profile(window: MainWindow, endpoint: str, profile: WireProfi
         controller.save_settings(controller.settings.with_wire_profile(endpoint, profile))
 
 
-def _make_sink(services: Services) -> QtAudioSink | None:
+def deferred_sink(services: Services, window: MainWindow) -> DeferredSink:
+    """The window's speaker, made when the first clip plays (``_make_sink``);
+    when nothing would be heard, the window says so once, and the turn on
+    screen stops holding its text for speech."""
+    from desktop_agent.ui.deferred_audio import DeferredSink
+
+    def missing() -> None:
+        window.show_notice("warning", tr("no_audio_output"))
+        controller = window.controller
+        if controller is not None:
+            controller.push_audio(controller.settings.volume, controller.settings.muted)
+
+    settings = services.settings
+    return DeferredSink(
+        lambda volume, muted: _make_sink(services, volume=volume, muted=muted),
+        volume=settings.volume, muted=settings.muted, on_missing=missing,
+    )
+
+
+def _make_sink(services: Services, *, volume: float | None = None, muted: bool | None = None) -> QtAudioSink | None:
     """The Qt speaker, or None when nothing could be heard: QtMultimedia is
     unusable here, or it lists no audio output device (a player there still
     plays in real time, silently, and would only hold the text back). The
@@ -354,7 +375,9 @@ def _make_sink(services: Services) -> QtAudioSink | None:
             log.warning("no audio output (%s); replies will be shown, not spoken", reason)
             return None
         settings = services.settings
-        return QtAudioSink(volume=settings.volume, muted=settings.muted)
+        return QtAudioSink(
+            volume=settings.volume if volume is None else volume, muted=settings.muted if muted is None else muted
+        )
     except Exception:  # no QtMultimedia backend: text still shows
         log.exception("no audio output; replies will be shown, not spoken")
         return None

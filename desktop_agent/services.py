@@ -164,6 +164,8 @@ class Services:
                 error = str(exc)
             else:
                 self._use_llm(llm)
+                if not isinstance(llm, DemoModel) and self.router.redactor is not None:
+                    self.router.redactor.add(secrets.get_api_key())
             self._llm_config = _endpoint_config(settings)
         if _speech_config(settings) != self._tts_config:
             self._make_tts(settings)
@@ -377,7 +379,7 @@ def build_llm(
     Raises :class:`LLMError` (code ``config``) on a bad configuration.
     """
     endpoint = resolve_endpoint(
-        settings.base_url, settings.model, secrets.get_api_key(), base_url, model, api_key, os.environ
+        settings.base_url, settings.model, secrets.get_api_key, base_url, model, api_key, os.environ
     )
     if endpoint is None:
         return DemoModel(delay_s=0.0)
@@ -451,8 +453,12 @@ async def build_services(
     forms = FormManager()
     sub_agent = SubAgentTool(isolate=current_isolated(lambda: services.mcp))
     # The secrets a tool must not see or repeat (issue 12): every key the
-    # endpoint could have come from.
-    redactor = Redactor([api_key, secrets.get_api_key(), os.environ.get("OPENAI_API_KEY")])
+    # endpoint could have come from. The stored key only with a real model:
+    # the demo model sends nothing anywhere, and reading the key loads the
+    # keyring (~24 MiB, issue 13); a model connected later adds its key.
+    redactor = Redactor([api_key, os.environ.get("OPENAI_API_KEY")])
+    if not isinstance(llm, DemoModel):
+        redactor.add(secrets.get_api_key())
     router = ToolRouter([*builtin_tools(forms, skills=library, redactor=redactor), sub_agent], redactor=redactor)
     sub_agent.bind(router)  # the tools a sub-agent may be given are the main agent's
     # Sources that follow services.mcp: Services.reload_mcp swaps the engine (issue 13).

@@ -271,3 +271,25 @@ async def test_an_mcp_tool_hidden_by_a_built_in_one_later_is_said_once(tmp_path:
     finally:
         await services.aclose()
     assert notices == ["tool 'run_command' from MCP server 'gated' is hidden by a tool of the same name"]
+
+
+async def test_the_stored_key_is_read_only_for_a_real_model_and_then_kept_out_of_tool_output(
+    no_servers: Path,
+) -> None:
+    # issue 13: the demo model never reads the key (the keyring loads only
+    # then); issue 12: once a real model uses it, tools cannot repeat it.
+    from desktop_agent.storage import secrets
+
+    stored = "sk-stored-0123456789"
+    secrets.set_api_key(stored)
+    services = await build_services(mcp_config=no_servers, tts="none")
+    try:
+        redactor = services.router.redactor
+        assert isinstance(services.llm, DemoModel) and redactor is not None
+        assert redactor(f"key={stored}") == f"key={stored}"  # not read: nothing sends it anywhere
+        applied = services.apply_settings(replace(services.settings, base_url="http://127.0.0.1:9/v1", model="m"))
+        assert applied.error is None and isinstance(services.llm, OpenAIProvider)
+        assert redactor(f"key={stored}") == "key=[redacted]"
+    finally:
+        await services.aclose()
+        secrets.set_api_key(None)

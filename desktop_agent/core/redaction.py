@@ -31,9 +31,18 @@ class Redactor:
     """Replaces each configured secret value with ``[redacted]``."""
 
     def __init__(self, secrets: Iterable[str | None] = ()) -> None:
-        values = sorted({s for s in secrets if s and len(s) >= MIN_SECRET_LEN}, key=len, reverse=True)
-        self._values = frozenset(values)
-        self._pattern = re.compile("|".join(map(re.escape, values))) if values else None
+        self._values: frozenset[str] = frozenset()
+        self._pattern: re.Pattern[str] | None = None
+        for secret in secrets:
+            self.add(secret)
+
+    def add(self, secret: str | None) -> None:
+        """Hide ``secret`` too, from the next output on (a key stored after start)."""
+        if not secret or len(secret) < MIN_SECRET_LEN or secret in self._values:
+            return
+        self._values = self._values | {secret}
+        values = sorted(self._values, key=len, reverse=True)  # the longest first: a key inside a key
+        self._pattern = re.compile("|".join(map(re.escape, values)))
 
     def __call__(self, text: str) -> str:
         if self._pattern is None or not text:

@@ -8,7 +8,7 @@ openai SDK (~50 MiB and ~2 s here, issue 13 §5); only a real endpoint does.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit, urlunsplit
 
@@ -38,7 +38,7 @@ def display_url(base_url: str) -> str:
 def resolve_endpoint(
     settings_base_url: str,
     settings_model: str,
-    settings_key: str | None,
+    settings_key: str | Callable[[], str | None] | None,
     cli_base_url: str | None,
     cli_model: str | None,
     cli_key: str | None,
@@ -47,7 +47,9 @@ def resolve_endpoint(
     """Pick the endpoint: CLI flag > settings > ``OPENAI_BASE_URL``/``OPENAI_API_KEY``.
 
     None means "use the offline demo model": no base URL anywhere, or the
-    model named ``demo`` (``--model demo``).
+    model named ``demo`` (``--model demo``). ``settings_key`` may be the
+    function that reads the stored key: it is then called only when a real
+    endpoint needs it, so the demo model never loads the keyring (~24 MiB).
     """
     model = _first(cli_model, settings_model)
     if model == "demo":
@@ -59,7 +61,9 @@ def resolve_endpoint(
         raise LLMError(f"base URL {display_url(base_url)!r} must start with http:// or https://", "config")
     if not model:
         raise LLMError("no model name: set --model or the model in Settings", "config")
-    api_key = _first(cli_key, settings_key, env.get("OPENAI_API_KEY"))
+    if not _first(cli_key) and callable(settings_key):
+        settings_key = settings_key()
+    api_key = _first(cli_key, settings_key if isinstance(settings_key, str) else None, env.get("OPENAI_API_KEY"))
     return Endpoint(base_url=base_url, model=model, api_key=api_key)
 
 

@@ -3,6 +3,9 @@
 Without a usable keyring (a headless server, no Secret Service) the key is
 kept in ``secrets.json`` under the data folder with mode 0600, and
 :func:`storage_note` says so. The key never goes to a log.
+
+``keyring`` is imported on first use: finding its backend loads D-Bus and
+cryptography (~24 MiB), which the demo model never needs (issue 13).
 """
 
 from __future__ import annotations
@@ -10,10 +13,6 @@ from __future__ import annotations
 import json
 import logging
 from pathlib import Path
-
-import keyring
-import keyring.errors
-from keyring.backends import fail, null
 
 from desktop_agent.storage.atomic import atomic_write_text
 from desktop_agent.storage.paths import data_dir
@@ -25,6 +24,9 @@ USERNAME = "openai-api-key"
 
 
 def _keyring_usable() -> bool:
+    import keyring
+    from keyring.backends import fail, null
+
     backend = keyring.get_keyring()
     return not isinstance(backend, (fail.Keyring, null.Keyring))
 
@@ -46,6 +48,9 @@ def _write_file(data: dict[str, str]) -> None:
 
 
 def get_api_key() -> str | None:
+    import keyring
+    import keyring.errors
+
     if _keyring_usable():
         try:
             key = keyring.get_password(SERVICE, USERNAME)
@@ -58,6 +63,9 @@ def get_api_key() -> str | None:
 
 def set_api_key(key: str | None) -> None:
     """Store (or with None/empty, forget) the API key."""
+    import keyring
+    import keyring.errors
+
     if _keyring_usable():
         try:
             if key:

@@ -425,7 +425,7 @@ class MainWindow(QMainWindow):
         if deps.on_settings_opened is not None:
             deps.on_settings_opened()
         dialog = SettingsDialog(
-            controller.settings, has_api_key=controller.has_api_key(), key_note=deps.key_note,
+            controller.settings, has_api_key=controller.has_api_key(), key_note=deps.key_note(),
             skills=deps.skills, skills_folder=deps.skills_folder, parent=self,
             stored_key=deps.get_api_key, mcp=mcp_control(deps), preview_voice=deps.preview_voice,
         )

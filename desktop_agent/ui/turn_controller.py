@@ -165,8 +165,10 @@ class TurnController(QObject, Generic[V]):
 
     @property
     def speech_muted(self) -> bool:
-        """Nobody would hear speech now: no speaker, or the user muted it."""
-        return self._deps.sink is None or self._muted
+        """Nobody would hear speech now: no speaker (none made, or a deferred
+        one found no device), or the user muted it."""
+        sink = self._deps.sink
+        return sink is None or self._muted or bool(getattr(sink, "missing", False))
 
     @property
     def busy(self) -> bool:
@@ -244,7 +246,8 @@ class TurnController(QObject, Generic[V]):
         conversation = self._conversation
         try:
             outcome = await conversation.run_turn(
-                text, view, sink=self._deps.sink, auto_approve=self.auto_approval, muted=self.speech_muted
+                text, view, sink=self._deps.sink, auto_approve=self.auto_approval, muted=self.speech_muted,
+                describe_tool=self.tool_facts,
             )
             status = outcome.status
         except asyncio.CancelledError:

@@ -73,8 +73,9 @@ class WindowDeps:
     """The speaker; ``set_volume``/``set_muted`` are used when it has them."""
     get_api_key: Callable[[], str | None] = _no_key
     set_api_key: Callable[[str | None], None] | None = None
-    key_note: str = ""
-    """Where the key is kept, in words (``secrets.storage_note()``)."""
+    key_note: Callable[[], str] = str
+    """Where the key is kept, in words (``secrets.storage_note``): asked
+    when Settings opens, so the keyring loads only then."""
     warnings: tuple[str, ...] = ()
     """Start-up warnings, shown once in the conversation."""
     apply_settings: SettingsApplier | None = None

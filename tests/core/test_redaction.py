@@ -80,3 +80,14 @@ async def test_the_router_redacts_every_tool_it_routes() -> None:
     result = await route.run({}, inner)
     assert result == ToolResult(f"the key is {REDACTED}")
     assert inner.outputs == [("stdout", f"{REDACTED}\n")]
+
+
+def test_a_secret_added_later_is_hidden_from_then_on_the_longest_first() -> None:
+    redact = Redactor(["sk-short-1234"])
+    redact.add(None)
+    redact.add("tiny")  # too short to be a secret worth hiding
+    redact.add("sk-short-1234-and-longer")
+    assert redact("a sk-short-1234-and-longer b sk-short-1234 c tiny") == (
+        f"a {REDACTED} b {REDACTED} c tiny"
+    )
+    assert redact.child_environment({"X": "sk-short-1234-and-longer", "Y": "ok"}) == {"Y": "ok"}

@@ -27,6 +27,7 @@ from desktop_agent.core.messages import (
     WarningMessage,
 )
 from desktop_agent.core.playback import ToolEvent
+from desktop_agent.core.ports import AudioSink
 from desktop_agent.core.risk import AutoDecider
 from desktop_agent.core.tool_router import ToolRouter
 from desktop_agent.llm.demo import DemoModel
@@ -39,6 +40,7 @@ from desktop_agent.testing.scripted_llm import ScriptedLLM
 from desktop_agent.testing.scripted_replies import Reply, text_reply, tool_reply
 from desktop_agent.testing.window_rig import SignalLog
 from desktop_agent.tools import builtin_tools
+from desktop_agent.ui.deferred_audio import DeferredSink
 from desktop_agent.ui.i18n import tr
 from desktop_agent.ui.turn_controller import FormReply, TurnController
 from desktop_agent.ui.turn_state import TurnTracker
@@ -174,7 +176,7 @@ async def controller_rig(
     store: SettingsStore | None = None,
     keys: list[str | None] | None = None,
     tts: FakeTTS | None = None,
-    sink: FakeAudioSink | None = None,
+    sink: AudioSink | None = None,
     tool_server: Callable[[str], str | None] | None = None,
 ) -> AsyncIterator[Rig]:
     """A controller over a conversation with the scripted LLM (or, without
@@ -414,6 +416,26 @@ async def test_without_a_speaker_a_voiced_reply_never_waits_for_speech() -> None
         assert await rig.turn_status() == "completed"
         assert view.shown == ["One. ", "Two. ", "Three.", "Done."]
         assert tts.calls == []
+
+
+async def test_a_speaker_found_missing_at_the_first_clip_is_said_once_and_nothing_waits_for_it() -> None:
+    # issue 13: the speaker is made at the first clip (QtMultimedia unloaded
+    # until then); finding no device there releases the text like a mute.
+    tts, told = FakeTTS(), []
+    rigs: list[Rig] = []
+
+    def missing() -> None:
+        told.append("missing")
+        rigs[0].controller.push_audio(1.0, False)  # what app.deferred_sink does
+
+    sink = DeferredSink(lambda _volume, _muted: None, on_missing=missing)
+    async with controller_rig(SPOKEN, tts=tts, sink=sink) as rig:
+        rigs.append(rig)
+        assert not rig.controller.speech_muted  # not asked yet
+        view = rig.send("talk")
+        assert await rig.turn_status() == "completed"
+        assert view.shown == ["One. ", "Two. ", "Three.", "Done."]
+        assert (told, sink.missing, rig.controller.speech_muted) == (["missing"], True, True)
 
 
 async def test_muting_mid_reply_stops_the_clip_and_shows_the_rest_at_once() -> None:

@@ -1,0 +1,51 @@
+"""What an idle window has not loaded (issue 13 "Lighter"): the audio
+backend (made at the first clip or press), the keyring (read when a real
+endpoint needs the key) and the openai SDK (the demo model never needs it).
+A real ``run_gui`` process, with the default speech settings."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.integration
+
+ROOT = Path(__file__).resolve().parents[2]
+NEVER_AT_IDLE = ("PySide6.QtMultimedia", "keyring", "openai", "edge_tts", "sherpa_onnx", "pocketsphinx")
+
+CHILD = """
+import argparse, json, sys
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication
+from desktop_agent.app import run_gui
+def report():
+    print("LOADED", json.dumps(sorted({m.split(".")[0] if m.split(".")[0] != "PySide6" else m for m in sys.modules})), flush=True)
+    for w in QApplication.topLevelWidgets():
+        if w.isWindow() and w.isVisible():
+            w.close()
+def shown():
+    window = next(w for w in QApplication.topLevelWidgets() if hasattr(w, "attached"))
+    window.attached.connect(lambda: QTimer.singleShot(500, report))
+args = argparse.Namespace(model="demo", mcp_config=sys.argv[1])
+args.on_window_shown = shown
+sys.exit(run_gui(args))
+"""
+
+
+def test_an_idle_demo_window_has_loaded_no_audio_backend_keyring_or_sdk(tmp_path: Path) -> None:
+    mcp = tmp_path / "mcp.json"
+    mcp.write_text(json.dumps({"mcpServers": {}}))
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "DESKTOP_AGENT_HOME": str(tmp_path / "home")}
+    done = subprocess.run(
+        [sys.executable, "-c", CHILD, str(mcp)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    (line,) = [line for line in done.stdout.splitlines() if line.startswith("LOADED ")]
+    loaded = set(json.loads(line.removeprefix("LOADED ")))
+    assert "desktop_agent" in loaded and "PySide6.QtWidgets" in loaded  # the report saw the app
+    assert sorted(loaded & set(NEVER_AT_IDLE)) == []
