@@ -9,7 +9,8 @@ migration, and it is the very format the headless ``--audit-log`` writes
 (one writer class for both). It can be read with ``grep``/``jq``, and
 copied or cut by the user without tools. Append-only also means a record
 once written is not changed by a later bug. Reading everything to filter is
-fine at this size (a decision is ~400 bytes: 10,000 of them are 4 MB).
+fine at this size (a decision is ~400 bytes: 10,000 of them are 4 MB), and
+:class:`AuditReader` parses only what was appended since its last read.
 
 A process killed mid-write can leave a torn last line: reading skips it
 (and any other line that is not a record, counted in
@@ -25,8 +26,10 @@ import errno
 import json
 import logging
 import os
+import threading
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from desktop_agent.core.audit import ApprovalRecord
 from desktop_agent.storage.paths import PRIVATE_FILE, data_dir, make_private
@@ -96,19 +99,95 @@ def _write_all(fd: int, data: bytes) -> None:
 
 def read_audit(path: Path) -> AuditRead:
     """Every record in ``path``; a missing file has none."""
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        return AuditRead(())
+    return AuditReader(path).read()
+
+
+HEAD_BYTES = 256
+"""How much of the file's start identifies it between two reads."""
+
+
+class AuditReader:
+    """Reads ``path`` again and again, parsing only what was appended since
+    the last read: the file grows forever, and the history page reloads it.
+
+    A file that was replaced or cut (rotated, truncated, edited by the user)
+    is read from the start instead. It is recognised by its inode, by its
+    first bytes, and by the newline the last read ended on; a size below
+    the last offset is a cut. A last line without its newline is not taken
+    for good: it counts (as a record, or as skipped) in this read and is
+    parsed again in the next one, for it may be a record still being written.
+
+    One read at a time (a lock): the page reads in a worker thread, and a
+    second reload may start before the first ends.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._lock = threading.Lock()
+        self._records: list[ApprovalRecord] = []
+        self._skipped = 0
+        self._offset = 0
+        self._inode: tuple[int, int] | None = None
+        self._head = b""
+        self.parsed_bytes = 0
+        """How many bytes the last read parsed (what incremental saves)."""
+
+    def read(self) -> AuditRead:
+        """Every record so far, in file order. Raises OSError when the file
+        exists but cannot be read."""
+        with self._lock:
+            try:
+                fh = self.path.open("rb")
+            except FileNotFoundError:
+                self._restart(None)
+                self.parsed_bytes = 0
+                return AuditRead(())
+            with fh:
+                info = os.fstat(fh.fileno())
+                inode = (info.st_dev, info.st_ino)
+                if not self._continues(fh, inode, info.st_size):
+                    self._restart(inode)
+                fh.seek(self._offset)
+                data = fh.read()
+            return self._parse(data)
+
+    def _continues(self, fh: BinaryIO, inode: tuple[int, int], size: int) -> bool:
+        """Whether the file is the one read last time, grown (or unchanged)."""
+        if self._offset == 0 or inode != self._inode or size < self._offset:
+            return False
+        if fh.read(len(self._head)) != self._head:
+            return False
+        fh.seek(self._offset - 1)
+        return fh.read(1) == b"\n"
+
+    def _restart(self, inode: tuple[int, int] | None) -> None:
+        self._records, self._skipped, self._offset, self._inode, self._head = [], 0, 0, inode, b""
+
+    def _parse(self, data: bytes) -> AuditRead:
+        end = data.rfind(b"\n") + 1
+        whole, tail = data[:end], data[end:]
+        if self._offset < HEAD_BYTES:
+            self._head = (self._head + whole)[:HEAD_BYTES]
+        self._offset += end
+        self.parsed_bytes = len(data)
+        records, skipped = _records(whole.split(b"\n"))
+        self._records += records
+        self._skipped += skipped
+        if skipped:
+            log.info("%s: %d lines were not approval records", self.path, skipped)
+        last, torn = _records([tail])  # counted now, parsed again next time
+        return AuditRead((*self._records, *last), self._skipped + torn)
+
+
+def _records(lines: list[bytes]) -> tuple[list[ApprovalRecord], int]:
+    """The records among ``lines`` and how many lines were not records."""
     records: list[ApprovalRecord] = []
     skipped = 0
-    for line in raw.split(b"\n"):
+    for line in lines:
         if not line.strip():
             continue
         try:
             records.append(ApprovalRecord.from_json(json.loads(line.decode("utf-8"))))
         except (ValueError, UnicodeDecodeError, RecursionError):
             skipped += 1
-    if skipped:
-        log.info("%s: %d lines were not approval records", path, skipped)
-    return AuditRead(tuple(records), skipped)
+    return records, skipped

@@ -6,17 +6,29 @@ A standalone page: it reads the file itself (``storage/audit_log.py``) when
 built and on Refresh; which records show is :mod:`core.audit_query`'s
 choice, and the page only lays them out. Newest first.
 
+The file grows forever, so the page keeps it off the GUI thread: a reload
+reads in a worker thread (``asyncio.to_thread``, as the window's other
+slow reads do) while "Loading…" shows, and an :class:`AuditReader` parses
+only what was appended since the last reload. A reload that a later one
+overtakes is dropped. With no event loop running (tests, a page built
+before the loop starts) it reads at once. The table is a model over the
+records, formatting only the cells on screen: a table widget's 140,000
+items for 20,000 records took 1.7 s of the GUI thread.
+
 Signals:
     exported(path: str)  the shown records were saved as CSV at ``path``
+    loaded(total: int)   a reload's records are shown (``total`` of them)
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -26,18 +38,20 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPushButton,
-    QTableWidget,
-    QTableWidgetItem,
+    QTableView,
     QVBoxLayout,
     QWidget,
 )
+from shiboken6 import isValid
 
 from desktop_agent.core.approval import BUILTIN
 from desktop_agent.core.audit import DECISIONS, ApprovalRecord, Decision
 from desktop_agent.core.audit_query import AuditFilter, select, server_of, servers, to_csv
 from desktop_agent.storage.atomic import atomic_write_text
-from desktop_agent.storage.audit_log import AuditRead, audit_log_path, read_audit
+from desktop_agent.storage.audit_log import AuditRead, AuditReader, audit_log_path
 from desktop_agent.ui.i18n import tr
+
+log = logging.getLogger(__name__)
 
 COLUMNS = ("time", "tool", "server", "decision", "by", "waited", "arguments")
 PERIODS = ("any", "today", "week", "month")
@@ -60,8 +74,76 @@ def server_text(record: ApprovalRecord) -> str:
     return tr("audit_builtin") if server == BUILTIN else server
 
 
+def cells(record: ApprovalRecord) -> tuple[str, ...]:
+    """One record's row, column by column (:data:`COLUMNS`)."""
+    return (
+        record.when.astimezone().strftime("%Y-%m-%d %H:%M:%S"),
+        f"↳ {record.tool_name}" if record.parent_tool_call_ids else record.tool_name,
+        server_text(record),
+        tr(f"audit_decision_{record.decision}"),
+        tr(f"audit_by_{record.decided_by}"),
+        tr("seconds", n=f"{record.waited_s:.1f}"),
+        record.arguments_preview,
+    )
+
+
+def tooltip(record: ApprovalRecord, column: int) -> str | None:
+    if column == 1 and record.parent_tool_call_ids:
+        return tr("audit_sub_agent", parent=" › ".join(record.parent_tool_call_ids))
+    if column == len(COLUMNS) - 1:
+        return f"{record.arguments_preview}\nsha256 {record.arguments_sha256}"
+    return None
+
+
+class AuditModel(QAbstractTableModel):
+    """The shown records as rows; a cell is formatted when the view asks for it."""
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.records: list[ApprovalRecord] = []
+        self._rows: dict[int, tuple[str, ...]] = {}
+        """Rows formatted so far: the view asks for each cell many times."""
+
+    def set_records(self, records: list[ApprovalRecord]) -> None:
+        self.beginResetModel()
+        self.records = records
+        self._rows = {}
+        self.endResetModel()
+
+    def row(self, row: int) -> tuple[str, ...]:
+        cached = self._rows.get(row)
+        if cached is None:
+            cached = self._rows[row] = cells(self.records[row])
+        return cached
+
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self.records)
+
+    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> object:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return tr(f"audit_col_{COLUMNS[section]}")
+        return None
+
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> object:
+        if not index.isValid():
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self.row(index.row())[index.column()]
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return tooltip(self.records[index.row()], index.column())
+        if role == Qt.ItemDataRole.UserRole:
+            return self.records[index.row()].tool_call_id
+        return None
+
+
 class AuditPage(QWidget):
     exported = Signal(str)
+    loaded = Signal(int)
 
     def __init__(
         self,
@@ -77,6 +159,9 @@ class AuditPage(QWidget):
         self.path = path or audit_log_path()
         self._now = now
         self._read = AuditRead(())
+        self._reader = AuditReader(self.path)
+        self._generation = 0
+        self._tasks: set[asyncio.Task[None]] = set()
         self.shown_records: list[ApprovalRecord] = []
 
         title = QLabel(tr("audit_title"), self)
@@ -101,8 +186,9 @@ class AuditPage(QWidget):
         filters.addWidget(self.decision_filter, 1)
         filters.addWidget(self.period_filter, 1)
 
-        self.table = QTableWidget(0, len(COLUMNS), self)
-        self.table.setHorizontalHeaderLabels([tr(f"audit_col_{c}") for c in COLUMNS])
+        self.model = AuditModel(self)
+        self.table = QTableView(self)
+        self.table.setModel(self.model)
         self.table.verticalHeader().setVisible(False)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -111,6 +197,8 @@ class AuditPage(QWidget):
         for column in range(len(COLUMNS) - 1):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(len(COLUMNS) - 1, QHeaderView.ResizeMode.Stretch)
+        header.setResizeContentsPrecision(0)  # the rows on screen: Qt's 1000 took 1.8 s for 20,000 records
+        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)  # one line each
 
         self.count_label = QLabel(self)
         self.count_label.setObjectName("cardMuted")
@@ -136,8 +224,40 @@ class AuditPage(QWidget):
     # ------------------------------------------------------------ data
 
     def reload(self) -> None:
-        """Read the file again (new decisions since the page opened)."""
-        self._read = read_audit(self.path)
+        """Read the file again (new decisions since the page opened): in a
+        worker thread while an event loop runs, else at once."""
+        self._generation += 1
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self._show(self._read_now())
+            return
+        self.count_label.setText(tr("audit_loading"))
+        task = loop.create_task(self._load(self._generation))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def loading(self) -> bool:
+        """A reload is reading the file."""
+        return bool(self._tasks)
+
+    async def _load(self, generation: int) -> None:
+        read = await asyncio.to_thread(self._read_now)
+        if generation == self._generation and isValid(self):  # not overtaken, not closed
+            self._show(read)
+
+    def _read_now(self) -> AuditRead | OSError:
+        try:
+            return self._reader.read()
+        except OSError as exc:
+            log.warning("cannot read the approval audit %s: %s", self.path, exc)
+            return exc
+
+    def _show(self, read: AuditRead | OSError) -> None:
+        if isinstance(read, OSError):
+            self.count_label.setText(tr("audit_read_failed", path=str(self.path), error=read.strerror or read))
+            return
+        self._read = read
         chosen = self.server_filter.currentData()
         self.server_filter.blockSignals(True)
         self.server_filter.clear()
@@ -148,6 +268,7 @@ class AuditPage(QWidget):
         self.server_filter.setCurrentIndex(max(0, index))
         self.server_filter.blockSignals(False)
         self.apply_filter()
+        self.loaded.emit(len(read.records))
 
     def current_filter(self) -> AuditFilter:
         decision: Decision | None = self.decision_filter.currentData()
@@ -160,7 +281,7 @@ class AuditPage(QWidget):
 
     def apply_filter(self) -> None:
         self.shown_records = select(self._read.records, self.current_filter())
-        self._fill(self.shown_records)
+        self.model.set_records(self.shown_records)
         total = len(self._read.records)
         if total == 0:
             text = tr("audit_empty")
@@ -171,37 +292,9 @@ class AuditPage(QWidget):
         self.count_label.setText(text)
         self.export_button.setEnabled(bool(self.shown_records))
 
-    def _fill(self, records: list[ApprovalRecord]) -> None:
-        self.table.setRowCount(len(records))
-        for row, record in enumerate(records):
-            tool = record.tool_name
-            nested = tr("audit_sub_agent", parent=" › ".join(record.parent_tool_call_ids))
-            cells = (
-                record.when.astimezone().strftime("%Y-%m-%d %H:%M:%S"),
-                tool,
-                server_text(record),
-                tr(f"audit_decision_{record.decision}"),
-                tr(f"audit_by_{record.decided_by}"),
-                tr("seconds", n=f"{record.waited_s:.1f}"),
-                record.arguments_preview,
-            )
-            for column, text in enumerate(cells):
-                item = QTableWidgetItem(text)
-                item.setData(Qt.ItemDataRole.UserRole, record.tool_call_id)
-                if column == 1 and record.parent_tool_call_ids:
-                    item.setText(f"↳ {tool}")
-                    item.setToolTip(nested)
-                elif column == len(cells) - 1:
-                    item.setToolTip(f"{text}\nsha256 {record.arguments_sha256}")
-                self.table.setItem(row, column, item)
-
     def rows(self) -> list[tuple[str, ...]]:
         """What the table shows, row by row (for tests and screen readers)."""
-        out: list[tuple[str, ...]] = []
-        for row in range(self.table.rowCount()):
-            items = (self.table.item(row, c) for c in range(self.table.columnCount()))
-            out.append(tuple(item.text() if item is not None else "" for item in items))
-        return out
+        return [self.model.row(row) for row in range(self.model.rowCount())]
 
     # ---------------------------------------------------------- export
 

@@ -50,13 +50,33 @@ _TEXTS: dict[str, tuple[str, str]] = {
     "conv_export_md": ("Export as Markdown…", "导出为 Markdown…"),
     "conv_export_json": ("Export as JSON…", "导出为 JSON…"),
     "conv_import": ("Import…", "导入…"),
-    "conv_import_failed": ("Could not import: {error}", "无法导入：{error}"),
+    "conv_import_failed": ("Could not import {name}: {reason}", "无法导入 {name}：{reason}"),
+    # conversations: the rename, export and import dialogs and their outcome
+    "conv_rename_title": ("Rename conversation", "重命名对话"),
+    "conv_import_title": ("Import a conversation", "导入对话"),
+    "conv_save": ("Save", "保存"),
+    "conv_open": ("Open", "打开"),
+    "conv_file_name": ("File name:", "文件名："),
+    "conv_file_type": ("Files of type:", "文件类型："),
+    "conv_markdown_files": ("Markdown (*.md)", "Markdown 文件 (*.md)"),
+    "conv_json_files": ("Conversation JSON (*.json)", "对话 JSON 文件 (*.json)"),
+    "conv_exported": ("Saved {name}", "已保存 {name}"),
+    "conv_export_failed": ("Could not save {name}: {error}", "无法保存 {name}：{error}"),
+    "conv_export_gone": ("That conversation no longer exists", "该对话已不存在"),
+    "conv_import_unreadable": ("it cannot be read ({error})", "文件无法读取（{error}）"),
+    "conv_import_not_text": ("it is not UTF-8 text", "文件不是 UTF-8 文本"),
+    "conv_import_not_json": ("it is not JSON", "文件不是 JSON 格式"),
+    "conv_import_no_messages": ("it holds no message list", "文件中没有消息列表"),
+    "conv_import_bad_messages": ("its message list holds entries that are not messages", "消息列表中有不是消息的条目"),
     "conv_busy": (
         "A reply is still running: interrupt it or wait before switching conversations.",
         "回复仍在进行：请先中断或等待它结束，再切换对话。",
     ),
     "conv_sidebar": ("Conversations (Ctrl+B)", "对话列表（Ctrl+B）"),
     "conv_show_earlier": ("Show earlier messages", "显示更早的消息"),
+    # a search hit's window: what follows it is drawn when asked (issue 14)
+    "conv_show_later": ("Show {count} later messages", "显示之后的 {count} 条消息"),
+    "conv_drawing_later": ("Drawing {count} later messages…", "正在显示之后的 {count} 条消息…"),
     # first run and chat (issue 13)
     "welcome_title": ("Hello! I'm your desktop assistant.", "你好！我是你的桌面助手。"),
     "welcome_body": (
@@ -470,6 +490,9 @@ _TEXTS: dict[str, tuple[str, str]] = {
     "audit_export_title": ("Export approval history", "导出审批记录"),
     "audit_exported": ("Saved {path}", "已保存 {path}"),
     "audit_export_failed": ("Could not save {path}: {error}", "无法保存 {path}：{error}"),
+    # approval history read off the GUI thread
+    "audit_loading": ("Loading…", "正在加载…"),
+    "audit_read_failed": ("Could not read {path}: {error}", "无法读取 {path}：{error}"),
     "trust_title": ("Read-only tools", "只读工具"),
     "trust_server": ("Allow read-only tools from {server} without asking", "允许 {server} 的只读工具无需询问"),
     "trust_note": (

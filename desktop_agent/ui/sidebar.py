@@ -6,6 +6,15 @@ It asks a :class:`ConversationLibrary` (the composition root's) for what to
 list and tells the window what the user picked; switching conversations is
 the window's (and its controller's) business.
 
+Rename, export and import ask through dialog objects opened with
+``open()`` (window-modal, no nested event loop) whose accepted signal does
+the work, never through the static ``get…`` functions that block in a loop
+of their own. The file dialogs stay native wherever the platform has them,
+because that is what Windows, macOS and portal-using Linux desktops expect
+(the rename dialog is Qt's everywhere: it has no native form); tests set
+:attr:`ConversationSidebar.dialog_options` to ``DontUseNativeDialog`` and
+drive Qt's own widgets, found among the sidebar's children.
+
 Signals:
     open_requested(conversation_id: str, seq: int, query: str)
         a conversation (``seq`` -1) or a search hit (the matching message's
@@ -21,6 +30,7 @@ from __future__ import annotations
 
 import html
 import logging
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -49,6 +59,11 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 SIDEBAR_WIDTH = 260
+RENAME_WIDTH = 320
+"""The title box: a long title is seen whole (the dialog's own is 175 px)."""
+FILE_NAME_CHARS = 60
+UNSAFE_IN_NAMES = re.compile(r'[\x00-\x1f<>:"/\\|?*]+')
+"""Characters Windows (the strictest) does not take in a file name."""
 SEARCH_DELAY_MS = 200
 SNIPPET_CHARS = 90
 ROW_PADDING = 14
@@ -65,6 +80,12 @@ def snippet(text: str, query: str, width: int = SNIPPET_CHARS) -> str:
     start = max(0, at - width // 4) if at >= 0 else 0
     cut = flat[start : start + width]
     return ("…" if start > 0 else "") + cut + ("…" if start + width < len(flat) else "")
+
+
+def file_name(title: str, suffix: str) -> str:
+    """A file name for an exported conversation: its title, made safe."""
+    stem = UNSAFE_IN_NAMES.sub("_", title.splitlines()[0] if title else "").strip(" ._")[:FILE_NAME_CHARS]
+    return f"{stem.strip() or 'conversation'}.{suffix}"
 
 
 def marked(text: str, query: str) -> str:
@@ -100,6 +121,9 @@ class _HitRow(QWidget):
 
 
 class ConversationSidebar(QFrame):
+    dialog_options = QFileDialog.Option(0)
+    """Options of the export and import dialogs (tests: ``DontUseNativeDialog``)."""
+
     open_requested = Signal(str, int, str)
     new_requested = Signal()
     deleted = Signal(str)
@@ -112,6 +136,8 @@ class ConversationSidebar(QFrame):
         self._library = library
         self._current: str | None = None
         self._undo_id: str | None = None
+        self._folder = Path.home()
+        """Where the file dialogs open: the last folder one was used in."""
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 8, 8, 8)
         layout.setSpacing(6)
@@ -126,6 +152,7 @@ class ConversationSidebar(QFrame):
         layout.addLayout(top)
         self.heading = QLabel(self)
         self.heading.setObjectName("cardMuted")
+        self.heading.setWordWrap(True)  # an import's or export's outcome is longer than the list is wide
         layout.addWidget(self.heading)
         self.list = QListWidget(self)
         self.list.setObjectName("conversationList")
@@ -248,11 +275,15 @@ class ConversationSidebar(QFrame):
         self.refresh()
 
     def export_to(self, conversation_id: str, path: Path, kind: ExportKind) -> bool:
+        """Write the conversation to ``path``; the outcome is said in the heading."""
         try:
-            return self._library.export_to(conversation_id, path, kind)
+            ok = self._library.export_to(conversation_id, path, kind)
         except OSError as exc:
             log.warning("could not export the conversation: %s", exc)
+            self.heading.setText(tr("conv_export_failed", name=path.name, error=exc.strerror or exc))
             return False
+        self.heading.setText(tr("conv_exported", name=path.name) if ok else tr("conv_export_gone"))
+        return ok
 
     def import_file(self, path: Path) -> str | None:
         """Import an exported conversation; its id, or None (the reason in the heading)."""
@@ -260,39 +291,97 @@ class ConversationSidebar(QFrame):
 
         try:
             conversation_id = self._library.import_text(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, ConversationFileError) as exc:
-            self.heading.setText(tr("conv_import_failed", error=exc))
-            return None
-        self.search.clear()
-        self.refresh()
-        self.imported.emit(conversation_id)
-        return conversation_id
+        except OSError as exc:
+            reason = tr("conv_import_unreadable", error=exc.strerror or exc)
+        except UnicodeDecodeError:
+            reason = tr("conv_import_not_text")
+        except ConversationFileError as exc:
+            reason = import_reason(str(exc))
+        else:
+            self.search.clear()
+            self.refresh()
+            self.imported.emit(conversation_id)
+            return conversation_id
+        self.heading.setText(tr("conv_import_failed", name=path.name, reason=reason))
+        return None
 
-    def _menu(self, point: QPoint) -> None:
+    def _menu(self, point: QPoint) -> QMenu | None:
+        """The row's menu at ``point`` (list viewport coordinates), shown."""
         item = self.list.itemAt(point)
         if item is None:
-            return
-        conversation_id = str(item.data(ID_ROLE))
+            return None
+        conversation_id, title = str(item.data(ID_ROLE)), str(item.data(TEXT_ROLE))  # now: a refresh deletes item
         menu = QMenu(self)
-        menu.addAction(tr("conv_rename"), lambda: self._ask_rename(conversation_id, str(item.data(TEXT_ROLE))))
-        menu.addAction(tr("conv_export_md"), lambda: self._choose_export(conversation_id, "markdown"))
-        menu.addAction(tr("conv_export_json"), lambda: self._choose_export(conversation_id, "json"))
+        menu.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        menu.addAction(tr("conv_rename"), lambda: self._ask_rename(conversation_id, title))
+        menu.addAction(tr("conv_export_md"), lambda: self._choose_export(conversation_id, title, "markdown"))
+        menu.addAction(tr("conv_export_json"), lambda: self._choose_export(conversation_id, title, "json"))
         menu.addSeparator()
         menu.addAction(tr("conv_delete"), lambda: self.delete(conversation_id))
         menu.popup(self.list.viewport().mapToGlobal(point))
+        return menu
 
-    def _ask_rename(self, conversation_id: str, title: str) -> None:
-        text, ok = QInputDialog.getText(self, tr("conv_rename"), tr("conv_rename_label"), text=title.splitlines()[0])
-        if ok:
-            self.rename(conversation_id, text)
+    def _ask_rename(self, conversation_id: str, title: str) -> QInputDialog:
+        dialog = QInputDialog(self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.setWindowTitle(tr("conv_rename_title"))
+        dialog.setLabelText(tr("conv_rename_label"))
+        dialog.setTextValue(title.splitlines()[0] if title else "")
+        dialog.setOkButtonText(tr("settings_ok"))  # Qt's own words stay English without its translations
+        dialog.setCancelButtonText(tr("settings_cancel"))
+        line = dialog.findChild(QLineEdit)  # made by setTextValue; the dialog's own width follows its layout
+        if line is not None:
+            line.setMinimumWidth(RENAME_WIDTH)
+        dialog.textValueSelected.connect(lambda text: self.rename(conversation_id, text))
+        dialog.open()
+        return dialog
 
-    def _choose_export(self, conversation_id: str, kind: ExportKind) -> None:
+    def _file_dialog(self, title: str, accept: str) -> QFileDialog:
+        dialog = QFileDialog(self, title)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.setOptions(self.dialog_options)
+        for label, text in ((QFileDialog.DialogLabel.Accept, tr(accept)),
+                            (QFileDialog.DialogLabel.Reject, tr("settings_cancel")),
+                            (QFileDialog.DialogLabel.FileName, tr("conv_file_name")),
+                            (QFileDialog.DialogLabel.FileType, tr("conv_file_type"))):
+            dialog.setLabelText(label, text)
+        dialog.setDirectory(str(self._folder))
+        dialog.fileSelected.connect(self._remember_folder)
+        return dialog
+
+    def _remember_folder(self, name: str) -> None:
+        self._folder = Path(name).parent
+
+    def _choose_export(self, conversation_id: str, title: str, kind: ExportKind) -> QFileDialog:
         suffix = "md" if kind == "markdown" else "json"
-        name, _filter = QFileDialog.getSaveFileName(self, tr("conv_export"), f"conversation.{suffix}", f"*.{suffix}")
-        if name:
-            self.export_to(conversation_id, Path(name), kind)
+        dialog = self._file_dialog(tr("conv_export"), "conv_save")
+        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+        dialog.setNameFilter(tr("conv_markdown_files" if kind == "markdown" else "conv_json_files"))
+        dialog.setDefaultSuffix(suffix)
+        dialog.selectFile(file_name(title, suffix))
+        dialog.fileSelected.connect(lambda name: self.export_to(conversation_id, Path(name), kind))
+        dialog.open()
+        return dialog
 
-    def _choose_import(self) -> None:
-        name, _filter = QFileDialog.getOpenFileName(self, tr("conv_import"), "", "*.json")
-        if name:
-            self.import_file(Path(name))
+    def _choose_import(self) -> QFileDialog:
+        dialog = self._file_dialog(tr("conv_import_title"), "conv_open")
+        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptOpen)
+        dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
+        dialog.setNameFilter(tr("conv_json_files"))
+        dialog.fileSelected.connect(lambda name: self.import_file(Path(name)))
+        dialog.open()
+        return dialog
+
+
+IMPORT_REASONS = {
+    "not JSON": "conv_import_not_json",
+    "no message list": "conv_import_no_messages",
+    "the message list holds entries": "conv_import_bad_messages",
+}
+"""The start of each :class:`ConversationFileError`'s message, and its translation."""
+
+
+def import_reason(message: str) -> str:
+    """Why an import failed, in the user's language (the English message if unknown)."""
+    key = next((k for start, k in IMPORT_REASONS.items() if message.startswith(start)), None)
+    return tr(key) if key else message

@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
@@ -80,7 +81,7 @@ def test_every_record_shows_newest_first_and_the_torn_line_is_counted(page: Audi
     ]
     assert column(page, 1) == ["delete_file", "↳ run_command", "sub_agent", "get_current_time", "read_file",
                                "run_command"]
-    assert page.table.item(1, 1).toolTip() == "Asked by the sub-agent of call call_9"  # type: ignore[union-attr]
+    assert page.model.index(1, 1).data(Qt.ItemDataRole.ToolTipRole) == "Asked by the sub-agent of call call_9"
     assert page.count_label.text() == "6 of 6 decisions · unreadable lines skipped: 1"
 
 
@@ -158,7 +159,7 @@ def _screenshot(page: AuditPage, qtbot: QtBot, name: str) -> None:
 
 def test_screenshot_of_the_history_in_english(page: AuditPage, qtbot: QtBot) -> None:
     _screenshot(page, qtbot, "audit_history_en")
-    assert [page.table.horizontalHeaderItem(c).text() for c in range(7)] == [  # type: ignore[union-attr]
+    assert [page.model.headerData(c, Qt.Orientation.Horizontal) for c in range(7)] == [
         "Time", "Tool", "Server", "Decision", "Decided by", "Waited", "Arguments"]
     assert column(page, 4) == ["Interrupt", "Nobody (timed out)", "Your voice", "Always-allow list",
                                "Read-only setting", "You"]
@@ -169,7 +170,7 @@ def test_screenshot_of_the_history_in_chinese(qtbot: QtBot, audit_file: Path, ch
     page = AuditPage(audit_file, now=lambda: NOW)
     qtbot.add_widget(page)
     _screenshot(page, qtbot, "audit_history_zh")
-    assert [page.table.horizontalHeaderItem(c).text() for c in range(7)] == [  # type: ignore[union-attr]
+    assert [page.model.headerData(c, Qt.Orientation.Horizontal) for c in range(7)] == [
         "时间", "工具", "服务器", "结果", "决定方", "等待", "参数"]
     assert column(page, 3) == ["已中断", "已超时", "已批准", "已批准", "已批准", "已拒绝"]
     assert column(page, 2) == ["files", "内置", "内置", "time", "files", "内置"]

@@ -245,7 +245,7 @@ def test_delete_with_undo_rename_export_and_import(qtbot: QtBot, store: Conversa
     assert [t for i, t, _s in sidebar.items() if i == new_id] == ["Paris trip"]
     (tmp_path / "bad.json").write_text("{}", encoding="utf-8")
     assert sidebar.import_file(tmp_path / "bad.json") is None
-    assert sidebar.heading.text().startswith("Could not import:")
+    assert sidebar.heading.text() == "Could not import bad.json: it holds no message list"
     sidebar.delete(new_id)  # the one on screen: a new conversation takes its place
     assert window.controller.conversation.conversation_id != new_id
     assert [i for i, _t, _s in sidebar.items()] == ["code", "zh", "trip"]  # opening one does not reorder
