@@ -5,7 +5,9 @@ by side in one run, so ratios compare like with like:
    20, from the database to the window's chat: time to first paint (loaded,
    drawn, painted once) and to fully interactive (every drawn message has
    measured its height and the event loop is idle). Reported as ms and as
-   big/small ratios.
+   big/small ratios. The same opened at a search hit in its 4th turn (index
+   3), as the sidebar opens one: a window around the hit, beside drawing
+   from the hit to the end (the way before the window) for reference.
 2. Search over ``--search-messages`` (10,000) messages in 50 conversations,
    English and Chinese: p50/p95 per query, trigram full-text (3+
    characters) and LIKE (shorter queries).
@@ -104,12 +106,44 @@ def percentile(values: list[float], share: float) -> float:
 # -------------------------------------------------------------------- open
 
 
+def _open_once(app: Any, draw: Any) -> tuple[float, float, int]:
+    """Time one open into a fresh chat: ``draw(chat)`` loads and draws;
+    returns (first paint, fully interactive, widgets drawn)."""
+    from desktop_agent.ui.chat_view import ChatView
+
+    chat = ChatView()
+    chat.resize(860, 640)
+    chat.show()
+    app.processEvents()
+    start = time.perf_counter()
+    draw(chat)
+    chat.viewport().repaint()
+    painted = time.perf_counter()
+    slots = [w.parentWidget() for w in chat.items()]
+    while not all(s is not None and s.height() > 0 for s in slots):
+        app.processEvents()
+    app.processEvents()  # idle: nothing left queued
+    ready = time.perf_counter()
+    chat.close()
+    chat.deleteLater()
+    app.processEvents()
+    return painted - start, ready - start, len(slots)
+
+
+def _medians(timings: dict[str, tuple[list[float], list[float], int]]) -> dict[str, Any]:
+    return {name: {"first_paint": _ms(statistics.median(p)), "interactive": _ms(statistics.median(r)),
+                   "widgets_drawn": n} for name, (p, r, n) in timings.items()}
+
+
+def _ratios(out: dict[str, Any], big: str, small: str) -> dict[str, float]:
+    return {f"ratio_{k}": round(out[big][k] / out[small][k], 2) for k in ("first_paint", "interactive")}
+
+
 def bench_open(folder: Path, messages: int, repeat: int) -> dict[str, Any]:
     from PySide6.QtWidgets import QApplication
 
     from desktop_agent.core.display_log import events_from_history
     from desktop_agent.storage.conversations import ConversationStore
-    from desktop_agent.ui.chat_view import ChatView
     from desktop_agent.ui.restore import restore
 
     app = QApplication.instance() or QApplication([])
@@ -117,36 +151,67 @@ def bench_open(folder: Path, messages: int, repeat: int) -> dict[str, Any]:
     for name, size in (("big", messages), ("small", 20)):
         h = history(size)
         store.save(name, h, events_from_history(h))
-    out: dict[str, Any] = {}
-    timings: dict[str, dict[str, list[float]]] = {n: {"first_paint": [], "interactive": []} for n in ("big", "small")}
-    drawn: dict[str, int] = {}
-    for _ in range(repeat):
-        for name in ("big", "small"):
-            chat = ChatView()
-            chat.resize(860, 640)
-            chat.show()
-            app.processEvents()
-            start = time.perf_counter()
+
+    def draw(name: str) -> Any:
+        def run(chat: Any) -> None:
             stored = store.load(name)
             assert stored is not None
             restore(chat, stored.events)
-            chat.viewport().repaint()
-            painted = time.perf_counter()
-            slots = [w.parentWidget() for w in chat.items()]
-            while not all(s is not None and s.height() > 0 for s in slots):
-                app.processEvents()
-            app.processEvents()  # idle: nothing left queued
-            ready = time.perf_counter()
-            timings[name]["first_paint"].append(painted - start)
-            timings[name]["interactive"].append(ready - start)
-            drawn[name] = len(slots)
-            chat.close()
-            chat.deleteLater()
-            app.processEvents()
-    for name, kinds in timings.items():
-        out[name] = {k: _ms(statistics.median(v)) for k, v in kinds.items()} | {"widgets_drawn": drawn[name]}
-    out["ratio_first_paint"] = round(out["big"]["first_paint"] / out["small"]["first_paint"], 2)
-    out["ratio_interactive"] = round(out["big"]["interactive"] / out["small"]["interactive"], 2)
+        return run
+
+    timings: dict[str, tuple[list[float], list[float], int]] = {n: ([], [], 0) for n in ("big", "small")}
+    for _ in range(repeat):
+        for name in ("big", "small"):
+            paint, ready, drawn = _open_once(app, draw(name))
+            timings[name][0].append(paint)
+            timings[name][1].append(ready)
+            timings[name] = (timings[name][0], timings[name][1], drawn)
+    out = _medians(timings)
+    out |= _ratios(out, "big", "small")
+    store.close()
+    return out
+
+
+def bench_open_hit(folder: Path, messages: int, repeat: int, turn: int = 3) -> dict[str, Any]:
+    """Open at a search hit in turn ``turn``, as the sidebar does
+    (``ConversationsGlue.open``): a window around the hit when it is further
+    back than an open shows, else the plain open. ``big_to_end`` is the way
+    before the window (from the hit to the end), for reference."""
+    from PySide6.QtWidgets import QApplication
+
+    from desktop_agent.core.display_log import events_from_history
+    from desktop_agent.storage.conversations import ConversationStore
+    from desktop_agent.ui.restore import first_shown_turn, restore, window_end
+
+    app = QApplication.instance() or QApplication([])
+    store = ConversationStore(folder / "open_hit.sqlite3")
+    for name, size in (("big", messages), ("small", 20)):
+        h = history(size)
+        store.save(name, h, events_from_history(h))
+
+    def draw(name: str, *, windowed: bool = True) -> Any:
+        def run(chat: Any) -> None:
+            stored = store.load(name)
+            assert stored is not None
+            events = stored.events
+            far = turn < first_shown_turn(events)
+            to_turn = window_end(events, turn) if far and windowed else None
+            restore(chat, events, from_turn=turn if far else None, to_turn=to_turn)
+        return run
+
+    cases = {"big": draw("big"), "small": draw("small"), "big_to_end": draw("big", windowed=False)}
+    timings: dict[str, tuple[list[float], list[float], int]] = {n: ([], [], 0) for n in cases}
+    for n in range(repeat):
+        for name, run in cases.items():
+            if name == "big_to_end" and n >= max(1, repeat // 3):
+                continue  # seconds each: a few are enough for reference
+            paint, ready, drawn = _open_once(app, run)
+            timings[name][0].append(paint)
+            timings[name][1].append(ready)
+            timings[name] = (timings[name][0], timings[name][1], drawn)
+    out = _medians(timings)
+    out |= _ratios(out, "big", "small")
+    out["turn"] = turn
     store.close()
     return out
 
@@ -234,17 +299,24 @@ def main(argv: list[str] | None = None) -> int:
         folder = Path(tmp)
         results = {
             "open": bench_open(folder, args.messages, max(1, args.repeat // 10)),
+            "open_hit": bench_open_hit(folder, args.messages, max(1, args.repeat // 10)),
             "search": bench_search(folder, args.search_messages, max(1, args.repeat // 3)),
             "save": bench_save(folder, args.messages, args.repeat),
         }
     if args.json:
         print(json.dumps(results))
         return 0
-    o, s, v = results["open"], results["search"], results["save"]
+    o, h, s, v = results["open"], results["open_hit"], results["search"], results["save"]
     print(f"open {args.messages} vs 20 messages: first paint {o['big']['first_paint']} vs "
           f"{o['small']['first_paint']} ms (×{o['ratio_first_paint']}), interactive "
           f"{o['big']['interactive']} vs {o['small']['interactive']} ms (×{o['ratio_interactive']}); "
           f"widgets drawn {o['big']['widgets_drawn']} vs {o['small']['widgets_drawn']}")
+    print(f"open at a search hit in turn {h['turn'] + 1}, {args.messages} vs 20 messages: first paint "
+          f"{h['big']['first_paint']} vs {h['small']['first_paint']} ms (×{h['ratio_first_paint']}), interactive "
+          f"{h['big']['interactive']} vs {h['small']['interactive']} ms (×{h['ratio_interactive']}); widgets drawn "
+          f"{h['big']['widgets_drawn']} vs {h['small']['widgets_drawn']}; drawing from the hit to the end instead: "
+          f"{h['big_to_end']['first_paint']} / {h['big_to_end']['interactive']} ms, "
+          f"{h['big_to_end']['widgets_drawn']} widgets")
     print(f"search over {s['messages']} messages (fts={s['fts']}): p50 {s['all']['p50_ms']} ms, "
           f"p95 {s['all']['p95_ms']} ms; " + ", ".join(
               f"{k} p50 {s[k]['p50_ms']}/p95 {s[k]['p95_ms']} ms" for k in ("fts_en", "fts_zh", "like_short")))

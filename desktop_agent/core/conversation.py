@@ -21,7 +21,7 @@ from desktop_agent.core.approval import ApprovalManager, approval_key
 from desktop_agent.core.audit import Decider
 from desktop_agent.core.bus import SessionMessageBus
 from desktop_agent.core.chat_handler import ChatHandler
-from desktop_agent.core.display_log import USER, DisplayRecorder
+from desktop_agent.core.display_log import USER, DisplayRecorder, ToolDescriber, ToolFacts
 from desktop_agent.core.events import TurnOutcome
 from desktop_agent.core.history import HistoryError, check_history, repair_history, truncate_for_send
 from desktop_agent.core.hooks import ONCE_KEY, hook_messages, is_hook, kept
@@ -149,16 +149,19 @@ class Conversation:
         auto_approve: AutoApprove = lambda name: None,
         on_bus: Callable[[SessionMessageBus], None] | None = None,
         muted: bool = False,
+        describe_tool: ToolDescriber = lambda _name: ToolFacts(),
     ) -> TurnOutcome:
+        """Run one turn; ``describe_tool`` says what the display log keeps
+        of each tool (its server, its risk hints) for a faithful restore."""
         if self._session_id is not None:
             raise RuntimeError("a turn is already running in this conversation")
         session_id = uuid.uuid4().hex[:12]
         bus = SessionMessageBus(session_id)
         start = hook_messages(self.agent.hooks, "turn_start")  # after the user's message
-        self.events.append({"type": USER, "text": user_text})
+        self.events.append({"type": USER, "text": user_text, "approval_timeout_s": self.approval_timeout_s})
         self.events.extend(self._next_turn)
         self._next_turn.clear()
-        recorder = DisplayRecorder(view, self.events, session_id)
+        recorder = DisplayRecorder(view, self.events, session_id, describe_tool)
         bus.add_listener(recorder.on_bus)
         view = recorder
         if on_bus is not None:

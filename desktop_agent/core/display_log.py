@@ -5,9 +5,11 @@ Its events are the bus messages the playback queue consumed, in their
 contract JSON form (the ``--events-jsonl`` form, DESIGN §5), plus a few of
 our own for what the user did, which the bus never carries:
 
-- ``user`` (``text``): the user's message, opening each turn;
-- ``auto_approved`` (``message``: the ``approval_required`` JSON): the
-  always-allow list answered instead of the user;
+- ``user`` (``text``; ``approval_timeout_s``, for a card's "No answer in
+  300 s", absent before it was kept): the user's message, opening each turn;
+- ``auto_approved`` (``message``: the ``approval_required`` JSON; ``by``:
+  the :data:`AutoDecider` that answered instead of the user, the
+  always-allow list when absent);
 - ``approval_answer`` (``tool_call_id``, ``approved``): a card's click;
 - ``form_answer`` (``form_id``, ``answers`` or null when cancelled);
 - ``interrupt_clicked``; ``notice`` (``level``, ``text``): the window's own
@@ -20,13 +22,22 @@ exactly that, and keeps the bus's ``seq`` of each message.
 
 Audio, transcripts and ``round_end``'s hooks are not part of the log
 (``round_end`` itself is: it separates paragraphs).
+
+A ``tool_call``/``tool_rejected`` event (the inner message of an
+``auto_approved`` one too) may carry ``_tool`` (:data:`TOOL_KEY`, not a bus
+field): the server that offered the tool and what the tool said of its risk
+when the card was drawn (:class:`ToolFacts`), so a restored card names its
+server and says it may change or delete data (in red), or reaches outside
+this computer, as it did live, whether or not that server is still set up.
+Events recorded before it have none and restore without marks.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
+from dataclasses import dataclass, fields
+from typing import Any, get_args
 
 from desktop_agent.core.forms import FormQuestion
 from desktop_agent.core.json_types import JSONDict
@@ -50,23 +61,77 @@ from desktop_agent.core.messages import (
     to_json,
 )
 from desktop_agent.core.playback import PlaybackView, ToolEvent
-from desktop_agent.core.risk import AutoDecider
+from desktop_agent.core.risk import AutoDecider, ToolAnnotations
 from desktop_agent.core.stream_parser import strip_tags
 
 USER, AUTO_APPROVED, APPROVAL_ANSWER, FORM_ANSWER = "user", "auto_approved", "approval_answer", "form_answer"
 INTERRUPT_CLICKED, NOTICE = "interrupt_clicked", "notice"
 OWN_TYPES = frozenset({USER, AUTO_APPROVED, APPROVAL_ANSWER, FORM_ANSWER, INTERRUPT_CLICKED, NOTICE})
+TOOL_KEY = "_tool"
+"""The key of a tool event's :class:`ToolFacts` (underscored: not a bus field)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolFacts:
+    """What the window knew of a tool when it drew its card."""
+
+    server: str | None = None
+    """The MCP server that offered it; None for a built-in one."""
+    annotations: ToolAnnotations | None = None
+    """What it said of its risk (issue 14); None: nothing."""
+
+    def to_json(self) -> JSONDict | None:
+        """The ``_tool`` value; None when there is nothing to keep."""
+        out: JSONDict = {}
+        if self.server is not None:
+            out["server"] = self.server
+        if self.annotations is not None:
+            hints = {f.name: getattr(self.annotations, f.name) for f in fields(ToolAnnotations)}
+            out["annotations"] = {k: v for k, v in hints.items() if v is not None}
+        return out or None
+
+    @classmethod
+    def from_json(cls, data: Any) -> ToolFacts:
+        """Read back leniently: anything unreadable counts as unsaid."""
+        if not isinstance(data, Mapping):
+            return cls()
+        server = data.get("server")
+        hints = data.get("annotations")
+        annotations = None
+        if isinstance(hints, Mapping):
+            annotations = ToolAnnotations(**{
+                f.name: hints[f.name] for f in fields(ToolAnnotations) if isinstance(hints.get(f.name), bool)})
+        return cls(server if isinstance(server, str) else None, annotations)
+
+
+ToolDescriber = Callable[[str], ToolFacts]
+"""A tool's facts by its name (the window's ``tool_server`` and ``tool_annotations``)."""
+
+
+def _undescribed(_name: str) -> ToolFacts:
+    return ToolFacts()
+
+
+def auto_by(event: Mapping[str, Any]) -> AutoDecider:
+    """Who answered an ``auto_approved`` event (the always-allow list for
+    one recorded before that was kept)."""
+    by: AutoDecider = event.get("by") or "always_allow"
+    return by if by in get_args(AutoDecider) else "always_allow"
 
 
 class DisplayRecorder:
     """A :class:`PlaybackView` that records each message it is shown into
     ``events`` and passes it on to ``view``. Attach :meth:`on_bus` to the
-    turn's bus for the ``seq`` numbers."""
+    turn's bus for the ``seq`` numbers; ``describe`` gives the
+    :class:`ToolFacts` kept with each tool event."""
 
-    def __init__(self, view: PlaybackView, events: list[JSONDict], session_id: str) -> None:
+    def __init__(
+        self, view: PlaybackView, events: list[JSONDict], session_id: str, describe: ToolDescriber = _undescribed
+    ) -> None:
         self._view = view
         self._events = events
         self._session_id = session_id
+        self._describe = describe
         self._seq: dict[int, tuple[BusMessage, int]] = {}
         """id(message) → (message, seq); the message is held so its id stays unique."""
 
@@ -76,7 +141,12 @@ class DisplayRecorder:
 
     def _json(self, message: BusMessage) -> JSONDict:
         held = self._seq.pop(id(message), None)
-        return to_json(message, session_id=self._session_id, seq=held[1] if held else 0)
+        data = to_json(message, session_id=self._session_id, seq=held[1] if held else 0)
+        if isinstance(message, ToolCallMessage | ToolRejectedMessage) and message.tool_name:
+            facts = self._describe(message.tool_name).to_json()
+            if facts is not None:
+                data[TOOL_KEY] = facts
+        return data
 
     def _keep(self, message: BusMessage) -> None:
         self._events.append(self._json(message))

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QWidget
 from desktop_agent.core.display_log import events_from_history, turns
 from desktop_agent.ui.bubble import MessageBubble
 from desktop_agent.ui.i18n import tr
-from desktop_agent.ui.restore import Restored, first_shown_turn, restore
+from desktop_agent.ui.restore import Restored, first_shown_turn, restore, window_end
 
 if TYPE_CHECKING:
     from desktop_agent.core.conversation import Conversation
@@ -42,20 +42,31 @@ def turn_of(history: Sequence[Mapping[str, Any]], seq: int) -> int:
     return max(users - 1, 0)
 
 
-def draw(window: MainWindow, conversation: Conversation, *, from_turn: int | None = None) -> Restored:
+def draw(
+    window: MainWindow, conversation: Conversation, *, from_turn: int | None = None, to_turn: int | None = None
+) -> Restored:
     """Draw a saved conversation into the (cleared) chat, with the line
-    that says it was restored; "Show earlier" draws it again from further back."""
+    that says it was restored under its last message; "Show earlier" draws
+    it again from further back (down to where it was drawn)."""
+    restored: Restored | None = None
 
     def show_earlier(turn: int) -> None:
         controller = window.controller
         if controller is None or controller.conversation is not conversation or controller.busy:
             return  # another conversation, or a turn on screen: nothing is redrawn under it
         window.chat.clear()
-        draw(window, conversation, from_turn=turn)
+        again = draw(window, conversation, from_turn=turn, to_turn=restored.end_turn if restored else None)
+        if window.conversations is not None:
+            window.conversations.last_restore = again
         window.after_switch()
 
-    restored = restore(window.chat, display_events(conversation), from_turn=from_turn, show_earlier=show_earlier)
-    window.chat.add_system(tr("restored"))
+    def at_end() -> None:
+        window.chat.add_system(tr("restored"))
+        if restored is not None and window.chat_actions is not None:
+            window.chat_actions.refresh()  # drawn later: its last exchange is the conversation's now
+
+    restored = restore(window.chat, display_events(conversation), from_turn=from_turn, to_turn=to_turn,
+                       show_earlier=show_earlier, at_end=at_end)
     return restored
 
 
@@ -85,6 +96,21 @@ class ConversationsGlue:
     def refresh(self) -> None:
         controller = self._window.controller
         self.sidebar.set_current(controller.conversation.conversation_id if controller is not None else None)
+        restored = self.last_restore
+        if restored is not None and restored.tail_hidden(self._window.chat):
+            self._window.chat.offer_actions(False)  # its last exchange on screen is not the conversation's
+
+    def show_end(self) -> None:
+        """Before a turn is sent: a search hit's window that hides the
+        conversation's end is redrawn as an opened conversation is, so the
+        new message follows the real last one."""
+        window, restored = self._window, self.last_restore
+        controller = window.controller
+        if restored is None or controller is None or controller.busy or not restored.tail_hidden(window.chat):
+            return
+        window.chat.clear()
+        self.last_restore = draw(window, controller.conversation)
+        window.after_switch()
 
     def open(self, conversation_id: str, seq: int = -1, query: str = "") -> bool:
         """Show a saved conversation (scrolled to message ``seq`` when it is
@@ -103,9 +129,11 @@ class ConversationsGlue:
         conversation = controller.conversation
         events = display_events(conversation)
         turn = turn_of(conversation.history, seq) if seq >= 0 else None
-        from_turn = turn if turn is not None and turn < first_shown_turn(events) else None
+        far = turn is not None and turn < first_shown_turn(events)
+        from_turn = turn if far else None
+        to_turn = window_end(events, turn) if turn is not None and far else None  # a window, not all after it
         window.chat.clear()
-        self.last_restore = restored = draw(window, conversation, from_turn=from_turn)
+        self.last_restore = restored = draw(window, conversation, from_turn=from_turn, to_turn=to_turn)
         window.after_switch()
         self.refresh()
         if turn is not None:

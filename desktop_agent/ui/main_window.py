@@ -322,6 +322,8 @@ class MainWindow(QMainWindow):
         controller = self._controller
         if controller is None:
             return self._hold(text)
+        if self.conversations is not None and text.strip():
+            self.conversations.show_end()  # after a search hit's window, the new message follows the real last one
         if self.chat_actions is not None and self.chat_actions.editing:
             return self.chat_actions.send_edited(text)  # it replaces the last exchange
         return controller.start_turn(text, self._open_turn)

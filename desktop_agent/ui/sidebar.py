@@ -157,6 +157,8 @@ class ConversationSidebar(QFrame):
         self.list = QListWidget(self)
         self.list.setObjectName("conversationList")
         self.list.setWordWrap(True)
+        # Titles wrap within the fixed width: never a sideways scroll bar under the list.
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.list.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         layout.addWidget(self.list, 1)
         self.undo_bar = QFrame(self)

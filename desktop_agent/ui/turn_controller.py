@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, TypeVar
 from PySide6.QtCore import QObject, Signal
 
 from desktop_agent.core.approval import allow_key, auto_decider
+from desktop_agent.core.display_log import ToolFacts
 from desktop_agent.core.forms import FormAnswerError
 from desktop_agent.core.playback import PlaybackView
 from desktop_agent.ui.i18n import tr
@@ -273,6 +274,11 @@ class TurnController(QObject, Generic[V]):
         if settings is not self._settings:
             self.save_settings(settings)  # old bare names, now tied to their server
         return allow_key(tool_name, self._deps.tool_server(tool_name)) in self._settings.always_allow
+
+    def tool_facts(self, tool_name: str) -> ToolFacts:
+        """What the display log keeps of a tool, so a restored card shows
+        its risk as now (issue 14), even once its server is gone."""
+        return ToolFacts(self._deps.tool_server(tool_name), self._deps.tool_annotations(tool_name))
 
     def auto_approval(self, tool_name: str) -> AutoDecider | None:
         """Who approves this tool without asking: the always-allow list, or

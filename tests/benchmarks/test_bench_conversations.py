@@ -24,6 +24,8 @@ def test_the_conversations_benchmark_reports_open_search_and_save(tmp_path: Path
     assert opened["big"]["widgets_drawn"] > 0 and opened["small"]["widgets_drawn"] > 0
     assert 0 < opened["big"]["first_paint"] <= opened["big"]["interactive"]
     assert opened["ratio_first_paint"] > 0 and opened["ratio_interactive"] > 0
+    hit = report["open_hit"]  # at a search hit far back: a window, not everything after it
+    assert 0 < hit["big"]["widgets_drawn"] < hit["big_to_end"]["widgets_drawn"] and hit["ratio_interactive"] > 0
     assert search["messages"] == 500 and search["fts"] is True
     assert {"fts_en", "fts_zh", "like_short", "all"} <= set(search)
     assert all(search[k]["hits"] > 0 for k in ("fts_en", "fts_zh", "like_short"))

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QWidget
 from pytestqt.qtbot import QtBot
 
 from desktop_agent.core.chat_handler import REASON_INTERRUPTED
-from desktop_agent.core.display_log import DisplayRecorder
+from desktop_agent.core.display_log import DisplayRecorder, ToolFacts
 from desktop_agent.core.json_types import JSONDict
 from desktop_agent.core.messages import (
     Card,
@@ -48,17 +48,23 @@ class LiveSession:
     """A chat shown live, turn by turn, recording its display log the way
     ``Conversation.run_turn`` and the controller do."""
 
-    def __init__(self, chat: ChatView) -> None:
+    def __init__(self, chat: ChatView, tools: dict[str, ToolFacts] | None = None) -> None:
         self.chat = chat
+        self.tools = tools or {}
+        """What the services say of each tool now (its server, its risk hints)."""
         self.events: list[JSONDict] = []
-        self.view = TurnView(chat)
-        self.shown = DisplayRecorder(self.view, self.events, "live")
+        self.view, self.shown = self._open()
+
+    def _open(self) -> tuple[TurnView, DisplayRecorder]:
+        unsaid = ToolFacts()
+        view = TurnView(self.chat, server_of=lambda name: self.tools.get(name, unsaid).server,
+                        annotations_of=lambda name: self.tools.get(name, unsaid).annotations)
+        return view, DisplayRecorder(view, self.events, "live", lambda name: self.tools.get(name, unsaid))
 
     def user(self, text: str) -> None:
         self.events.append({"type": "user", "text": text})
         self.chat.add_user(text)
-        self.view = TurnView(self.chat)
-        self.shown = DisplayRecorder(self.view, self.events, "live")
+        self.view, self.shown = self._open()
 
     def answer(self, tool_call_id: str, approved: bool) -> None:
         self.events.append({"type": "approval_answer", "tool_call_id": tool_call_id, "approved": approved})
@@ -149,6 +155,8 @@ def describe(widget: QWidget) -> Any:
         return {"card": s.tool_name, "phase": s.phase, "arguments": s.arguments, "result": s.result,
                 "is_error": s.is_error, "outcome": s.outcome, "auto": s.auto_approved, "output": s.output,
                 "progress": s.progress, "partial": s.partial_result, "form": s.form_attached,
+                "server": s.server, "annotations": s.annotations, "auto_by": s.auto_by,
+                "approval_timeout_s": s.approval_timeout_s,
                 "title": widget.title.text(), "collapsed": not widget.toggle.isChecked(),
                 "nested": [describe(n) for n in widget.nested_cards()]}
     if isinstance(widget, FormWidget):
@@ -164,7 +172,7 @@ def describe(widget: QWidget) -> Any:
     return type(widget).__name__
 
 
-def _side_by_side(qtbot: QtBot) -> tuple[QWidget, ChatView, ChatView]:
+def side_by_side(qtbot: QtBot) -> tuple[QWidget, ChatView, ChatView]:
     frame = QWidget()
     qtbot.add_widget(frame)
     row = QHBoxLayout(frame)
@@ -181,7 +189,7 @@ def _side_by_side(qtbot: QtBot) -> tuple[QWidget, ChatView, ChatView]:
 
 
 def test_a_restored_conversation_shows_every_kind_of_event_as_it_was_live(qtbot: QtBot) -> None:
-    frame, live_chat, restored_chat = _side_by_side(qtbot)
+    frame, live_chat, restored_chat = side_by_side(qtbot)
     live = LiveSession(live_chat)
     play_every_kind(live)
     stored = json.loads(json.dumps(live.events))  # what the database gives back

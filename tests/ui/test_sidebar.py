@@ -104,6 +104,7 @@ def test_every_conversation_is_listed_newest_first_and_ctrl_b_hides_the_list(qtb
     assert [(i, t) for i, t, _s in sidebar.items()] == [
         ("code", "Why does my Python script fail?"), ("zh", "明天北京的天气怎么样？"), ("trip", "Plan a weekend in Paris")]
     assert sidebar.list.item(0).font().bold()  # the one on screen
+    assert not sidebar.list.horizontalScrollBar().isVisible()  # long titles wrap, no sideways bar
     window.activateWindow()
     qtbot.waitUntil(window.isActiveWindow, timeout=3000)  # a sync test: no qasync loop to spin
     QTest.keyClick(window.input, Qt.Key.Key_B, Qt.KeyboardModifier.ControlModifier)
