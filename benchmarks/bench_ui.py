@@ -118,6 +118,7 @@ def bench_stalls(tokens: int, messages: int, rate: float, *, chatty: bool = Fals
     from PySide6.QtWidgets import QApplication
 
     from desktop_agent.core.agent import AgentClient
+    from desktop_agent.core.approval import allow_key
     from desktop_agent.core.conversation import Conversation
     from desktop_agent.core.forms import FormManager
     from desktop_agent.core.tool_router import ToolRouter
@@ -137,7 +138,7 @@ def bench_stalls(tokens: int, messages: int, rate: float, *, chatty: bool = Fals
             {"chunks": reply_chunks(tokens), "tokens_per_s": rate},
         ]
         store = SettingsStore()
-        store.save(replace(store.load().settings, always_allow=("run_command",)))
+        store.save(replace(store.load().settings, always_allow=(allow_key("run_command", None),)))
     else:
         script = [
             {"text": "Sure.<no_tool>", "chunk_size": 4},
