@@ -31,6 +31,7 @@ from PySide6.QtWidgets import QApplication
 
 from desktop_agent.ui.i18n import choose_language, set_language, tr
 from desktop_agent.ui.main_window import MainWindow
+from desktop_agent.ui.qt_translations import apply_qt_language
 from desktop_agent.ui.window_deps import WindowDeps
 
 if TYPE_CHECKING:
@@ -67,7 +68,9 @@ def run_gui(args: argparse.Namespace) -> int:
     assert isinstance(app, QApplication)
     app.setApplicationName("desktop-agent")
     app.setQuitOnLastWindowClosed(False)  # the coroutine decides when to stop
-    set_language(choose_language(QLocale.system().name()))
+    language = choose_language(QLocale.system().name())
+    set_language(language)
+    apply_qt_language(language)  # Qt's own buttons and context menus
     if ICON.is_file():  # a source checkout or the bundle; a wheel has no icon
         app.setWindowIcon(QIcon(str(ICON)))
     window = MainWindow()

@@ -1,6 +1,6 @@
 """``desktop-agent --self-test``: does this installation work? (issue 13 §2)
 
-Four checks, one line each on stdout (``ok``/``FAIL``, the check, what was
+Five checks, one line each on stdout (``ok``/``FAIL``, the check, what was
 seen), exit 0 only when all hold:
 
 - ``mcp``: a headless demo turn ("what time is it?") calls ``get_current_time``
@@ -15,6 +15,8 @@ seen), exit 0 only when all hold:
   not required (a server has none, and a player there still plays).
 - ``espeak-ng``: found and speaking, or reported missing (offline speech is
   then unavailable; that is said, not failed).
+- ``translations``: Qt's Chinese catalogue loads, so Qt's own buttons and
+  menus follow the app into Chinese (``ui/qt_translations.py``).
 
 The window check and the demo turn run at the same time (the turn is a child
 process). Qt's own messages are kept out of the output.
@@ -220,6 +222,24 @@ def check_espeak() -> CheckResult:
 # ------------------------------------------------------------------- main
 
 
+def check_translations() -> CheckResult:
+    """Qt's Chinese catalogue is where Qt looks (the bundle must carry it)."""
+    from PySide6.QtCore import QCoreApplication
+
+    from desktop_agent.ui.qt_translations import CATALOGUES, apply_qt_language
+
+    name = CATALOGUES["zh"]
+    try:
+        if not apply_qt_language("zh"):
+            return CheckResult("translations", False, f"Qt's {name} catalogue could not be loaded")
+        cancel = QCoreApplication.translate("QPlatformTheme", "Cancel")
+    finally:
+        apply_qt_language("en")
+    if cancel == "Cancel":
+        return CheckResult("translations", False, f"Qt's {name} catalogue loaded but translates nothing")
+    return CheckResult("translations", True, f"Qt's {name} catalogue loads (Cancel: {cancel})")
+
+
 def run(args: argparse.Namespace) -> int:
     """Run every check, print one line each; 0 when all hold, else 1."""
     os.environ["QT_QPA_PLATFORM"] = "offscreen"
@@ -238,7 +258,7 @@ def run(args: argparse.Namespace) -> int:
         app = QApplication.instance() or QApplication(sys.argv[:1])
         try:
             results = [_guarded("window", check_window), _guarded("audio", lambda: check_audio(home)),
-                       _guarded("espeak-ng", check_espeak)]
+                       _guarded("espeak-ng", check_espeak), _guarded("translations", check_translations)]
             results.insert(0, finish_demo_turn(turn, home, started))
         finally:
             if turn.poll() is None:

@@ -14,7 +14,7 @@ import pytest
 from desktop_agent.self_test import CheckResult, _time_result
 
 pytestmark = pytest.mark.integration
-CHECKS = ["mcp", "window", "audio", "espeak-ng"]
+CHECKS = ["mcp", "window", "audio", "espeak-ng", "translations"]
 
 
 def run_self_test(tmp_path: Path, *extra: str) -> subprocess.CompletedProcess[str]:
@@ -39,7 +39,7 @@ def test_a_time_server_that_cannot_start_fails_the_mcp_check_and_the_exit_status
     config.write_text(json.dumps({"mcpServers": {"time": {"command": str(tmp_path / "no-such-server")}}}))
     done = run_self_test(tmp_path, "--mcp-config", str(config))
     assert done.returncode == 1, done.stdout + done.stderr
-    assert checks(done.stdout) == [("FAIL", "mcp"), ("ok", "window"), ("ok", "audio"), ("ok", "espeak-ng")]
+    assert checks(done.stdout) == [("FAIL", "mcp"), *(("ok", name) for name in CHECKS[1:])]
 
 
 def test_the_time_is_read_only_from_a_successful_get_current_time_result(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from PySide6.QtCore import QLocale
 
 from desktop_agent.ui.i18n import Language, choose_language, set_language
+from desktop_agent.ui.qt_translations import apply_qt_language
 from desktop_agent.ui.theme import set_theme_choice
 
 
@@ -21,5 +22,7 @@ def resolve_language(choice: str) -> Language:
 
 
 def apply_appearance(language_choice: str, theme_choice: str) -> None:
-    set_language(resolve_language(language_choice))
+    language = resolve_language(language_choice)
+    set_language(language)
+    apply_qt_language(language)  # Qt's own buttons and menus follow
     set_theme_choice(theme_choice)
