@@ -11,27 +11,21 @@ import asyncio
 import itertools
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from PySide6.QtWidgets import QApplication, QPushButton
 from pytestqt.qtbot import QtBot
 
-from desktop_agent.conversation_library import ConversationLibrary
-from desktop_agent.core.agent import AgentClient
-from desktop_agent.core.conversation import Conversation
 from desktop_agent.core.display_log import events_from_history, turns
 from desktop_agent.core.json_types import JSONDict
-from desktop_agent.core.tool_router import ToolRouter
-from desktop_agent.llm.demo import DemoModel
 from desktop_agent.storage.conversations import ConversationStore
-from desktop_agent.testing.window_rig import offline_deps
 from desktop_agent.ui.bubble import MessageBubble, SystemMessage
 from desktop_agent.ui.chat_view import ChatView
 from desktop_agent.ui.main_window import MainWindow
 from desktop_agent.ui.restore import RESTORE_EVENTS, messages_in, restore, window_end
 from tests.ui.test_restore import describe
+from tests.ui.test_sidebar import _window as sidebar_window
 
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
 TURNS = 120
@@ -121,31 +115,7 @@ def store(tmp_path: Path) -> Iterator[ConversationStore]:
 
 
 def _window(qtbot: QtBot, store: ConversationStore) -> MainWindow:
-    agent = AgentClient(DemoModel(), ToolRouter([]))
-
-    def open_stored(conversation_id: str) -> Conversation:
-        stored = store.load(conversation_id)
-        assert stored is not None
-        return Conversation(agent, conversation_id=stored.id, history=stored.messages, events=stored.events)
-
-    def save(conversation: Conversation) -> None:
-        store.save(conversation.conversation_id, conversation.history, conversation.events,
-                   rewound=conversation.rewound)
-        conversation.saved()
-
-    library = ConversationLibrary(store, open_stored)
-    deps = replace(
-        offline_deps(), conversation=open_stored("short"), library=library, save_conversation=save,
-        open_conversation=lambda _old, conversation_id: library.open(conversation_id),
-        new_conversation=lambda _old: Conversation(agent),
-    )
-    window = MainWindow(tray=False)
-    qtbot.add_widget(window)
-    window.attach(deps)
-    window.resize(1000, 700)
-    window.show()
-    qtbot.wait_exposed(window)
-    return window
+    return sidebar_window(qtbot, store, first="short", size=(1000, 700))
 
 
 async def _until(condition: Callable[[], bool], timeout_s: float = 20) -> None:

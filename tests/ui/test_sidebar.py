@@ -64,7 +64,10 @@ def store(tmp_path: Path) -> Iterator[ConversationStore]:
     store.close()
 
 
-def _window(qtbot: QtBot, store: ConversationStore) -> MainWindow:
+def _window(
+    qtbot: QtBot, store: ConversationStore, first: str = "code", size: tuple[int, int] = (1100, 720)
+) -> MainWindow:
+    """The window over ``store``'s conversations, showing ``first``."""
     base = offline_deps()
     agent = AgentClient(DemoModel(), ToolRouter([]))
 
@@ -80,14 +83,14 @@ def _window(qtbot: QtBot, store: ConversationStore) -> MainWindow:
 
     library = ConversationLibrary(store, open_stored)
     deps = replace(
-        base, conversation=open_stored("code"), library=library, save_conversation=save,
+        base, conversation=open_stored(first), library=library, save_conversation=save,
         open_conversation=lambda _old, conversation_id: library.open(conversation_id),
         new_conversation=lambda _old: Conversation(agent),
     )
     window = MainWindow(tray=False)
     qtbot.add_widget(window)
     window.attach(deps)
-    window.resize(1100, 720)
+    window.resize(*size)
     window.show()
     qtbot.wait_exposed(window)
     return window
