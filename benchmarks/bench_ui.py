@@ -246,7 +246,7 @@ _BARE_CHILD = _COMMON + """
 from PySide6.QtWidgets import QMainWindow, QPlainTextEdit
 app = QApplication(sys.argv[:1])
 window = QMainWindow()
-window.resize(880, 760)
+window.resize(1100, 760)
 window.setWindowTitle("bare")
 edit = QPlainTextEdit(window)
 window.setCentralWidget(edit)

@@ -92,7 +92,7 @@ class MainWindow(QMainWindow):
     ) -> None:
         super().__init__()
         self.setWindowTitle(tr("app_title"))
-        self.resize(880, 760)
+        self.resize(1100, 760)  # the sidebar (260 px) and a chat column as wide as before it
         self._deps: WindowDeps | None = None
         self._controller: TurnController[TurnView] | None = None
         self._tray = tray
