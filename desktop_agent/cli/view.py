@@ -36,6 +36,11 @@ from desktop_agent.ui.i18n import INTERRUPTED_TEXT, text_in
 
 NESTED_INDENT = "  "
 """Before each line about a sub-agent's calls and text."""
+NO_ANSWER = (
+    "No answer: standard input ended, so {tool} was not run "
+    "(answer y or n on a terminal, or pass --approve all to approve every call)."
+)
+"""What the terminal says when the input ends at an approval prompt."""
 
 
 class TerminalView:
@@ -172,7 +177,13 @@ class TerminalView:
             await self._answer_by_voice(message, task_id, pad)
             return
         answer = await self._io.ask("Approve? [y/N] ")
-        self.conversation.answer_approval(task_id, (answer or "").strip().lower() in ("y", "yes"))
+        if answer is None:
+            # The end of input is nobody's "no": the call is not run, and the
+            # turn stops as an interrupt would (recorded "interrupted").
+            self._status(f"\n{pad}[approval] {NO_ANSWER.format(tool=message.tool_name)}")
+            self.conversation.interrupt()
+            return
+        self.conversation.answer_approval(task_id, answer.strip().lower() in ("y", "yes"))
 
     async def _answer_by_voice(self, message: ToolCallMessage, task_id: str, pad: str) -> None:
         """A clear yes approves; a clear no, anything unclear, or a failed

@@ -35,6 +35,7 @@ _USUAL_TOOLS = frozenset({"get_current_time", "run_command", "show_card", "ask_u
 _CJK = re.compile(r"[\u3400-\u9fff]")
 _SUB_AGENT = "sub_agent"
 _NOT_FOR_SUB_AGENTS = frozenset({_SUB_AGENT, "ask_user_question", "show_card"})
+_BACKTICKED = re.compile(r"`([^`]+)`")
 _DELEGATE_PREFIX = re.compile(r"^\s*(please\s+)?(delegate|sub[-_ ]?agent|委托|子代理)[^:：]*[:：]\s*", re.I)
 
 
@@ -131,12 +132,18 @@ class DemoModel:
             return [_delegation(user, zh, tools)]
         steps: list[_Step] = []
         tour = _has(user, "demo", "tour", "演示", "展示")
-        if (tour or _has(user, "time", "date", "clock", "几点", "时间", "日期")) and "get_current_time" in tools:
+        wants_command = _has(user, "run", "command", "shell", "命令", "运行")
+        # "Run `date`" asks for a command, not the time: a time word only
+        # counts when the user is not asking to run something.
+        wants_time = _has(user, "time", "date", "clock", "几点", "时间", "日期") and not wants_command
+        if (tour or wants_time) and "get_current_time" in tools:
             steps.append(_Step("get_current_time", {"timezone": "UTC"},
                                "我用时间工具查一下。" if zh else "Let me ask the time server. "))
-        if (tour or _has(user, "run", "command", "shell", "命令", "运行")) and "run_command" in tools:
-            steps.append(_Step("run_command", {"command": "date"},
-                               "我来运行 date 命令，需要你批准。" if zh else "I'll run `date`; it needs your approval. "))
+        if (tour or wants_command) and "run_command" in tools:
+            command = "date" if tour else _quoted_command(user)
+            steps.append(_Step("run_command", {"command": command},
+                               f"我来运行 {command} 命令，需要你批准。" if zh
+                               else f"I'll run `{command}`; it needs your approval. "))
         if (tour or _has(user, "card", "卡片")) and "show_card" in tools:
             steps.append(_Step("show_card", {
                 "title": "演示卡片" if zh else "Demo card",
@@ -192,6 +199,13 @@ def _skill_plan(
         command = demo_skills.command_in(user)
         steps.append(_Step("run_command", {"command": command}, demo_skills.explanation(command, zh)))
     return steps
+
+
+def _quoted_command(user: str) -> str:
+    """The command in backticks (the welcome panel's "Run `date`"), else
+    ``date``, a harmless one that prints something."""
+    quoted = _BACKTICKED.search(user)
+    return (quoted.group(1).strip() if quoted else "") or "date"
 
 
 def _rejected(message: Mapping[str, Any]) -> bool:

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import json
+
+import pytest
+
 from desktop_agent.core import prompts
 from desktop_agent.core.ports import TextDelta, ToolCallDelta
 from desktop_agent.llm.demo import DemoModel
+from desktop_agent.ui.i18n import Language, text_in
+from desktop_agent.ui.welcome import PROMPT_KEYS
 
 TOOLS: list[dict[str, object]] = [{"type": "function", "function": {"name": n, "parameters": {}}}
          for n in ("run_command", "show_card", "ask_user_question", "get_current_time")]
@@ -50,3 +56,49 @@ async def test_demo_tour_uses_every_builtin_and_the_time_server() -> None:
         names.append(calls[0].name)
         messages.append({"role": "tool", "tool_call_id": calls[0].id, "content": "ok"})
     assert names == ["get_current_time", "run_command", "show_card", "ask_user_question"]
+
+
+async def turn_calls(user: str) -> list[tuple[str, dict[str, object]]]:
+    """Every tool call of one turn on ``user``, each answered with ``ok``."""
+    messages: list[dict[str, object]] = [{"role": "user", "content": user}]
+    made: list[tuple[str, dict[str, object]]] = []
+    for _ in range(6):
+        _text, calls = await reply(messages, TOOLS)
+        if not calls:
+            return made
+        assert calls[0].name is not None
+        made.append((calls[0].name, json.loads("".join(c.arguments for c in calls))))
+        messages.append({"role": "tool", "tool_call_id": calls[0].id, "content": "ok"})
+    raise AssertionError(f"the turn on {user!r} did not end: {made}")
+
+
+WELCOME_TOOLS = {
+    "welcome_prompt_tour": ["get_current_time", "run_command", "show_card", "ask_user_question"],
+    "welcome_prompt_time": ["get_current_time"],
+    "welcome_prompt_date": ["run_command"],
+    "welcome_prompt_ask": ["ask_user_question"],
+}
+
+
+def test_every_welcome_prompt_has_an_expected_plan() -> None:
+    assert set(WELCOME_TOOLS) == set(PROMPT_KEYS)
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+@pytest.mark.parametrize("key", PROMPT_KEYS)
+async def test_each_welcome_prompt_calls_just_the_tools_it_names(key: str, language: Language) -> None:
+    calls = await turn_calls(text_in(language, key))
+    assert [name for name, _args in calls] == WELCOME_TOOLS[key]
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+async def test_run_date_runs_the_command_without_asking_the_time_first(language: Language) -> None:
+    assert await turn_calls(text_in(language, "welcome_prompt_date")) == [("run_command", {"command": "date"})]
+
+
+async def test_a_command_in_backticks_is_the_one_run() -> None:
+    assert await turn_calls("please run `uname -a`") == [("run_command", {"command": "uname -a"})]
+
+
+async def test_time_words_without_a_run_request_still_ask_the_time_server() -> None:
+    assert [name for name, _ in await turn_calls("what's the date today?")] == ["get_current_time"]
