@@ -237,7 +237,7 @@ def window_deps(services: Services, sink: AudioSink | None) -> WindowDeps:
         sink=sink,
         get_api_key=secrets.get_api_key,
         set_api_key=secrets.set_api_key,
-        key_note=secrets.storage_note,
+        key_note=secrets.key_storage,
         # No speaker: said once, with the start-up warnings (the reason is in the log).
         warnings=(*services.startup_warnings, *(() if sink is not None else (tr("no_audio_output"),))),
         apply_settings=services.apply_settings,

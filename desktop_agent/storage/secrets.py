@@ -2,7 +2,8 @@
 
 Without a usable keyring (a headless server, no Secret Service) the key is
 kept in ``secrets.json`` under the data folder with mode 0600, and
-:func:`storage_note` says so. The key never goes to a log.
+:func:`key_storage` says so (the UI words it: storage knows no
+language). The key never goes to a log.
 
 ``keyring`` is imported on first use: finding its backend loads D-Bus and
 cryptography (~24 MiB), which the demo model never needs (issue 13).
@@ -12,7 +13,9 @@ from __future__ import annotations
 
 import json
 import logging
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from desktop_agent.storage.atomic import atomic_write_text
 from desktop_agent.storage.paths import data_dir
@@ -89,8 +92,18 @@ def set_api_key(key: str | None) -> None:
     _write_file(data)
 
 
-def storage_note() -> str:
-    """Where the key is kept, in words for the Settings dialog."""
+@dataclass(frozen=True, slots=True)
+class KeyStorage:
+    """Where the API key is kept, for the Settings dialog to put in words."""
+
+    where: Literal["keyring", "file"]
+    """``keyring``: the system keyring; ``file``: ``secrets.json``, mode 0600."""
+    path: Path | None = None
+    """The file, when ``where`` is ``file``."""
+
+
+def key_storage() -> KeyStorage:
+    """Where the key is (or would be) kept now."""
     if _keyring_usable():
-        return "stored in the system keyring"
-    return f"no system keyring: stored in {_file()} (readable only by you)"
+        return KeyStorage("keyring")
+    return KeyStorage("file", _file())

@@ -6,6 +6,11 @@ A standalone page: it reads the file itself (``storage/audit_log.py``) when
 built and on Refresh; which records show is :mod:`core.audit_query`'s
 choice, and the page only lays them out. Newest first.
 
+The table fits the page: every column as wide as what it shows when there
+is room, else the widest give way (their text elides) so that the last,
+Arguments, keeps at least its header (:func:`fit_widths`): at the dialog's
+default size QA saw "rgument". A language switch retranslates the page.
+
 The file grows forever, so the page keeps it off the GUI thread: a reload
 reads in a worker thread (``asyncio.to_thread``, as the window's other
 slow reads do) while "Loading…" shows, and an :class:`AuditReader` parses
@@ -28,7 +33,15 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt, Signal
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QEvent,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    Qt,
+    Signal,
+)
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -50,11 +63,14 @@ from desktop_agent.core.audit_query import AuditFilter, select, server_of, serve
 from desktop_agent.storage.atomic import atomic_write_text
 from desktop_agent.storage.audit_log import AuditRead, AuditReader, audit_log_path
 from desktop_agent.ui.i18n import tr
+from desktop_agent.ui.retranslate import Texts, item_text
 
 log = logging.getLogger(__name__)
 
 COLUMNS = ("time", "tool", "server", "decision", "by", "waited", "arguments")
 PERIODS = ("any", "today", "week", "month")
+UNCUT = frozenset({"time", "decision", "waited"})
+"""Columns never narrower than what they show: short, and cut they would mislead."""
 
 
 def _period_start(period: str, now: datetime) -> datetime | None:
@@ -93,6 +109,48 @@ def tooltip(record: ApprovalRecord, column: int) -> str | None:
     if column == len(COLUMNS) - 1:
         return f"{record.arguments_preview}\nsha256 {record.arguments_sha256}"
     return None
+
+
+def fit_widths(wants: list[int], floors: list[int], room: int) -> list[int]:
+    """Column widths within ``room``: each its ``wants`` when they fit, else
+    the widest are capped alike, never below their ``floors`` (the header's
+    own width), which may then still overflow (a very narrow page scrolls)."""
+    if sum(wants) <= room:
+        return wants
+    low, high = 0, max(wants)  # the largest cap that fits
+    while low < high:
+        cap = (low + high + 1) // 2
+        if sum(max(f, min(w, cap)) for w, f in zip(wants, floors, strict=True)) <= room:
+            low = cap
+        else:
+            high = cap - 1
+    return [max(f, min(w, low)) for w, f in zip(wants, floors, strict=True)]
+
+
+class AuditTable(QTableView):
+    """The records' table, its columns fitted to its width (:func:`fit_widths`)."""
+
+    def fit_columns(self) -> None:
+        header = self.horizontalHeader()
+        last = header.count() - 1
+        if last < 0:
+            return
+        titles = [header.sectionSizeHint(column) for column in range(last)]
+        wants = [max(t, self.sizeHintForColumn(column)) for column, t in enumerate(titles)]
+        # The time, decision and wait stay whole; the others may elide.
+        floors = [w if COLUMNS[c] in UNCUT else t for c, (w, t) in enumerate(zip(wants, titles, strict=True))]
+        title = header.sectionSizeHint(last)
+        room = self.viewport().width() - title  # the last keeps its title (its cells: a tooltip)
+        widths = fit_widths(wants, floors, room)
+        for column, width in enumerate(widths):
+            header.resizeSection(column, width)
+        # What the stretched last column shrinks to, else its first width (100 px):
+        header.resizeSection(last, max(title, self.viewport().width() - sum(widths)))
+
+    def viewportEvent(self, event: QEvent) -> bool:  # Qt's name
+        if event.type() == QEvent.Type.Resize:  # the view, or a scroll bar that came or went
+            self.fit_columns()
+        return super().viewportEvent(event)
 
 
 class AuditModel(QAbstractTableModel):
@@ -164,21 +222,27 @@ class AuditPage(QWidget):
         self._tasks: set[asyncio.Task[None]] = set()
         self.shown_records: list[ApprovalRecord] = []
 
-        title = QLabel(tr("audit_title"), self)
+        self.texts = Texts()
+        title = self.texts.label("audit_title", self)
         title.setObjectName("cardTitle")
         self.tool_filter = QLineEdit(self)
-        self.tool_filter.setPlaceholderText(tr("audit_filter_tool"))
+        self.texts.bind(self.tool_filter.setPlaceholderText, "audit_filter_tool")
         self.tool_filter.setClearButtonEnabled(True)
         self.server_filter = QComboBox(self)
         self.decision_filter = QComboBox(self)
-        self.decision_filter.addItem(tr("audit_any_decision"), None)
-        for decision in DECISIONS:
-            self.decision_filter.addItem(tr(f"audit_decision_{decision}"), decision)
+        self.decision_filter.addItem("", None)
+        self.texts.bind(item_text(self.decision_filter, 0), "audit_any_decision")
+        for index, decision in enumerate(DECISIONS, start=1):
+            self.decision_filter.addItem("", decision)
+            self.texts.bind(item_text(self.decision_filter, index), f"audit_decision_{decision}")
         self.period_filter = QComboBox(self)
-        for period in PERIODS:
-            self.period_filter.addItem(tr(f"audit_period_{period}"), period)
-        self.refresh_button = QPushButton(tr("audit_refresh"), self)
-        self.export_button = QPushButton(tr("audit_export"), self)
+        for index, period in enumerate(PERIODS):
+            self.period_filter.addItem("", period)
+            self.texts.bind(item_text(self.period_filter, index), f"audit_period_{period}")
+        self.refresh_button = QPushButton(self)
+        self.texts.bind(self.refresh_button.setText, "audit_refresh")
+        self.export_button = QPushButton(self)
+        self.texts.bind(self.export_button.setText, "audit_export")
 
         filters = QHBoxLayout()
         filters.addWidget(self.tool_filter, 2)
@@ -187,17 +251,17 @@ class AuditPage(QWidget):
         filters.addWidget(self.period_filter, 1)
 
         self.model = AuditModel(self)
-        self.table = QTableView(self)
+        self.table = AuditTable(self)
         self.table.setModel(self.model)
         self.table.verticalHeader().setVisible(False)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setWordWrap(False)
         header = self.table.horizontalHeader()
-        for column in range(len(COLUMNS) - 1):
-            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(len(COLUMNS) - 1, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)  # sized by fit_columns
+        header.setStretchLastSection(True)  # Arguments takes what is left
         header.setResizeContentsPrecision(0)  # the rows on screen: Qt's 1000 took 1.8 s for 20,000 records
+        self.model.modelReset.connect(self.table.fit_columns)
         self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)  # one line each
 
         self.count_label = QLabel(self)
@@ -220,6 +284,17 @@ class AuditPage(QWidget):
         self.refresh_button.clicked.connect(self.reload)
         self.export_button.clicked.connect(lambda: self.export_csv())
         self.reload()
+
+    def retranslate(self) -> None:
+        """Every text again in the current language (Settings → Appearance)."""
+        self.texts.retranslate()
+        self.server_filter.setItemText(0, tr("audit_any_server"))
+        index = self.server_filter.findData(BUILTIN)
+        if index >= 0:
+            self.server_filter.setItemText(index, tr("audit_builtin"))
+        self.model.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, len(COLUMNS) - 1)
+        if not self.loading():
+            self.apply_filter()  # the rows' words and the count
 
     # ------------------------------------------------------------ data
 

@@ -395,7 +395,7 @@ _TEXTS: dict[str, tuple[str, str]] = {
     "voice_preview_no_speaker": ("No speaker: there is no audio output to play a sample", "没有扬声器：无法播放试听"),
     "voice_preview_text": ("Hello! This is how I sound.", "你好！这是我的声音。"),
     "voice_preview_failed": ("The sample could not be played: {reason}", "无法播放试听：{reason}"),
-    "voice_preview_off": ("the speech engine is “none”", "语音引擎为“none”"),
+    "voice_preview_off": ("the speech engine is “Off — text only”", "语音引擎为“关闭 —— 只显示文字”"),
     "mcp_servers": ("MCP servers", "MCP 服务器"),
     "mcp_line": ("{name} — {state}", "{name} —— {state}"),
     "mcp_line_tools": ("{name} — {state} · {count} tools", "{name} —— {state} · {count} 个工具"),
@@ -501,6 +501,20 @@ _TEXTS: dict[str, tuple[str, str]] = {
         "工具是否只读由服务器自己声明，请按服务器决定是否信任。这些调用仍会显示为卡片，并记入审批记录。",
     ),
     "trust_no_servers": ("No MCP servers are configured.", "尚未配置 MCP 服务器。"),
+    # settings wording (issue 13 QA): engine names, where the key is kept, presets
+    "tts_engine_auto": ("Automatic (online, offline fallback)", "自动（在线优先，离线备用）"),
+    "tts_engine_edge": ("Edge (online)", "Edge（在线）"),
+    "tts_engine_espeak": ("eSpeak NG (offline)", "eSpeak NG（离线）"),
+    "tts_engine_none": ("Off — text only", "关闭 —— 只显示文字"),
+    "key_storage_keyring": ("Stored in the system keyring", "保存在系统密钥环中"),
+    "key_storage_file": (
+        "No system keyring: stored in {path} (readable only by you)",
+        "没有系统密钥环：保存在 {path}（仅你本人可读）",
+    ),
+    "model_preset_dashscope": ("Qwen / DashScope", "通义千问 / DashScope"),
+    "model_preset_moonshot": ("Moonshot", "月之暗面 Moonshot"),
+    "model_preset_zhipu": ("Zhipu", "智谱 AI"),
+    "model_fix_address": ("Fix the address above first", "请先修正上面的地址"),
 }
 
 _current: Language = "en"

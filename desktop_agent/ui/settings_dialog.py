@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop_agent.storage.secrets import KeyStorage
 from desktop_agent.storage.settings import Settings, SettingsError
 from desktop_agent.ui.appearance import apply_appearance
 from desktop_agent.ui.audit_page import AuditPage
@@ -72,7 +73,7 @@ class SettingsDialog(QDialog):
         settings: Settings,
         *,
         has_api_key: bool = False,
-        key_note: str = "",
+        key_note: str | KeyStorage = "",
         skills: Sequence[SkillInfo] = (),
         skills_folder: str = "",
         stored_key: Callable[[], str | None] = lambda: None,

@@ -3,7 +3,8 @@ address; "Fetch models" asks the endpoint for its models (a searchable
 combo); "Test connection" sends one tiny request and says, in one line,
 how long it took and what came back, or what went wrong. Both run on the
 event loop (:mod:`desktop_agent.llm.endpoint_check`), never blocking it.
-The API key: typed here, kept by the window in the system keyring."""
+The API key: typed here, kept by the window in the system keyring (or,
+without one, a private file); where, :func:`key_note_text` says in words."""
 
 from __future__ import annotations
 
@@ -34,6 +35,7 @@ from desktop_agent.llm.endpoint_check import (
     list_models,
     preset_for,
 )
+from desktop_agent.storage.secrets import KeyStorage
 from desktop_agent.storage.settings import Settings, SettingsError
 from desktop_agent.ui.i18n import tr
 from desktop_agent.ui.retranslate import Texts, item_text
@@ -77,6 +79,26 @@ class ModelCombo(QComboBox):
         return found
 
 
+def key_note_text(storage: KeyStorage) -> str:
+    """Where the key is kept, translated (the storage layer knows no language)."""
+    if storage.where == "keyring":
+        return tr("key_storage_keyring")
+    return tr("key_storage_file", path=str(storage.path))
+
+
+def preset_text(key: str, label: str) -> Callable[[], str]:
+    """A preset's name: a proper name as is, translated where Chinese has
+    its own (通义千问, 智谱)."""
+
+    def text() -> str:
+        try:
+            return tr(f"model_preset_{key}")
+        except KeyError:
+            return label
+
+    return text
+
+
 def failure_text(result: CheckResult) -> str:
     """A failed check in one translated line."""
     return tr(f"model_fail_{result.failure or 'other'}", detail=result.detail)
@@ -88,7 +110,7 @@ class ModelPage(QWidget):
         settings: Settings,
         *,
         has_api_key: bool,
-        key_note: str,
+        key_note: str | KeyStorage,
         stored_key: Callable[[], str | None] = lambda: None,
         parent: QWidget | None = None,
     ) -> None:
@@ -100,8 +122,9 @@ class ModelPage(QWidget):
         self.preset = QComboBox(self)
         self.preset.addItem("", "custom")
         self.texts.bind(item_text(self.preset, 0), "model_preset_custom")
-        for preset in PRESETS:
-            self.preset.addItem(preset.label, preset.key)
+        self._preset_texts = [preset_text(p.key, p.label) for p in PRESETS]
+        for preset, text in zip(PRESETS, self._preset_texts, strict=True):
+            self.preset.addItem(text(), preset.key)
         self.base_url = QLineEdit(settings.base_url, self)
         self.texts.bind(self.base_url.setPlaceholderText, "settings_endpoint_hint")
         self.address_note = QLabel(self)
@@ -122,7 +145,8 @@ class ModelPage(QWidget):
         self.forget_key = QCheckBox(self)
         self.texts.bind(self.forget_key.setText, "settings_api_key_clear")
         self.forget_key.setVisible(has_api_key)
-        self.key_note = QLabel(key_note, self)
+        self._key_storage = key_note if isinstance(key_note, KeyStorage) else None
+        self.key_note = QLabel(key_note if isinstance(key_note, str) else key_note_text(key_note), self)
         self.key_note.setObjectName("cardMuted")
         self.key_note.setWordWrap(True)
 
@@ -155,6 +179,10 @@ class ModelPage(QWidget):
 
     def retranslate(self) -> None:
         self.texts.retranslate()
+        for index, text in enumerate(self._preset_texts, start=1):  # 0: "Custom", bound above
+            self.preset.setItemText(index, text())
+        if self._key_storage is not None:
+            self.key_note.setText(key_note_text(self._key_storage))
         self._sync_preset()
 
     # ------------------------------------------------------------ address
@@ -196,11 +224,16 @@ class ModelPage(QWidget):
         return bool(self._tasks)
 
     def _ready(self) -> str | None:
+        """The address to check, or None with the reason said once: a bad
+        address is already explained under the field, so here only a pointer."""
         url = self.base_url.text().strip()
-        problem = self.address_problem() or (None if url else tr("model_address_empty"))
-        if problem:
-            self.result.setText(problem)
-        return None if problem else url
+        if self.address_problem() is not None:
+            self.result.setText(tr("model_fix_address"))
+            return None
+        if not url:
+            self.result.setText(tr("model_address_empty"))
+            return None
+        return url
 
     def fetch_models(self) -> None:
         url = self._ready()

@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 
 from desktop_agent.storage.settings import TTS_ENGINES, Settings
 from desktop_agent.ui.i18n import tr
-from desktop_agent.ui.retranslate import Texts
+from desktop_agent.ui.retranslate import Texts, item_text
 from desktop_agent.ui.stt_settings import SttSettingsBox
 
 log = logging.getLogger(__name__)
@@ -73,8 +73,10 @@ class VoicePage(QWidget):
         self._playing: asyncio.Task[None] | None = None
 
         self.tts_engine = QComboBox(self)
-        self.tts_engine.addItems(list(TTS_ENGINES))
-        self.tts_engine.setCurrentText(settings.tts_engine)
+        for index, engine in enumerate(TTS_ENGINES):  # the key as data, its name in words
+            self.tts_engine.addItem("", engine)
+            self.texts.bind(item_text(self.tts_engine, index), f"tts_engine_{engine}")
+        self.tts_engine.setCurrentIndex(max(0, self.tts_engine.findData(settings.tts_engine)))
         self.voice = QComboBox(self)
         self.voice.setEditable(True)
         self.voice.addItems(list(VOICE_SUGGESTIONS))
@@ -143,12 +145,19 @@ class VoicePage(QWidget):
         self.texts.retranslate()
         self.stt.retranslate()
 
+    def engine(self) -> str:
+        """The chosen speech engine's key (``auto``, ``edge``…)."""
+        return str(self.tts_engine.currentData())
+
+    def set_engine(self, engine: str) -> None:
+        self.tts_engine.setCurrentIndex(self.tts_engine.findData(engine))
+
     def apply_to(self, settings: Settings) -> Settings:
         """``settings`` with this page's values (the speech-input row may
         raise :class:`SettingsError`, translated)."""
         settings = replace(
             settings,
-            tts_engine=self.tts_engine.currentText(),
+            tts_engine=self.engine(),
             voice=self.voice.currentText().strip(),
             tts_rate=rate_text(self.rate.value()),
             speak_every_reply=self.speak_all.isChecked(),
@@ -166,7 +175,7 @@ class VoicePage(QWidget):
             return
         settings = replace(
             self._settings,
-            tts_engine=self.tts_engine.currentText(),
+            tts_engine=self.engine(),
             voice=self.voice.currentText().strip(),
             tts_rate=rate_text(self.rate.value()),
         )

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from desktop_agent.mcp_engine import Readiness, ServerStatus
     from desktop_agent.services import AppliedSettings
     from desktop_agent.skills_engine import SkillInfo
+    from desktop_agent.storage.secrets import KeyStorage
     from desktop_agent.storage.settings import Settings, SettingsStore
 
 
@@ -73,8 +74,8 @@ class WindowDeps:
     """The speaker; ``set_volume``/``set_muted`` are used when it has them."""
     get_api_key: Callable[[], str | None] = _no_key
     set_api_key: Callable[[str | None], None] | None = None
-    key_note: Callable[[], str] = str
-    """Where the key is kept, in words (``secrets.storage_note``): asked
+    key_note: Callable[[], KeyStorage | str] = str
+    """Where the key is kept (``secrets.key_storage``; the dialog words it), asked
     when Settings opens, so the keyring loads only then."""
     warnings: tuple[str, ...] = ()
     """Start-up warnings, shown once in the conversation."""

@@ -32,7 +32,7 @@ def test_it_shows_every_setting(dialog: SettingsDialog) -> None:
     assert [
         dialog.base_url.text(),
         dialog.model.text(),
-        dialog.tts_engine.currentText(),
+        dialog.tts_engine.currentData(),
         dialog.voice.currentText(),
         dialog.speak_all.isChecked(),
         dialog.mcp_file.text(),
@@ -65,7 +65,7 @@ def test_edits_come_back_as_new_settings_and_a_new_key(dialog: SettingsDialog, q
     dialog.base_url.setText(" https://api.example.com/v1 ")
     dialog.model.setText("gpt-4o")
     dialog.api_key.setText("sk-new")
-    dialog.tts_engine.setCurrentText("none")
+    dialog.voice_page.set_engine("none")
     dialog.voice.setCurrentText("")
     dialog.speak_all.setChecked(False)
     dialog.max_steps.setValue(3)

@@ -337,7 +337,7 @@ async def test_the_apps_preview_plays_a_sample_through_the_speaker() -> None:
     assert preview is not None
     await preview(Settings(tts_engine="silent"), "hello")
     assert len(sink.plays) == 1 and sink.plays[0][1].startswith("audio/")
-    with pytest.raises(RuntimeError, match="none"):
+    with pytest.raises(RuntimeError, match="Off — text only"):
         await preview(Settings(tts_engine="none"), "hello")
 
 

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
 
 from desktop_agent.mcp_engine import ServerStatus
+from desktop_agent.storage.secrets import KeyStorage
 from desktop_agent.storage.settings import Settings
 from desktop_agent.ui.i18n import Language, set_language, tr
 from desktop_agent.ui.mcp_server_editor import McpServerEditor
@@ -69,7 +70,7 @@ def test_every_settings_page_screenshot(qtbot: QtBot, tmp_path: Path, language: 
         path = tmp_path / "mcp_servers.json"
         path.write_text(json.dumps(SERVERS), encoding="utf-8")
         dialog = SettingsDialog(
-            SETTINGS, has_api_key=True, key_note="Stored in the system keyring.",
+            SETTINGS, has_api_key=True, key_note=KeyStorage("keyring"),
             skills=SKILLS, skills_folder="/home/me/skills",
             mcp=McpControl(path, lambda: STATUSES, _no_reload), preview_voice=_no_preview,
         )
@@ -85,12 +86,13 @@ def test_every_settings_page_screenshot(qtbot: QtBot, tmp_path: Path, language: 
         assert model.fetch.text() == ("获取模型列表" if zh else "Fetch models")
         assert model.result.isVisible() and "412" in model.result.text()
         assert model.forget_key.isVisible() and model.address_note.isHidden()
+        assert model.key_note.text() == ("保存在系统密钥环中" if zh else "Stored in the system keyring")
 
         voice = dialog.voice_page
         dialog.show_page(voice)
         _shoot(qtbot, dialog, f"settings_voice_{language}.png")
-        assert (voice.tts_engine.currentText(), voice.voice.currentText(), voice.rate.value()) == (
-            "edge", "en-US-AriaNeural", 10)
+        assert (voice.engine(), voice.tts_engine.currentText(), voice.voice.currentText(), voice.rate.value()) == (
+            "edge", "Edge（在线）" if zh else "Edge (online)", "en-US-AriaNeural", 10)
         assert voice.play.isEnabled() and voice.stt.isVisible() and voice.barge_in_note.isVisible()
 
         tools = dialog.tools_page
