@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Literal
 
 from desktop_agent.core.conversation import Conversation
+from desktop_agent.core.plain_text import plain
 from desktop_agent.storage import conversation_export as export
 from desktop_agent.storage.conversations import ConversationStore, ConversationSummary, SearchHit
 
@@ -26,10 +28,15 @@ class ConversationLibrary:
         self._open_stored = open_stored
 
     def summaries(self) -> list[ConversationSummary]:
-        return self._store.conversations()
+        """Every conversation, its title as a plain label (titles come from
+        the first user message, Markdown and all: stripped here, when shown,
+        so titles stored before are shown plain too)."""
+        return [replace(s, title=plain(s.title)) for s in self._store.conversations()]
 
     def search(self, query: str, limit: int = 50) -> list[SearchHit]:
-        return self._store.search(query, limit)
+        """Messages matching ``query`` (on their raw text); the titles plain,
+        the messages' words as stored (the sidebar marks the match on them)."""
+        return [replace(h, title=plain(h.title)) for h in self._store.search(query, limit)]
 
     def open(self, conversation_id: str) -> Conversation | None:
         """The stored conversation, ready to run turns; None when it is gone."""

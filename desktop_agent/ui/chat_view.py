@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
-from PySide6.QtCore import QEvent, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QPoint, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QFrame, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
 from shiboken6 import isValid
@@ -28,6 +28,8 @@ from desktop_agent.ui.bubble import BubbleRole, MessageBubble, SystemMessage
 
 CARD_MAX_WIDTH = 760
 SETTLE_MS = 3000
+HIT_MARGIN = 12
+"""Space kept above a search hit taller than the view."""
 USER_SHARE = 0.75
 """A user bubble is at most this share of the view's width."""
 
@@ -115,9 +117,16 @@ class ChatView(QScrollArea):
         self._stick = True
         self._target: QWidget | None = None
         """A message scrolled to, kept in view while the layout settles."""
+        self._centre = False
+        """Centre the target (a search hit) rather than just bring it into view."""
+        self._settle = QTimer(self)  # the view's: a single shot aimed at a message may outlive it
+        self._settle.setSingleShot(True)
+        self._settle.setInterval(SETTLE_MS)
+        self._settle.timeout.connect(self._settled)
         bar = self.verticalScrollBar()
         bar.valueChanged.connect(self._on_scrolled)
         bar.rangeChanged.connect(self._on_range)
+        bar.actionTriggered.connect(self._user_scrolled)
 
     # ------------------------------------------------------------- adding
 
@@ -280,21 +289,45 @@ class ChatView(QScrollArea):
 
     def _on_range(self, _minimum: int, maximum: int) -> None:
         if self._target is not None:
-            try:
-                self.ensureWidgetVisible(self._target, 0, 40)
-            except RuntimeError:  # the message was removed meanwhile (its C++ side is gone)
-                self._target = None
+            self._reveal()
         elif self._stick:
             self.verticalScrollBar().setValue(maximum)
 
-    def scroll_to_widget(self, widget: QWidget) -> None:
-        """Bring a message into view (a search hit) and keep it there while
-        the messages just drawn settle their heights (slots measure
-        themselves over the next layout passes, issue 14)."""
+    def _user_scrolled(self, _action: int) -> None:
+        self._target = None  # the wheel, keys or the bar: the reader leads now
+
+    def scroll_to_widget(self, widget: QWidget, *, centre: bool = False) -> None:
+        """Bring a message into view and keep it there while the messages
+        just drawn settle their heights (slots measure themselves over the
+        next layout passes, issue 14). ``centre``: a search hit, shown whole
+        in the middle, or from its top when it is taller than the view."""
         self._stick = False
-        self._target = widget
-        QTimer.singleShot(SETTLE_MS, self, self._settled)
-        self.ensureWidgetVisible(widget, 0, 40)
+        self._target, self._centre = widget, centre
+        self._settle.start()
+        self._reveal()
+        QTimer.singleShot(0, self, self._after_layout)
+
+    def _after_layout(self) -> None:
+        # Posted behind the layout requests of the messages just drawn: by
+        # now their heights are measured, even where the range did not move.
+        if self._target is not None:
+            self._reveal()
+
+    def _reveal(self) -> None:
+        widget = self._target
+        if widget is None or not isValid(widget):
+            self._target = None  # the message was removed meanwhile (its C++ side is gone)
+            return
+        if not self._centre:
+            self.ensureWidgetVisible(widget, 0, 40)
+            return
+        content = self.widget()
+        if content is None:
+            return
+        top = widget.mapTo(content, QPoint(0, 0)).y()
+        height, view = widget.height(), self.viewport().height()
+        fits = height <= view - 2 * HIT_MARGIN
+        self.verticalScrollBar().setValue(top + (height - view) // 2 if fits else top - HIT_MARGIN)
 
     def _settled(self) -> None:
         self._target = None

@@ -1,6 +1,7 @@
 """The window's side of saved conversations (issue 14): drawing a restored
 conversation from its display log, the sidebar (Ctrl+B) and switching
-between conversations, refused while a turn runs.
+between conversations, refused while a turn runs. An opened search hit is
+centred and marked for a moment, the words searched selected in it.
 
 Kept out of ``main_window.py``, which only places the sidebar and calls in
 here; what a restore draws is :mod:`desktop_agent.ui.restore`.
@@ -12,11 +13,13 @@ import logging
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QTimer
-from PySide6.QtGui import QKeySequence, QShortcut
-from PySide6.QtWidgets import QWidget
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QKeySequence, QShortcut, QTextDocument
+from PySide6.QtWidgets import QLabel, QWidget
+from shiboken6 import isValid
 
 from desktop_agent.core.display_log import events_from_history, turns
+from desktop_agent.core.plain_text import plain
 from desktop_agent.ui.bubble import MessageBubble
 from desktop_agent.ui.i18n import tr
 from desktop_agent.ui.restore import Restored, first_shown_turn, restore, window_end
@@ -28,6 +31,9 @@ if TYPE_CHECKING:
     from desktop_agent.ui.window_deps import WindowDeps
 
 log = logging.getLogger(__name__)
+
+HIT_MS = 2000
+"""How long an opened search hit's message stays marked (theme: ``hit``)."""
 
 
 def display_events(conversation: Conversation) -> list[Mapping[str, Any]]:
@@ -88,6 +94,13 @@ class ConversationsGlue:
         QShortcut(QKeySequence("Ctrl+B"), window, self.toggle)
         window.turn_finished.connect(lambda _status: self.refresh())
         self.last_restore: Restored | None = None
+        self._marked: QWidget | None = None
+        # The window's timer, not a single shot aimed at the message: the
+        # message may be deleted first (see MessageBubble's hover timer).
+        self._unmark = QTimer(window)
+        self._unmark.setSingleShot(True)
+        self._unmark.setInterval(HIT_MS)
+        self._unmark.timeout.connect(self._clear_mark)
         self.refresh()
 
     def toggle(self) -> None:
@@ -139,7 +152,7 @@ class ConversationsGlue:
         if turn is not None:
             target = self._target(restored, turn, query, len(turns(events)))
             if target is not None:
-                QTimer.singleShot(0, target, lambda: window.chat.scroll_to_widget(target))
+                self._show_hit(target, query)
         return True
 
     def _target(self, restored: Restored, turn: int, query: str, count: int) -> QWidget | None:
@@ -157,6 +170,28 @@ class ConversationsGlue:
                 return widget
         return start
 
+    def _show_hit(self, widget: QWidget, query: str) -> None:
+        """Centred once the layout settles, marked for :data:`HIT_MS`, and
+        the words searched selected in it (found in a long reply at a glance)."""
+        self._window.chat.scroll_to_widget(widget, centre=True)
+        self._clear_mark()
+        self._marked = widget
+        _set_hit(widget, True)
+        self._unmark.start()
+        if query.strip():
+            _select(widget, query.strip())
+
+    @property
+    def marked(self) -> QWidget | None:
+        """The opened search hit's message while it is marked."""
+        return self._marked if self._marked is not None and isValid(self._marked) else None
+
+    def _clear_mark(self) -> None:
+        self._unmark.stop()
+        if self._marked is not None and isValid(self._marked):
+            _set_hit(self._marked, False)
+        self._marked = None
+
     def _on_deleted(self, conversation_id: str) -> None:
         """Deleting the conversation on screen starts a new one; while its
         turn runs it is not deleted (the turn would be lost), and that is said."""
@@ -166,3 +201,34 @@ class ConversationsGlue:
                 self.sidebar.undo_delete()
                 self._window.status.showMessage(tr("conv_busy"), 8000)
         self.refresh()
+
+
+def _set_hit(widget: QWidget, on: bool) -> None:
+    widget.setProperty("hit", on)
+    widget.style().unpolish(widget)
+    widget.style().polish(widget)
+    widget.update()
+
+
+def _select(widget: QWidget, query: str) -> bool:
+    """Select the first match of ``query`` (or of its plain words, typed
+    with Markdown) in the selectable labels of ``widget``, as they show it."""
+    needles = list(dict.fromkeys(n.lower() for n in (query, plain(query)) if n))
+    for label in widget.findChildren(QLabel):
+        if not label.textInteractionFlags() & Qt.TextInteractionFlag.TextSelectableByMouse:
+            continue
+        document = QTextDocument()
+        fmt = label.textFormat()
+        if fmt == Qt.TextFormat.MarkdownText:
+            document.setMarkdown(label.text())
+        elif fmt == Qt.TextFormat.RichText:
+            document.setHtml(label.text())
+        else:
+            document.setPlainText(label.text())
+        shown = document.toPlainText().lower()
+        for needle in needles:
+            at = shown.find(needle)
+            if at >= 0:
+                label.setSelection(at, len(needle))
+                return True
+    return False

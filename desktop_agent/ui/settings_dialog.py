@@ -83,6 +83,7 @@ class SettingsDialog(QDialog):
     ) -> None:
         super().__init__(parent)
         self.setMinimumSize(760, 520)
+        self.resize(900, 600)  # room for the Approval history table's columns
         self._settings = settings
         self._titles: list[str] = []
         """Each page's title key (a title given by :meth:`add_page` as is)."""

@@ -51,6 +51,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop_agent.core.plain_text import PlainText, to_plain
 from desktop_agent.ui.i18n import tr
 
 if TYPE_CHECKING:
@@ -74,12 +75,48 @@ TEXT_ROLE = Qt.ItemDataRole.UserRole + 2
 
 
 def snippet(text: str, query: str, width: int = SNIPPET_CHARS) -> str:
-    """The part of ``text`` around the first match of ``query``, on one line."""
-    flat = " ".join(text.split())
-    at = flat.lower().find(query.strip().lower())
-    start = max(0, at - width // 4) if at >= 0 else 0
-    cut = flat[start : start + width]
-    return ("…" if start > 0 else "") + cut + ("…" if start + width < len(flat) else "")
+    """The part of ``text`` (Markdown) around the first match of ``query``,
+    as one plain line."""
+    return snippet_parts(text, query, width)[0]
+
+
+def snippet_parts(text: str, query: str, width: int = SNIPPET_CHARS) -> tuple[str, list[tuple[int, int]]]:
+    """:func:`snippet`, and where in it each match of ``query`` is shown.
+
+    Search matched the raw text, so matches are found there and mapped onto
+    the plain characters shown; where none is found there (whitespace or
+    mark-up between the words), in the plain text itself."""
+    shown = to_plain(text)
+    spans = _matches(text, shown, _fold(query.strip()))
+    start = max(0, spans[0][0] - width // 4) if spans else 0
+    end = start + width
+    head = "…" if start > 0 else ""
+    tail = "…" if end < len(shown.text) else ""
+    shift = len(head) - start
+    inside = [(max(a, start) + shift, min(b, end) + shift) for a, b in spans if b > start and a < end]
+    return head + shown.text[start:end] + tail, inside
+
+
+def _matches(text: str, shown: PlainText, needle: str) -> list[tuple[int, int]]:
+    if not needle:
+        return []
+    spans = [s for at in _found(_fold(text), needle) if (s := shown.span(at, at + len(needle))) is not None]
+    return spans or [(at, at + len(needle)) for at in _found(_fold(shown.text), needle)]
+
+
+def _fold(text: str) -> str:
+    """Lower case, character for character (``"İ".lower()`` is two: the
+    offsets found in it would drift)."""
+    return "".join(c if len(low := c.lower()) != 1 else low for c in text)
+
+
+def _found(haystack: str, needle: str) -> list[int]:
+    out: list[int] = []
+    at = haystack.find(needle)
+    while at >= 0:
+        out.append(at)
+        at = haystack.find(needle, at + len(needle))
+    return out
 
 
 def file_name(title: str, suffix: str) -> str:
@@ -88,16 +125,12 @@ def file_name(title: str, suffix: str) -> str:
     return f"{stem.strip() or 'conversation'}.{suffix}"
 
 
-def marked(text: str, query: str) -> str:
-    """``text`` as rich text with each match of ``query`` in bold."""
-    needle, out, at = query.strip().lower(), [], 0
-    lower = text.lower()
-    while needle:
-        found = lower.find(needle, at)
-        if found < 0:
-            break
-        out += [html.escape(text[at:found]), "<b>", html.escape(text[found : found + len(needle)]), "</b>"]
-        at = found + len(needle)
+def marked(text: str, spans: list[tuple[int, int]]) -> str:
+    """``text`` as rich text with these spans in bold."""
+    out, at = [], 0
+    for start, end in spans:
+        out += [html.escape(text[at:start]), "<b>", html.escape(text[start:end]), "</b>"]
+        at = end
     out.append(html.escape(text[at:]))
     return "".join(out)
 
@@ -105,7 +138,7 @@ def marked(text: str, query: str) -> str:
 class _HitRow(QWidget):
     """One search result: the conversation's title over the matching words."""
 
-    def __init__(self, title: str, text: str, query: str, parent: QWidget | None = None) -> None:
+    def __init__(self, title: str, words: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         column = QVBoxLayout(self)
         column.setContentsMargins(6, 5, 6, 5)
@@ -113,7 +146,7 @@ class _HitRow(QWidget):
         self.title = QLabel(title, self)
         self.title.setObjectName("cardMuted")
         self.title.setTextFormat(Qt.TextFormat.PlainText)
-        self.words = QLabel(marked(snippet(text, query), query), self)
+        self.words = QLabel(words, self)
         self.words.setTextFormat(Qt.TextFormat.RichText)
         self.words.setWordWrap(True)
         column.addWidget(self.title)
@@ -216,9 +249,10 @@ class ConversationSidebar(QFrame):
                 item = QListWidgetItem()
                 item.setData(ID_ROLE, hit.conversation_id)
                 item.setData(SEQ_ROLE, hit.seq)
-                item.setData(TEXT_ROLE, f"{title}\n{snippet(hit.text, query)}")
+                words, spans = snippet_parts(hit.text, query)
+                item.setData(TEXT_ROLE, f"{title}\n{words}")
                 item.setToolTip(hit.text[:500])
-                row = _HitRow(title, hit.text, query)
+                row = _HitRow(title, marked(words, spans))
                 row.setFixedWidth(width)
                 row.ensurePolished()
                 height = max(row.heightForWidth(width) if row.hasHeightForWidth() else -1, row.sizeHint().height())

@@ -36,6 +36,8 @@ class Colors:
     interrupting: str
     accent: str
     code: str
+    hit: str
+    """An opened search hit's message, for a moment."""
 
 
 LIGHT = Colors(
@@ -55,6 +57,7 @@ LIGHT = Colors(
     interrupting="#c99a9a",
     accent="#0969da",
     code="#f3f4f6",
+    hit="#fff5c2",
 )
 
 DARK = Colors(
@@ -74,6 +77,7 @@ DARK = Colors(
     interrupting="#6e4b4b",
     accent="#1f6feb",
     code="#1b1c1f",
+    hit="#4a4120",
 )
 
 
@@ -95,6 +99,8 @@ QFrame#bubble[role="user"] QLabel {{ color: {c.user_text}; }}
 QFrame#bubble[role="assistant"] {{ background: {c.assistant_bubble}; border: 1px solid {c.border}; }}
 QFrame#bubble[role="warning"] {{ background: {c.warning}; }}
 QFrame#bubble[role="error"] {{ background: {c.error}; }}
+QFrame#bubble[hit="true"] {{ background: {c.hit}; }}
+QFrame#bubble[role="assistant"][hit="true"] {{ border: 1px solid {c.accent}; }}
 QLabel#systemMessage {{ color: {c.muted}; font-style: italic; padding: 4px; }}
 QLabel#roleLabel {{ color: {c.muted}; font-size: 11px; }}
 QFrame#toolCard, QFrame#formCard, QFrame#visualCard {{
