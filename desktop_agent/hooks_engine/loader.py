@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal, cast
 
@@ -24,6 +24,20 @@ from desktop_agent.storage.paths import bundled_dir, data_dir
 
 HookSource = Literal["bundled", "user"]
 HOOKS_FILE = "hooks.json"
+
+HookProblemCode = Literal[
+    "duplicate",
+    "checkpoint",
+    "role",
+    "not_bool",
+    "prompt_file",
+    "prompt_missing",
+    "prompt_unreadable",
+    "prompt_not_utf8",
+    "prompt_empty",
+]
+"""Each kind of problem a listed hook can have; the window words one as
+``hook_problem_<code>`` in its own language (the warning stays English)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +53,12 @@ class HookInfo:
     always False for a broken hook."""
     source: HookSource
     problem: str | None = None
-    """Why the hook cannot be used (it then never runs)."""
+    """Why the hook cannot be used (it then never runs): the English warning."""
+    problem_code: HookProblemCode | None = None
+    """The kind of problem, for the window to word it in its language."""
+    problem_fields: Mapping[str, object] = field(default_factory=dict)
+    """The values ``problem`` quotes: always ``file`` and ``name``; then
+    ``field``, ``choices``, ``got``, ``prompt`` or ``error`` as the code needs."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,9 +108,11 @@ def load_hooks(bundled: Path | None = None, user: Path | None = None) -> HookCat
         ("user", user or user_hooks_dir()),
     )
     for source, root in roots:
-        for info, hook in _read_folder(root, source, warnings):
-            found.pop(info.name, None)  # the user's replaces the bundled one, and goes last
-            found[info.name] = (info, hook)
+        for index, (info, hook) in enumerate(_read_folder(root, source, warnings)):
+            # A name's second entry in one file is listed broken beside the first, never in its place.
+            key = f"\0{source} #{index}" if info.problem_code == "duplicate" else info.name
+            found.pop(key, None)  # the user's replaces the bundled one, and goes last
+            found[key] = (info, hook)
     return HookCatalog(tuple(found.values()), tuple(warnings))
 
 
@@ -153,41 +174,57 @@ def _read_entry(
         enabled is True,
         source,
     )
+    problem = _entry_problem(fields, path, name, names)
+    if problem is None:
+        prompt = _read_prompt(fields.get("prompt_file"), path, name)
+        if isinstance(prompt, str):
+            return info, Hook(name, cast(Checkpoint, checkpoint), cast(HookRole, role), persistent, prompt)
+        problem = prompt
+    text, code, values = problem
+    values = {"file": str(path), "name": name, **values}
+    return replace(info, enabled=False, problem=text, problem_code=code, problem_fields=values), None
+
+
+_Problem = tuple[str, HookProblemCode, dict[str, object]]
+"""The English line, its code and the values it quotes besides file and name."""
+
+
+def _entry_problem(fields: dict[str, Any], path: Path, name: str, names: set[str]) -> _Problem | None:
     where = f"hooks file {path}: hook {name!r}"
-    problem: str | None = None
+    checkpoint, role = fields.get("checkpoint"), fields.get("role")
     if name in names:
-        problem = f"{where} appears twice; the second one is not used"
-    elif checkpoint not in CHECKPOINTS:
-        problem = f"{where}: \"checkpoint\" must be one of {', '.join(CHECKPOINTS)}, got {checkpoint!r}"
-    elif role not in HOOK_ROLES:
-        problem = f"{where}: \"role\" must be one of {', '.join(HOOK_ROLES)}, got {role!r}"
-    elif not isinstance(persistent, bool):
-        problem = f"{where}: \"persistent\" must be true or false"
-    elif not isinstance(enabled, bool):
-        problem = f"{where}: \"enabled\" must be true or false"
-    if problem is not None:
-        return replace(info, enabled=False, problem=problem), None
-    prompt, problem = _read_prompt(fields.get("prompt_file"), path, name)
-    if prompt is None:
-        return replace(info, enabled=False, problem=problem), None
-    hook = Hook(name, cast(Checkpoint, checkpoint), cast(HookRole, role), persistent, prompt)
-    return info, hook
+        return f"{where} appears twice; the second one is not used", "duplicate", {}
+    if checkpoint not in CHECKPOINTS:
+        choices = ", ".join(CHECKPOINTS)
+        text = f"{where}: \"checkpoint\" must be one of {choices}, got {checkpoint!r}"
+        return text, "checkpoint", {"choices": choices, "got": checkpoint}
+    if role not in HOOK_ROLES:
+        choices = ", ".join(HOOK_ROLES)
+        return f"{where}: \"role\" must be one of {choices}, got {role!r}", "role", {"choices": choices, "got": role}
+    for key, default in (("persistent", False), ("enabled", True)):
+        if not isinstance(fields.get(key, default), bool):
+            return f"{where}: \"{key}\" must be true or false", "not_bool", {"field": key}
+    return None
 
 
-def _read_prompt(value: object, hooks_file: Path, name: str) -> tuple[str | None, str | None]:
+def _read_prompt(value: object, hooks_file: Path, name: str) -> str | _Problem:
+    """The prompt's text, or why there is none."""
     where = f"hooks file {hooks_file}: hook {name!r}"
     if not isinstance(value, str) or not value.strip():
-        return None, f"{where}: \"prompt_file\" must name a file beside {HOOKS_FILE}"
+        return f"{where}: \"prompt_file\" must name a file beside {HOOKS_FILE}", "prompt_file", {}
     path = hooks_file.parent / value
+    prompt: dict[str, object] = {"prompt": str(path)}
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        return None, f"{where}: prompt file {path} is missing"
+        return f"{where}: prompt file {path} is missing", "prompt_missing", prompt
     except (OSError, UnicodeDecodeError) as exc:
-        return None, f"{where}: prompt file {path} cannot be read ({_why(exc)})"
+        why = _why(exc)
+        code: HookProblemCode = "prompt_not_utf8" if isinstance(exc, UnicodeDecodeError) else "prompt_unreadable"
+        return f"{where}: prompt file {path} cannot be read ({why})", code, {**prompt, "error": why}
     if not text.strip():
-        return None, f"{where}: prompt file {path} is empty"
-    return text, None
+        return f"{where}: prompt file {path} is empty", "prompt_empty", prompt
+    return text
 
 
 def _is_name(value: object) -> bool:

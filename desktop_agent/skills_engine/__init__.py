@@ -22,7 +22,7 @@ from desktop_agent.skills_engine.scan import (
     scan_skills,
     user_skills_dir,
 )
-from desktop_agent.skills_engine.skill_file import Skill, SkillFormatError, read_skill
+from desktop_agent.skills_engine.skill_file import Skill, SkillFormatError, SkillProblemCode, read_skill
 
 __all__ = [
     "CATALOGUE_BUDGET",
@@ -31,6 +31,7 @@ __all__ = [
     "SkillFormatError",
     "SkillInfo",
     "SkillLibrary",
+    "SkillProblemCode",
     "SkillScan",
     "SkillsFlagError",
     "bundled_skills_dir",

@@ -11,13 +11,15 @@ ignored silently (``scripts/`` kept beside skills, a stray folder).
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from desktop_agent.skills_engine.skill_file import (
     SKILL_FILE,
     Skill,
     SkillFormatError,
+    SkillProblemCode,
     SkillSource,
     read_skill,
 )
@@ -37,7 +39,12 @@ class SkillInfo:
     path: Path
     """The skill's folder."""
     problem: str | None = None
-    """Why the skill is not loaded (one line naming the field); None when it is."""
+    """Why the skill is not loaded (one English line naming the file and the
+    field, as logged); None when it is."""
+    problem_code: SkillProblemCode | None = None
+    """The kind of problem, for the window to word it in its language."""
+    problem_fields: Mapping[str, object] = field(default_factory=dict)
+    """The values ``problem`` quotes (:attr:`SkillFormatError.fields`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +82,7 @@ def scan_skills(bundled: Path | None = None, user: Path | None = None) -> SkillS
                 line = f"{exc}; the skill is skipped"
                 log.warning("%s", line)
                 warnings.append(line)
-                info = SkillInfo(folder.name, "", source, folder, str(exc))
+                info = SkillInfo(folder.name, "", source, folder, str(exc), exc.code, exc.fields)
                 found.setdefault(f"\0broken:{folder}", (None, info))
                 continue
             found[skill.name] = (skill, SkillInfo(skill.name, skill.description, skill.source, folder))

@@ -30,14 +30,43 @@ _FRONT = re.compile(r"\A\ufeff?---[ \t]*\r?\n(.*?)^---[ \t]*(?:\r?\n|\Z)", re.DO
 SkillSource = Literal["bundled", "user"]
 
 
-class SkillFormatError(ValueError):
-    """A SKILL.md that breaks the format: ``field`` says which part."""
+SkillProblemCode = Literal[
+    "file_not_utf8",
+    "file_unreadable",
+    "front_matter_missing",
+    "front_matter_yaml",
+    "front_matter_yaml_at",
+    "front_matter_not_mapping",
+    "missing",
+    "not_string",
+    "empty",
+    "too_long",
+    "name_chars",
+    "name_folder",
+    "not_mapping",
+    "allowed_tools_type",
+]
+"""Each kind of format problem; the window words one as
+``skill_problem_<code>`` in its own language (the warning stays English)."""
 
-    def __init__(self, path: Path, field_name: str, problem: str) -> None:
+
+class SkillFormatError(ValueError):
+    """A SKILL.md that breaks the format: ``field`` says which part.
+
+    ``str(exc)`` is the English line the log and headless mode print;
+    ``code`` and ``fields`` (``path``, ``field`` and the values the line
+    quotes: ``got``, ``limit``, ``folder``, ``line``, ``error``) let the
+    window say the same in its language."""
+
+    def __init__(
+        self, path: Path, field_name: str, problem: str, code: SkillProblemCode, **values: object
+    ) -> None:
         super().__init__(f"skill {path}: {field_name} {problem}")
         self.path = path
         self.field = field_name
         self.problem = problem
+        self.code: SkillProblemCode = code
+        self.fields: dict[str, object] = {"path": str(path), "field": field_name, **values}
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,20 +103,31 @@ def read_skill(folder: Path, source: SkillSource) -> Skill:
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
-        raise SkillFormatError(path, "file", "is not UTF-8 text") from None
+        raise SkillFormatError(path, "file", "is not UTF-8 text", "file_not_utf8") from None
     except OSError as exc:
-        raise SkillFormatError(path, "file", f"cannot be read ({exc.strerror})") from None
+        why = exc.strerror
+        raise SkillFormatError(
+            path, "file", f"cannot be read ({why})", "file_unreadable", error=why
+        ) from None
     match = _FRONT.match(text)
     if match is None:
-        raise SkillFormatError(path, "front matter", "is missing (the file must start with a --- block)")
+        raise SkillFormatError(
+            path, "front matter", "is missing (the file must start with a --- block)", "front_matter_missing"
+        )
     try:
         data = yaml.safe_load(match.group(1))
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        where = f" (line {mark.line + 2})" if mark is not None else ""
-        raise SkillFormatError(path, "front matter", f"is not valid YAML{where}") from None
+        if mark is None:
+            raise SkillFormatError(path, "front matter", "is not valid YAML", "front_matter_yaml") from None
+        line = mark.line + 2
+        raise SkillFormatError(
+            path, "front matter", f"is not valid YAML (line {line})", "front_matter_yaml_at", line=line
+        ) from None
     if not isinstance(data, dict):
-        raise SkillFormatError(path, "front matter", "must be a YAML mapping of fields")
+        raise SkillFormatError(
+            path, "front matter", "must be a YAML mapping of fields", "front_matter_not_mapping"
+        )
     return Skill(
         name=_name(path, data, folder.name),
         description=_text(path, data, "description", DESCRIPTION_MAX, required=True) or "",
@@ -104,15 +144,24 @@ def read_skill(folder: Path, source: SkillSource) -> Skill:
 def _name(path: Path, data: dict[Any, Any], folder: str) -> str:
     name = data.get("name")
     if name is None:
-        raise SkillFormatError(path, "name", "is missing")
+        raise SkillFormatError(path, "name", "is missing", "missing")
     if not isinstance(name, str):
-        raise SkillFormatError(path, "name", "must be a string")
+        raise SkillFormatError(path, "name", "must be a string", "not_string")
     if not _NAME.fullmatch(name):
-        raise SkillFormatError(path, "name", f"must use only a-z, 0-9 and '-', got {name!r}")
+        raise SkillFormatError(
+            path, "name", f"must use only a-z, 0-9 and '-', got {name!r}", "name_chars", got=name
+        )
     if len(name) > NAME_MAX:
-        raise SkillFormatError(path, "name", f"must be at most {NAME_MAX} characters, got {len(name)}")
+        raise _too_long(path, "name", NAME_MAX, len(name))
     if name != folder:
-        raise SkillFormatError(path, "name", f"must equal the folder name {folder!r}, got {name!r}")
+        raise SkillFormatError(
+            path,
+            "name",
+            f"must equal the folder name {folder!r}, got {name!r}",
+            "name_folder",
+            folder=folder,
+            got=name,
+        )
     return name
 
 
@@ -120,16 +169,21 @@ def _text(path: Path, data: dict[Any, Any], key: str, limit: int | None, *, requ
     value = data.get(key)
     if value is None:
         if required:
-            raise SkillFormatError(path, key, "is missing")
+            raise SkillFormatError(path, key, "is missing", "missing")
         return None
     if not isinstance(value, str):
-        raise SkillFormatError(path, key, "must be a string")
+        raise SkillFormatError(path, key, "must be a string", "not_string")
     value = value.strip()
     if required and not value:
-        raise SkillFormatError(path, key, "is empty")
+        raise SkillFormatError(path, key, "is empty", "empty")
     if limit is not None and len(value) > limit:
-        raise SkillFormatError(path, key, f"must be at most {limit} characters, got {len(value)}")
+        raise _too_long(path, key, limit, len(value))
     return value
+
+
+def _too_long(path: Path, key: str, limit: int, length: int) -> SkillFormatError:
+    problem = f"must be at most {limit} characters, got {length}"
+    return SkillFormatError(path, key, problem, "too_long", limit=limit, got=length)
 
 
 def _metadata(path: Path, data: dict[Any, Any]) -> dict[str, Any]:
@@ -137,7 +191,7 @@ def _metadata(path: Path, data: dict[Any, Any]) -> dict[str, Any]:
     if value is None:
         return {}
     if not isinstance(value, dict):
-        raise SkillFormatError(path, "metadata", "must be a mapping")
+        raise SkillFormatError(path, "metadata", "must be a mapping", "not_mapping")
     return {str(k): v for k, v in value.items()}
 
 
@@ -150,4 +204,6 @@ def _allowed_tools(path: Path, data: dict[Any, Any]) -> tuple[str, ...]:
         return tuple(value.split())
     if isinstance(value, list) and all(isinstance(v, str) for v in value):
         return tuple(value)
-    raise SkillFormatError(path, "allowed-tools", "must be a space-separated string or a list of strings")
+    raise SkillFormatError(
+        path, "allowed-tools", "must be a space-separated string or a list of strings", "allowed_tools_type"
+    )

@@ -36,6 +36,14 @@ def hook_detail(info: HookInfo) -> str:
     )
 
 
+def hook_problem(info: HookInfo) -> str:
+    """Why a broken hook is not used, in the window's language: worded from
+    its code where it has one, else the English line as logged."""
+    if info.problem_code is None:
+        return tr("hooks_broken", problem=info.problem)
+    return tr("hooks_broken", problem=tr(f"hook_problem_{info.problem_code}", **info.problem_fields))
+
+
 def _or(key: str, raw: str) -> str:
     """The translation of ``key``; ``raw`` for a value no hook may have
     (a broken entry's)."""
@@ -74,8 +82,8 @@ class HooksPage(QWidget):
             else:
                 box.setEnabled(False)
                 detail.setEnabled(False)
-                problem = QLabel(tr("hooks_broken", problem=info.problem), rows)
-                self._texts.append((problem, partial(tr, "hooks_broken", problem=info.problem)))
+                problem = QLabel(hook_problem(info), rows)
+                self._texts.append((problem, partial(hook_problem, info)))
                 problem.setWordWrap(True)
                 problem.setEnabled(False)
                 problem.setContentsMargins(_INDENT, 0, 0, 4)

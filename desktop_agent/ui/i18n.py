@@ -345,6 +345,81 @@ _TEXTS: dict[str, tuple[str, str]] = {
     "hooks_source_bundled": ("bundled", "内置"),
     "hooks_source_user": ("yours", "自定义"),
     "hooks_broken": ("Not usable: {problem}", "无法使用：{problem}"),
+    # why a skill or hook is not used (issue 13): skill_problem_<SkillProblemCode>,
+    # hook_problem_<HookProblemCode>; the English equals the logged warning, and
+    # SKILL.md / hooks.json keywords stay as written
+    "skill_problem": ("skill {path}: {problem}", "技能 {path}：{problem}"),
+    "skill_problem_file_not_utf8": ("file is not UTF-8 text", "文件不是 UTF-8 文本"),
+    "skill_problem_file_unreadable": ("file cannot be read ({error})", "文件无法读取（{error}）"),
+    "skill_problem_front_matter_missing": (
+        "front matter is missing (the file must start with a --- block)",
+        "缺少 front matter（文件必须以 --- 块开头）",
+    ),
+    "skill_problem_front_matter_yaml": ("front matter is not valid YAML", "front matter 不是有效的 YAML"),
+    "skill_problem_front_matter_yaml_at": (
+        "front matter is not valid YAML (line {line})",
+        "front matter 不是有效的 YAML（第 {line} 行）",
+    ),
+    "skill_problem_front_matter_not_mapping": (
+        "front matter must be a YAML mapping of fields",
+        "front matter 必须是由字段组成的 YAML 映射",
+    ),
+    "skill_problem_missing": ("{field} is missing", "缺少 {field} 字段"),
+    "skill_problem_not_string": ("{field} must be a string", "{field} 字段必须是字符串"),
+    "skill_problem_empty": ("{field} is empty", "{field} 字段为空"),
+    "skill_problem_too_long": (
+        "{field} must be at most {limit} characters, got {got}",
+        "{field} 字段最多 {limit} 个字符，当前为 {got} 个",
+    ),
+    "skill_problem_name_chars": (
+        "{field} must use only a-z, 0-9 and '-', got {got!r}",
+        "{field} 字段只能使用 a-z、0-9 和 “-”，当前为 {got!r}",
+    ),
+    "skill_problem_name_folder": (
+        "{field} must equal the folder name {folder!r}, got {got!r}",
+        "{field} 字段必须与文件夹名 {folder!r} 相同，当前为 {got!r}",
+    ),
+    "skill_problem_not_mapping": ("{field} must be a mapping", "{field} 字段必须是映射（键值对）"),
+    "skill_problem_allowed_tools_type": (
+        "{field} must be a space-separated string or a list of strings",
+        "{field} 字段必须是以空格分隔的字符串或字符串列表",
+    ),
+    "hook_problem_duplicate": (
+        "hooks file {file}: hook {name!r} appears twice; the second one is not used",
+        "钩子文件 {file}：钩子 {name!r} 出现了两次，第二个不会使用",
+    ),
+    "hook_problem_checkpoint": (
+        'hooks file {file}: hook {name!r}: "checkpoint" must be one of {choices}, got {got!r}',
+        '钩子文件 {file}：钩子 {name!r} 的 "checkpoint" 必须是 {choices} 之一，当前为 {got!r}',
+    ),
+    "hook_problem_role": (
+        'hooks file {file}: hook {name!r}: "role" must be one of {choices}, got {got!r}',
+        '钩子文件 {file}：钩子 {name!r} 的 "role" 必须是 {choices} 之一，当前为 {got!r}',
+    ),
+    "hook_problem_not_bool": (
+        'hooks file {file}: hook {name!r}: "{field}" must be true or false',
+        '钩子文件 {file}：钩子 {name!r} 的 "{field}" 必须是 true 或 false',
+    ),
+    "hook_problem_prompt_file": (
+        'hooks file {file}: hook {name!r}: "prompt_file" must name a file beside hooks.json',
+        '钩子文件 {file}：钩子 {name!r} 的 "prompt_file" 必须指定与 hooks.json 在同一文件夹中的文件',
+    ),
+    "hook_problem_prompt_missing": (
+        "hooks file {file}: hook {name!r}: prompt file {prompt} is missing",
+        "钩子文件 {file}：钩子 {name!r} 的提示词文件 {prompt} 不存在",
+    ),
+    "hook_problem_prompt_unreadable": (
+        "hooks file {file}: hook {name!r}: prompt file {prompt} cannot be read ({error})",
+        "钩子文件 {file}：钩子 {name!r} 的提示词文件 {prompt} 无法读取（{error}）",
+    ),
+    "hook_problem_prompt_not_utf8": (
+        "hooks file {file}: hook {name!r}: prompt file {prompt} cannot be read (not UTF-8 text)",
+        "钩子文件 {file}：钩子 {name!r} 的提示词文件 {prompt} 无法读取（不是 UTF-8 文本）",
+    ),
+    "hook_problem_prompt_empty": (
+        "hooks file {file}: hook {name!r}: prompt file {prompt} is empty",
+        "钩子文件 {file}：钩子 {name!r} 的提示词文件 {prompt} 是空的",
+    ),
     # settings pages (issue 13)
     "settings_page_model": ("Model", "模型"),
     "settings_page_voice": ("Voice", "语音"),

@@ -20,6 +20,15 @@ if TYPE_CHECKING:
     from desktop_agent.skills_engine.scan import SkillInfo
 
 
+def skill_problem(info: SkillInfo) -> str:
+    """Why ``info`` is not loaded, in the window's language: worded from its
+    code where it has one, else the English line as logged."""
+    if info.problem_code is None:
+        return info.problem or ""
+    fields = info.problem_fields
+    return tr("skill_problem", problem=tr(f"skill_problem_{info.problem_code}", **fields), **fields)
+
+
 class SkillRow(QFrame):
     """One skill: checkbox with its name, source, description or problem."""
 
@@ -51,7 +60,7 @@ class SkillRow(QFrame):
     def retranslate(self) -> None:
         info = self.info
         self.source.setText(tr(f"skills_source_{info.source}"))
-        self.description.setText(tr("skills_broken", problem=info.problem) if info.problem else info.description)
+        self.description.setText(tr("skills_broken", problem=skill_problem(info)) if info.problem else info.description)
 
 
 class SkillsPage(QWidget):

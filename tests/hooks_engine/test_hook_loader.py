@@ -123,6 +123,15 @@ def test_each_bad_field_is_named_once(tmp_path: Path) -> None:
         assert sum(needle in w for w in warnings) == 1, needle
 
 
+def test_a_name_given_twice_keeps_the_first_hook_and_lists_the_second_broken(tmp_path: Path) -> None:
+    write_hooks(tmp_path, [entry("a"), entry("a", role="system")], {"a.md": "A"})
+
+    catalog = load_hooks(tmp_path / "none", tmp_path)
+
+    assert [(i.name, i.role, i.problem is None) for i in catalog.infos()] == [("a", "user", True), ("a", "system", False)]
+    assert catalog.enabled() == (Hook("a", "turn_start", "user", False, "A"),)
+
+
 def test_the_default_folders_are_the_bundled_hooks_and_the_data_folder(tmp_path: Path) -> None:
     assert (bundled_hooks_dir() / "hooks.json").is_file()
     assert user_hooks_dir().parent == Path(__import__("os").environ["DESKTOP_AGENT_HOME"])

@@ -38,7 +38,8 @@ def test_a_broken_skill_is_skipped_and_listed_with_its_problem_while_the_others_
     problem = f"skill {user / 'bad' / 'SKILL.md'}: name must use only a-z, 0-9 and '-', got 'Bad'"
     assert [s.name for s in scan.skills] == ["good"]
     assert scan.infos == (
-        SkillInfo("bad", "", "user", user / "bad", problem),
+        SkillInfo("bad", "", "user", user / "bad", problem, "name_chars",
+                  {"path": str(user / "bad" / "SKILL.md"), "field": "name", "got": "Bad"}),
         SkillInfo("good", "Does a thing. Use when asked for the thing.", "bundled", bundled / "good"),
     )
     assert scan.warnings == (f"{problem}; the skill is skipped",)
