@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+from collections import Counter
 from collections.abc import AsyncGenerator, Mapping, Sequence, Set
 from dataclasses import dataclass
 from typing import Any
@@ -116,8 +117,8 @@ class DemoModel:
         final = demo_skills.closing(skill, done, zh) if skill is not None else None
         if last.get("role") == "system" and last.get("content") == prompts.CONTINUATION_PROMPT:
             return final or self._chat(user, zh), None
-        if len(done) < len(plan) and not any(_rejected(m) for m in done):
-            step = plan[len(done)]
+        step = _next_step(plan, messages[user_index + 1 :])
+        if step is not None and not any(_rejected(m) for m in done):
             return step.say, step
         return final or demo_words.say(demo_words.read_results(messages[user_index + 1 :], zh), zh), None
 
@@ -199,6 +200,27 @@ def _skill_plan(
         command = demo_skills.command_in(user)
         steps.append(_Step("run_command", {"command": command}, demo_skills.explanation(command, zh)))
     return steps
+
+
+def _next_step(plan: Sequence[_Step], since_user: Sequence[Mapping[str, Any]]) -> _Step | None:
+    """The first step of ``plan`` not yet called this turn (a tool planned
+    twice counts twice). By name, not position: a tool that joins mid-turn
+    (an MCP server that finished starting) is called then, and nothing
+    already done is called again."""
+    called = Counter(
+        str((call.get("function") or {}).get("name"))
+        for message in since_user if message.get("role") == "assistant"
+        for call in message.get("tool_calls") or ()
+    )
+    if not called:  # results without the calls that asked for them: go by position
+        answered = sum(1 for message in since_user if message.get("role") == "tool")
+        return plan[answered] if answered < len(plan) else None
+    planned: Counter[str] = Counter()
+    for step in plan:
+        planned[step.tool] += 1
+        if planned[step.tool] > called[step.tool]:
+            return step
+    return None
 
 
 def _quoted_command(user: str) -> str:

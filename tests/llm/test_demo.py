@@ -102,3 +102,21 @@ async def test_a_command_in_backticks_is_the_one_run() -> None:
 
 async def test_time_words_without_a_run_request_still_ask_the_time_server() -> None:
     assert [name for name, _ in await turn_calls("what's the date today?")] == ["get_current_time"]
+
+
+async def test_a_tool_that_joins_mid_turn_is_called_then_and_nothing_done_is_called_again() -> None:
+    # The time server finished starting after the tour's first request
+    # (a quick click on "Take the tour"): its step comes next, once.
+    messages: list[dict[str, object]] = [{"role": "user", "content": "demo"}]
+    without_time = [t for t in TOOLS if t["function"] != {"name": "get_current_time", "parameters": {}}]
+    names = []
+    for round_index in range(6):
+        text, calls = await reply(messages, without_time if round_index == 0 else TOOLS)
+        if not calls:
+            break
+        name, args = calls[0].name, "".join(c.arguments for c in calls)
+        names.append(name)
+        call = {"id": calls[0].id, "type": "function", "function": {"name": name, "arguments": args}}
+        messages += [{"role": "assistant", "content": text, "tool_calls": [call]},
+                     {"role": "tool", "tool_call_id": calls[0].id, "content": "ok"}]
+    assert names == ["run_command", "get_current_time", "show_card", "ask_user_question"]
