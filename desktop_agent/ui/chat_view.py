@@ -119,6 +119,8 @@ class ChatView(QScrollArea):
         """A message scrolled to, kept in view while the layout settles."""
         self._centre = False
         """Centre the target (a search hit) rather than just bring it into view."""
+        self._focus: tuple[QWidget, int] | None = None
+        """Within a target taller than the view: the part to show (a label, a y in it)."""
         self._settle = QTimer(self)  # the view's: a single shot aimed at a message may outlive it
         self._settle.setSingleShot(True)
         self._settle.setInterval(SETTLE_MS)
@@ -296,13 +298,16 @@ class ChatView(QScrollArea):
     def _user_scrolled(self, _action: int) -> None:
         self._target = None  # the wheel, keys or the bar: the reader leads now
 
-    def scroll_to_widget(self, widget: QWidget, *, centre: bool = False) -> None:
+    def scroll_to_widget(
+        self, widget: QWidget, *, centre: bool = False, focus: tuple[QWidget, int] | None = None
+    ) -> None:
         """Bring a message into view and keep it there while the messages
         just drawn settle their heights (slots measure themselves over the
         next layout passes, issue 14). ``centre``: a search hit, shown whole
-        in the middle, or from its top when it is taller than the view."""
+        in the middle, or, when it is taller than the view, from its top or
+        (``focus``: a child and a y in it, where the match is) around that."""
         self._stick = False
-        self._target, self._centre = widget, centre
+        self._target, self._centre, self._focus = widget, centre, focus
         self._settle.start()
         self._reveal()
         QTimer.singleShot(0, self, self._after_layout)
@@ -327,7 +332,12 @@ class ChatView(QScrollArea):
         top = widget.mapTo(content, QPoint(0, 0)).y()
         height, view = widget.height(), self.viewport().height()
         fits = height <= view - 2 * HIT_MARGIN
-        self.verticalScrollBar().setValue(top + (height - view) // 2 if fits else top - HIT_MARGIN)
+        value = top + (height - view) // 2 if fits else top - HIT_MARGIN
+        focus = self._focus
+        if not fits and focus is not None and isValid(focus[0]):
+            at = focus[0].mapTo(content, QPoint(0, focus[1])).y()
+            value = max(value, min(at - view // 2, top + height + HIT_MARGIN - view))  # the match centred
+        self.verticalScrollBar().setValue(value)
 
     def _settled(self) -> None:
         self._target = None

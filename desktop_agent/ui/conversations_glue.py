@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QKeySequence, QShortcut, QTextDocument
+from PySide6.QtGui import QKeySequence, QShortcut, QTextCursor, QTextDocument
 from PySide6.QtWidgets import QLabel, QWidget
 from shiboken6 import isValid
 
@@ -173,13 +173,12 @@ class ConversationsGlue:
     def _show_hit(self, widget: QWidget, query: str) -> None:
         """Centred once the layout settles, marked for :data:`HIT_MS`, and
         the words searched selected in it (found in a long reply at a glance)."""
-        self._window.chat.scroll_to_widget(widget, centre=True)
         self._clear_mark()
         self._marked = widget
         _set_hit(widget, True)
         self._unmark.start()
-        if query.strip():
-            _select(widget, query.strip())
+        focus = _select(widget, query.strip()) if query.strip() else None
+        self._window.chat.scroll_to_widget(widget, centre=True, focus=focus)
 
     @property
     def marked(self) -> QWidget | None:
@@ -210,9 +209,11 @@ def _set_hit(widget: QWidget, on: bool) -> None:
     widget.update()
 
 
-def _select(widget: QWidget, query: str) -> bool:
+def _select(widget: QWidget, query: str) -> tuple[QWidget, int] | None:
     """Select the first match of ``query`` (or of its plain words, typed
-    with Markdown) in the selectable labels of ``widget``, as they show it."""
+    with Markdown) in the selectable labels of ``widget``, as they show it;
+    the label and about where in it the match is (for a reply taller than
+    the view), or None when nothing matched."""
     needles = list(dict.fromkeys(n.lower() for n in (query, plain(query)) if n))
     for label in widget.findChildren(QLabel):
         if not label.textInteractionFlags() & Qt.TextInteractionFlag.TextSelectableByMouse:
@@ -230,5 +231,18 @@ def _select(widget: QWidget, query: str) -> bool:
             at = shown.find(needle)
             if at >= 0:
                 label.setSelection(at, len(needle))
-                return True
-    return False
+                return label, _line_y(document, label, at)
+    return None
+
+
+def _line_y(document: QTextDocument, label: QLabel, at: int) -> int:
+    """About where character ``at`` is drawn in ``label``: its line's top,
+    laid out at the label's width and font."""
+    document.setDefaultFont(label.font())
+    document.setTextWidth(max(label.contentsRect().width(), 1))
+    cursor = QTextCursor(document)
+    cursor.setPosition(at)
+    block = cursor.block()
+    line = block.layout().lineForTextPosition(at - block.position())
+    top = document.documentLayout().blockBoundingRect(block).top()
+    return int(top + (line.y() if line.isValid() else 0))

@@ -105,14 +105,30 @@ async def test_a_hit_in_a_long_reply_is_centred_whole_and_marked_for_a_moment(
     assert _place(window, target) == (top, bottom, view)  # the mark going moves nothing
 
 
-async def test_a_hit_taller_than_the_view_is_shown_from_its_top(qtbot: QtBot, store: ConversationStore) -> None:
+async def test_a_hit_taller_than_the_view_is_shown_from_its_top_when_the_match_is_there(
+    qtbot: QtBot, store: ConversationStore
+) -> None:
+    _add(store)
+    window = _window(qtbot, store)
+    target = await _open_hit(window, "Step 0: run", "huge")
+    top, bottom, view = _place(window, target)
+    assert bottom - top > view
+    assert top == HIT_MARGIN
+    assert _hit(target) is True
+
+
+async def test_a_match_at_the_end_of_a_reply_taller_than_the_view_is_scrolled_to(
+    qtbot: QtBot, store: ConversationStore
+) -> None:
     _add(store)
     window = _window(qtbot, store)
     target = await _open_hit(window, "nebula", "huge")
     top, bottom, view = _place(window, target)
     assert bottom - top > view
-    assert top == HIT_MARGIN
-    assert _hit(target) is True
+    assert top < 0 and bottom == view - HIT_MARGIN  # down to its last line, where the match is
+    (label,) = [b for b in target.findChildren(QLabel) if b.hasSelectedText()]
+    assert label.selectedText() == "nebula"
+    assert 0 <= label.mapTo(window.chat.viewport(), QPoint(0, label.height())).y() <= view
 
 
 async def test_a_hit_far_back_in_a_long_conversation_is_in_view(qtbot: QtBot, store: ConversationStore) -> None:
