@@ -29,6 +29,7 @@ from PySide6.QtCore import QLocale
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
+from desktop_agent.ui.fonts import prefer_chinese_sans
 from desktop_agent.ui.i18n import choose_language, set_language, tr
 from desktop_agent.ui.main_window import MainWindow
 from desktop_agent.ui.qt_translations import apply_qt_language
@@ -67,6 +68,7 @@ def run_gui(args: argparse.Namespace) -> int:
     app = QApplication.instance() or QApplication(sys.argv[:1])
     assert isinstance(app, QApplication)
     app.setApplicationName("desktop-agent")
+    prefer_chinese_sans(app)  # Chinese in SC forms, not whatever CJK face fontconfig falls back to
     app.setQuitOnLastWindowClosed(False)  # the coroutine decides when to stop
     language = choose_language(QLocale.system().name())
     set_language(language)

@@ -1,0 +1,39 @@
+"""Chinese text in a Simplified Chinese sans face (issue 13 QA).
+
+Left to itself, Qt draws Chinese in whatever CJK font fontconfig falls back
+to for the Latin UI font: on a stock Debian that is Noto Sans CJK *JP*,
+whose glyphs take Japanese forms, and light-on-dark it came out visibly
+heavier than the Latin beside it. Naming the usual Simplified Chinese sans
+families after the UI font's own makes every platform pick one (the first
+installed: Noto/Source Han on Linux, Microsoft YaHei on Windows, PingFang
+on macOS); Latin text keeps the UI font.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtGui import QFont, QFontInfo, QGuiApplication
+
+CHINESE_SANS = (
+    "Noto Sans CJK SC",
+    "Source Han Sans SC",
+    "Microsoft YaHei UI",
+    "Microsoft YaHei",
+    "PingFang SC",
+    "Hiragino Sans GB",
+    "WenQuanYi Micro Hei",
+)
+
+
+def with_chinese_sans(font: QFont) -> QFont:
+    """``font`` with :data:`CHINESE_SANS` after the family it really draws
+    with (a generic name such as "Sans Serif" is not one in a family list:
+    Qt would skip it and draw Latin in the Chinese face too)."""
+    own = [f for f in font.families() if f not in CHINESE_SANS] or [font.family()]
+    actual = QFontInfo(font).family()
+    font.setFamilies([actual, *(f for f in own if f != actual), *CHINESE_SANS])
+    return font
+
+
+def prefer_chinese_sans(app: QGuiApplication) -> None:
+    """Make the application font fall back to a Simplified Chinese sans face."""
+    app.setFont(with_chinese_sans(app.font()))
