@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from desktop_agent.ui.i18n import text_in
+
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "scripts" / "install-desktop-entry.sh"
 pytestmark = pytest.mark.integration
@@ -34,7 +36,7 @@ def fake_executable(folder: Path) -> Path:
 
 
 def entry_fields(path: Path) -> dict[str, str]:
-    return dict(line.split("=", 1) for line in path.read_text().splitlines() if "=" in line)
+    return dict(line.split("=", 1) for line in path.read_text(encoding="utf-8").splitlines() if "=" in line)
 
 
 def validate(path: Path) -> None:
@@ -52,6 +54,11 @@ def test_installs_the_entry_and_icon_under_xdg_data_home(tmp_path: Path) -> None
     entry = data / "applications" / "desktop-agent.desktop"
     fields = entry_fields(entry)
     assert fields["Exec"] == str(exe) and fields["Icon"] == "desktop-agent" and fields["Type"] == "Application"
+    # The menu names the app as its window title does, in English and Chinese.
+    assert (fields["Name"], fields["Name[zh_CN]"]) == ("Desktop Agent", "桌面助手") == (
+        text_in("en", "app_title"), text_in("zh", "app_title"))
+    assert (fields["Comment"], fields["Comment[zh_CN]"]) == (
+        "Voice assistant with MCP tools and approvals", "带 MCP 工具与审批的语音助手")
     icon = data / "icons" / "hicolor" / "scalable" / "apps" / "desktop-agent.svg"
     assert icon.read_bytes() == (ROOT / "resources" / "icon.svg").read_bytes()
     assert not (tmp_path / "home" / ".local").exists()

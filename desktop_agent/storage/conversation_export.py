@@ -3,8 +3,8 @@
 The JSON file holds the OpenAI message list (``messages``, enough to resume
 the model's context anywhere that reads that format) and our display log
 (``events``, for a faithful restore); an import without ``events`` rebuilds
-them from the messages. Markdown is for reading: the user's and the
-assistant's words, and one quoted line per tool call.
+them from the messages. Markdown is for reading (:mod:`conversation_markdown`):
+each exchange as the window showed it, tool calls and results in code blocks.
 """
 
 from __future__ import annotations
@@ -15,8 +15,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from desktop_agent.core.display_log import events_from_history
-from desktop_agent.core.stream_parser import strip_tags
+from desktop_agent.storage.conversation_markdown import to_markdown
 from desktop_agent.storage.conversations import StoredConversation, title_of
+
+__all__ = ["FORMAT", "ConversationFileError", "Imported", "from_json", "to_json", "to_markdown"]
 
 FORMAT = "desktop-agent-conversation"
 JSONDict = dict[str, Any]
@@ -32,27 +34,6 @@ def to_json(conversation: StoredConversation) -> str:
          "messages": conversation.messages, "events": conversation.events},
         ensure_ascii=False, indent=1,
     )
-
-
-def to_markdown(conversation: StoredConversation) -> str:
-    lines = [f"# {conversation.title or 'Conversation'}", ""]
-    for message in conversation.messages:
-        if message.get("_hook"):
-            continue
-        role, content = message.get("role"), str(message.get("content") or "")
-        if role == "user":
-            lines += ["## User", "", content, ""]
-        elif role == "assistant":
-            text = strip_tags(content).strip()
-            if text:
-                lines += ["## Assistant", "", text, ""]
-            for call in message.get("tool_calls") or ():
-                function = call.get("function") or {}
-                lines += [f"> tool `{function.get('name', '?')}` {function.get('arguments', '')}", ""]
-        elif role == "tool":
-            result = " ".join(content.split())
-            lines += [f"> result: {result[:500]}{'…' if len(result) > 500 else ''}", ""]
-    return "\n".join(lines).rstrip() + "\n"
 
 
 @dataclass(frozen=True)

@@ -383,7 +383,10 @@ class AuditPage(QWidget):
                 return False
             path = Path(chosen)
         try:
-            atomic_write_text(path, to_csv(self.shown_records))
+            # A BOM first (utf-8-sig): Excel on Windows reads a CSV without one
+            # in the ANSI code page and garbles Chinese; Python's csv and
+            # LibreOffice skip it when read as utf-8-sig.
+            atomic_write_text(path, "\ufeff" + to_csv(self.shown_records))
         except OSError as exc:
             self.count_label.setText(tr("audit_export_failed", path=str(path), error=exc.strerror or exc))
             return False

@@ -168,7 +168,8 @@ class ConversationSidebar(QFrame):
         self.setFixedWidth(SIDEBAR_WIDTH)
         self._library = library
         self._current: str | None = None
-        self._undo_id: str | None = None
+        self._undoable: list[tuple[str, str]] = []
+        """(id, title) of each deletion Undo can still bring back, the newest last."""
         self._folder = Path.home()
         """Where the file dialogs open: the last folder one was used in."""
         layout = QVBoxLayout(self)
@@ -224,7 +225,7 @@ class ConversationSidebar(QFrame):
     def retranslate(self) -> None:
         self.search.setPlaceholderText(tr("conv_search_placeholder"))
         self.new_button.setToolTip(tr("new_chat"))
-        self.undo_button.setText(tr("conv_undo"))
+        self._show_undo()
         self.import_button.setText(tr("conv_import"))
         self.refresh()
 
@@ -295,20 +296,40 @@ class ConversationSidebar(QFrame):
         return ok
 
     def delete(self, conversation_id: str) -> None:
+        """Delete it, undoably: each deletion joins the ones Undo can bring
+        back (all of them, newest first, until the next start purges them),
+        so deleting another never drops the chance to undo the one before."""
         title = next((t for i, t, _s in self.items() if i == conversation_id), "")
         self._library.delete(conversation_id)
-        self._undo_id = conversation_id
-        self.undo_label.setText(tr("conv_deleted", title=title.splitlines()[0] if title else ""))
-        self.undo_bar.show()
+        self._undoable = [(i, t) for i, t in self._undoable if i != conversation_id]
+        self._undoable.append((conversation_id, title.splitlines()[0] if title else ""))
+        self._show_undo()
         self.refresh()
         self.deleted.emit(conversation_id)
 
     def undo_delete(self) -> None:
-        if self._undo_id is not None:
-            self._library.undelete(self._undo_id)
-            self._undo_id = None
-        self.undo_bar.hide()
+        """Bring back the newest deletion; the bar then offers the one before."""
+        if self._undoable:
+            conversation_id, _title = self._undoable.pop()
+            self._library.undelete(conversation_id)
+        self._show_undo()
         self.refresh()
+
+    def undoable(self) -> list[str]:
+        """The deletions Undo can still bring back, the next one first (for tests)."""
+        return [i for i, _t in reversed(self._undoable)]
+
+    def _show_undo(self) -> None:
+        """The bar names the deletion Undo brings back next and, when there
+        are more, how many it can still bring back; hidden when none."""
+        if not self._undoable:
+            self.undo_bar.hide()
+            return
+        title, count = self._undoable[-1][1] or tr("conv_untitled"), len(self._undoable)
+        self.undo_label.setText(tr("conv_deleted", title=title))
+        self.undo_button.setText(tr("conv_undo") if count == 1 else tr("conv_undo_count", count=count))
+        self.undo_button.setToolTip(tr("conv_undo_tip", title=title))
+        self.undo_bar.show()
 
     def export_to(self, conversation_id: str, path: Path, kind: ExportKind) -> bool:
         """Write the conversation to ``path``; the outcome is said in the heading."""

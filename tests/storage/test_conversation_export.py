@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from desktop_agent.storage.conversation_export import ConversationFileError, from_json, to_json, to_markdown
-from desktop_agent.storage.conversations import ConversationStore
+from desktop_agent.storage.conversations import ConversationStore, StoredConversation
 
 HISTORY: list[dict[str, Any]] = [
     {"role": "user", "content": "list files"},
@@ -34,14 +34,95 @@ def test_json_export_round_trips_messages_and_events(tmp_path: Path) -> None:
     assert (back.title, back.messages, back.events) == ("list files", HISTORY, EVENTS)
 
 
-def test_markdown_export_has_the_words_and_one_line_per_tool() -> None:
-    from desktop_agent.storage.conversations import StoredConversation
-
+def test_markdown_export_has_the_words_and_each_tool_call_in_code_blocks() -> None:
     text = to_markdown(StoredConversation("c", "list files", HISTORY, 0.0, EVENTS))
     assert text == (
         "# list files\n\n## User\n\nlist files\n\n## Assistant\n\nSure.\n\n"
-        '> tool `run_command` {"command": "ls"}\n\n> result: a.txt b.txt\n\n## Assistant\n\nTwo files.\n'
+        'Tool `run_command`:\n\n```json\n{\n  "command": "ls"\n}\n```\n\n'
+        "Result:\n\n```\na.txt\nb.txt\n```\n\nTwo files.\n"
     )
+
+
+TOOL_TURN: list[dict[str, Any]] = [
+    {"role": "user", "content": "整理一下 notes"},
+    {"role": "assistant", "content": "<voice>好的，我先看看。</voice>", "tool_calls": [
+        {"id": "c1", "type": "function",
+         "function": {"name": "run_command", "arguments": '{"command": "echo \\u4f60\\u597d"}'}}]},
+    {"role": "tool", "tool_call_id": "c1",
+     "content": "exit code 0\n--- stdout ---\n你好 **粗体**\n```py\nprint(1)\n```\n"},
+    {"role": "assistant", "content": "One note:", "tool_calls": [
+        {"id": "c2", "type": "function", "function": {"name": "read_file", "arguments": "not json `x`"}}]},
+    {"role": "user", "content": "a hook's note to the model", "_hook": "after_tool"},
+    {"role": "tool", "tool_call_id": "c2", "content": "# Title\n\n- a ````four```` run"},
+    {"role": "assistant", "content": "Done: **one** note."},
+    {"role": "user", "content": "谢谢"},
+    {"role": "assistant", "content": "不客气。"},
+]
+
+
+def test_markdown_export_keeps_a_multi_round_answer_in_one_section_with_results_verbatim() -> None:
+    text = to_markdown(StoredConversation("c", "整理一下 notes", TOOL_TURN, 0.0, []))
+    assert text == """\
+# 整理一下 notes
+
+## User
+
+整理一下 notes
+
+## Assistant
+
+好的，我先看看。
+
+Tool `run_command`:
+
+```json
+{
+  "command": "echo 你好"
+}
+```
+
+Result:
+
+````
+exit code 0
+--- stdout ---
+你好 **粗体**
+```py
+print(1)
+```
+````
+
+One note:
+
+Tool `read_file`:
+
+```
+not json `x`
+```
+
+Result:
+
+`````
+# Title
+
+- a ````four```` run
+`````
+
+Done: **one** note.
+
+## User
+
+谢谢
+
+## Assistant
+
+不客气。
+"""
+
+
+def test_the_json_export_of_a_tool_turn_is_unchanged_by_the_markdown_rework() -> None:
+    back = from_json(to_json(StoredConversation("c", "整理一下 notes", TOOL_TURN, 0.0, [])))
+    assert back.messages == TOOL_TURN and back.title == "整理一下 notes"
 
 
 def test_a_bare_openai_list_imports_with_rebuilt_events() -> None:

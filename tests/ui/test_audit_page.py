@@ -112,7 +112,8 @@ def test_export_writes_the_shown_records_as_csv(page: AuditPage, tmp_path: Path)
 
     assert page.export_csv(out)
 
-    rows = list(csv.DictReader(io.StringIO(out.read_text(encoding="utf-8"))))
+    assert out.read_bytes().startswith(b"\xef\xbb\xbf")  # the BOM: Excel then reads it as UTF-8
+    rows = list(csv.DictReader(io.StringIO(out.read_text(encoding="utf-8-sig"))))
     assert list(rows[0]) == list(CSV_COLUMNS)
     assert [(r["tool_name"], r["server"], r["decided_by"]) for r in rows] == [
         ("sub_agent", "builtin", "voice"),
@@ -121,6 +122,21 @@ def test_export_writes_the_shown_records_as_csv(page: AuditPage, tmp_path: Path)
     ]
     assert rows[0]["arguments_sha256"] == RECORDS[3].arguments_sha256
     assert page.count_label.text() == f"Saved {out}"
+
+
+def test_export_keeps_chinese_readable_by_excel_and_by_python_csv(qtbot: QtBot, tmp_path: Path) -> None:
+    audit = tmp_path / "zh.jsonl"
+    JsonlAuditLog(audit).record(rec(3, 1, "echo", None, {"text": "你好"}, "approved", "user", 1.0))
+    page = AuditPage(audit, now=lambda: NOW)
+    qtbot.add_widget(page)
+    out = tmp_path / "zh.csv"
+
+    assert page.export_csv(out)
+
+    assert out.read_bytes().startswith("\ufeff".encode())
+    with out.open(encoding="utf-8-sig", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert [(r["tool_name"], r["arguments_preview"]) for r in rows] == [("echo", '{"text": "你好"}')]
 
 
 def test_refresh_shows_decisions_recorded_since_the_page_opened(page: AuditPage, audit_file: Path) -> None:

@@ -123,7 +123,7 @@ def test_export_both_kinds_through_the_file_dialog_then_import_the_json(
     _closed(qtbot, sidebar)
     markdown = (tmp_path / "trip.md").read_text(encoding="utf-8")
     assert markdown.startswith("# Plan a weekend in Paris\n\n## User\n\nPlan a weekend in Paris\n")
-    assert "> tool `weather` {\"city\": \"Paris\"}" in markdown
+    assert 'Tool `weather`:\n\n```json\n{\n  "city": "Paris"\n}\n```\n\nResult:\n\n```\nsunny, 24 °C\n```' in markdown
     assert sidebar.heading.text() == "Saved trip.md"
 
     _menu_action(qtbot, sidebar, "trip", "Export as JSON…")
