@@ -28,9 +28,7 @@ Signals:
 
 from __future__ import annotations
 
-import html
 import logging
-import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -51,8 +49,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_agent.core.plain_text import PlainText, to_plain
 from desktop_agent.ui.i18n import tr
+from desktop_agent.ui.search_rows import HitRow, file_name, marked, snippet_parts
 
 if TYPE_CHECKING:
     from desktop_agent.conversation_library import ConversationLibrary, ExportKind
@@ -62,95 +60,12 @@ log = logging.getLogger(__name__)
 SIDEBAR_WIDTH = 260
 RENAME_WIDTH = 320
 """The title box: a long title is seen whole (the dialog's own is 175 px)."""
-FILE_NAME_CHARS = 60
-UNSAFE_IN_NAMES = re.compile(r'[\x00-\x1f<>:"/\\|?*]+')
-"""Characters Windows (the strictest) does not take in a file name."""
 SEARCH_DELAY_MS = 200
-SNIPPET_CHARS = 90
 ROW_PADDING = 14
 """The list's item padding (theme: 6 px above and below) and a little air."""
 ID_ROLE = Qt.ItemDataRole.UserRole
 SEQ_ROLE = Qt.ItemDataRole.UserRole + 1
 TEXT_ROLE = Qt.ItemDataRole.UserRole + 2
-
-
-def snippet(text: str, query: str, width: int = SNIPPET_CHARS) -> str:
-    """The part of ``text`` (Markdown) around the first match of ``query``,
-    as one plain line."""
-    return snippet_parts(text, query, width)[0]
-
-
-def snippet_parts(text: str, query: str, width: int = SNIPPET_CHARS) -> tuple[str, list[tuple[int, int]]]:
-    """:func:`snippet`, and where in it each match of ``query`` is shown.
-
-    Search matched the raw text, so matches are found there and mapped onto
-    the plain characters shown; where none is found there (whitespace or
-    mark-up between the words), in the plain text itself."""
-    shown = to_plain(text)
-    spans = _matches(text, shown, _fold(query.strip()))
-    start = max(0, spans[0][0] - width // 4) if spans else 0
-    end = start + width
-    head = "…" if start > 0 else ""
-    tail = "…" if end < len(shown.text) else ""
-    shift = len(head) - start
-    inside = [(max(a, start) + shift, min(b, end) + shift) for a, b in spans if b > start and a < end]
-    return head + shown.text[start:end] + tail, inside
-
-
-def _matches(text: str, shown: PlainText, needle: str) -> list[tuple[int, int]]:
-    if not needle:
-        return []
-    spans = [s for at in _found(_fold(text), needle) if (s := shown.span(at, at + len(needle))) is not None]
-    return spans or [(at, at + len(needle)) for at in _found(_fold(shown.text), needle)]
-
-
-def _fold(text: str) -> str:
-    """Lower case, character for character (``"İ".lower()`` is two: the
-    offsets found in it would drift)."""
-    return "".join(c if len(low := c.lower()) != 1 else low for c in text)
-
-
-def _found(haystack: str, needle: str) -> list[int]:
-    out: list[int] = []
-    at = haystack.find(needle)
-    while at >= 0:
-        out.append(at)
-        at = haystack.find(needle, at + len(needle))
-    return out
-
-
-def file_name(title: str, suffix: str) -> str:
-    """A file name for an exported conversation: its title, made safe."""
-    stem = UNSAFE_IN_NAMES.sub("_", title.splitlines()[0] if title else "").strip(" ._")[:FILE_NAME_CHARS]
-    return f"{stem.strip() or 'conversation'}.{suffix}"
-
-
-def marked(text: str, spans: list[tuple[int, int]]) -> str:
-    """``text`` as rich text with these spans in bold."""
-    out, at = [], 0
-    for start, end in spans:
-        out += [html.escape(text[at:start]), "<b>", html.escape(text[start:end]), "</b>"]
-        at = end
-    out.append(html.escape(text[at:]))
-    return "".join(out)
-
-
-class _HitRow(QWidget):
-    """One search result: the conversation's title over the matching words."""
-
-    def __init__(self, title: str, words: str, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        column = QVBoxLayout(self)
-        column.setContentsMargins(6, 5, 6, 5)
-        column.setSpacing(1)
-        self.title = QLabel(title, self)
-        self.title.setObjectName("cardMuted")
-        self.title.setTextFormat(Qt.TextFormat.PlainText)
-        self.words = QLabel(words, self)
-        self.words.setTextFormat(Qt.TextFormat.RichText)
-        self.words.setWordWrap(True)
-        column.addWidget(self.title)
-        column.addWidget(self.words)
 
 
 class ConversationSidebar(QFrame):
@@ -253,7 +168,7 @@ class ConversationSidebar(QFrame):
                 words, spans = snippet_parts(hit.text, query)
                 item.setData(TEXT_ROLE, f"{title}\n{words}")
                 item.setToolTip(hit.text[:500])
-                row = _HitRow(title, marked(words, spans))
+                row = HitRow(title, marked(words, spans))
                 row.setFixedWidth(width)
                 row.ensurePolished()
                 height = max(row.heightForWidth(width) if row.hasHeightForWidth() else -1, row.sizeHint().height())

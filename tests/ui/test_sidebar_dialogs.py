@@ -22,7 +22,8 @@ from pytestqt.qtbot import QtBot
 from desktop_agent.storage.conversations import ConversationStore
 from desktop_agent.ui import i18n
 from desktop_agent.ui.main_window import MainWindow
-from desktop_agent.ui.sidebar import ConversationSidebar, file_name
+from desktop_agent.ui.search_rows import file_name
+from desktop_agent.ui.sidebar import ConversationSidebar
 from tests.ui.test_sidebar import ARTIFACTS, _fill, _sidebar, _window
 
 D = TypeVar("D", QInputDialog, QFileDialog)
