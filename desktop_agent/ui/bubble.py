@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
@@ -30,6 +31,7 @@ from PySide6.QtWidgets import QFrame, QLabel, QSizePolicy, QVBoxLayout, QWidget
 from shiboken6 import isValid
 
 from desktop_agent.ui.code_block import CodeBlock, language_of
+from desktop_agent.ui.i18n import Language, keys, text_in, tr
 from desktop_agent.ui.message_actions import ActionRow
 
 if TYPE_CHECKING:
@@ -203,6 +205,18 @@ class MessageBubble(QFrame):
         if text:
             self.append(text)
 
+    def retranslate(self) -> None:
+        """Its actions and code blocks' headers in the current language (a
+        language switch); the message itself stays as written."""
+        if self.action_row is not None:
+            self.action_row.retranslate()
+            if self._pinned:
+                self._natural = None
+                self.updateGeometry()
+        for block in self.blocks:
+            if isinstance(block, CodeBlock):
+                block.retranslate()
+
     def offer_actions(self, *, regenerate: bool, edit: bool, editing: bool = False) -> None:
         """Which of Regenerate and Edit its actions offer now."""
         if self.action_row is not None:
@@ -322,10 +336,39 @@ class MessageBubble(QFrame):
 
 
 class SystemMessage(QLabel):
-    """A centred, muted line: the three interrupt messages and the like."""
+    """A centred, muted line: the three interrupt messages and the like.
 
-    def __init__(self, text: str, parent: QWidget | None = None) -> None:
+    A line that is one of the app's texts follows a language switch
+    (:meth:`retranslate`): ``key`` (and ``fields``) name it, or, for text
+    that arrives already translated (the controller's notices, a restored
+    conversation's), it is recognised among the texts without fields."""
+
+    def __init__(
+        self, text: str, parent: QWidget | None = None, *, key: str | None = None,
+        fields: Mapping[str, object] | None = None,
+    ) -> None:
         super().__init__(text, parent)
         self.setObjectName("systemMessage")
         self.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.setWordWrap(True)
+        self.key = key if key is not None else _plain_texts().get(text)
+        self._fields = dict(fields or {})
+
+    def retranslate(self) -> None:
+        if self.key is not None:
+            self.setText(tr(self.key, **self._fields))
+
+
+_LANGUAGES: tuple[Language, ...] = ("en", "zh")
+
+
+@functools.cache
+def _plain_texts() -> dict[str, str]:
+    """Every UI text without fields, in both languages, to its key."""
+    out: dict[str, str] = {}
+    for key in sorted(keys()):
+        for lang in _LANGUAGES:
+            text = text_in(lang, key)
+            if "{" not in text:
+                out.setdefault(text, key)
+    return out

@@ -188,10 +188,22 @@ class ChatView(QScrollArea):
     def add_notice(self, role: BubbleRole, text: str) -> MessageBubble:
         return self._add_bubble(MessageBubble(role, text))
 
-    def add_system(self, text: str) -> SystemMessage:
-        line = SystemMessage(text)
+    def add_system(self, text: str, *, key: str | None = None, **fields: object) -> SystemMessage:
+        """A system line; ``key`` (with ``fields``): the UI text it is, so it
+        follows a language switch (plain app texts are recognised anyway)."""
+        line = SystemMessage(text, key=key, fields=fields)
         self.add_widget(line)
         return line
+
+    def retranslate(self) -> None:
+        """The app's own words on every message, card and form again in the
+        current language (Settings → Appearance, issue 13): each widget
+        that has some says so with a ``retranslate()``; what the user and
+        the model wrote stays as written."""
+        for widget in self.items():
+            retranslate = getattr(widget, "retranslate", None)
+            if callable(retranslate):
+                retranslate()
 
     def add_card(self, card: QWidget) -> QWidget:
         card.setMaximumWidth(CARD_MAX_WIDTH)

@@ -114,6 +114,13 @@ class CodeBlock(QFrame):
         self._copied.start()
         self.copied.emit()
 
+    def retranslate(self) -> None:
+        """The header's texts again in the current language (a language switch)."""
+        if not self.language:
+            self.language_label.setText(tr("code_plain"))
+        self.copy_button.setText(tr("copied") if self._copied.isActive() else tr("code_copy"))
+        self.copy_button.setToolTip(tr("code_copy_tip"))
+
     def _render(self) -> None:
         app = QApplication.instance()
         dark = isinstance(app, QApplication) and colors_for(app) is DARK

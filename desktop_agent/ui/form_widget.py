@@ -42,13 +42,12 @@ class _Question:
         self.id = str(spec.get("id", ""))
         self.type = str(spec.get("type", "text"))
         self.options = [str(o) for o in spec.get("options") or []]
-        text = str(spec.get("question", ""))
-        if not spec.get("required", True):
-            text += " " + tr("form_optional")
-        label = QLabel(text, parent)
-        label.setWordWrap(True)
-        label.setTextFormat(Qt.TextFormat.PlainText)
-        layout.addWidget(label)
+        self.question = str(spec.get("question", ""))
+        self.optional = not spec.get("required", True)
+        self.label = QLabel(parent)
+        self.label.setWordWrap(True)
+        self.label.setTextFormat(Qt.TextFormat.PlainText)
+        layout.addWidget(self.label)
         self.line: QLineEdit | None = None
         self.radios: list[QRadioButton] = []
         self.checks: list[QCheckBox] = []
@@ -66,8 +65,14 @@ class _Question:
                 self.checks.append(check)
         else:
             self.line = QLineEdit(parent)
-            self.line.setPlaceholderText(tr("form_text_placeholder"))
             layout.addWidget(self.line)
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        """The app's words around the question (the question is the model's)."""
+        self.label.setText(self.question + (" " + tr("form_optional") if self.optional else ""))
+        if self.line is not None:
+            self.line.setPlaceholderText(tr("form_text_placeholder"))
 
     def answer(self) -> str | list[str] | None:
         if self.line is not None:
@@ -104,10 +109,11 @@ class FormWidget(QFrame):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(12, 10, 12, 10)
         layout.setSpacing(6)
-        heading = QLabel(title or tr("form_title"), self)
-        heading.setObjectName("cardTitle")
-        heading.setWordWrap(True)
-        layout.addWidget(heading)
+        self._title = title
+        self.heading = QLabel(title or tr("form_title"), self)
+        self.heading.setObjectName("cardTitle")
+        self.heading.setWordWrap(True)
+        layout.addWidget(self.heading)
         self.questions = [_Question(q, self, layout) for q in questions]
         self.error = QLabel(self)
         self.error.setObjectName("cardMuted")
@@ -174,5 +180,20 @@ class FormWidget(QFrame):
                 widget.setEnabled(False)
         self.submit_button.hide()
         self.cancel_button.hide()
-        self.status.setText(tr({"submitted": "form_submitted", "cancelled": "form_cancelled"}.get(end, "form_closed")))
+        self.status.setText(_end_text(end))
         self.status.show()
+
+    def retranslate(self) -> None:
+        """The app's own texts again in the current language (a language
+        switch); the model's title and questions stay as they are."""
+        self.heading.setText(self._title or tr("form_title"))
+        for q in self.questions:
+            q.retranslate()
+        self.submit_button.setText(tr("form_submit"))
+        self.cancel_button.setText(tr("form_cancel"))
+        if self.ended is not None:
+            self.status.setText(_end_text(self.ended))
+
+
+def _end_text(end: FormEnd) -> str:
+    return tr({"submitted": "form_submitted", "cancelled": "form_cancelled"}.get(end, "form_closed"))

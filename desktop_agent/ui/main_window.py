@@ -38,8 +38,8 @@ import logging
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QEvent, Qt, QTimer, Signal
-from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal, Slot
+from PySide6.QtGui import QCloseEvent, QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import QHBoxLayout, QMainWindow, QToolButton, QVBoxLayout, QWidget
 
 from desktop_agent.ui.audio_controls import AudioControls
@@ -56,7 +56,7 @@ from desktop_agent.ui.settings_glue import (
     retranslate_window,
 )
 from desktop_agent.ui.status_bar import StatusBar, server_views
-from desktop_agent.ui.theme import apply_theme
+from desktop_agent.ui.theme import apply_theme, forced_theme
 
 if TYPE_CHECKING:
     import asyncio
@@ -183,13 +183,24 @@ class MainWindow(QMainWindow):
         self._status_timer.setInterval(STATUS_REFRESH_MS)
         self._status_timer.timeout.connect(self.refresh_status)
         apply_theme(self)
+        hints = QGuiApplication.styleHints()
+        hints.colorSchemeChanged.connect(self._on_color_scheme)
 
-    def changeEvent(self, event: QEvent) -> None:
-        # A system switch between light and dark reaches every window as an
-        # application palette change (the platform theme swaps palettes).
-        if event.type() == QEvent.Type.ApplicationPaletteChange:
+    def event(self, event: QEvent) -> bool:
+        # A system switch between light and dark reaches a window as an
+        # application palette change (the platform theme swaps palettes), a
+        # theme change, or (Qt 6.5+) only as the style hints' colorSchemeChanged:
+        # some platforms send one of these and not the others. Qt 6 passes
+        # neither event on to changeEvent, hence event().
+        if event.type() in (QEvent.Type.ApplicationPaletteChange, QEvent.Type.ThemeChange):
             apply_theme(self)
-        super().changeEvent(event)
+        return super().event(event)
+
+    @Slot(Qt.ColorScheme)
+    def _on_color_scheme(self, _scheme: Qt.ColorScheme) -> None:
+        """The system went light or dark: follow it, unless the user chose one."""
+        if not forced_theme():
+            apply_theme(self)
 
     # ----------------------------------------------------------- set-up
 

@@ -54,6 +54,7 @@ class ActionRow(QWidget):
         super().__init__(parent)
         self.setObjectName("messageActions")
         self._text = text
+        self._editing = False
         self.copy_button = _button(self, tr("msg_copy"), tr("msg_copy_tip"))
         self._copied = QTimer(self)  # "Copied" goes back to its label (a child timer: it dies with the row)
         self._copied.setSingleShot(True)
@@ -85,7 +86,18 @@ class ActionRow(QWidget):
         Edit says Cancel edit)."""
         self.regenerate_button.setVisible(regenerate)
         self.edit_button.setVisible(edit)
+        self._editing = editing
         self.edit_button.setText(tr("msg_cancel_edit") if editing else tr("msg_edit"))
+
+    def retranslate(self) -> None:
+        """The buttons' texts again in the current language (a language switch)."""
+        self.copy_button.setText(tr("copied") if self._copied.isActive() else tr("msg_copy"))
+        self.copy_button.setToolTip(tr("msg_copy_tip"))
+        self.regenerate_button.setText(tr("msg_regenerate"))
+        self.regenerate_button.setToolTip(tr("msg_regenerate_tip"))
+        self.edit_button.setText(tr("msg_cancel_edit") if self._editing else tr("msg_edit"))
+        self.edit_button.setToolTip(tr("msg_edit_tip"))
+        self.adjustSize()
 
     def leaveEvent(self, event: QEvent) -> None:
         self.left.emit()

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import QPushButton, QWidget
+from PySide6.QtWidgets import QWidget
 
 from desktop_agent.core.display_log import (
     APPROVAL_ANSWER,
@@ -60,6 +60,7 @@ from desktop_agent.core.messages import (
 )
 from desktop_agent.ui.chat_view import ChatView
 from desktop_agent.ui.i18n import tr
+from desktop_agent.ui.retranslate import KeyedButton
 from desktop_agent.ui.turn_view import TurnView
 
 log = logging.getLogger(__name__)
@@ -81,7 +82,7 @@ class Restored:
     views: list[TurnView] = field(default_factory=list)
     end_turn: int | None = None
     """The first turn not drawn (a search hit's window); None: drawn to the end."""
-    later: QPushButton | None = None
+    later: KeyedButton | None = None
     """"Show N later messages", while the end is not drawn."""
 
     def tail_hidden(self, chat: ChatView) -> bool:
@@ -153,9 +154,10 @@ def restore(
     out = Restored(first)
     begin = starts[first] if starts else 0
     if begin:
-        chat.add_system(tr("earlier_hidden", count=messages_in(events[:begin])))
+        hidden = messages_in(events[:begin])
+        chat.add_system(tr("earlier_hidden", count=hidden), key="earlier_hidden", count=hidden)
         if show_earlier is not None:
-            button = QPushButton(tr("conv_show_earlier"))
+            button = KeyedButton("conv_show_earlier")
             button.setObjectName("showEarlier")
             earlier = max(0, first - max(end_turn - first, 1))  # as many turns again as are shown
             button.clicked.connect(lambda: show_earlier(earlier))
@@ -181,7 +183,7 @@ class _Later:
     ) -> None:
         self._chat, self._events, self._turn, self._out, self._at_end = chat, events, turn, out, at_end
         out.end_turn = turn
-        button = out.later = QPushButton(tr("conv_show_later", count=self._hidden()))
+        button = out.later = KeyedButton("conv_show_later", count=self._hidden())
         button.setObjectName("showLater")
         button.clicked.connect(lambda: self._step(first=True))
         chat.add_widget(button, "center")
@@ -203,7 +205,7 @@ class _Later:
         chat.move_to_end([button])
         if end < len(starts):
             button.setEnabled(False)
-            button.setText(tr("conv_drawing_later", count=self._hidden()))
+            button.set_key("conv_drawing_later", count=self._hidden())
             QTimer.singleShot(0, button, lambda: self._step())
             return
         self._out.later, self._out.end_turn = None, None

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtWidgets import QComboBox, QLabel, QWidget
+from PySide6.QtWidgets import QComboBox, QLabel, QPushButton, QWidget
 
 from desktop_agent.ui.i18n import tr
 
@@ -42,3 +42,20 @@ def item_text(combo: QComboBox, index: int) -> Callable[[str], None]:
         combo.setItemText(index, text)
 
     return set_text
+
+
+class KeyedButton(QPushButton):
+    """A button in the chat column whose text is one of the app's (the
+    restored conversation's "Show earlier messages"): the chat view's
+    language switch reaches it through :meth:`retranslate`."""
+
+    def __init__(self, key: str, parent: QWidget | None = None, **fields: object) -> None:
+        super().__init__(parent)
+        self.set_key(key, **fields)
+
+    def set_key(self, key: str, **fields: object) -> None:
+        self._key, self._fields = key, fields
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        self.setText(tr(self._key, **self._fields))

@@ -81,6 +81,7 @@ def retranslate_window(window: MainWindow) -> None:
     window.hands_free_button.setText(tr("hands_free_short"))
     window.hands_free_button.setToolTip(tr("hands_free"))
     window.audio.retranslate()
+    window.chat.retranslate()  # cards, message actions, code blocks, system lines
     window.status.retranslate()
     window.refresh_status()
     for part in (getattr(window, "welcome", None), getattr(window, "conversations", None)):

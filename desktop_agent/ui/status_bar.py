@@ -117,6 +117,8 @@ class StatusBar(QStatusBar):
             self.set_model(name, is_demo=is_demo, demo_notice=notice)
         else:
             self.model.setText(tr("starting"))
+        views, self._views = self._views, []
+        self.set_servers(views)  # each server's caption and tooltip say it again
 
     def set_model(self, name: str, *, is_demo: bool, demo_notice: str | None = None) -> None:
         self._model_shown = (name, is_demo, demo_notice)

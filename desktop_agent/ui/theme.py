@@ -114,6 +114,8 @@ QFrame#modelDownload {{ background: {c.card}; border: 1px solid {c.border}; bord
 QFrame#modelDownload[state="failed"] {{ background: {c.error}; }}
 QLabel#cardTitle {{ font-weight: bold; }}
 QLabel#cardMuted {{ color: {c.muted}; }}
+QLabel#cardNote {{ color: {c.muted}; font-size: 11px; border: 1px solid {c.border}; border-radius: 7px;
+    padding: 0px 5px; }}
 QLabel#mono {{ font-family: monospace; background: {c.code}; border-radius: 4px; padding: 4px; }}
 QPlainTextEdit#outputBox {{ background: {c.code}; border-radius: 4px; padding: 2px; }}
 QFrame#codeBlock {{ background: {c.code}; border: 1px solid {c.border}; border-radius: 6px; }}

@@ -14,6 +14,11 @@ Which state follows which message is decided in :mod:`card_state`; this
 widget only shows one state at a time. The details toggle (whether the user
 opened a finished card) and the always-allow confirmation step are the only
 state it keeps of its own.
+
+A language switch (Settings → Appearance, issue 13) reaches the card
+through :meth:`ToolCardWidget.retranslate`: its fixed texts are bound once
+(:class:`~desktop_agent.ui.retranslate.Texts`), the rest is drawn from the
+state again, nested cards included.
 """
 
 from __future__ import annotations
@@ -55,6 +60,7 @@ from desktop_agent.ui.card_wording import (
     title_for,
 )
 from desktop_agent.ui.i18n import tr
+from desktop_agent.ui.retranslate import Texts
 from desktop_agent.ui.spinner import Spinner
 
 RESULT_MAX_CHARS = 6000
@@ -114,6 +120,8 @@ class ToolCardWidget(QFrame):
         """Approve with "Always allow" was clicked on a destructive tool's
         card: the card asks once more before answering."""
         self._shown_images: tuple[ImageContent, ...] = ()
+        self._texts = Texts()
+        """The card's fixed texts, set again by :meth:`retranslate`."""
 
         self.clock: Callable[[], float] = time.monotonic
         """When the call started running is measured with this (tests set it)."""
@@ -135,12 +143,17 @@ class ToolCardWidget(QFrame):
         self.badge = QLabel(self)
         self.badge.setObjectName("cardMuted")
         self.badge.setTextFormat(Qt.TextFormat.PlainText)
+        self.auto_note = QLabel(self)
+        """Why a finished call ran without a click ("always allowed"), kept
+        small so a call approved by hand can be told from one a setting approved."""
+        self.auto_note.setObjectName("cardNote")
+        self.auto_note.setTextFormat(Qt.TextFormat.PlainText)
         self.toggle = QToolButton(self)
         self.toggle.setCheckable(True)
         self.toggle.setAutoRaise(True)
         self.toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         self.toggle.setArrowType(Qt.ArrowType.RightArrow)
-        self.toggle.setText(tr("details_show"))
+        self._texts.bind(self.toggle.setText, "details_show")
         self.toggle.toggled.connect(self._on_toggle)
         header = QHBoxLayout()
         header.setSpacing(6)
@@ -149,6 +162,7 @@ class ToolCardWidget(QFrame):
         header.addWidget(self.title)
         header.addWidget(self.server)
         header.addWidget(self.badge)
+        header.addWidget(self.auto_note)
         header.addStretch(1)
         header.addWidget(self.toggle)
 
@@ -175,11 +189,11 @@ class ToolCardWidget(QFrame):
         live.setSpacing(0)
         live.addWidget(self.live_output)
         live.addWidget(self.live_more, 0, Qt.AlignmentFlag.AlignLeft)
-        self.output_label = QLabel(tr("output"), self)
+        self.output_label = self._texts.label("output", self)
         self.output_label.setObjectName("cardMuted")
         self.output = _output_box(self)
         self.output.setMaximumHeight(DETAILS_OUTPUT_MAX_HEIGHT)
-        self.result_label = QLabel(tr("result"), self)
+        self.result_label = QLabel(self)
         self.result_label.setObjectName("cardMuted")
         self.result = _mono(self)
         self.reason = QLabel(self)
@@ -197,11 +211,14 @@ class ToolCardWidget(QFrame):
         self._images_layout.setContentsMargins(0, 0, 0, 0)
         self._images_layout.addStretch(1)
 
-        self.approve_button = QPushButton(tr("approve"), self)
+        self.approve_button = QPushButton(self)
+        self._texts.bind(self.approve_button.setText, "approve")
         self.approve_button.setObjectName("approve")
-        self.reject_button = QPushButton(tr("reject"), self)
+        self.reject_button = QPushButton(self)
+        self._texts.bind(self.reject_button.setText, "reject")
         self.reject_button.setObjectName("reject")
-        self.always = QCheckBox(tr("always_allow"), self)
+        self.always = QCheckBox(self)
+        self._texts.bind(self.always.setText, "always_allow")
         self.approval_row = QWidget(self)
         row = QHBoxLayout(self.approval_row)
         row.setContentsMargins(0, 2, 0, 0)
@@ -213,14 +230,17 @@ class ToolCardWidget(QFrame):
         self.approve_button.clicked.connect(lambda: self._answer(True))
         self.reject_button.clicked.connect(lambda: self._answer(False))
 
-        self.confirm_text = QLabel(tr("card_confirm_always_text"), self)
+        self.confirm_text = self._texts.label("card_confirm_always_text", self)
         self.confirm_text.setObjectName("cardRisk")
         self.confirm_text.setWordWrap(True)
-        self.confirm_always = QPushButton(tr("card_confirm_always"), self)
+        self.confirm_always = QPushButton(self)
+        self._texts.bind(self.confirm_always.setText, "card_confirm_always")
         self.confirm_always.setObjectName("reject")  # red: the risky choice
-        self.confirm_once = QPushButton(tr("card_confirm_once"), self)
+        self.confirm_once = QPushButton(self)
+        self._texts.bind(self.confirm_once.setText, "card_confirm_once")
         self.confirm_once.setObjectName("approve")
-        self.confirm_back = QPushButton(tr("card_confirm_back"), self)
+        self.confirm_back = QPushButton(self)
+        self._texts.bind(self.confirm_back.setText, "card_confirm_back")
         self.confirm_row = QWidget(self)
         confirm = QVBoxLayout(self.confirm_row)
         confirm.setContentsMargins(0, 2, 0, 0)
@@ -289,6 +309,8 @@ class ToolCardWidget(QFrame):
         else:
             self.badge.setText(arguments_summary(state.arguments) if terminal and not self._expanded else "")
         self.badge.setVisible(bool(self.badge.text()))
+        self.auto_note.setText(auto_badge(state) if state.auto_approved and terminal else "")
+        self.auto_note.setVisible(bool(self.auto_note.text()))
 
         expandable = terminal and bool(args or result or partial or state.images or state.output)
         self.toggle.setVisible(expandable)
@@ -330,6 +352,14 @@ class ToolCardWidget(QFrame):
         self.result.setVisible(open_details and bool(shown_result))
         self._render_images(state.images)
         self.images.setVisible(phase == "done" and bool(state.images))
+
+    def retranslate(self) -> None:
+        """Every text again in the current language (a language switch)."""
+        self._texts.retranslate()
+        self._details_output_len = -1  # "… characters dropped" is said again
+        self.show_state(self.state)
+        for card in self.nested_cards():
+            card.retranslate()
 
     def tick(self) -> None:
         """Once a second while running: refresh the elapsed time."""

@@ -1,5 +1,6 @@
 """The ``show_card`` card: title, Markdown body, an optional image and
-label/value fields (DESIGN §5 ``card``)."""
+label/value fields (DESIGN §5 ``card``). Its texts are the model's; only
+"image not found" is the app's own (:meth:`VisualCardWidget.retranslate`)."""
 
 from __future__ import annotations
 
@@ -34,11 +35,13 @@ class VisualCardWidget(QFrame):
         layout.addWidget(self.title)
 
         self.image: QLabel | None = None
+        self._missing = False
         image_path = card.image_path
         if image_path:
             self.image = QLabel(self)
             pixmap = QPixmap(str(image_path))
             if pixmap.isNull():
+                self._missing = True
                 self.image.setText(tr("card_image_missing"))
                 self.image.setObjectName("cardMuted")
             else:
@@ -71,3 +74,8 @@ class VisualCardWidget(QFrame):
                 shown.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
                 form.addRow(name, shown)
             layout.addLayout(form)
+
+    def retranslate(self) -> None:
+        """The app's own text again in the current language (a language switch)."""
+        if self.image is not None and self._missing:
+            self.image.setText(tr("card_image_missing"))

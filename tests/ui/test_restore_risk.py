@@ -86,7 +86,8 @@ def risk_of(card: ToolCardWidget) -> dict[str, Any]:
     return {"card": s.tool_name, "server": s.server, "annotations": s.annotations, "auto": s.auto_approved,
             "auto_by": s.auto_by, "red": card.property("risk"), "from": card.server.text(),
             "risk": card.risk.text() if card.risk.isVisibleTo(card) else None,
-            "risk_kind": card.risk.property("risk"), "title": card.title.text()}
+            "risk_kind": card.risk.property("risk"), "title": card.title.text(),
+            "approved_by": card.auto_note.text() if card.auto_note.isVisibleTo(card) else None}
 
 
 def cards(chat: ChatView) -> list[ToolCardWidget]:
@@ -107,13 +108,13 @@ def test_restored_cards_keep_their_risk_marks_and_who_approved_them(qtbot: QtBot
     assert shown_live == [
         {"card": "list_folder", "server": "files", "annotations": ToolAnnotations(read_only=True), "auto": True,
          "auto_by": "read_only_setting", "red": "", "from": "from files", "risk": None, "risk_kind": "open_world",
-         "title": "list_folder"},
+         "title": "list_folder", "approved_by": "read-only, allowed by your setting"},
         {"card": "web_search", "server": "web", "annotations": ToolAnnotations(open_world=True), "auto": False,
          "auto_by": None, "red": "", "from": "from web", "risk": "Reaches outside this computer",
-         "risk_kind": "open_world", "title": "web_search"},
+         "risk_kind": "open_world", "title": "web_search", "approved_by": None},
         {"card": "delete_files", "server": "files", "annotations": ToolAnnotations(destructive=True),
          "auto": False, "auto_by": None, "red": "", "from": "from files", "risk": "May change or delete data",
-         "risk_kind": "destructive", "title": "delete_files"},
+         "risk_kind": "destructive", "title": "delete_files", "approved_by": None},
     ]
 
     # On screen: the destructive card, details open, live (left) and restored (right).
