@@ -47,8 +47,51 @@ _TRANSPORT_ALIASES: dict[str, Transport] = {
 _NAME_RE = re.compile(r"^[A-Za-z0-9_.\-]{1,64}$")
 
 
+McpProblemCode = Literal[
+    "missing_file",
+    "unreadable",
+    "not_utf8",
+    "not_json",
+    "too_deep",
+    "number_too_long",
+    "duplicate_key",
+    "not_object",
+    "servers_missing",
+    "servers_not_object",
+    "servers_empty",
+    "bad_value",
+    "bad_name",
+    "server_not_object",
+    "url_on_stdio",
+    "command_required",
+    "no_command_or_url",
+    "command_and_url",
+    "url_scheme",
+    "enabled_contradicts",
+]
+"""Each kind of servers-file problem; the window words one as
+``mcp_problem_<code>`` in its own language (the message stays English)."""
+
+ValueKind = Literal[
+    "transport", "string", "string_list", "string_map", "isolation",
+    "seconds", "bool", "positive_int", "server_map", "invalid",
+]
+"""What a ``bad_value`` field must be (``fields["expected"]``)."""
+
+
 class McpConfigError(ValueError):
-    """The MCP servers file is wrong; the one-line message names the server and field."""
+    """The MCP servers file is wrong; the one-line message names the server and field.
+
+    ``str(exc)`` is the English line the log and headless mode print;
+    ``code`` and ``fields`` (``path``, ``server``, ``key``, ``expected``,
+    ``got``, ``line``, ``column``, ``error``, ``errno``, ``transport``:
+    those the line quotes) let the window say the same in its language. ``code`` is None
+    only for an error raised without one."""
+
+    def __init__(self, message: str, code: McpProblemCode | None = None, **fields: object) -> None:
+        super().__init__(message)
+        self.code: McpProblemCode | None = code
+        self.fields: dict[str, object] = fields
 
 
 @dataclass(frozen=True)
@@ -109,24 +152,43 @@ def load_mcp_config(path: Path | None) -> McpConfig:
     if not path.exists():
         if path.resolve() == default_path.resolve():
             return default_config()
-        raise McpConfigError(f"mcp config: {path} does not exist")
+        raise missing_file(path)
+    return parse_mcp_config(read_json(path))
+
+
+def missing_file(path: Path) -> McpConfigError:
+    return McpConfigError(f"mcp config: {path} does not exist", "missing_file", path=str(path))
+
+
+def read_json(path: Path, *, encoding: str = "utf-8", unique_keys: bool = True) -> object:
+    """The file decoded, or :class:`McpConfigError` saying why not (one
+    line, with a code). ``unique_keys``: a key named twice is an error."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise McpConfigError(f"mcp config: cannot read {path}: {exc}") from exc
+        text = path.read_text(encoding=encoding)
+    except UnicodeDecodeError as exc:
+        raise McpConfigError(f"mcp config: cannot read {path}: {exc}", "not_utf8", path=str(path)) from exc
+    except OSError as exc:
+        raise McpConfigError(
+            f"mcp config: cannot read {path}: {exc}", "unreadable",
+            path=str(path), error=exc.strerror or str(exc), errno=exc.errno,
+        ) from exc
     try:
-        data = json.loads(text, object_pairs_hook=_no_duplicate_keys)
+        return json.loads(text, object_pairs_hook=_no_duplicate_keys if unique_keys else None)
     except json.JSONDecodeError as exc:
         raise McpConfigError(
-            f"mcp config: {path} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
+            f"mcp config: {path} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})",
+            "not_json", path=str(path), line=exc.lineno, column=exc.colno, error=exc.msg,
         ) from exc
     except RecursionError:  # the json module recurses once per nesting level
-        raise McpConfigError(f"mcp config: {path} is nested too deeply to be a servers file") from None
+        raise McpConfigError(
+            f"mcp config: {path} is nested too deeply to be a servers file", "too_deep", path=str(path)
+        ) from None
     except McpConfigError:
         raise  # a key named twice (_no_duplicate_keys)
     except ValueError:  # an integer past Python's digit limit (int_max_str_digits)
-        raise McpConfigError(f"mcp config: {path} holds a number too long to read") from None
-    return parse_mcp_config(data)
+        raise McpConfigError(
+            f"mcp config: {path} holds a number too long to read", "number_too_long", path=str(path)
+        ) from None
 
 
 def load_mcp_config_or_set_aside(path: Path | None) -> tuple[McpConfig, str | None]:
@@ -160,7 +222,7 @@ def parse_mcp_config(data: object) -> McpConfig:
         raise _file_error(exc) from None
     servers_raw = file.mcpServers if file.mcpServers is not None else file.servers
     if servers_raw is None:
-        raise McpConfigError('mcp config: "mcpServers" is missing')
+        raise McpConfigError('mcp config: "mcpServers" is missing', "servers_missing")
     servers = tuple(_parse_server(name, raw) for name, raw in servers_raw.items())
     return McpConfig(servers=servers, max_sandboxes=file.max_sandboxes)
 
@@ -169,7 +231,7 @@ def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     result: dict[str, Any] = {}
     for key, value in pairs:
         if key in result:
-            raise McpConfigError(f'mcp config: "{key}" appears twice in the same object')
+            raise McpConfigError(f'mcp config: "{key}" appears twice in the same object', "duplicate_key", key=key)
         result[key] = value
     return result
 
@@ -211,53 +273,79 @@ class _ServerModel(BaseModel):
     disabled: bool | None = None
 
 
-_PHRASES: dict[str, tuple[str, bool]] = {
+_EXPECTED: dict[ValueKind, str] = {
+    "transport": 'must be "stdio", "sse" or "http"',
+    "string": "must be a string",
+    "string_list": "must be a list of strings",
+    "string_map": "must be an object of string values",
+    "isolation": 'must be "shared" or "per_conversation"',
+    "seconds": "must be a positive number of seconds",
+    "bool": "must be true or false",
+    "positive_int": "must be a positive integer",
+    "server_map": "must be an object of server name -> settings",
+    "invalid": "is not valid",
+}
+_PHRASES: dict[str, tuple[ValueKind, bool]] = {
     # field: (what it must be, whether to show the value given)
-    "type": ('must be "stdio", "sse" or "http"', True),
-    "transport": ('must be "stdio", "sse" or "http"', True),
-    "command": ("must be a string", True),
-    "url": ("must be a string", True),
-    "cwd": ("must be a string", True),
-    "args": ("must be a list of strings", False),
-    "disabled_tools": ("must be a list of strings", False),
-    "env": ("must be an object of string values", False),
-    "headers": ("must be an object of string values", False),
-    "isolation": ('must be "shared" or "per_conversation"', True),
-    "timeout_s": ("must be a positive number of seconds", True),
-    "enabled": ("must be true or false", True),
-    "disabled": ("must be true or false", True),
-    "max_sandboxes": ("must be a positive integer", True),
-    "mcpServers": ("must be an object of server name -> settings", False),
-    "servers": ("must be an object of server name -> settings", False),
+    "type": ("transport", True),
+    "transport": ("transport", True),
+    "command": ("string", True),
+    "url": ("string", True),
+    "cwd": ("string", True),
+    "args": ("string_list", False),
+    "disabled_tools": ("string_list", False),
+    "env": ("string_map", False),
+    "headers": ("string_map", False),
+    "isolation": ("isolation", True),
+    "timeout_s": ("seconds", True),
+    "enabled": ("bool", True),
+    "disabled": ("bool", True),
+    "max_sandboxes": ("positive_int", True),
+    "mcpServers": ("server_map", False),
+    "servers": ("server_map", False),
 }
 _short = reprlib.Repr()
 _short.maxstring = _short.maxother = 60
 
 
-def _phrase(error: ErrorDetails) -> str:
-    """``"field" must be …, got …`` for the first error of a validation."""
+def _bad_value(where: str, error: ErrorDetails, **fields: object) -> McpConfigError:
+    """``where: "field" must be …, got …`` for the first error of a validation."""
     key = str(error["loc"][0])
-    phrase, show_value = _PHRASES.get(key, ("is not valid", True))
-    got = f", got {_short.repr(error['input'])}" if show_value else ""
-    return f'"{key}" {phrase}{got}'
+    expected, show_value = _PHRASES.get(key, ("invalid", True))
+    got = _short.repr(error["input"]) if show_value else ""
+    message = f'{where}: "{key}" {_EXPECTED[expected]}' + (f", got {got}" if show_value else "")
+    return McpConfigError(message, "bad_value", key=key, expected=expected, got=got, **fields)
 
 
 def _file_error(exc: ValidationError) -> McpConfigError:
     error = exc.errors(include_url=False)[0]
     if not error["loc"]:
-        return McpConfigError('mcp config: the file must hold a JSON object with "mcpServers"')
-    return McpConfigError(f"mcp config: {_phrase(error)}")
+        return McpConfigError('mcp config: the file must hold a JSON object with "mcpServers"', "not_object")
+    return _bad_value("mcp config", error)
+
+
+NAME_RULE = "the name must be 1-64 letters, digits, '_', '-' or '.'"
+
+
+def check_name(name: str) -> McpConfigError | None:
+    """Why ``name`` cannot name a server, or None when it can."""
+    if _NAME_RE.match(name):
+        return None
+    return McpConfigError(f'mcp config: server "{name}": {NAME_RULE}', "bad_name", server=name)
 
 
 def _parse_server(name: str, raw: object) -> ServerConfig:
     where = f'mcp config: server "{name}"'
-    if not _NAME_RE.match(name):
-        raise McpConfigError(f"{where}: the name must be 1-64 letters, digits, '_', '-' or '.'")
+    bad_name = check_name(name)
+    if bad_name is not None:
+        raise bad_name
     try:
         entry = _ServerModel.model_validate(raw)
     except ValidationError as exc:
         error = exc.errors(include_url=False)[0]
-        raise McpConfigError(f"{where}: {_phrase(error) if error['loc'] else 'must be an object'}") from None
+        if not error["loc"]:
+            raise McpConfigError(f"{where}: must be an object", "server_not_object", server=name) from None
+        raise _bad_value(where, error, server=name) from None
     unknown = sorted(entry.model_extra or ())
     if unknown:
         log.info("mcp config: server %r: ignoring keys %s", name, ", ".join(unknown))
@@ -266,18 +354,28 @@ def _parse_server(name: str, raw: object) -> ServerConfig:
     transport = entry.type or _implied_transport(command=command, url=url)
     if transport == "stdio":
         if url is not None:
-            raise McpConfigError(f'{where}: "url" is for sse/http servers; a stdio server needs "command"')
+            raise McpConfigError(
+                f'{where}: "url" is for sse/http servers; a stdio server needs "command"', "url_on_stdio", server=name
+            )
         if not command:
-            raise McpConfigError(f'{where}: "command" is required for a stdio server')
+            # Neither key nor a type: the window says both ways out; the log line stays as it was.
+            code: McpProblemCode = "no_command_or_url" if entry.type is None and command is None else "command_required"
+            raise McpConfigError(f'{where}: "command" is required for a stdio server', code, server=name)
     else:
         if command is not None:
-            raise McpConfigError(f'{where}: give either "command" (stdio) or "url" ({transport}), not both')
+            raise McpConfigError(
+                f'{where}: give either "command" (stdio) or "url" ({transport}), not both',
+                "command_and_url", server=name, transport=transport,
+            )
         if not url or not url.startswith(("http://", "https://")):
             raise McpConfigError(
-                f'{where}: "url" must be an http:// or https:// address for a {transport} server'
+                f'{where}: "url" must be an http:// or https:// address for a {transport} server',
+                "url_scheme", server=name, transport=transport,
             )
     if entry.enabled is not None and entry.disabled is not None and entry.enabled == entry.disabled:
-        raise McpConfigError(f'{where}: "enabled" and "disabled" contradict each other')
+        raise McpConfigError(
+            f'{where}: "enabled" and "disabled" contradict each other', "enabled_contradicts", server=name
+        )
 
     return ServerConfig(
         name=name,

@@ -9,16 +9,31 @@ parser the engine uses and replaces the file atomically.
 Importing another host's file (Claude Desktop, Cursor) merges its servers:
 a name already here with the same entry is skipped, a name here with a
 different entry is added as ``name-2`` (``-3``…) so nothing is overwritten.
+Those hosts allow any name ("brave search", "文件"), ours is an identifier
+(it prefixes tool names): such a name is turned into one
+(:func:`valid_name`), and an entry the engine cannot run is skipped and
+named, so one odd server does not stop the rest (issue 13 QA).
 """
 
 from __future__ import annotations
 
 import copy
 import json
+import re
+import unicodedata
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from desktop_agent.mcp_engine.config import McpConfigError, default_config, parse_mcp_config
+from desktop_agent.mcp_engine.config import (
+    McpConfigError,
+    check_name,
+    default_config,
+    missing_file,
+    parse_mcp_config,
+    read_json,
+)
 from desktop_agent.storage.atomic import atomic_write_text
 from desktop_agent.storage.paths import default_mcp_config_path
 
@@ -48,13 +63,14 @@ def read_document(path: Path) -> Document:
     if not path.exists():
         if path.resolve() == default_mcp_config_path().resolve():
             return _default_document()
-        raise McpConfigError(f"mcp config: {path} does not exist")
-    try:
-        data = json.loads(path.read_text(encoding="utf-8-sig"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise McpConfigError(f"mcp config: cannot read {path}: {exc}") from None
+        raise missing_file(path)
+    # Lenient where the engine is strict: a BOM or a key named twice (both
+    # common in hand-edited host files) is read as those hosts read it.
+    data = read_json(path, encoding="utf-8-sig", unique_keys=False)
     if not isinstance(data, dict):
-        raise McpConfigError(f'mcp config: {path} must hold a JSON object with "mcpServers"')
+        raise McpConfigError(
+            f'mcp config: {path} must hold a JSON object with "mcpServers"', "not_object", path=str(path)
+        )
     return data
 
 
@@ -108,13 +124,87 @@ def with_enabled(doc: Document, name: str, enabled: bool) -> Document:
     return with_entry(doc, name, entry, old_name=name)
 
 
-def read_import(path: Path) -> dict[str, Entry]:
-    """The servers of another host's file (``mcpServers`` or ``servers``)."""
+def read_import(path: Path) -> dict[str, Any]:
+    """The servers of another host's file (``mcpServers`` or ``servers``),
+    entries as written (one that is not an object is left for
+    :func:`import_servers` to skip and name)."""
     doc = read_document(path)
-    found = entries(doc)
+    key = _servers_key(doc)
+    if key not in doc:
+        raise McpConfigError(f'mcp config: {path} has no "mcpServers"', "servers_missing", path=str(path))
+    found = doc[key]
+    if not isinstance(found, dict):
+        raise McpConfigError(
+            f'mcp config: {path}: "{key}" must be an object of server name -> settings',
+            "servers_not_object", path=str(path), key=key,
+        )
     if not found:
-        raise McpConfigError(f'mcp config: {path} has no "mcpServers"')
+        raise McpConfigError(f'mcp config: {path}: "{key}" holds no servers', "servers_empty", path=str(path), key=key)
     return found
+
+
+_NOT_NAME = re.compile(r"[^A-Za-z0-9_.\-]+")
+FALLBACK_NAME = "server"
+"""The name of an imported server whose name has no letter we can keep ("文件")."""
+
+
+def valid_name(name: str, taken: set[str] | frozenset[str] = frozenset()) -> str:
+    """``name`` as a server name: accents dropped (``café`` → ``cafe``),
+    every other run of characters a name cannot hold → ``-``, at most 64
+    characters, and ``-2``, ``-3``… while it is in ``taken``."""
+    folded = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii")
+    base = _NOT_NAME.sub("-", folded).strip("-")[:64].strip("-") or FALLBACK_NAME
+    target, n = base, 2
+    while target in taken:
+        suffix = f"-{n}"
+        target = base[: 64 - len(suffix)] + suffix
+        n += 1
+    return target
+
+
+@dataclass(frozen=True)
+class ImportOutcome:
+    """What :func:`import_servers` did with each server of the other file."""
+
+    added: tuple[str, ...] = ()
+    """The names added, as they are now in the file."""
+    renamed: tuple[tuple[str, str], ...] = ()
+    """(name, new name): the name was taken here by another entry."""
+    fixed_names: tuple[tuple[str, str], ...] = ()
+    """(name, new name): the name had characters a server name cannot hold."""
+    skipped: tuple[tuple[str, McpConfigError], ...] = ()
+    """(name, why): entries the engine could not run, left out."""
+    unchanged: tuple[str, ...] = ()
+    """Names already here with the same entry."""
+
+
+def import_servers(doc: Document, found: dict[str, Any]) -> tuple[Document, ImportOutcome]:
+    """``found`` (from :func:`read_import`) merged into ``doc``: names made
+    valid, entries the engine would refuse skipped, clashes renamed."""
+    usable: dict[str, Entry] = {}
+    fixed: dict[str, str] = {}
+    skipped: list[tuple[str, McpConfigError]] = []
+    for name, entry in found.items():
+        target = name if check_name(name) is None and name not in usable else valid_name(name, set(usable))
+        try:
+            parse_mcp_config({"mcpServers": {target: entry}})
+        except McpConfigError as exc:
+            if "server" in exc.fields:
+                exc.fields["server"] = name  # the name as the user knows it
+            skipped.append((name, exc))
+            continue
+        usable[target] = entry
+        if target != name:
+            fixed[target] = name
+    doc, added, renamed = merge(doc, usable)
+    clash = dict(renamed)
+    return doc, ImportOutcome(
+        added=tuple(added),
+        renamed=tuple((a, b) for a, b in renamed if a not in fixed),
+        fixed_names=tuple((fixed[t], clash.get(t, t)) for t in usable if t in fixed and clash.get(t, t) in added),
+        skipped=tuple(skipped),
+        unchanged=tuple(t for t in usable if t not in clash and t not in added),
+    )
 
 
 def merge(doc: Document, imported: dict[str, Entry]) -> tuple[Document, list[str], list[tuple[str, str]]]:
@@ -137,6 +227,21 @@ def merge(doc: Document, imported: dict[str, Entry]) -> tuple[Document, list[str
         current[target] = entry
         added.append(target)
     return doc, added, renamed
+
+
+def import_start_folder(home: Path, platform: str, env: Mapping[str, str]) -> Path:
+    """Where the Import dialog opens: the first existing folder where
+    Claude Desktop (on this system) or Cursor keep their servers, else ``home``."""
+    if platform == "darwin":
+        claude = home / "Library" / "Application Support" / "Claude"
+    elif platform == "win32":
+        claude = Path(env["APPDATA"]) / "Claude" if env.get("APPDATA") else home / "AppData" / "Roaming" / "Claude"
+    else:
+        claude = Path(env.get("XDG_CONFIG_HOME") or home / ".config") / "Claude"
+    for folder in (claude, home / ".cursor"):
+        if folder.is_dir():
+            return folder
+    return home
 
 
 def write_document(path: Path, doc: Document) -> None:

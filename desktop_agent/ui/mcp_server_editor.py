@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 from desktop_agent.mcp_engine.config import McpConfigError, parse_mcp_config
 from desktop_agent.ui.dialog_parts import error_line, ok_cancel
 from desktop_agent.ui.i18n import tr
+from desktop_agent.ui.mcp_wording import problem_text
 from desktop_agent.ui.retranslate import Texts, item_text
 from desktop_agent.ui.theme import apply_theme
 
@@ -162,8 +163,8 @@ class McpServerEditor(QDialog):
             entry["url"] = url
         try:
             parse_mcp_config({"mcpServers": {name: entry}})
-        except McpConfigError as exc:
-            raise ValueError(str(exc)) from None
+        except McpConfigError as exc:  # said in the window's words, without the name just typed
+            raise ValueError(problem_text(exc)) from None
         return name, entry
 
     def _on_ok(self) -> None:

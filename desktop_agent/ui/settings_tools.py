@@ -12,8 +12,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import sys
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -38,6 +41,7 @@ from desktop_agent.mcp_engine.config import McpConfigError
 from desktop_agent.storage.settings import Settings
 from desktop_agent.ui.i18n import keys, tr
 from desktop_agent.ui.mcp_server_editor import McpServerEditor
+from desktop_agent.ui.mcp_wording import import_failed, import_outcome, listed, problem, server_tooltip
 from desktop_agent.ui.read_only_trust import ReadOnlyTrustBox
 from desktop_agent.ui.retranslate import Texts
 
@@ -88,6 +92,10 @@ class ToolsPage(QWidget):
         self._control = control
         self._tasks: set[asyncio.Task[None]] = set()
         self._entries: dict[str, dict[str, Any]] = {}
+        self._note: Callable[[], str] | None = None
+        """The note's words, kept to say them again in another language."""
+        self._restarting = False
+        """The note says the servers are restarting: replaced once none is starting."""
         self.editor: McpServerEditor | None = None
         """The server editor open now (or last opened)."""
 
@@ -175,6 +183,8 @@ class ToolsPage(QWidget):
 
     def retranslate(self) -> None:
         self.texts.retranslate()
+        if self._note is not None:
+            self.mcp_note.setText(self._note())
         self._fill_allowed(tuple(self._allowed_names))
         self.refresh()
 
@@ -189,7 +199,7 @@ class ToolsPage(QWidget):
                 self._entries = servers_file.entries(servers_file.read_document(self._control.path))
             except McpConfigError as exc:
                 self._entries = {}
-                self.mcp_note.setText(str(exc))
+                self._set_note(partial(problem, exc))
         statuses = {s.name: s for s in self._control.statuses()}
         names = list(self._entries)
         if list(self.trust.boxes) != names:
@@ -208,12 +218,32 @@ class ToolsPage(QWidget):
         # Updated in place (the timer calls this twice a second): no flicker, hover and selection kept.
         for row, name in enumerate(names):
             item, entry, status = self.servers.item(row), self._entries[name], statuses.get(name)
-            item.setText(server_line(name, entry, status))
+            line = server_line(name, entry, status)
+            item.setText(line)
             on = servers_file.is_enabled(entry)
             item.setCheckState(Qt.CheckState.Checked if on else Qt.CheckState.Unchecked)
-            item.setToolTip(status.error if status is not None and status.error else "")
+            item.setToolTip(server_tooltip(line, status) if on else "")
         self.servers.blockSignals(False)
         self._sync_buttons()
+        self._settle_note(names, statuses)
+
+    def _set_note(self, words: Callable[[], str], *, restarting: bool = False) -> None:
+        self._note = words
+        self._restarting = restarting
+        self.mcp_note.setText(words())
+
+    def _settle_note(self, names: list[str], statuses: dict[str, ServerStatus]) -> None:
+        """"Restarting" gives way to what came of it once no server is starting."""
+        if not self._restarting or self.reloading():
+            return
+        running = [n for n in names if servers_file.is_enabled(self._entries[n])]
+        if any(n not in statuses or statuses[n].state == "starting" for n in running):
+            return
+        failed = [n for n in running if statuses[n].state == "failed"]
+        if failed:
+            self._set_note(lambda: tr("mcp_servers_not_running", names=listed(failed)))
+        else:
+            self._set_note(lambda: tr("mcp_servers_ready"))
 
     def server_lines(self) -> list[str]:
         return [self.servers.item(i).text() for i in range(self.servers.count())]
@@ -232,17 +262,24 @@ class ToolsPage(QWidget):
         self.edit.setEnabled(chosen)
         self.remove.setEnabled(chosen)
 
-    def _save(self, change: Callable[[servers_file.Document], servers_file.Document], note: str) -> bool:
-        """Apply ``change`` to the file, save it, and reload the servers."""
+    def _save(
+        self,
+        change: Callable[[servers_file.Document], servers_file.Document],
+        note: Callable[[], str],
+        *,
+        failed: Callable[[McpConfigError | OSError], str] = lambda exc: tr("mcp_save_failed", reason=problem(exc)),
+    ) -> bool:
+        """Apply ``change`` to the file, save it, and reload the servers;
+        ``note`` says it is done (restarting), ``failed`` why it is not."""
         assert self._control is not None
         try:
             doc = change(servers_file.read_document(self._control.path))
             servers_file.write_document(self._control.path, doc)
         except (McpConfigError, OSError) as exc:
-            self.mcp_note.setText(tr("mcp_save_failed", reason=str(exc)))
+            self._set_note(partial(failed, exc))
             return False
         self._entries = servers_file.entries(doc)
-        self.mcp_note.setText(note)
+        self._set_note(note, restarting=True)
         self.refresh()
         task = asyncio.ensure_future(self._reload())
         self._tasks.add(task)
@@ -255,7 +292,12 @@ class ToolsPage(QWidget):
             await self._control.reload()
         except Exception as exc:  # the file was saved; say why it does not run
             log.warning("mcp reload failed: %s", exc)
-            self.mcp_note.setText(tr("mcp_reload_failed", reason=str(exc)))
+            reason = problem(exc) if isinstance(exc, McpConfigError) else str(exc)
+            self._set_note(lambda: tr("mcp_reload_failed", reason=reason))
+        finally:  # done now, so the refresh below may settle the note
+            task = asyncio.current_task()
+            if task is not None:
+                self._tasks.discard(task)  # type: ignore[arg-type]
         self.refresh()
 
     def reloading(self) -> bool:
@@ -264,13 +306,15 @@ class ToolsPage(QWidget):
     def _on_item_changed(self, item: QListWidgetItem) -> None:
         name = str(item.data(Qt.ItemDataRole.UserRole))
         enabled = item.checkState() == Qt.CheckState.Checked
-        self._save(lambda doc: servers_file.with_enabled(doc, name, enabled), tr("mcp_saved"))
+        self._save(lambda doc: servers_file.with_enabled(doc, name, enabled), lambda: tr("mcp_saved"))
 
     def _open_editor(self, name: str, entry: dict[str, Any] | None) -> McpServerEditor:
         editor = McpServerEditor(name, entry, taken=frozenset(self._entries), parent=self)
         old = name or None
         editor.entry_ready.connect(
-            lambda new, data: self._save(lambda doc: servers_file.with_entry(doc, new, data, old_name=old), tr("mcp_saved"))
+            lambda new, data: self._save(
+                lambda doc: servers_file.with_entry(doc, new, data, old_name=old), lambda: tr("mcp_saved")
+            )
         )
         self.editor = editor
         editor.open()
@@ -288,37 +332,44 @@ class ToolsPage(QWidget):
     def remove_server(self) -> None:
         name = self.selected_name()
         if name is not None:
-            self._save(lambda doc: servers_file.without_entry(doc, name), tr("mcp_removed", name=name))
+            self._save(lambda doc: servers_file.without_entry(doc, name), lambda: tr("mcp_removed", name=name))
 
     def choose_import(self) -> QFileDialog:
-        dialog = QFileDialog(self, tr("mcp_import"), str(Path.home()), "JSON (*.json)")
+        """The file dialog, opened where Claude Desktop or Cursor keep their file."""
+        folder = servers_file.import_start_folder(Path.home(), sys.platform, os.environ)
+        dialog = QFileDialog(self, tr("mcp_import"), str(folder), "JSON (*.json)")
         dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
+        for known in ("claude_desktop_config.json", "mcp.json"):
+            if (folder / known).is_file():
+                dialog.selectFile(str(folder / known))
+                break
         dialog.fileSelected.connect(lambda path: self.import_file(Path(path)))
         dialog.open()
         return dialog
 
     def import_file(self, path: Path) -> bool:
-        """Merge another host's servers (``mcpServers``) into the file."""
+        """Merge another host's servers (``mcpServers``) into the file: odd
+        names made valid, broken entries skipped, the outcome said in one line."""
+        assert self._control is not None
         try:
-            imported = servers_file.read_import(path)
+            found = servers_file.read_import(path)
+            _doc, preview = servers_file.import_servers(servers_file.read_document(self._control.path), found)
         except McpConfigError as exc:
-            self.mcp_note.setText(tr("mcp_import_failed", reason=str(exc)))
+            self._set_note(partial(import_failed, exc))
             return False
-        outcome: dict[str, Any] = {}
+        if not preview.added:  # nothing to save or restart
+            self._set_note(lambda: import_outcome(preview)[1])
+            return import_outcome(preview)[0]
+        result: list[servers_file.ImportOutcome] = []
 
         def change(doc: servers_file.Document) -> servers_file.Document:
-            merged, added, renamed = servers_file.merge(doc, imported)
-            outcome.update(added=added, renamed=renamed)
+            merged, outcome = servers_file.import_servers(doc, found)
+            result.append(outcome)
             return merged
 
-        if not self._save(change, ""):
-            return False
-        note = tr("mcp_imported", count=len(outcome["added"]))
-        if outcome["renamed"]:
-            pairs = ", ".join(f"{a} → {b}" for a, b in outcome["renamed"])
-            note += " " + tr("mcp_import_renamed", pairs=pairs)
-        self.mcp_note.setText(note)
-        return True
+        saved = self._save(change, lambda: import_outcome(result[-1])[1], failed=import_failed)
+        self._restarting = False  # the outcome stays on screen: renames and skips are what to read
+        return saved
 
     # ---------------------------------------------------------- always-allow
 

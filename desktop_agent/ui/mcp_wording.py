@@ -1,0 +1,103 @@
+"""The MCP servers file's problems and an import's outcome, in the window's
+language (issue 13 QA: no English engine line inside the Chinese UI).
+
+:class:`~desktop_agent.mcp_engine.config.McpConfigError` keeps its English
+line for the log and the headless mode; its ``code`` and ``fields`` are
+worded here as ``mcp_problem_<code>``, the same way the Skills page words a
+:class:`~desktop_agent.skills_engine.skill_file.SkillFormatError`.
+"""
+
+from __future__ import annotations
+
+import errno as errno_codes
+from typing import TYPE_CHECKING
+
+from desktop_agent.mcp_engine.config import McpConfigError
+from desktop_agent.mcp_engine.servers_file import ImportOutcome
+from desktop_agent.ui.i18n import keys, language, tr
+
+if TYPE_CHECKING:
+    from desktop_agent.mcp_engine import ServerStatus
+
+_OS_ERRORS: dict[int, str] = {
+    errno_codes.EACCES: "mcp_os_denied",
+    errno_codes.EPERM: "mcp_os_denied",
+    errno_codes.EISDIR: "mcp_os_folder",
+    errno_codes.ENOENT: "mcp_os_missing",
+    errno_codes.ENOSPC: "mcp_os_full",
+    errno_codes.EROFS: "mcp_os_read_only",
+}
+
+
+def listed(items: list[str]) -> str:
+    """Names in a row: ``a, b`` / ``a、b``."""
+    return ("、" if language() == "zh" else ", ").join(items)
+
+
+def os_reason(code: object, fallback: str) -> str:
+    """An OS error in words: the usual ones translated, others as the OS says them."""
+    key = _OS_ERRORS.get(code) if isinstance(code, int) else None
+    return tr(key) if key else fallback
+
+
+def problem_text(exc: McpConfigError) -> str:
+    """What is wrong, without the server it is about."""
+    fields = dict(exc.fields)
+    if "key" in fields:  # tr's own first parameter is named key
+        fields["field"] = fields.pop("key")
+    code = exc.code
+    if code is None or f"mcp_problem_{code}" not in keys():
+        return str(exc).removeprefix("mcp config: ")
+    if code == "unreadable":
+        fields["error"] = os_reason(fields.get("errno"), str(fields.get("error", "")))
+    if code == "bad_value":
+        fields["expected"] = tr(f"mcp_expected_{fields.get('expected', 'invalid')}")
+        if fields.get("got"):
+            return tr("mcp_problem_bad_value_got", **fields)
+    return tr(f"mcp_problem_{code}", **fields)
+
+
+def problem(exc: McpConfigError | OSError) -> str:
+    """One line for the Tools page or the server editor: the problem, after
+    the server's name when it is about one server."""
+    if isinstance(exc, OSError):  # saving the file
+        path = exc.filename if exc.filename is not None else ""
+        return tr("mcp_problem_unwritable", path=path, error=os_reason(exc.errno, exc.strerror or str(exc)))
+    text = problem_text(exc)
+    server = exc.fields.get("server")
+    return tr("mcp_problem_in_server", server=server, problem=text) if server is not None else text
+
+
+def import_outcome(outcome: ImportOutcome) -> tuple[bool, str]:
+    """Whether anything was imported, and the line that says what happened:
+    how many, which were renamed and why, which were skipped and why."""
+    skipped = listed(
+        [tr("mcp_import_skipped_item", name=name, problem=problem_text(exc)) for name, exc in outcome.skipped]
+    )
+    if not outcome.added and not outcome.unchanged and outcome.skipped:
+        return False, tr("mcp_import_failed", reason=tr("mcp_import_none_usable", items=skipped))
+    if not outcome.added and not outcome.skipped:
+        return True, tr("mcp_import_all_there")
+    parts = [tr("mcp_imported", count=len(outcome.added))]
+    if outcome.fixed_names:
+        parts.append(tr("mcp_import_fixed", pairs=listed([f"{a} → {b}" for a, b in outcome.fixed_names])))
+    if outcome.renamed:
+        parts.append(tr("mcp_import_renamed", pairs=listed([f"{a} → {b}" for a, b in outcome.renamed])))
+    if outcome.skipped:
+        parts.append(tr("mcp_import_skipped", items=skipped))
+    return True, ("" if language() == "zh" else " ").join(parts)  # no space after 。
+
+
+def import_failed(exc: McpConfigError | OSError) -> str:
+    return tr("mcp_import_failed", reason=problem(exc))
+
+
+def server_tooltip(line: str, status: ServerStatus | None) -> str:
+    """A server row's tooltip: why it failed, or its line and then its tools, one a line."""
+    if status is None:
+        return ""
+    if status.error:
+        return status.error
+    if status.state == "ready" and status.tools:
+        return "\n".join((line, *status.tools))
+    return ""
