@@ -50,3 +50,14 @@ def shown_window(qtbot: QtBot) -> Iterator[MainWindow]:
     window.show()
     qtbot.wait_exposed(window)
     yield window
+
+
+@pytest.fixture
+def chinese() -> Iterator[None]:
+    """The UI in Chinese for one test, then back to the language before it."""
+    from desktop_agent.ui import i18n
+
+    previous = i18n.language()
+    i18n.set_language("zh")
+    yield
+    i18n.set_language(previous)

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -152,14 +151,6 @@ def test_an_empty_history_says_so(qtbot: QtBot, tmp_path: Path) -> None:
     qtbot.add_widget(page)
     assert (page.rows(), page.count_label.text(), page.export_button.isEnabled()) == (
         [], "No approval decisions recorded yet.", False)
-
-
-@pytest.fixture
-def chinese() -> Iterator[None]:
-    previous = i18n.language()
-    i18n.set_language("zh")
-    yield
-    i18n.set_language(previous)
 
 
 def _screenshot(page: AuditPage, qtbot: QtBot, name: str) -> None:

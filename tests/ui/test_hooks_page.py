@@ -4,7 +4,7 @@ path, and hook messages never show in the chat, restored or not."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -16,7 +16,6 @@ from desktop_agent.services import AppliedSettings
 from desktop_agent.storage.settings import Settings, SettingsStore
 from desktop_agent.testing.window_rig import offline_deps
 from desktop_agent.ui.hooks_page import HooksPage, hook_detail
-from desktop_agent.ui.i18n import language, set_language
 from desktop_agent.ui.main_window import MainWindow
 
 HOOKS = (
@@ -31,14 +30,6 @@ def page(qtbot: QtBot) -> HooksPage:
     widget = HooksPage(HOOKS, folder="/data/hooks")
     qtbot.add_widget(widget)
     return widget
-
-
-@pytest.fixture
-def chinese() -> Iterator[None]:
-    before = language()
-    set_language("zh")
-    yield
-    set_language(before)
 
 
 def texts(widget: Any) -> list[str]:

@@ -5,14 +5,12 @@ and Chinese, Cancel, a failure's reason; and where the window shows it
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
-from desktop_agent.ui import i18n
 from desktop_agent.ui.main_window import MainWindow
 from desktop_agent.ui.model_download import ModelDownloadPanel, download_caption
 from desktop_agent.voice.stt.models import SENSEVOICE, DownloadProgress
@@ -21,14 +19,6 @@ ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
 TOTAL = 240 << 20  # MiB, so the sizes read as round numbers
 MIDWAY = DownloadProgress(SENSEVOICE.label, "model.int8.onnx", 101 << 20, TOTAL, 40.0)
 """42 % of 240 MB after 40 s: about 56 s left."""
-
-
-@pytest.fixture
-def chinese() -> Iterator[None]:
-    previous = i18n.language()
-    i18n.set_language("zh")
-    yield
-    i18n.set_language(previous)
 
 
 @pytest.fixture

@@ -32,7 +32,6 @@ from desktop_agent.core.messages import (
 from desktop_agent.core.ports import ImageContent
 from desktop_agent.storage.settings import Settings
 from desktop_agent.testing.window_rig import form_item, offline_deps, rejected_item, text_item, tool_item
-from desktop_agent.ui import i18n
 from desktop_agent.ui.bubble import MessageBubble
 from desktop_agent.ui.form_widget import FormWidget
 from desktop_agent.ui.main_window import MainWindow
@@ -449,14 +448,6 @@ def test_settings_dialog_screenshot_shows_the_settings(qtbot: QtBot) -> None:
         False,
         LIGHT.window,
     )
-
-
-@pytest.fixture
-def chinese() -> Iterator[None]:
-    previous = i18n.language()
-    i18n.set_language("zh")
-    yield
-    i18n.set_language(previous)
 
 
 def _window_at_approval(qtbot: QtBot, user: str, reply: str) -> MainWindow:

@@ -45,14 +45,6 @@ def sidebar(qtbot: QtBot, store: ConversationStore) -> ConversationSidebar:
     return sidebar
 
 
-@pytest.fixture
-def chinese() -> Iterator[None]:
-    previous = i18n.language()
-    i18n.set_language("zh")
-    yield
-    i18n.set_language(previous)
-
-
 def ids(sidebar: ConversationSidebar) -> list[str]:
     return sorted(i for i, _t, _s in sidebar.items())
 

@@ -3,7 +3,6 @@ values: caption, tooltip (tools, or the reason it failed), click menu, Retry."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 import pytest
@@ -11,7 +10,6 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 from pytestqt.qtbot import QtBot
 
-from desktop_agent.ui import i18n
 from desktop_agent.ui.status_bar import McpServerView, StatusBar, server_views
 
 DOT = '<span style="color:{}">●</span> '
@@ -22,14 +20,6 @@ def bar(qtbot: QtBot) -> StatusBar:
     widget = StatusBar()
     qtbot.add_widget(widget)
     return widget
-
-
-@pytest.fixture
-def chinese() -> Iterator[None]:
-    previous = i18n.language()
-    i18n.set_language("zh")
-    yield
-    i18n.set_language(previous)
 
 
 def test_a_new_bar_says_it_is_starting_and_lists_no_server(bar: StatusBar) -> None:

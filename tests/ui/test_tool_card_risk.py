@@ -7,7 +7,6 @@ screenshots (tests/artifacts/card_destructive_*.png)."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,7 +18,6 @@ from pytestqt.qtbot import QtBot
 from desktop_agent.core.risk import ToolAnnotations
 from desktop_agent.testing.window_rig import offline_deps, text_item, tool_item
 from desktop_agent.tools.run_command import RunCommandTool
-from desktop_agent.ui import i18n
 from desktop_agent.ui.card_state import ToolCardState, auto_approved
 from desktop_agent.ui.main_window import MainWindow
 from desktop_agent.ui.theme import LIGHT
@@ -132,14 +130,6 @@ def test_a_trusted_read_only_call_says_why_it_ran_without_asking(qtbot: QtBot) -
 
 
 # ------------------------------------------------------------- screenshots
-
-
-@pytest.fixture
-def chinese() -> Iterator[None]:
-    previous = i18n.language()
-    i18n.set_language("zh")
-    yield
-    i18n.set_language(previous)
 
 
 def _window(qtbot: QtBot, user: str, reply: str) -> tuple[MainWindow, ToolCardWidget]:
