@@ -496,6 +496,7 @@ _TEXTS: dict[str, tuple[str, str]] = {
     "mcp_reload_failed": ("Saved, but the servers could not be restarted: {reason}", "已保存，但无法重启服务器：{reason}"),
     "mcp_import_failed": ("Nothing imported: {reason}", "未导入：{reason}"),
     "mcp_imported": ("Imported {count} servers.", "已导入 {count} 个服务器。"),
+    "mcp_imported_one": ("Imported 1 server.", "已导入 1 个服务器。"),
     "mcp_import_renamed": ("Renamed to avoid a clash: {pairs}.", "为避免重名已改名：{pairs}。"),
     "mcp_add_title": ("Add an MCP server", "添加 MCP 服务器"),
     "mcp_edit_title": ("Edit the MCP server", "编辑 MCP 服务器"),

@@ -10,8 +10,10 @@ worded here as ``mcp_problem_<code>``, the same way the Skills page words a
 from __future__ import annotations
 
 import errno as errno_codes
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from desktop_agent.core.approval import BUILTIN, split_allow_key
+from desktop_agent.mcp_engine import servers_file
 from desktop_agent.mcp_engine.config import McpConfigError
 from desktop_agent.mcp_engine.servers_file import ImportOutcome
 from desktop_agent.ui.i18n import keys, language, tr
@@ -78,7 +80,8 @@ def import_outcome(outcome: ImportOutcome) -> tuple[bool, str]:
         return False, tr("mcp_import_failed", reason=tr("mcp_import_none_usable", items=skipped))
     if not outcome.added and not outcome.skipped:
         return True, tr("mcp_import_all_there")
-    parts = [tr("mcp_imported", count=len(outcome.added))]
+    added = len(outcome.added)
+    parts = [tr("mcp_imported_one") if added == 1 else tr("mcp_imported", count=added)]
     if outcome.fixed_names:
         parts.append(tr("mcp_import_fixed", pairs=listed([f"{a} → {b}" for a, b in outcome.fixed_names])))
     if outcome.renamed:
@@ -101,3 +104,25 @@ def server_tooltip(line: str, status: ServerStatus | None) -> str:
     if status.state == "ready" and status.tools:
         return "\n".join((line, *status.tools))
     return ""
+
+
+def allow_entry_text(key: str) -> str:
+    """An always-allow entry as the list shows it: the tool and where it
+    comes from (``get_current_time — from time``)."""
+    server, tool = split_allow_key(key)
+    if server is None:
+        return tr("allow_unknown", tool=tool)
+    if server == BUILTIN:
+        return tr("allow_builtin", tool=tool)
+    return tr("allow_server", tool=tool, server=server)
+
+
+def server_line(name: str, entry: dict[str, Any], status: ServerStatus | None) -> str:
+    """``time — ready · 2 tools`` (a disabled server: ``— off``)."""
+    if not servers_file.is_enabled(entry):
+        return tr("mcp_line_off", name=name)
+    state = status.state if status is not None else "stopped"
+    word = tr(f"mcp_state_{state}") if f"mcp_state_{state}" in keys() else state
+    if status is not None and status.state == "ready":
+        return tr("mcp_line_tools", name=name, state=word, count=status.tool_count)
+    return tr("mcp_line", name=name, state=word)

@@ -41,9 +41,10 @@ from desktop_agent.ui.appearance import apply_appearance
 from desktop_agent.ui.audit_page import AuditPage
 from desktop_agent.ui.dialog_parts import error_line, ok_cancel
 from desktop_agent.ui.i18n import tr
+from desktop_agent.ui.mcp_wording import allow_entry_text
 from desktop_agent.ui.settings_appearance import AppearancePage
 from desktop_agent.ui.settings_model import ModelPage
-from desktop_agent.ui.settings_tools import McpControl, ToolsPage, allow_entry_text
+from desktop_agent.ui.settings_tools import McpControl, ToolsPage
 from desktop_agent.ui.settings_voice import VOICE_SUGGESTIONS, VoicePage, VoicePreview
 from desktop_agent.ui.skills_page import SkillsPage
 from desktop_agent.ui.theme import apply_theme

@@ -35,13 +35,20 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_agent.core.approval import BUILTIN, split_allow_key
 from desktop_agent.mcp_engine import servers_file
 from desktop_agent.mcp_engine.config import McpConfigError
 from desktop_agent.storage.settings import Settings
-from desktop_agent.ui.i18n import keys, tr
+from desktop_agent.ui.i18n import tr
 from desktop_agent.ui.mcp_server_editor import McpServerEditor
-from desktop_agent.ui.mcp_wording import import_failed, import_outcome, listed, problem, server_tooltip
+from desktop_agent.ui.mcp_wording import (
+    allow_entry_text,
+    import_failed,
+    import_outcome,
+    listed,
+    problem,
+    server_line,
+    server_tooltip,
+)
 from desktop_agent.ui.read_only_trust import ReadOnlyTrustBox
 from desktop_agent.ui.retranslate import Texts
 
@@ -61,28 +68,6 @@ class McpControl:
     statuses: Callable[[], Iterable[ServerStatus]]
     reload: Callable[[], Awaitable[None]]
     """Read the file again and run what it says (``Services.reload_mcp``)."""
-
-
-def allow_entry_text(key: str) -> str:
-    """An always-allow entry as the list shows it: the tool and where it
-    comes from (``get_current_time — from time``)."""
-    server, tool = split_allow_key(key)
-    if server is None:
-        return tr("allow_unknown", tool=tool)
-    if server == BUILTIN:
-        return tr("allow_builtin", tool=tool)
-    return tr("allow_server", tool=tool, server=server)
-
-
-def server_line(name: str, entry: dict[str, Any], status: ServerStatus | None) -> str:
-    """``time — ready · 2 tools`` (a disabled server: ``— off``)."""
-    if not servers_file.is_enabled(entry):
-        return tr("mcp_line_off", name=name)
-    state = status.state if status is not None else "stopped"
-    word = tr(f"mcp_state_{state}") if f"mcp_state_{state}" in keys() else state
-    if status is not None and status.state == "ready":
-        return tr("mcp_line_tools", name=name, state=word, count=status.tool_count)
-    return tr("mcp_line", name=name, state=word)
 
 
 class ToolsPage(QWidget):

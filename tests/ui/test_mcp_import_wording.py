@@ -309,3 +309,11 @@ async def test_a_server_that_failed_is_named_instead(qtbot: QtBot, tmp_path: Pat
     await _until(lambda: not page.reloading())
     page.refresh()
     assert page.mcp_note.text() == "Servers restarted; not running: time (hover over one for why)."
+
+
+def test_one_imported_server_is_said_in_the_singular() -> None:
+    from desktop_agent.mcp_engine.servers_file import ImportOutcome
+    from desktop_agent.ui.mcp_wording import import_outcome
+
+    assert import_outcome(ImportOutcome(added=("time",))) == (True, "Imported 1 server.")
+    assert import_outcome(ImportOutcome(added=("a", "b"))) == (True, "Imported 2 servers.")
