@@ -125,7 +125,10 @@ async def serve(window: MainWindow, args: argparse.Namespace) -> int:
             services.on_mcp_status = lambda _status: window.refresh_status()
             services.start_mcp_in_background()
             window.attach(window_deps(services, sink))
-            services.on_notice = lambda text: window.show_notice("warning", text)
+            from desktop_agent.ui.notice_wording import notice_text
+
+            # Each line in the window's language (issue 13); the English one is in the log.
+            services.on_notice = lambda text: window.show_notice("warning", notice_text(text))
             # One translated line (the kind is the UI text's key); the reason is in the log.
             services.on_speech_notice = lambda kind: window.show_notice("warning", tr(kind))
             services.on_wire_profile = lambda endpoint, profile: _remember_wire_profile(
@@ -186,6 +189,7 @@ def window_deps(services: Services, sink: AudioSink | None) -> WindowDeps:
     from desktop_agent.skills_engine import user_skills_dir
     from desktop_agent.storage import secrets
     from desktop_agent.ui.deferred_audio import DeferredMicrophone
+    from desktop_agent.ui.notice_wording import notice_text
     from desktop_agent.voice.vad import WebRtcVad
 
     # Opened at the first press: no microphone is said then, and the button
@@ -241,7 +245,10 @@ def window_deps(services: Services, sink: AudioSink | None) -> WindowDeps:
         set_api_key=secrets.set_api_key,
         key_note=secrets.key_storage,
         # No speaker: said once, with the start-up warnings (the reason is in the log).
-        warnings=(*services.startup_warnings, *(() if sink is not None else (tr("no_audio_output"),))),
+        warnings=(
+            *(notice_text(line) for line in services.startup_warnings),
+            *(() if sink is not None else (tr("no_audio_output"),)),
+        ),
         apply_settings=services.apply_settings,
         new_conversation=new_conversation,
         save_conversation=services.save_conversation,

@@ -21,6 +21,7 @@ from desktop_agent.core.bus import SessionMessageBus
 from desktop_agent.core.conversation import Conversation
 from desktop_agent.core.display_log import events_from_history
 from desktop_agent.core.forms import FormManager
+from desktop_agent.core.notice import Notice
 from desktop_agent.core.ports import LLMError, LLMProvider, SpeechPort, TTSEngine
 from desktop_agent.core.redaction import Redactor
 from desktop_agent.core.risk import ToolAnnotations
@@ -233,7 +234,7 @@ class Services:
                 rewound=conversation.rewound,
             )
         except (OSError, sqlite3.Error) as exc:
-            self._notice(f"could not save the conversation: {exc}")
+            self._notice(Notice(f"could not save the conversation: {exc}", "notice_save_failed"))
         else:
             conversation.saved()
 
@@ -330,7 +331,11 @@ class Services:
         """MCP tools hidden by a built-in tool of the same name, each said once."""
         new: list[str] = []
         for spec in self.router.shadowed():
-            text = f"tool {spec.name!r} from MCP server {spec.server!r} is hidden by a tool of the same name"
+            text = Notice(
+                f"tool {spec.name!r} from MCP server {spec.server!r} is hidden by a tool of the same name",
+                "notice_tool_shadowed",
+                {"tool": spec.name, "server": spec.server or ""},
+            )
             if text not in self._shadow_said:
                 self._shadow_said.add(text)
                 new.append(text)
@@ -502,7 +507,8 @@ async def build_services(
     services.startup_warnings.extend(hooks.warnings)
     if skills is not None:
         services.startup_warnings.extend(
-            f"--skills: no skill is named {name!r}" for name in library.unknown(enabled or ())
+            Notice(f"--skills: no skill is named {name!r}", "notice_skills_unknown", {"name": name})
+            for name in library.unknown(enabled or ())
         )
     if start_mcp:
         services.startup_warnings.extend(await mcp.start())

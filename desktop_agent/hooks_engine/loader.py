@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Literal, cast
 
 from desktop_agent.core.hooks import CHECKPOINTS, HOOK_ROLES, Checkpoint, Hook, HookRole
+from desktop_agent.core.notice import Notice
 from desktop_agent.storage.paths import bundled_dir, data_dir
 
 HookSource = Literal["bundled", "user"]
@@ -125,33 +126,62 @@ def _read_folder(
     except FileNotFoundError:
         return []
     except (OSError, UnicodeDecodeError) as exc:
-        warnings.append(f"hooks file {path} cannot be read ({_why(exc)}); its hooks are not used")
+        warnings.append(
+            Notice(
+                f"hooks file {path} cannot be read ({_why(exc)}); its hooks are not used",
+                "notice_hooks_unreadable",
+                {"file": str(path), "error": _why(exc)},
+            )
+        )
         return []
     try:
         data = json.loads(raw)
     except json.JSONDecodeError as exc:
         warnings.append(
-            f"hooks file {path} is not valid JSON (line {exc.lineno}, column {exc.colno}); "
-            "its hooks are not used"
+            Notice(
+                f"hooks file {path} is not valid JSON (line {exc.lineno}, column {exc.colno}); "
+                "its hooks are not used",
+                "notice_hooks_not_json",
+                {"file": str(path), "line": str(exc.lineno), "column": str(exc.colno)},
+            )
         )
         return []
     except RecursionError:
-        warnings.append(f"hooks file {path} is nested too deeply; its hooks are not used")
+        warnings.append(
+            Notice(
+                f"hooks file {path} is nested too deeply; its hooks are not used",
+                "notice_hooks_too_deep",
+                {"file": str(path)},
+            )
+        )
         return []
     if not isinstance(data, list):
-        warnings.append(f"hooks file {path} must hold a JSON list of hooks; its hooks are not used")
+        warnings.append(
+            Notice(
+                f"hooks file {path} must hold a JSON list of hooks; its hooks are not used",
+                "notice_hooks_not_list",
+                {"file": str(path)},
+            )
+        )
         return []
     out: list[tuple[HookInfo, Hook | None]] = []
     names: set[str] = set()
     for index, entry in enumerate(data):
         item = _read_entry(entry, path, source, names)
         if item is None:
-            warnings.append(f"hooks file {path}: hook #{index + 1} has no \"name\" (a non-empty string); skipped")
+            warnings.append(
+                Notice(
+                    f"hooks file {path}: hook #{index + 1} has no \"name\" (a non-empty string); skipped",
+                    "notice_hooks_no_name",
+                    {"file": str(path), "number": str(index + 1)},
+                )
+            )
             continue
         info, hook = item
         names.add(info.name)
         if info.problem is not None:
-            warnings.append(info.problem)
+            code = info.problem_code
+            warnings.append(Notice(info.problem, f"hook_problem_{code}", info.problem_fields) if code else info.problem)
         out.append((info, hook))
     return out
 

@@ -25,6 +25,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AliasChoices, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 from pydantic_core import ErrorDetails
 
+from desktop_agent.core.notice import Notice
 from desktop_agent.storage.paths import default_mcp_config_path
 from desktop_agent.storage.set_aside import set_aside
 
@@ -209,7 +210,12 @@ def load_mcp_config_or_set_aside(path: Path | None) -> tuple[McpConfig, str | No
         backup = set_aside(default_mcp_config_path())
         if backup is None:
             raise
-        line = f"{exc}; kept it as {backup.name} and started with the default servers"
+        line = Notice(
+            f"{exc}; kept it as {backup.name} and started with the default servers",
+            "notice_mcp_set_aside",
+            {"backup": backup.name},
+            cause=exc,
+        )
         log.warning("%s", line)
         return default_config(), line
 

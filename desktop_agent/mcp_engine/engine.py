@@ -35,6 +35,7 @@ from typing import Any
 
 import mcp_types as types
 
+from desktop_agent.core.notice import Notice
 from desktop_agent.core.ports import ToolContext, ToolResult, ToolSource, ToolSpec
 from desktop_agent.core.risk import ToolAnnotations
 from desktop_agent.mcp_engine.calls import run_tool
@@ -312,15 +313,23 @@ class McpEngine:
                     continue
                 if not _TOOL_NAME_RE.match(tool.name):
                     warnings.append(
-                        f'mcp server "{server.name}": tool "{tool.name}" is hidden: '
-                        "the name must be 1-64 letters, digits, '_' or '-'"
+                        Notice(
+                            f'mcp server "{server.name}": tool "{tool.name}" is hidden: '
+                            "the name must be 1-64 letters, digits, '_' or '-'",
+                            "notice_mcp_tool_bad_name",
+                            {"server": server.name, "tool": tool.name},
+                        )
                     )
                     continue
                 owner = route.get(tool.name)
                 if owner is not None:
                     warnings.append(
-                        f'mcp server "{server.name}": tool "{tool.name}" is hidden by the tool of the '
-                        f'same name from server "{owner.name}" (first server in the file wins)'
+                        Notice(
+                            f'mcp server "{server.name}": tool "{tool.name}" is hidden by the tool of the '
+                            f'same name from server "{owner.name}" (first server in the file wins)',
+                            "notice_mcp_tool_duplicate",
+                            {"server": server.name, "tool": tool.name, "owner": owner.name},
+                        )
                     )
                     continue
                 route[tool.name] = server

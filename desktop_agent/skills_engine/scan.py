@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from desktop_agent.core.notice import Notice
 from desktop_agent.skills_engine.skill_file import (
     SKILL_FILE,
     Skill,
@@ -79,7 +80,12 @@ def scan_skills(bundled: Path | None = None, user: Path | None = None) -> SkillS
             try:
                 skill = read_skill(folder, source)
             except SkillFormatError as exc:
-                line = f"{exc}; the skill is skipped"
+                line = Notice(
+                    f"{exc}; the skill is skipped",
+                    f"skill_problem_{exc.code}",
+                    exc.fields,
+                    frame="notice_skill_skipped",
+                )
                 log.warning("%s", line)
                 warnings.append(line)
                 info = SkillInfo(folder.name, "", source, folder, str(exc), exc.code, exc.fields)

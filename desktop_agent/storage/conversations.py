@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from desktop_agent.core.notice import Notice
 from desktop_agent.storage import conversation_schema as schema
 from desktop_agent.storage.paths import PRIVATE_FILE, data_dir, make_private
 from desktop_agent.storage.set_aside import set_aside
@@ -97,9 +98,11 @@ class ConversationStore:
             return self._prepare(sqlite3.connect(self.path))
         except sqlite3.DatabaseError as exc:
             kept = set_aside(self.path)
-            self.error = (
+            self.error = Notice(
                 f"saved conversations in {self.path} could not be read ({exc}); "
-                f"kept the file as {kept.name if kept else '(could not move it)'} and started afresh"
+                f"kept the file as {kept.name if kept else '(could not move it)'} and started afresh",
+                "notice_conversations_set_aside" if kept else "notice_conversations_not_moved",
+                {"path": str(self.path), "kept": kept.name if kept else ""},
             )
             log.warning("%s", self.error)
             _create_private(self.path)

@@ -19,6 +19,7 @@ from typing import Annotated, Any, Literal, get_args, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
+from desktop_agent.core.notice import Notice
 from desktop_agent.core.wire import WIRE_PROFILE_NAMES, WireProfileName
 from desktop_agent.storage.atomic import atomic_write_text
 from desktop_agent.storage.limits import APPROVAL_TIMEOUT_LIMIT_S, MAX_STEPS_LIMIT
@@ -37,7 +38,12 @@ THEMES: tuple[str, ...] = get_args(ThemeChoice)
 
 
 class SettingsError(ValueError):
-    """A settings value is wrong; the message names the field."""
+    """A settings value is wrong; the message names the field. ``field``:
+    that field when the file's value is wrong ("" for the whole file)."""
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
 
 
 _PHRASES = {
@@ -64,11 +70,11 @@ def _settings_error(exc: ValidationError) -> SettingsError:
     """The first problem, in one line naming the field."""
     error = exc.errors(include_url=False)[0]
     if not error["loc"]:
-        return SettingsError("settings: the file must hold a JSON object")
+        return SettingsError("settings: the file must hold a JSON object", "")
     key = str(error["loc"][0])
     phrase = _PHRASES.get(key) or _TYPE_PHRASES.get(error["type"]) or "must be a number"
     got = "" if key in ("always_allow", "trusted_read_only_servers", "wire_profiles", "enabled_skills", "hooks_enabled") else f", got {_short.repr(error['input'])}"
-    return SettingsError(f"settings: {key} {phrase}{got}")
+    return SettingsError(f"settings: {key} {phrase}{got}", key)
 
 
 @dataclass(frozen=True)
@@ -245,7 +251,14 @@ class SettingsStore:
         except FileNotFoundError:
             return SettingsLoad(Settings())
         except OSError as exc:
-            return SettingsLoad(Settings(), f"cannot read settings file {self.path}: {exc.strerror}")
+            return SettingsLoad(
+                Settings(),
+                Notice(
+                    f"cannot read settings file {self.path}: {exc.strerror}",
+                    "notice_settings_unreadable",
+                    {"path": str(self.path), "error": exc.strerror or type(exc).__name__},
+                ),
+            )
         try:
             # utf-8-sig: a file saved by an editor that writes a BOM is still settings.
             settings = Settings.from_json(json.loads(raw.decode("utf-8-sig")))
@@ -253,19 +266,27 @@ class SettingsStore:
             return SettingsLoad(settings)
         except json.JSONDecodeError as exc:
             error = f"settings file {self.path} is not valid JSON (line {exc.lineno}, column {exc.colno})"
+            key, fields = "not_json", {"line": str(exc.lineno), "column": str(exc.colno)}
         except UnicodeDecodeError:
             error = f"settings file {self.path} is not UTF-8 text"
+            key, fields = "not_utf8", {}
         except RecursionError:  # the json module recurses once per nesting level
             error = f"settings file {self.path} is nested too deeply to be settings"
+            key, fields = "too_deep", {}
         except SettingsError as exc:
             error = f"{exc} (in {self.path})"
+            key, fields = ("bad_field", {"field": exc.field}) if exc.field else ("not_object", {})
         except ValueError:  # an integer past Python's digit limit (int_max_str_digits)
             error = f"settings file {self.path} holds a number too long to read"
+            key, fields = "number_too_long", {}
         backup = self._set_aside()
+        frame = "notice_settings_problem"
         if backup is not None:
             error += f"; kept it as {backup.name} and started with defaults"
+            frame = "notice_settings_set_aside"
         log.warning("%s", error)
-        return SettingsLoad(Settings(), error)
+        fields = {"path": str(self.path), "backup": backup.name if backup else "", **fields}
+        return SettingsLoad(Settings(), Notice(error, f"settings_problem_{key}", fields, frame=frame))
 
     def _set_aside(self) -> Path | None:
         for n in range(1, 1000):

@@ -426,6 +426,71 @@ _TEXTS: dict[str, tuple[str, str]] = {
         "hooks file {file}: hook {name!r}: prompt file {prompt} is empty",
         "钩子文件 {file}：钩子 {name!r} 的提示词文件 {prompt} 是空的",
     ),
+    # start-up and runtime warnings (issue 13, core/notice.py Notice.key):
+    # the English UI shows the logged line itself; file names and keywords stay
+    "notice_conversations_set_aside": (
+        "saved conversations in {path} could not be read; kept the file as {kept} and started afresh",
+        "无法读取 {path} 中保存的对话；已将该文件另存为 {kept}，并重新开始",
+    ),
+    "notice_conversations_not_moved": (
+        "saved conversations in {path} could not be read; the file could not be moved and it started afresh",
+        "无法读取 {path} 中保存的对话，也无法移走该文件；已重新开始",
+    ),
+    "notice_settings_unreadable": ("cannot read settings file {path}: {error}", "无法读取设置文件 {path}：{error}"),
+    "notice_settings_problem": ("settings file {path}: {problem}", "设置文件 {path}：{problem}"),
+    "notice_settings_set_aside": (
+        "settings file {path}: {problem}; kept it as {backup} and started with defaults",
+        "设置文件 {path}：{problem}；已将其另存为 {backup}，并使用默认设置启动",
+    ),
+    "settings_problem_not_json": (
+        "not valid JSON (line {line}, column {column})",
+        "不是有效的 JSON（第 {line} 行，第 {column} 列）",
+    ),
+    "settings_problem_not_utf8": ("not UTF-8 text", "不是 UTF-8 文本"),
+    "settings_problem_too_deep": ("nested too deeply to be settings", "嵌套层级过深，不是有效的设置"),
+    "settings_problem_not_object": ("the file must hold a JSON object", "文件必须是一个 JSON 对象"),
+    "settings_problem_bad_field": ("{field} has a value that is not allowed", "{field} 的值无效"),
+    "settings_problem_number_too_long": ("holds a number too long to read", "包含一个过长、无法读取的数字"),
+    "notice_mcp_set_aside": (
+        "{problem}; kept it as {backup} and started with the default servers",
+        "MCP 服务器文件有误：{problem}；已将其另存为 {backup}，并使用默认服务器启动",
+    ),
+    "notice_skill_skipped": ("skill {path}: {problem}; the skill is skipped", "技能 {path}：{problem}；已跳过该技能"),
+    "notice_skills_unknown": ("--skills: no skill is named {name!r}", "--skills：没有名为 {name!r} 的技能"),
+    "notice_hooks_unreadable": (
+        "hooks file {file} cannot be read ({error}); its hooks are not used",
+        "无法读取钩子文件 {file}（{error}），其中的钩子不会使用",
+    ),
+    "notice_hooks_not_json": (
+        "hooks file {file} is not valid JSON (line {line}, column {column}); its hooks are not used",
+        "钩子文件 {file} 不是有效的 JSON（第 {line} 行，第 {column} 列），其中的钩子不会使用",
+    ),
+    "notice_hooks_too_deep": (
+        "hooks file {file} is nested too deeply; its hooks are not used",
+        "钩子文件 {file} 嵌套层级过深，其中的钩子不会使用",
+    ),
+    "notice_hooks_not_list": (
+        "hooks file {file} must hold a JSON list of hooks; its hooks are not used",
+        "钩子文件 {file} 必须是由钩子组成的 JSON 列表，其中的钩子不会使用",
+    ),
+    "notice_hooks_no_name": (
+        'hooks file {file}: hook #{number} has no "name" (a non-empty string); skipped',
+        '钩子文件 {file}：第 {number} 个钩子没有 "name"（非空字符串），已跳过',
+    ),
+    "notice_tool_shadowed": (
+        "tool {tool!r} from MCP server {server!r} is hidden by a tool of the same name",
+        "MCP 服务器 {server!r} 的工具 {tool!r} 与内置工具同名，已被隐藏",
+    ),
+    "notice_mcp_tool_bad_name": (
+        "mcp server \"{server}\": tool \"{tool}\" is hidden: the name must be 1-64 letters, digits, '_' or '-'",
+        "MCP 服务器 “{server}” 的工具 “{tool}” 已被隐藏：名称必须由 1-64 个字母、数字、“_” 或 “-” 组成",
+    ),
+    "notice_mcp_tool_duplicate": (
+        'mcp server "{server}": tool "{tool}" is hidden by the tool of the same name from server "{owner}" '
+        "(first server in the file wins)",
+        "MCP 服务器 “{server}” 的工具 “{tool}” 与服务器 “{owner}” 的同名工具冲突，已被隐藏（文件中靠前的服务器优先）",
+    ),
+    "notice_save_failed": ("could not save the conversation", "无法保存对话"),
     # settings pages (issue 13)
     "settings_page_model": ("Model", "模型"),
     "settings_page_voice": ("Voice", "语音"),
