@@ -135,6 +135,8 @@ async def serve(window: MainWindow, args: argparse.Namespace) -> int:
                 window, endpoint, profile.name
             )
             await runtime.warm_imports(*runtime.lazy_imports(services.llm.is_demo), optional=True)
+            # The Markdown parser at the first key typed or message sent, not at idle.
+            runtime.warm_on_first_use((window.input.textChanged, window.sending), *runtime.FIRST_USE_IMPORTS)
             runtime.settle_memory()
             # After the turn's last paint, not inside it.
             window.turn_finished.connect(lambda _status: runtime.settle_memory_soon())

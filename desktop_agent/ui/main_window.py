@@ -17,6 +17,9 @@ Signals:
                                 :meth:`MainWindow.shutdown`
     attached()                  :meth:`MainWindow.attach` connected it to its
                                 services (Settings opens from here on)
+    sending()                   a message is about to be sent (typed, a
+                                welcome prompt, voice): the first warms the
+                                Markdown parser (``runtime.warm_on_first_use``)
 
 The window is shown before the services — and even before asyncio — are
 imported, which keeps start-up close to a bare Qt window; hence the
@@ -86,6 +89,7 @@ class MainWindow(QMainWindow):
     waiting_for_user = Signal(str, str)
     closed = Signal()
     attached = Signal()
+    sending = Signal()
 
     def __init__(
         self, *, interrupt_fallback_ms: int = INTERRUPT_FALLBACK_MS, tray: bool | None = None
@@ -330,6 +334,7 @@ class MainWindow(QMainWindow):
         """Start a turn with ``text`` (what Enter does); False when the
         window cannot take it now (empty, a turn running). Before
         :meth:`attach` the text is shown and waits for it (one message)."""
+        self.sending.emit()
         controller = self._controller
         if controller is None:
             return self._hold(text)

@@ -15,10 +15,10 @@ import gc
 import importlib
 import logging
 import signal
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import QTimer, SignalInstance
 from PySide6.QtWidgets import QWidget
 
 log = logging.getLogger(__name__)
@@ -69,13 +69,42 @@ first request (~250 ms of a frozen window at the user's first message,
 measured by benchmarks/bench_ui.py). Never for the demo model: the SDK is
 ~50 MiB of an idle window (issue 13 §5)."""
 
-LAZY_IMPORTS = (*OPENAI_IMPORTS, "markdown_it")
-""":data:`OPENAI_IMPORTS` and the Markdown parser the first reply needs (~60 ms)."""
+FIRST_USE_IMPORTS = ("markdown_it",)
+"""The Markdown parser the first reply needs (~60 ms to import): warmed at
+the first sign of use (a key typed, a message sent; :func:`warm_on_first_use`),
+not at idle, where it is ~4 MiB of a window nobody has used yet (issue 13).
+Typing a message gives it the time; a restored conversation has loaded it."""
+
+LAZY_IMPORTS = (*OPENAI_IMPORTS, *FIRST_USE_IMPORTS)
+"""Everything warmed in the background before the first reply (the benchmarks warm it all)."""
+
+_warming: set[asyncio.Task[None]] = set()
 
 
 def lazy_imports(is_demo: bool) -> tuple[str, ...]:
-    """What to warm once the window is attached: the demo model needs only the Markdown parser."""
-    return ("markdown_it",) if is_demo else LAZY_IMPORTS
+    """What to warm once the window is attached: the SDK for a real endpoint, nothing for the demo model."""
+    return () if is_demo else OPENAI_IMPORTS
+
+
+def warm_on_first_use(uses: Iterable[SignalInstance], *modules: str) -> None:
+    """Warm ``modules`` in a worker thread the first time any of ``uses`` fires."""
+    connected = list(uses)
+    started = False
+
+    def start(*_args: object) -> None:
+        nonlocal started
+        if started:
+            return
+        started = True
+        for signal_instance in connected:
+            with contextlib.suppress(RuntimeError, TypeError):  # already gone with its window
+                signal_instance.disconnect(start)
+        task = asyncio.ensure_future(warm_imports(*modules, optional=True))
+        _warming.add(task)
+        task.add_done_callback(_warming.discard)
+
+    for signal_instance in connected:
+        signal_instance.connect(start)
 
 
 def schedule_exit(window: QWidget, screenshot: str | None, quit_after_ms: int | None) -> None:

@@ -1,7 +1,8 @@
 """What an idle window has not loaded (issue 13 "Lighter"): the audio
 backend (made at the first clip or press), the keyring (read when a real
-endpoint needs the key) and the openai SDK (the demo model never needs it).
-A real ``run_gui`` process, with the default speech settings."""
+endpoint needs the key), the openai SDK (the demo model never needs it) and
+the Markdown parser (warmed at the first key typed or message sent). A real
+``run_gui`` process, with the default speech settings and no saved conversation."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ import pytest
 pytestmark = pytest.mark.integration
 
 ROOT = Path(__file__).resolve().parents[2]
-NEVER_AT_IDLE = ("PySide6.QtMultimedia", "keyring", "openai", "edge_tts", "sherpa_onnx", "pocketsphinx")
+NEVER_AT_IDLE = ("PySide6.QtMultimedia", "keyring", "openai", "edge_tts", "sherpa_onnx", "pocketsphinx", "markdown_it")
 
 CHILD = """
 import argparse, json, sys
