@@ -5,6 +5,7 @@ mode (``cli.py``), so both run the same core the same way."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import os
 import sqlite3
@@ -159,14 +160,15 @@ class Services:
         through :meth:`reload_mcp`."""
         error: str | None = None
         if key_changed or _endpoint_config(settings) != self._llm_config:
+            read_key = functools.cache(secrets.get_api_key)  # one keyring read per change
             try:
-                llm = build_llm(settings, on_wire_profile=self.remember_wire_profile)
+                llm = build_llm(settings, on_wire_profile=self.remember_wire_profile, stored_key=read_key)
             except LLMError as exc:
                 error = str(exc)
             else:
                 self._use_llm(llm)
-                if not isinstance(llm, DemoModel) and self.router.redactor is not None:
-                    self.router.redactor.add(secrets.get_api_key())
+                if self.router.redactor is not None:
+                    redact_stored_key(self.router.redactor, llm, read_key)
             self._llm_config = _endpoint_config(settings)
         if _speech_config(settings) != self._tts_config:
             self._make_tts(settings)
@@ -370,6 +372,14 @@ def _speech_config(settings: Settings) -> tuple[str, ...]:
     return (settings.tts_engine, settings.voice, settings.tts_rate, settings.tts_volume)
 
 
+def redact_stored_key(redactor: Redactor, llm: LLMProvider, read_key: Callable[[], str | None]) -> None:
+    """The stored API key joins the secrets once a real model is connected
+    (at start, or from Settings). Not for the demo model: it sends nothing
+    anywhere, and reading the key loads the keyring (~24 MiB, issue 13)."""
+    if not isinstance(llm, DemoModel):
+        redactor.add(read_key())
+
+
 def build_llm(
     settings: Settings,
     *,
@@ -377,14 +387,16 @@ def build_llm(
     model: str | None = None,
     api_key: str | None = None,
     on_wire_profile: WireProfileListener | None = None,
+    stored_key: Callable[[], str | None] = secrets.get_api_key,
 ) -> LLMProvider:
     """The configured provider, or the demo model when none is configured;
     it starts with the wire profile remembered for its endpoint.
+    ``stored_key`` reads the stored API key, only for a real endpoint.
 
     Raises :class:`LLMError` (code ``config``) on a bad configuration.
     """
     endpoint = resolve_endpoint(
-        settings.base_url, settings.model, secrets.get_api_key, base_url, model, api_key, os.environ
+        settings.base_url, settings.model, stored_key, base_url, model, api_key, os.environ
     )
     if endpoint is None:
         return DemoModel(delay_s=0.0)
@@ -443,8 +455,10 @@ async def build_services(
     def remember_wire_profile(endpoint: str, profile: WireProfile) -> None:
         services.remember_wire_profile(endpoint, profile)  # built below, before any request
 
+    read_key = functools.cache(secrets.get_api_key)  # one keyring read at start, shared below
     llm = build_llm(
-        settings, base_url=base_url, model=model, api_key=api_key, on_wire_profile=remember_wire_profile
+        settings, base_url=base_url, model=model, api_key=api_key, on_wire_profile=remember_wire_profile,
+        stored_key=read_key,
     )
     if isinstance(llm, DemoModel) and demo_delay_s:
         llm = DemoModel(delay_s=demo_delay_s)
@@ -458,12 +472,9 @@ async def build_services(
     forms = FormManager()
     sub_agent = SubAgentTool(isolate=current_isolated(lambda: services.mcp))
     # The secrets a tool must not see or repeat (issue 12): every key the
-    # endpoint could have come from. The stored key only with a real model:
-    # the demo model sends nothing anywhere, and reading the key loads the
-    # keyring (~24 MiB, issue 13); a model connected later adds its key.
+    # endpoint could have come from.
     redactor = Redactor([api_key, os.environ.get("OPENAI_API_KEY")])
-    if not isinstance(llm, DemoModel):
-        redactor.add(secrets.get_api_key())
+    redact_stored_key(redactor, llm, read_key)
     router = ToolRouter([*builtin_tools(forms, skills=library, redactor=redactor), sub_agent], redactor=redactor)
     sub_agent.bind(router)  # the tools a sub-agent may be given are the main agent's
     # Sources that follow services.mcp: Services.reload_mcp swaps the engine (issue 13).

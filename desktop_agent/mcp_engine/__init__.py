@@ -7,13 +7,13 @@ timeouts) and :mod:`desktop_agent.mcp_engine.engine` for the entry point.
 
 from desktop_agent.mcp_engine.config import (
     McpConfig,
-    McpConfigError,
     ServerConfig,
     default_config,
     load_mcp_config,
     load_mcp_config_or_set_aside,
     parse_mcp_config,
 )
+from desktop_agent.mcp_engine.config_errors import McpConfigError
 from desktop_agent.mcp_engine.engine import McpEngine
 from desktop_agent.mcp_engine.status import Readiness, ServerStatus
 

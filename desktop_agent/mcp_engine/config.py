@@ -26,6 +26,7 @@ from pydantic import AliasChoices, BaseModel, BeforeValidator, ConfigDict, Field
 from pydantic_core import ErrorDetails
 
 from desktop_agent.core.notice import Notice
+from desktop_agent.mcp_engine.config_errors import McpConfigError, McpProblemCode, ValueKind
 from desktop_agent.storage.paths import default_mcp_config_path
 from desktop_agent.storage.set_aside import set_aside
 
@@ -46,53 +47,6 @@ _TRANSPORT_ALIASES: dict[str, Transport] = {
     "streamablehttp": "http",
 }
 _NAME_RE = re.compile(r"^[A-Za-z0-9_.\-]{1,64}$")
-
-
-McpProblemCode = Literal[
-    "missing_file",
-    "unreadable",
-    "not_utf8",
-    "not_json",
-    "too_deep",
-    "number_too_long",
-    "duplicate_key",
-    "not_object",
-    "servers_missing",
-    "servers_not_object",
-    "servers_empty",
-    "bad_value",
-    "bad_name",
-    "server_not_object",
-    "url_on_stdio",
-    "command_required",
-    "no_command_or_url",
-    "command_and_url",
-    "url_scheme",
-    "enabled_contradicts",
-]
-"""Each kind of servers-file problem; the window words one as
-``mcp_problem_<code>`` in its own language (the message stays English)."""
-
-ValueKind = Literal[
-    "transport", "string", "string_list", "string_map", "isolation",
-    "seconds", "bool", "positive_int", "server_map", "invalid",
-]
-"""What a ``bad_value`` field must be (``fields["expected"]``)."""
-
-
-class McpConfigError(ValueError):
-    """The MCP servers file is wrong; the one-line message names the server and field.
-
-    ``str(exc)`` is the English line the log and headless mode print;
-    ``code`` and ``fields`` (``path``, ``server``, ``key``, ``expected``,
-    ``got``, ``line``, ``column``, ``error``, ``errno``, ``transport``:
-    those the line quotes) let the window say the same in its language. ``code`` is None
-    only for an error raised without one."""
-
-    def __init__(self, message: str, code: McpProblemCode | None = None, **fields: object) -> None:
-        super().__init__(message)
-        self.code: McpProblemCode | None = code
-        self.fields: dict[str, object] = fields
 
 
 @dataclass(frozen=True)

@@ -27,13 +27,13 @@ from pathlib import Path
 from typing import Any
 
 from desktop_agent.mcp_engine.config import (
-    McpConfigError,
     check_name,
     default_config,
     missing_file,
     parse_mcp_config,
     read_json,
 )
+from desktop_agent.mcp_engine.config_errors import McpConfigError
 from desktop_agent.storage.atomic import atomic_write_text
 from desktop_agent.storage.paths import default_mcp_config_path
 

@@ -27,7 +27,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_agent.mcp_engine.config import McpConfigError, parse_mcp_config
+from desktop_agent.mcp_engine.config import parse_mcp_config
+from desktop_agent.mcp_engine.config_errors import McpConfigError
 from desktop_agent.ui.dialog_parts import error_line, ok_cancel
 from desktop_agent.ui.i18n import tr
 from desktop_agent.ui.mcp_wording import problem_text

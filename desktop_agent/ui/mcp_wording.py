@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from desktop_agent.core.approval import BUILTIN, split_allow_key
 from desktop_agent.mcp_engine import servers_file
-from desktop_agent.mcp_engine.config import McpConfigError
+from desktop_agent.mcp_engine.config_errors import McpConfigError
 from desktop_agent.mcp_engine.servers_file import ImportOutcome
 from desktop_agent.ui.i18n import keys, language, tr
 

@@ -51,12 +51,6 @@ class QtAudioInput(QObject):
         self._on_frames: Callable[[bytes], None] | None = None
         self._convert: Callable[[bytes], bytes] = bytes
 
-    def problem(self) -> str | None:
-        """Why capture cannot start (no device), checked without opening
-        it; None when a device is there (it may still be busy)."""
-        device = self._device if self._device is not None else QMediaDevices.defaultAudioInput()
-        return tr("mic_none") if device.isNull() else None
-
     def start(self, on_frames: Callable[[bytes], None]) -> None:
         self.stop()
         device = self._device if self._device is not None else QMediaDevices.defaultAudioInput()

@@ -10,7 +10,7 @@ always did; a plain ``str`` (no key) is shown as it is in any language.
 from __future__ import annotations
 
 from desktop_agent.core.notice import Notice
-from desktop_agent.mcp_engine.config import McpConfigError
+from desktop_agent.mcp_engine.config_errors import McpConfigError
 from desktop_agent.ui.i18n import keys, language, tr
 from desktop_agent.ui.mcp_wording import problem as mcp_problem
 

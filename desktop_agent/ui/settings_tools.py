@@ -36,7 +36,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_agent.mcp_engine import servers_file
-from desktop_agent.mcp_engine.config import McpConfigError
+from desktop_agent.mcp_engine.config_errors import McpConfigError
 from desktop_agent.storage.settings import Settings
 from desktop_agent.ui.i18n import tr
 from desktop_agent.ui.mcp_server_editor import McpServerEditor

@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 from desktop_agent.mcp_engine import servers_file as sf
-from desktop_agent.mcp_engine.config import McpConfigError, load_mcp_config, parse_mcp_config
+from desktop_agent.mcp_engine.config import load_mcp_config, parse_mcp_config
+from desktop_agent.mcp_engine.config_errors import McpConfigError
 
 TIME = {"command": "uvx", "args": ["mcp-server-time"]}
 CLAUDE: dict[str, Any] = {

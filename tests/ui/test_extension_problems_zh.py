@@ -10,7 +10,7 @@ import ast
 import errno
 import json
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, get_args
 
@@ -90,14 +90,6 @@ HOOK_CASES: dict[str, tuple[dict[str, Any], str]] = {
 }
 """Per code: the broken entry, and its English warning (``{where}`` is
 ``hooks file <path>: hook '<name>'``)."""
-
-
-@pytest.fixture
-def chinese() -> Iterator[None]:
-    before = i18n.language()
-    i18n.set_language("zh")
-    yield
-    i18n.set_language(before)
 
 
 def english_left(text: str, values: Mapping[str, object]) -> list[str]:

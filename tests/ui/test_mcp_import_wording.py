@@ -21,7 +21,7 @@ from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from desktop_agent.mcp_engine import ServerStatus
-from desktop_agent.mcp_engine.config import McpConfigError, McpProblemCode, ValueKind
+from desktop_agent.mcp_engine.config_errors import McpConfigError, McpProblemCode, ValueKind
 from desktop_agent.storage.settings import Settings
 from desktop_agent.ui.i18n import Language, set_language, tr
 from desktop_agent.ui.mcp_wording import problem

@@ -15,7 +15,6 @@ def test_no_device_raises_one_translated_line(qtbot: QtBot) -> None:
     with pytest.raises(OSError) as caught:
         mic.start(lambda _pcm: None)
     assert str(caught.value) == tr("mic_none")
-    assert mic.problem() == tr("mic_none")
     mic.stop()  # stopping what never started is harmless
 
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -51,15 +50,6 @@ SAME_IN_CHINESE = frozenset({
 
 USER_DATA = frozenset(text for skill in SKILLS for text in (skill.name, skill.description))
 """Skills' names and descriptions come from their SKILL.md files, as written."""
-
-
-@pytest.fixture
-def chinese() -> Iterator[None]:
-    set_language("zh")
-    try:
-        yield
-    finally:
-        set_language("en")
 
 
 def _dialog(qtbot: QtBot, tmp_path: Path, settings: Settings = SETTINGS) -> SettingsDialog:

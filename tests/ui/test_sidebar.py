@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from desktop_agent.conversation_library import ConversationLibrary
@@ -107,7 +108,13 @@ def test_every_conversation_is_listed_newest_first_and_ctrl_b_hides_the_list(qtb
     assert [(i, t) for i, t, _s in sidebar.items()] == [
         ("code", "Why does my Python script fail?"), ("zh", "明天北京的天气怎么样？"), ("trip", "Plan a weekend in Paris")]
     assert sidebar.list.item(0).font().bold()  # the one on screen
-    assert not sidebar.list.horizontalScrollBar().isVisible()  # long titles wrap, no sideways bar
+    long = _turns([("Question_about_a_very_long_file_name_without_any_space_in_it_at_all.txt", "ok")])
+    store.save("long", long, events_from_history(long))
+    sidebar.refresh()
+    QApplication.processEvents()
+    assert not sidebar.list.horizontalScrollBar().isVisible()  # a long title never makes a sideways bar
+    store.delete("long")
+    sidebar.refresh()
     window.activateWindow()
     qtbot.waitUntil(window.isActiveWindow, timeout=3000)  # a sync test: no qasync loop to spin
     QTest.keyClick(window.input, Qt.Key.Key_B, Qt.KeyboardModifier.ControlModifier)

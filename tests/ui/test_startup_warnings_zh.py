@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -28,16 +27,6 @@ from desktop_agent.ui.notice_wording import notice_text
 
 KEYWORDS = ("JSON", "MCP", "UTF-8", "SKILL.md", "hooks.json", "name", "description", "mcpServers")
 """Words a Chinese line may keep: format names and file keywords."""
-
-
-@pytest.fixture
-def zh() -> Iterator[None]:
-    before = i18n.language()
-    i18n.set_language("zh")
-    try:
-        yield
-    finally:
-        i18n.set_language(before)
 
 
 def english_left(text: str, home: Path) -> list[str]:
@@ -89,7 +78,7 @@ async def test_the_english_lines_stay_as_the_log_and_the_headless_mode_say_them(
 
 
 async def test_the_window_shows_each_start_up_warning_in_chinese(
-    qtbot: QtBot, zh: None, _private_home: Path
+    qtbot: QtBot, chinese: None, _private_home: Path
 ) -> None:
     services = await broken_services(_private_home)
     window = MainWindow(tray=False)
@@ -113,7 +102,7 @@ async def test_the_window_shows_each_start_up_warning_in_chinese(
         await services.aclose()
 
 
-async def test_a_tool_hidden_by_a_built_in_is_said_in_chinese(zh: None, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_tool_hidden_by_a_built_in_is_said_in_chinese(chinese: None, monkeypatch: pytest.MonkeyPatch) -> None:
     services = await build_services(tts="none", start_mcp=False)
     try:
         hidden = ToolSpec(name="read_file", description="", server="files")
@@ -134,7 +123,7 @@ async def test_a_tool_hidden_by_a_built_in_is_said_in_chinese(zh: None, monkeypa
         ('[{"prompt_file": "p.md"}]', 'hook #1 has no "name" (a non-empty string); skipped'),
     ],
 )
-def test_each_hooks_file_problem_is_said_in_chinese(tmp_path: Path, zh: None, raw: str, english_end: str) -> None:
+def test_each_hooks_file_problem_is_said_in_chinese(tmp_path: Path, chinese: None, raw: str, english_end: str) -> None:
     (tmp_path / "hooks.json").write_text(raw)
     (line,) = load_hooks(tmp_path / "none", tmp_path).warnings
     assert str(line).startswith(f"hooks file {tmp_path / 'hooks.json'}") and str(line).endswith(english_end)
@@ -142,7 +131,7 @@ def test_each_hooks_file_problem_is_said_in_chinese(tmp_path: Path, zh: None, ra
     assert re.search(r"[\u4e00-\u9fff]", worded) and english_left(worded, tmp_path) == [], worded
 
 
-def test_a_broken_hook_is_said_as_on_the_hooks_page(tmp_path: Path, zh: None) -> None:
+def test_a_broken_hook_is_said_as_on_the_hooks_page(tmp_path: Path, chinese: None) -> None:
     entry = {"name": "x", "checkpoint": "never", "role": "system", "prompt_file": "p.md"}
     (tmp_path / "hooks.json").write_text(json.dumps([entry]))
     catalog = load_hooks(tmp_path / "none", tmp_path)
@@ -177,7 +166,7 @@ def test_a_notice_is_its_english_line_and_frozen() -> None:
     ],
 )
 def test_each_settings_file_problem_is_said_in_chinese(
-    tmp_path: Path, zh: None, raw: bytes, english_problem: str
+    tmp_path: Path, chinese: None, raw: bytes, english_problem: str
 ) -> None:
     path = tmp_path / "settings.json"
     path.write_bytes(raw)
