@@ -17,6 +17,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
+import signal
 import struct
 
 from desktop_agent.core.ports import Speech, TTSError
@@ -107,8 +109,7 @@ class EspeakEngine:
             stdout, stderr = await process.communicate(text.encode("utf-8"))
         finally:
             if process.returncode is None:  # cancelled (timeout or interrupt): leave no process behind
-                with contextlib.suppress(ProcessLookupError):
-                    process.kill()
+                _kill(process)
                 await asyncio.shield(process.wait())
         if process.returncode != 0:
             reason = stderr.decode("utf-8", "replace").strip() or "no message"
@@ -157,9 +158,7 @@ class EspeakEngine:
         def cancel() -> None:
             # Kill only: the pump then reads the end of the output and reaps
             # the process (a task cancelled before it first ran never would).
-            if process.returncode is None:
-                with contextlib.suppress(ProcessLookupError):
-                    process.kill()
+            _kill(process)
 
         stream.set_canceller(cancel)
         return stream
@@ -185,11 +184,25 @@ async def _pump(process: asyncio.subprocess.Process, stream: SpeechStream) -> No
 async def _reap(process: asyncio.subprocess.Process) -> bytes:
     """Kill if still running, then read the pipes to their end and wait, so
     that no process or pipe is left behind; what it wrote on stderr."""
-    if process.returncode is None:
-        with contextlib.suppress(ProcessLookupError):
-            process.kill()
+    _kill(process)
     _, stderr = await asyncio.shield(process.communicate())
     return stderr or b""
+
+
+def _kill(process: asyncio.subprocess.Process) -> None:
+    """SIGKILL a process not yet known to have ended, by its pid.
+
+    Not ``process.kill()``: that polls first (``waitpid(pid, WNOHANG)``), so
+    a child that has just exited is reaped there, before asyncio's child
+    watcher, which then reports exit status 255 instead of the real one
+    (seen: "espeak-ng failed (exit 255)" for an exit 3, 12 times in 300).
+    Until the watcher reaps it the pid stays the child's (a zombie keeps
+    it); after that, the kill finds no process (ignored) unless the pid was
+    reused in the instant before the watcher's result arrives.
+    """
+    if process.returncode is None:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(process.pid, getattr(signal, "SIGKILL", signal.SIGTERM))
 
 
 def _failure(process: asyncio.subprocess.Process, stderr: bytes, fallback: str) -> str:
