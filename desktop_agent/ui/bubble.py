@@ -11,10 +11,9 @@ the window offers them), shown while the pointer is over the bubble.
 
 A streaming reply is shown as one label per finished block plus one for the
 block still growing, so each segment re-renders only that last block, not
-the whole reply (a long reply would otherwise cost more with every sentence).
-Which blocks are finished is markdown-it's call, not a hand-written splitter:
-a list continuing across a blank line, a list item's continuation paragraph
-and a ``~~~`` fence with blank lines inside all stay one block.
+the whole reply (a long reply would otherwise cost more with every sentence);
+:mod:`desktop_agent.ui.markdown_blocks` says which blocks are finished, and
+cuts a list around the code blocks inside it.
 """
 
 from __future__ import annotations
@@ -22,114 +21,25 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from PySide6.QtCore import QEvent, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QEnterEvent
-from PySide6.QtWidgets import QFrame, QLabel, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 from shiboken6 import isValid
 
-from desktop_agent.ui.code_block import CodeBlock, language_of
+from desktop_agent.ui.code_block import CodeBlock
 from desktop_agent.ui.i18n import Language, keys, text_in, tr
+from desktop_agent.ui.markdown_blocks import finished_blocks
 from desktop_agent.ui.message_actions import ActionRow
-
-if TYPE_CHECKING:
-    from markdown_it import MarkdownIt
-    from markdown_it.token import Token
 
 BubbleRole = Literal["user", "assistant", "warning", "error"]
 
 HOVER_GRACE_MS = 120
 """How long a floating action row outlives the pointer leaving its bubble."""
 _INTERACTION = Qt.TextInteractionFlag.TextSelectableByMouse | Qt.TextInteractionFlag.LinksAccessibleByMouse
-
-
-@functools.cache
-def _markdown() -> MarkdownIt:
-    """The parser, imported at the first reply rather than at start-up
-    (markdown-it costs ~60 ms to import, before the window could show)."""
-    from markdown_it import MarkdownIt
-
-    return MarkdownIt("commonmark")
-
-
 _NEWLINES = re.compile(r"\r\n?")
 """markdown-it counts lines after turning these into newlines; so must we."""
-_LEADING_BLANK_LINES = re.compile(r"\A(?:[ \t]*\n)+")
-_CLOSED_LEAVES = frozenset({"heading_open", "fence", "hr"})
-"""Blocks that no later line can join once another block follows them."""
-_CONTAINERS = frozenset({"bullet_list_open", "ordered_list_open", "blockquote_open"})
-_MAY_CONTINUE = tuple(" \t-*+>0123456789")
-"""How a line starts that could still join a list or quote above it."""
-
-
-@dataclass(frozen=True, slots=True)
-class Block:
-    """A finished top-level Markdown block."""
-
-    markdown: str
-    """Its source, without the blank lines around it."""
-    code: str | None
-    """The code inside, when it is a fenced code block (``` or ~~~)."""
-    language: str = ""
-    """The language its fence names (```` ```python ````), or ""."""
-
-
-def _first_line(token: Token) -> int:
-    assert token.map is not None  # finished_blocks keeps only tokens with a map
-    return token.map[0]
-
-
-def _offset(lines: list[str], line: int) -> int:
-    return sum(len(text) + 1 for text in lines[:line])
-
-
-def _settled(block: Token, after: Token, lines: list[str], complete: int) -> bool:
-    r"""Whether ``block`` is final now that ``after`` has started below it.
-
-    A block that begins on a complete line can no longer change what came
-    before it. One that begins on the line still being typed might yet join
-    the block above it (``"- a\n\n-"`` may become ``"- a\n\n- b"``, and
-    ``"Para\n#"`` may become ``"Para\n#x"``), unless that block is one no
-    line can join: a closed heading, fence or rule, or a paragraph or list
-    after a blank line with a line starting that no list or quote continues.
-    """
-    start = _first_line(after)
-    if start < complete or block.type in _CLOSED_LEAVES:
-        return True
-    blank_before = start > 0 and not lines[start - 1].strip()
-    if block.type == "paragraph_open":
-        return blank_before
-    return block.type in _CONTAINERS and blank_before and not lines[start].startswith(_MAY_CONTINUE)
-
-
-def finished_blocks(text: str, *, final: bool = False) -> tuple[list[Block], int]:
-    """The top-level Markdown blocks of ``text`` that are finished, and where
-    the unfinished rest begins (at a line start; ``len(text)`` when ``final``).
-
-    A block is finished when markdown-it sees a block after it that the
-    block cannot absorb any more (see ``_settled``), or when ``final``.
-    ``text`` should start at a block boundary, which the returned offset is.
-    """
-    tops = [t for t in _markdown().parse(text) if t.level == 0 and t.nesting >= 0 and t.map is not None]
-    lines = text.split("\n")
-    if final:
-        done = len(tops)
-    else:
-        complete = len(lines) - 1  # the last line is still being typed
-        done = 0
-        while done + 1 < len(tops) and _settled(tops[done], tops[done + 1], lines, complete):
-            done += 1
-    blocks: list[Block] = []
-    begin = 0
-    for i, token in enumerate(tops[:done]):
-        end = _offset(lines, _first_line(tops[i + 1])) if i + 1 < len(tops) else len(text)
-        source = _LEADING_BLANK_LINES.sub("", text[begin:end]).rstrip()
-        code = token.content.removesuffix("\n") if token.type == "fence" else None
-        blocks.append(Block(source, code, language_of(token.info) if code is not None else ""))
-        begin = end
-    return blocks, (len(text) if final else begin)
 
 
 def _paragraph_break(source: str) -> str:
@@ -140,6 +50,20 @@ def _paragraph_break(source: str) -> str:
     if lines[-1].strip():
         return "\n\n"
     return "" if len(lines) >= 3 and not lines[-2].strip() else "\n"
+
+
+LIST_INDENT_PX = 40
+"""How far Qt's Markdown indents a list's text per level (QTextDocument's
+indent width): code inside a list item is shown as far in as the item."""
+
+
+def _indented(widget: QWidget, indent: int) -> QWidget:
+    """``widget`` in a holder that leaves ``indent`` pixels on its left."""
+    holder = QWidget(widget.parentWidget())
+    row = QHBoxLayout(holder)
+    row.setContentsMargins(indent, 0, 0, 0)
+    row.addWidget(widget)
+    return holder
 
 
 def _label(parent: QWidget, fmt: Qt.TextFormat) -> QLabel:
@@ -301,12 +225,16 @@ class MessageBubble(QFrame):
         self._done += cut
         for block in blocks:
             widget: QLabel | CodeBlock
+            placed: QWidget
+            indent = block.depth * LIST_INDENT_PX
             if block.code is None:
-                widget = _label(self, self._format)
+                placed = widget = _label(self, self._format)
                 widget.setText(block.markdown)
+                widget.setContentsMargins(indent, 0, 0, 0)
             else:  # a finished code block: highlighted, its language, a Copy button
                 widget = CodeBlock(block.code, block.language, self)
-            self._box.insertWidget(self._box.indexOf(self.label), widget)
+                placed = _indented(widget, indent) if indent else widget
+            self._box.insertWidget(self._box.indexOf(self.label), placed)
             self.blocks.append(widget)
         tail = self._source[self._done :].strip()
         self.label.setText(tail)

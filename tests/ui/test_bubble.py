@@ -14,7 +14,9 @@ from pytestqt.qtbot import QtBot
 from desktop_agent.core.stream_parser import StreamParser, strip_tags
 from desktop_agent.ui import bubble as bubble_module
 from desktop_agent.ui import chat_view as chat_view_module
-from desktop_agent.ui.bubble import Block, MessageBubble, finished_blocks
+from desktop_agent.ui import markdown_blocks as markdown_blocks_module
+from desktop_agent.ui.bubble import MessageBubble
+from desktop_agent.ui.markdown_blocks import Block, finished_blocks
 
 
 @pytest.fixture
@@ -177,6 +179,10 @@ _FRAGMENTS = st.sampled_from(
         "x = 1\n",
         "```\n",
         "~~~\n",
+        "   ```sh\n",
+        "   pip install x\n",
+        "   ```\n",
+        "     - sub\n",
         "> quote\n",
         "    indented\n",
         "---\n",
@@ -214,12 +220,39 @@ def test_streaming_finishes_the_same_blocks_as_rendering_the_whole_reply(
         done += cut
     finished, _ = finished_blocks(source[done:], final=True)
     assert blocks + finished == finished_blocks(text, final=True)[0]
+    # Cutting (and a nested code block's dedent) drops white space only.
+    assert "".join(c for b in blocks + finished for c in b.markdown if not c.isspace()) == "".join(text.split())
+
+
+NESTED = (
+    "Steps:\n\n1. Install:\n   ```sh\n   pip install x\n   ```\n\n   Then go.\n"
+    "2. Run `x`.\n   - sub\n     ```\n     code\n     ```\n   - sub2\n3. Done\n\nEnd."
+)
+
+
+def test_code_inside_a_list_item_is_a_block_of_its_own_as_deep_as_its_item() -> None:
+    assert finished_blocks(NESTED, final=True)[0] == [
+        Block("Steps:", None),
+        Block("1. Install:", None),
+        Block("   ```sh\n   pip install x\n   ```", "pip install x", "sh", depth=1),
+        Block("Then go.", None, depth=1),  # the item's own text after the code, dedented
+        Block("2. Run `x`.\n   - sub", None),
+        Block("     ```\n     code\n     ```", "code", depth=2),
+        Block("- sub2", None, depth=1),
+        Block("3. Done", None),
+        Block("End.", None),
+    ]
+
+
+def test_code_inside_a_quote_in_a_list_stays_in_the_list() -> None:
+    text = "- a\n  > ```\n  > q\n  > ```\n- b"
+    assert finished_blocks(text, final=True)[0] == [Block(text, None)]
 
 
 # ------------------------------------------------------------------ layering
 
 
-@pytest.mark.parametrize("module", [bubble_module, chat_view_module])
+@pytest.mark.parametrize("module", [bubble_module, chat_view_module, markdown_blocks_module])
 def test_the_ui_does_not_import_the_stream_parser(module: object) -> None:
     tree = ast.parse(Path(str(getattr(module, "__file__", ""))).read_text(encoding="utf-8"))
     imported = {

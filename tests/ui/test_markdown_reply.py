@@ -9,12 +9,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import QPoint
+from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import QLabel
 from pytestqt.qtbot import QtBot
 
 from desktop_agent.core.messages import RoundEndMessage, TextMessage, TurnEndMessage
 from desktop_agent.core.stream_parser import StreamParser
-from desktop_agent.ui.bubble import MessageBubble
+from desktop_agent.ui.bubble import LIST_INDENT_PX, MessageBubble
+from desktop_agent.ui.code_block import CodeBlock
 from desktop_agent.ui.main_window import MainWindow
 from desktop_agent.ui.turn_view import TurnView
 
@@ -35,6 +38,16 @@ REPLY = (
 def window(shown_window: MainWindow) -> MainWindow:
     shown_window.resize(860, 760)
     return shown_window
+
+
+def second_item_number(label: QLabel) -> str:
+    """The number Qt draws before the first item of a Markdown list label."""
+    document = QTextDocument()
+    document.setMarkdown(label.text())
+    block = document.firstBlock()
+    text_list = block.textList()
+    assert text_list is not None
+    return text_list.itemText(block)
 
 
 def feed(view: TurnView, reply: str, first_id: int, chunk: int = 3) -> int:
@@ -65,16 +78,27 @@ def test_markdown_after_a_spoken_span_renders_as_blocks(window: MainWindow, qtbo
         "   ```sh\n   pip install desktop-agent\n   ```\n2. Run `desktop-agent`.\n\n"
         "- **Fast**: it streams.\n- 中文也可以：你好，世界。"
     )
-    labels = [label for label in reply.findChildren(QLabel) if label.isVisibleTo(reply) and label.text()]
-    shown = [label.text() for label in labels]
+    shown = [block.text() for block in reply.blocks if block.isVisibleTo(reply)]
     # The spoken sentences, the heading and each list are blocks of their own:
-    # nothing glued ("…set it up.All done.", "…done.## Setting up").
-    assert shown[0] == "Sure, here is how to set it up."
-    assert shown[1] == "All done."
-    assert shown[2] == "## Setting up"
-    assert shown[3].startswith("1. Install the package:") and "pip install desktop-agent" in shown[3]
-    assert shown[4] == "- **Fast**: it streams.\n- 中文也可以：你好，世界。"
-    assert len(shown) == 5
+    # nothing glued ("…set it up.All done.", "…done.## Setting up"); the
+    # code inside the first item is a code block (Copy, highlighting) between
+    # the list's two pieces, and the second piece still says "2.".
+    assert shown == [
+        "Sure, here is how to set it up.",
+        "All done.",
+        "## Setting up",
+        "1. Install the package:",
+        "pip install desktop-agent",
+        "2. Run `desktop-agent`.",
+        "- **Fast**: it streams.\n- 中文也可以：你好，世界。",
+    ]
+    code = reply.blocks[4]
+    assert isinstance(code, CodeBlock) and (code.language, code.copy_button.isVisibleTo(reply)) == ("sh", True)
+    second = reply.blocks[5]
+    assert isinstance(second, QLabel)
+    assert second_item_number(second) == "2."
+    # The code stands as far in as the item's text (Qt indents a list by 40 px).
+    assert code.mapTo(reply, QPoint(0, 0)).x() == reply.blocks[3].mapTo(reply, QPoint(0, 0)).x() + LIST_INDENT_PX
 
     ARTIFACTS.mkdir(exist_ok=True)
     assert window.grab().save(str(ARTIFACTS / "markdown_after_spoken_span.png"))
