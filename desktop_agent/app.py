@@ -17,6 +17,7 @@ SIGTERM and SIGHUP close it the same way.
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import sys
 from collections.abc import Awaitable, Callable
@@ -128,9 +129,9 @@ async def serve(window: MainWindow, args: argparse.Namespace) -> int:
             from desktop_agent.ui.notice_wording import notice_text
 
             # Each line in the window's language (issue 13); the English one is in the log.
-            services.on_notice = lambda text: window.show_notice("warning", notice_text(text))
+            services.on_notice = lambda text: window.show_notice("warning", lambda: notice_text(text))
             # One translated line (the kind is the UI text's key); the reason is in the log.
-            services.on_speech_notice = lambda kind: window.show_notice("warning", tr(kind))
+            services.on_speech_notice = lambda kind: window.show_notice("warning", lambda: tr(kind))
             services.on_wire_profile = lambda endpoint, profile: _remember_wire_profile(
                 window, endpoint, profile.name
             )
@@ -191,7 +192,6 @@ def window_deps(services: Services, sink: AudioSink | None) -> WindowDeps:
     from desktop_agent.skills_engine import user_skills_dir
     from desktop_agent.storage import secrets
     from desktop_agent.ui.deferred_audio import DeferredMicrophone
-    from desktop_agent.ui.notice_wording import notice_text
     from desktop_agent.voice.vad import WebRtcVad
 
     # Opened at the first press: no microphone is said then, and the button
@@ -248,8 +248,8 @@ def window_deps(services: Services, sink: AudioSink | None) -> WindowDeps:
         key_note=secrets.key_storage,
         # No speaker: said once, with the start-up warnings (the reason is in the log).
         warnings=(
-            *(notice_text(line) for line in services.startup_warnings),
-            *(() if sink is not None else (tr("no_audio_output"),)),
+            *services.startup_warnings,
+            *(() if sink is not None else (functools.partial(tr, "no_audio_output"),)),
         ),
         apply_settings=services.apply_settings,
         new_conversation=new_conversation,
@@ -360,7 +360,7 @@ def deferred_sink(services: Services, window: MainWindow) -> DeferredSink:
     from desktop_agent.ui.deferred_audio import DeferredSink
 
     def missing() -> None:
-        window.show_notice("warning", tr("no_audio_output"))
+        window.show_notice("warning", functools.partial(tr, "no_audio_output"))
         controller = window.controller
         if controller is not None:
             controller.push_audio(controller.settings.volume, controller.settings.muted)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Literal
 
 from PySide6.QtCore import QEvent, QSize, Qt, QTimer, Signal
@@ -88,8 +88,15 @@ class MessageBubble(QFrame):
 
     action_requested = Signal(str)
 
-    def __init__(self, role: BubbleRole, text: str = "", parent: QWidget | None = None) -> None:
+    def __init__(
+        self, role: BubbleRole, text: str = "", parent: QWidget | None = None, *,
+        wording: Callable[[], str] | None = None,
+    ) -> None:
         super().__init__(parent)
+        self._wording = wording
+        """A notice's text in the current language (it follows a switch)."""
+        if wording is not None:
+            text = wording()
         self.setObjectName("bubble")
         self.setProperty("role", role)
         self.role: BubbleRole = role
@@ -131,7 +138,10 @@ class MessageBubble(QFrame):
 
     def retranslate(self) -> None:
         """Its actions and code blocks' headers in the current language (a
-        language switch); the message itself stays as written."""
+        language switch); the message itself stays as written, except a
+        notice the app words (:attr:`_wording`), said again."""
+        if self._wording is not None:
+            self._reword(self._wording())
         if self.action_row is not None:
             self.action_row.retranslate()
             if self._pinned:
@@ -140,6 +150,18 @@ class MessageBubble(QFrame):
         for block in self.blocks:
             if isinstance(block, CodeBlock):
                 block.retranslate()
+
+    def _reword(self, text: str) -> None:
+        if text == self._source:
+            return
+        for block in self.blocks:
+            holder = block.parentWidget()  # the bubble, or an indent's holder
+            (holder if holder is not None and holder is not self else block).deleteLater()
+        self.blocks.clear()
+        self._source, self._done, self._natural = "", 0, None
+        self.append(text)
+        self.finish()
+        self.updateGeometry()
 
     def offer_actions(self, *, regenerate: bool, edit: bool, editing: bool = False) -> None:
         """Which of Regenerate and Edit its actions offer now."""

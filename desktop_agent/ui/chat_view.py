@@ -16,7 +16,7 @@ Signals:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Literal
 
 from PySide6.QtCore import QEvent, QPoint, QSize, Qt, QTimer, Signal
@@ -185,7 +185,11 @@ class ChatView(QScrollArea):
         self._current.append(text, new_paragraph=new_paragraph)
         return self._current
 
-    def add_notice(self, role: BubbleRole, text: str) -> MessageBubble:
+    def add_notice(self, role: BubbleRole, text: str | Callable[[], str]) -> MessageBubble:
+        """A warning or error (Markdown); given as a function, its text in
+        the current language, said again on a language switch."""
+        if callable(text):
+            return self._add_bubble(MessageBubble(role, wording=text))
         return self._add_bubble(MessageBubble(role, text))
 
     def add_system(self, text: str, *, key: str | None = None, **fields: object) -> SystemMessage:

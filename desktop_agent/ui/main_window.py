@@ -37,8 +37,9 @@ background (the status bar follows each one).
 
 from __future__ import annotations
 
+import functools
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal, Slot
@@ -241,7 +242,7 @@ class MainWindow(QMainWindow):
 
             self.conversations = ConversationsGlue(self, deps)
         for warning in deps.warnings:
-            self.show_notice("warning", f"**{tr('warning')}:** {warning}")
+            self.show_notice("warning", functools.partial(_warning_text, warning))
         self.refresh_status()
         if deps.mcp_statuses is not None:
             self._status_timer.start()
@@ -320,11 +321,12 @@ class MainWindow(QMainWindow):
             except Exception:  # the status bar must never take the window down
                 log.exception("could not read the MCP server states")
 
-    def show_notice(self, level: str, text: str) -> None:
+    def show_notice(self, level: str, text: str | Callable[[], str]) -> None:
         """Something to say in the conversation: ``error`` or ``warning``
-        (Markdown), or ``system`` (one plain line)."""
+        (Markdown), or ``system`` (one plain line). A function gives the
+        text in the current language, and again after a language switch."""
         if level == "system":
-            self.chat.add_system(text)
+            self.chat.add_system(text() if callable(text) else text)
         else:
             self.chat.add_notice("error" if level == "error" else "warning", text)
 
@@ -514,3 +516,10 @@ class MainWindow(QMainWindow):
         and save the conversation."""
         if self._controller is not None:
             await self._controller.shutdown(timeout_s)
+
+
+def _warning_text(warning: str | Callable[[], str]) -> str:
+    """A start-up warning as the window says it, in the current language."""
+    from desktop_agent.ui.notice_wording import notice_text
+
+    return f"**{tr('warning')}:** {warning() if callable(warning) else notice_text(warning)}"

@@ -130,7 +130,7 @@ class TurnView:
 
     def notice(self, message: WarningMessage | ErrorMessage) -> None:
         level: BubbleRole = "error" if isinstance(message, ErrorMessage) else "warning"
-        self.chat.add_notice(level, f"**{tr(level)}:** {message.message}")
+        self.chat.add_notice(level, lambda: f"**{tr(level)}:** {message.message}")
 
     def interrupted(self, message: InterruptedMessage) -> None:
         self.invalidate_pending()

@@ -10,6 +10,7 @@ release ends the utterance; Esc cancels what is heard or recognised.
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
@@ -122,7 +123,7 @@ class VoiceGlue(QObject):
             await prepare()
         except STTError as exc:
             if self._window.model_download.state != "failed":  # a download failure is on the panel already
-                self._window.show_notice("warning", tr("mic_stt_error", error=exc))
+                self._window.show_notice("warning", functools.partial(tr, "mic_stt_error", error=exc))
 
     async def _say(self, text: str) -> None:
         controller = self._window.controller

@@ -77,8 +77,10 @@ class WindowDeps:
     key_note: Callable[[], KeyStorage | str] = str
     """Where the key is kept (``secrets.key_storage``; the dialog words it), asked
     when Settings opens, so the keyring loads only then."""
-    warnings: tuple[str, ...] = ()
-    """Start-up warnings, shown once in the conversation."""
+    warnings: tuple[str | Callable[[], str], ...] = ()
+    """Start-up warnings, shown once in the conversation: a line (a
+    :class:`~desktop_agent.core.notice.Notice` is worded in the window's
+    language) or a function giving the text in the current language."""
     apply_settings: SettingsApplier | None = None
     """The one way settings reach the running services, after every change;
     None: nothing runs behind the window that settings could change."""

@@ -15,6 +15,7 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from desktop_agent.app import window_deps
+from desktop_agent.core.messages import ErrorMessage
 from desktop_agent.core.notice import Notice
 from desktop_agent.core.ports import ToolSpec
 from desktop_agent.hooks_engine import load_hooks
@@ -24,6 +25,7 @@ from desktop_agent.ui import i18n
 from desktop_agent.ui.bubble import MessageBubble
 from desktop_agent.ui.main_window import MainWindow
 from desktop_agent.ui.notice_wording import notice_text
+from desktop_agent.ui.turn_view import TurnView
 
 KEYWORDS = ("JSON", "MCP", "UTF-8", "SKILL.md", "hooks.json", "name", "description", "mcpServers")
 """Words a Chinese line may keep: format names and file keywords."""
@@ -98,6 +100,46 @@ async def test_the_window_shows_each_start_up_warning_in_chinese(
             assert english_left(line.removeprefix("**警告:** "), _private_home) == [], line
         assert [str(w) for w in services.startup_warnings] == expected_english(_private_home)
     finally:
+        window.close()
+        await services.aclose()
+
+
+async def test_warnings_follow_a_language_switch(qtbot: QtBot, _private_home: Path) -> None:
+    services = await broken_services(_private_home)
+    window = MainWindow(tray=False)
+    qtbot.add_widget(window)
+    previous = i18n.language()
+    i18n.set_language("en")
+    try:
+        window.attach(window_deps(services, None))
+        TurnView(window.chat).notice(ErrorMessage("HTTP 500 from the model server", "server"))
+        window.show_notice("warning", lambda: i18n.tr("mic_stt_error", error="no model"))
+
+        def warnings() -> list[str]:
+            return [w.text() for w in window.chat.items() if isinstance(w, MessageBubble) and w.role != "user"]
+
+        for _ in range(50):  # the start-up warnings are added as the window attaches; poll, bounded
+            if len(warnings()) >= 8:
+                break
+            await asyncio.sleep(0.02)
+        english = warnings()
+        assert english[:5] == [f"**Warning:** {line}" for line in expected_english(_private_home)]
+        assert english[-2] == "**Error:** HTTP 500 from the model server"
+        assert english[-1] == i18n.text_in("en", "mic_stt_error").format(error="no model")
+        i18n.set_language("zh")
+        window.retranslate()
+        chinese = warnings()
+        assert len(chinese) == len(english)
+        for line in chinese[:6]:
+            assert line.startswith("**警告:** ") and re.search(r"[\u4e00-\u9fff]", line), line
+            assert english_left(line.removeprefix("**警告:** "), _private_home) == [], line
+        assert chinese[-2] == "**错误:** HTTP 500 from the model server"  # the server's words stay as they came
+        assert chinese[-1] == i18n.text_in("zh", "mic_stt_error").format(error="no model")
+        i18n.set_language("en")
+        window.retranslate()
+        assert warnings() == english
+    finally:
+        i18n.set_language(previous)
         window.close()
         await services.aclose()
 
