@@ -102,9 +102,14 @@ class ConversationsGlue:
         self._unmark.setInterval(HIT_MS)
         self._unmark.timeout.connect(self._clear_mark)
         self.refresh()
+        window.new_chat_button.hide()  # the sidebar's ＋ starts one; the bar's only while the sidebar is hidden
 
     def toggle(self) -> None:
-        self.sidebar.setVisible(not self.sidebar.isVisible())
+        """Ctrl+B: hide or show the sidebar; while it is hidden, the ＋
+        beside the input starts a new conversation instead of its own."""
+        show = self.sidebar.isHidden()
+        self.sidebar.setVisible(show)
+        self._window.new_chat_button.setVisible(not show)
 
     def refresh(self) -> None:
         controller = self._window.controller

@@ -16,6 +16,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
+from desktop_agent.core.plain_text import plain
 from desktop_agent.ui.i18n import tr
 
 PROMPT_KEYS = ("welcome_prompt_tour", "welcome_prompt_time", "welcome_prompt_date", "welcome_prompt_ask")
@@ -57,10 +58,10 @@ class WelcomePanel(QFrame):
             row = QHBoxLayout()
             row.setSpacing(8)
             for key in PROMPT_KEYS[first : first + 2]:
-                button = QPushButton(tr(key), self)
+                button = QPushButton(plain(tr(key)), self)  # "Run date" on the button, "Run `date`" sent
                 button.setObjectName("welcomePrompt")
                 button.setCursor(Qt.CursorShape.PointingHandCursor)
-                button.clicked.connect(lambda _checked=False, b=button: self.prompt_chosen.emit(b.text()))
+                button.clicked.connect(lambda _checked=False, k=key: self.prompt_chosen.emit(tr(k)))
                 row.addWidget(button, 1)
                 self.prompts.append(button)
             grid.addLayout(row)
@@ -88,7 +89,7 @@ class WelcomePanel(QFrame):
         self.connect_button.setText(tr("welcome_connect"))
         self.connect_button.setToolTip(tr("welcome_connect_tip"))
         for button, key in zip(self.prompts, PROMPT_KEYS, strict=True):
-            button.setText(tr(key))
+            button.setText(plain(tr(key)))
 
     def set_demo(self, is_demo: bool) -> None:
         """The demo model's line and Connect button only while it is the model."""
@@ -96,4 +97,5 @@ class WelcomePanel(QFrame):
         self.connect_button.setVisible(is_demo)
 
     def prompt_texts(self) -> list[str]:
-        return [button.text() for button in self.prompts]
+        """What each example prompt sends (Markdown; its button shows it plain)."""
+        return [tr(key) for key in PROMPT_KEYS]

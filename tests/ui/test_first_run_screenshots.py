@@ -100,6 +100,8 @@ def test_the_welcome_screenshot_shows_what_the_app_is_the_demo_line_and_the_prom
     assert panel is not None
     title, connect, prompts = WELCOME[language]
     assert (panel.title.text(), panel.connect_button.text(), panel.prompt_texts()) == (title, connect, prompts)
+    # A button shows its prompt as words, not as Markdown ("Run date", not "Run `date`").
+    assert [b.text() for b in panel.prompts] == [p.replace("`", "") for p in prompts]
     assert panel.demo.isVisible() and panel.demo.text() == i18n.tr("welcome_demo")
     viewport = window.chat.viewport()
     assert _inside(panel, viewport)

@@ -117,10 +117,12 @@ def test_every_conversation_is_listed_newest_first_and_ctrl_b_hides_the_list(qtb
     sidebar.refresh()
     window.activateWindow()
     qtbot.waitUntil(window.isActiveWindow, timeout=3000)  # a sync test: no qasync loop to spin
+    # One ＋ in sight: the sidebar's, or the one beside the input while the sidebar is hidden.
+    assert sidebar.new_button.isVisible() and not window.new_chat_button.isVisible()
     QTest.keyClick(window.input, Qt.Key.Key_B, Qt.KeyboardModifier.ControlModifier)
-    assert not sidebar.isVisible()
+    assert not sidebar.isVisible() and window.new_chat_button.isVisible()
     QTest.keyClick(window.input, Qt.Key.Key_B, Qt.KeyboardModifier.ControlModifier)
-    assert sidebar.isVisible()
+    assert sidebar.isVisible() and not window.new_chat_button.isVisible()
 
 
 def test_opening_one_restores_it_and_a_new_one_leaves_the_old_reachable(qtbot: QtBot, store: ConversationStore) -> None:

@@ -127,5 +127,8 @@ def test_the_welcome_speaks_the_new_language_after_a_switch(qtbot: QtBot) -> Non
         with qtbot.wait_signal(panel.prompt_chosen, timeout=1000) as chosen:
             panel.prompts[0].click()
         assert chosen.args == ["演示"]
+        with qtbot.wait_signal(panel.prompt_chosen, timeout=1000) as chosen:
+            panel.prompts[2].click()
+        assert (panel.prompts[2].text(), chosen.args) == ("运行 date", ["运行 `date`"])  # shown plain, sent as written
     finally:
         i18n.set_language(previous)
