@@ -136,8 +136,7 @@ class Services:
     def tool_annotations(self, tool_name: str) -> ToolAnnotations | None:
         """What the tool offering ``tool_name`` says of its risk (issue 14);
         None when it says nothing (or there is no such tool)."""
-        routed = self.router.lookup(tool_name)
-        return routed.spec.annotations if routed is not None else None
+        return self.router.annotations(tool_name)
 
     def tool_server(self, tool_name: str) -> str | None:
         """The MCP server offering ``tool_name``; None for a built-in (or

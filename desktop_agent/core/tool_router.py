@@ -15,6 +15,7 @@ from desktop_agent.core.json_types import JSONDict
 from desktop_agent.core.messages import FormRequestMessage
 from desktop_agent.core.ports import Tool, ToolContext, ToolResult, ToolSource, ToolSpec
 from desktop_agent.core.redaction import RedactingContext, Redactor
+from desktop_agent.core.risk import ToolAnnotations
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +88,12 @@ class ToolRouter:
 
     def lookup(self, name: str) -> RoutedTool | None:
         return self._routes()[0].get(name)
+
+    def annotations(self, name: str) -> ToolAnnotations | None:
+        """What the tool called ``name`` says of its risk (issue 14); None
+        when it says nothing or there is no such tool."""
+        routed = self.lookup(name)
+        return routed.spec.annotations if routed is not None else None
 
     def specs(self) -> list[ToolSpec]:
         return [r.spec for r in self._routes()[0].values()]

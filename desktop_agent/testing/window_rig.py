@@ -206,15 +206,21 @@ def build_window(
     model_name: str = "scripted",
     interrupt_fallback_ms: int | None = None,
     voice: Mapping[str, Any] | None = None,
+    router: ToolRouter | None = None,
 ) -> tuple[MainWindow, SettingsStore]:
-    """``voice``: speech-input deps (``audio_input``, ``recognizer``, ``vad``)."""
+    """``voice``: speech-input deps (``audio_input``, ``recognizer``, ``vad``);
+    ``router``: the tools' annotations come from it, as the app's do
+    (``Services.tool_annotations``)."""
     store = store or SettingsStore()
     settings = store.load().settings
     kwargs: dict[str, Any] = {"tray": False}
     if interrupt_fallback_ms is not None:
         kwargs["interrupt_fallback_ms"] = interrupt_fallback_ms
     window = MainWindow(**kwargs)
-    window.attach(WindowDeps(conversation, forms, store, settings, model_name=model_name, **(voice or {})))
+    extra: dict[str, Any] = dict(voice or {})
+    if router is not None:
+        extra["tool_annotations"] = router.annotations
+    window.attach(WindowDeps(conversation, forms, store, settings, model_name=model_name, **extra))
     return window, store
 
 
@@ -247,7 +253,7 @@ async def scripted_window(
             approval_timeout_s=approval_timeout_s if approval_timeout_s is not None else settings.approval_timeout_s,
         )
         window, _ = build_window(
-            conversation, forms, store=store, interrupt_fallback_ms=interrupt_fallback_ms, voice=voice
+            conversation, forms, store=store, interrupt_fallback_ms=interrupt_fallback_ms, voice=voice, router=router
         )
         if show:
             window.show()

@@ -148,6 +148,9 @@ def test_always_allow_is_saved_used_and_survives_a_new_window(qapp: QApplication
             card = view(rig).cards[call_id]
             card.always.setChecked(True)
             card.approve_button.click()
+            # run_command may change or delete data: always-allowing it asks once more.
+            assert card.confirm_row.isVisibleTo(card) and SettingsStore().load().settings.always_allow == ()
+            card.confirm_always.click()
             assert await rig.turns.wait_for() == ("completed",)
             assert SettingsStore().load().settings.always_allow == ("builtin/run_command",)
 
