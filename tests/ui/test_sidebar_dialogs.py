@@ -8,7 +8,6 @@ tests/artifacts/sidebar_rename_zh.png."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TypeVar
 
@@ -24,20 +23,13 @@ from desktop_agent.ui import i18n
 from desktop_agent.ui.main_window import MainWindow
 from desktop_agent.ui.search_rows import file_name
 from desktop_agent.ui.sidebar import ConversationSidebar
-from tests.ui.test_sidebar import ARTIFACTS, _fill, _sidebar, _window
+from tests.ui.test_sidebar import ARTIFACTS, _sidebar, _window
+from tests.ui.test_sidebar import store as store  # the fixture: trip, zh and code
 
 D = TypeVar("D", QInputDialog, QFileDialog)
 
 pytestmark = pytest.mark.qt_log_ignore(  # the offscreen platform cannot do these for a popup menu
     "This plugin does not support raise", "This plugin does not support grabbing", extend=True)
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[ConversationStore]:
-    store = ConversationStore(tmp_path / "c.sqlite3")
-    _fill(store)
-    yield store
-    store.close()
 
 
 @pytest.fixture
