@@ -63,6 +63,7 @@ from desktop_agent.core.audit_query import AuditFilter, select, server_of, serve
 from desktop_agent.storage.atomic import atomic_write_text
 from desktop_agent.storage.audit_log import AuditRead, AuditReader, audit_log_path
 from desktop_agent.ui.i18n import tr
+from desktop_agent.ui.os_wording import os_error_text
 from desktop_agent.ui.retranslate import Texts, item_text
 
 log = logging.getLogger(__name__)
@@ -330,7 +331,7 @@ class AuditPage(QWidget):
 
     def _show(self, read: AuditRead | OSError) -> None:
         if isinstance(read, OSError):
-            self.count_label.setText(tr("audit_read_failed", path=str(self.path), error=read.strerror or read))
+            self.count_label.setText(tr("audit_read_failed", path=str(self.path), error=os_error_text(read)))
             return
         self._read = read
         chosen = self.server_filter.currentData()
@@ -388,7 +389,7 @@ class AuditPage(QWidget):
             # LibreOffice skip it when read as utf-8-sig.
             atomic_write_text(path, "\ufeff" + to_csv(self.shown_records))
         except OSError as exc:
-            self.count_label.setText(tr("audit_export_failed", path=str(path), error=exc.strerror or exc))
+            self.count_label.setText(tr("audit_export_failed", path=str(path), error=os_error_text(exc)))
             return False
         self.count_label.setText(tr("audit_exported", path=str(path)))
         self.exported.emit(str(path))

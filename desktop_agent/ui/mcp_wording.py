@@ -9,7 +9,6 @@ worded here as ``mcp_problem_<code>``, the same way the Skills page words a
 
 from __future__ import annotations
 
-import errno as errno_codes
 from typing import TYPE_CHECKING, Any
 
 from desktop_agent.core.approval import BUILTIN, split_allow_key
@@ -17,29 +16,14 @@ from desktop_agent.mcp_engine import servers_file
 from desktop_agent.mcp_engine.config_errors import McpConfigError
 from desktop_agent.mcp_engine.servers_file import ImportOutcome
 from desktop_agent.ui.i18n import keys, language, tr
+from desktop_agent.ui.os_wording import os_error_text, os_reason
 
 if TYPE_CHECKING:
     from desktop_agent.mcp_engine import ServerStatus
 
-_OS_ERRORS: dict[int, str] = {
-    errno_codes.EACCES: "mcp_os_denied",
-    errno_codes.EPERM: "mcp_os_denied",
-    errno_codes.EISDIR: "mcp_os_folder",
-    errno_codes.ENOENT: "mcp_os_missing",
-    errno_codes.ENOSPC: "mcp_os_full",
-    errno_codes.EROFS: "mcp_os_read_only",
-}
-
-
 def listed(items: list[str]) -> str:
     """Names in a row: ``a, b`` / ``a、b``."""
     return ("、" if language() == "zh" else ", ").join(items)
-
-
-def os_reason(code: object, fallback: str) -> str:
-    """An OS error in words: the usual ones translated, others as the OS says them."""
-    key = _OS_ERRORS.get(code) if isinstance(code, int) else None
-    return tr(key) if key else fallback
 
 
 def problem_text(exc: McpConfigError) -> str:
@@ -64,7 +48,7 @@ def problem(exc: McpConfigError | OSError) -> str:
     the server's name when it is about one server."""
     if isinstance(exc, OSError):  # saving the file
         path = exc.filename if exc.filename is not None else ""
-        return tr("mcp_problem_unwritable", path=path, error=os_reason(exc.errno, exc.strerror or str(exc)))
+        return tr("mcp_problem_unwritable", path=path, error=os_error_text(exc))
     text = problem_text(exc)
     server = exc.fields.get("server")
     return tr("mcp_problem_in_server", server=server, problem=text) if server is not None else text

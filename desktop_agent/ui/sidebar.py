@@ -50,6 +50,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_agent.ui.i18n import tr
+from desktop_agent.ui.os_wording import os_error_text
 from desktop_agent.ui.search_rows import HitRow, file_name, marked, snippet_parts
 
 if TYPE_CHECKING:
@@ -252,7 +253,7 @@ class ConversationSidebar(QFrame):
             ok = self._library.export_to(conversation_id, path, kind)
         except OSError as exc:
             log.warning("could not export the conversation: %s", exc)
-            self.heading.setText(tr("conv_export_failed", name=path.name, error=exc.strerror or exc))
+            self.heading.setText(tr("conv_export_failed", name=path.name, error=os_error_text(exc)))
             return False
         self.heading.setText(tr("conv_exported", name=path.name) if ok else tr("conv_export_gone"))
         return ok
@@ -264,7 +265,7 @@ class ConversationSidebar(QFrame):
         try:
             conversation_id = self._library.import_text(path.read_text(encoding="utf-8"))
         except OSError as exc:
-            reason = tr("conv_import_unreadable", error=exc.strerror or exc)
+            reason = tr("conv_import_unreadable", error=os_error_text(exc))
         except UnicodeDecodeError:
             reason = tr("conv_import_not_text")
         except ConversationFileError as exc:

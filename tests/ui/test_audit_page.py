@@ -190,3 +190,10 @@ def test_every_decision_and_decider_has_words_in_both_languages() -> None:
 
     keys = [f"audit_decision_{d}" for d in DECISIONS] + [f"audit_by_{d}" for d in DECIDERS]
     assert all(key in i18n.keys() for key in keys), [k for k in keys if k not in i18n.keys()]
+
+
+def test_a_failed_export_says_why_in_the_ui_language(page: AuditPage, tmp_path: Path, chinese: None) -> None:
+    folder = tmp_path / "approvals.csv"
+    folder.mkdir()
+    assert not page.export_csv(folder)
+    assert page.count_label.text() == f"无法保存 {folder}：这是一个文件夹"

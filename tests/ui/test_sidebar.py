@@ -263,3 +263,15 @@ def test_delete_with_undo_rename_export_and_import(qtbot: QtBot, store: Conversa
     assert window.controller.conversation.conversation_id != new_id
     assert [i for i, _t, _s in sidebar.items()] == ["code", "zh", "trip"]  # opening one does not reorder
     assert [w for w in window.chat.items() if isinstance(w, MessageBubble)] == []
+
+
+def test_a_failed_export_or_import_says_why_in_the_ui_language(
+    qtbot: QtBot, store: ConversationStore, tmp_path: Path, chinese: None
+) -> None:
+    sidebar = _sidebar(_window(qtbot, store))
+    folder = tmp_path / "already-a-folder.md"
+    folder.mkdir()
+    assert not sidebar.export_to("trip", folder, "markdown")
+    assert sidebar.heading.text() == "无法保存 already-a-folder.md：这是一个文件夹"  # not "[Errno 21] Is a directory"
+    assert sidebar.import_file(tmp_path / "missing.json") is None
+    assert "文件无法读取（文件或文件夹不存在）" in sidebar.heading.text()

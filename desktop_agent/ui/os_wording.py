@@ -1,0 +1,32 @@
+"""An operating-system error in the UI language (issue 13: no English
+"Permission denied" inside a Chinese line): the usual ones are UI texts,
+any other is said as the OS says it."""
+
+from __future__ import annotations
+
+import errno as errno_codes
+
+from desktop_agent.ui.i18n import tr
+
+_OS_ERRORS: dict[int, str] = {
+    errno_codes.EACCES: "mcp_os_denied",
+    errno_codes.EPERM: "mcp_os_denied",
+    errno_codes.EISDIR: "mcp_os_folder",
+    errno_codes.ENOENT: "mcp_os_missing",
+    errno_codes.ENOSPC: "mcp_os_full",
+    errno_codes.EROFS: "mcp_os_read_only",
+}
+
+
+def os_reason(code: object, fallback: str) -> str:
+    """An OS error number in words: the usual ones translated, others ``fallback``."""
+    key = _OS_ERRORS.get(code) if isinstance(code, int) else None
+    return tr(key) if key else fallback
+
+
+def os_error_text(exc: OSError) -> str:
+    """Why ``exc`` happened, in words (no ``[Errno 13]``, no path: the line names the file)."""
+    return os_reason(exc.errno, exc.strerror or str(exc))
+
+
+__all__ = ["os_error_text", "os_reason"]
