@@ -239,10 +239,8 @@ async def _ask_unless_stopped(io: TerminalIO, signals: StopSignals) -> str | Non
 
 def _write_history(path: Path, history: list[JSONDict], err: IO[str]) -> None:
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write_text(path, json.dumps(history, ensure_ascii=False, indent=2))
-    except FileExistsError as exc:
-        # mkdir's "File exists" read as if the history file were in the way.
+    except NotADirectoryError as exc:
         _say(err, f"error: cannot write history to {path}: {exc.filename} is a file, not a folder")
     except OSError as exc:
         _say(err, f"error: cannot write history to {path}: {exc.strerror}")

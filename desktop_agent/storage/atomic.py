@@ -10,6 +10,7 @@ not yet flushed).
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import secrets
 from pathlib import Path
@@ -22,8 +23,11 @@ def atomic_write_text(path: Path, text: str, *, mode: int | None = None) -> None
     created, so the data is never readable more widely than asked; without it
     the file gets what a plain ``open()`` gives (0666 less the umask). On
     failure the original file is untouched and no temp file is left behind.
+    A file standing where a folder of ``path`` should be is
+    :class:`NotADirectoryError` (mkdir says "File exists", which reads as if
+    ``path`` itself were in the way).
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_folder(path.parent)
     tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666 if mode is None else mode)
     try:
@@ -39,6 +43,16 @@ def atomic_write_text(path: Path, text: str, *, mode: int | None = None) -> None
             tmp.unlink()
         raise
     _fsync_dir(path.parent)
+
+
+def make_folder(folder: Path) -> None:
+    """Create ``folder`` and its parents (none if there). A file standing
+    where one of them should be is :class:`NotADirectoryError`, not mkdir's
+    "File exists", which reads as if the file inside were in the way."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(folder)) from None
 
 
 def _fsync_dir(folder: Path) -> None:

@@ -22,7 +22,6 @@ The file is 0600 in the 0700 data folder (it holds tool arguments).
 
 from __future__ import annotations
 
-import errno
 import json
 import logging
 import os
@@ -32,6 +31,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from desktop_agent.core.audit import ApprovalRecord
+from desktop_agent.storage.atomic import make_folder
 from desktop_agent.storage.paths import PRIVATE_FILE, data_dir, make_private
 
 log = logging.getLogger(__name__)
@@ -61,10 +61,7 @@ class JsonlAuditLog:
 
     def check(self) -> None:
         """Create the file (0600) now; raises OSError when it cannot be written."""
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-        except FileExistsError:  # mkdir's "File exists" would blame the log itself
-            raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(self.path.parent)) from None
+        make_folder(self.path.parent)
         os.close(self._open())
 
     def record(self, entry: ApprovalRecord) -> None:

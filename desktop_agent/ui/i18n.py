@@ -647,6 +647,7 @@ _TEXTS: dict[str, tuple[str, str]] = {
     "mcp_os_missing": ("no such file or folder", "文件或文件夹不存在"),
     "mcp_os_full": ("the disk is full", "磁盘已满"),
     "mcp_os_read_only": ("the disk is read-only", "磁盘是只读的"),
+    "mcp_os_not_folder": ("a file stands where a folder should be", "应是文件夹的位置是一个文件"),
     "mcp_import_fixed": ("Renamed to a valid name: {pairs}.", "已改为有效的名称：{pairs}。"),
     "mcp_import_skipped": ("Skipped: {items}.", "已跳过：{items}。"),
     "mcp_import_skipped_item": ("{name} ({problem})", "{name}（{problem}）"),

@@ -15,6 +15,7 @@ _OS_ERRORS: dict[int, str] = {
     errno_codes.ENOENT: "mcp_os_missing",
     errno_codes.ENOSPC: "mcp_os_full",
     errno_codes.EROFS: "mcp_os_read_only",
+    errno_codes.ENOTDIR: "mcp_os_not_folder",
 }
 
 

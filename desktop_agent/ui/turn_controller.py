@@ -44,6 +44,7 @@ from desktop_agent.core.display_log import ToolFacts
 from desktop_agent.core.forms import FormAnswerError
 from desktop_agent.core.playback import PlaybackView
 from desktop_agent.ui.i18n import tr
+from desktop_agent.ui.os_wording import os_error_text
 
 if TYPE_CHECKING:
     from desktop_agent.core.audit import Decider
@@ -433,7 +434,8 @@ class TurnController(QObject, Generic[V]):
             self._deps.settings_store.save(settings)
         except (OSError, ValueError) as exc:
             log.error("could not save the settings: %s", exc)
-            self.notice.emit("error", tr("settings_saved_error", error=exc))
+            reason = os_error_text(exc) if isinstance(exc, OSError) else str(exc)
+            self.notice.emit("error", tr("settings_saved_error", error=reason))
             saved = False
         apply = self._deps.apply_settings
         if apply is not None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import sys
@@ -75,3 +76,15 @@ def test_a_failed_rename_leaves_no_temp_file(tmp_path: Path) -> None:
 
     assert os.listdir(tmp_path) == ["target"]
     assert path.is_dir()
+
+
+@pytest.mark.parametrize("below", ["settings.json", "sub/settings.json"])
+def test_a_file_where_a_folder_should_be_is_not_a_directory(tmp_path: Path, below: str) -> None:
+    # The file as the parent itself: mkdir says "File exists", which would read
+    # as if settings.json were in the way; deeper, the OS says ENOTDIR itself.
+    blocker = tmp_path / "file"
+    blocker.write_text("in the way")
+    with pytest.raises(NotADirectoryError) as caught:
+        atomic_write_text(blocker / below, "{}")
+    assert caught.value.errno == errno.ENOTDIR and str(caught.value.filename).startswith(str(blocker))
+    assert blocker.read_text() == "in the way"

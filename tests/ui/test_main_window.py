@@ -230,7 +230,7 @@ def test_an_unwritable_settings_file_is_reported_in_the_chat(window: MainWindow,
     window.set_always_allowed("builtin/run_command", True)
     bubble = window.chat.items()[-1]
     assert isinstance(bubble, MessageBubble) and bubble.role == "error"
-    assert bubble.text().startswith("Could not save the settings:")
+    assert bubble.text() == "Could not save the settings: a file stands where a folder should be"
 
 
 def test_interrupt_without_a_turn_does_nothing(window: MainWindow) -> None:
