@@ -184,8 +184,9 @@ def import_servers(doc: Document, found: dict[str, Any]) -> tuple[Document, Impo
     usable: dict[str, Entry] = {}
     fixed: dict[str, str] = {}
     skipped: list[tuple[str, McpConfigError]] = []
+    valid = {name for name in found if check_name(name) is None}  # these keep their names
     for name, entry in found.items():
-        target = name if check_name(name) is None and name not in usable else valid_name(name, set(usable))
+        target = name if name in valid else valid_name(name, valid | set(usable))
         try:
             parse_mcp_config({"mcpServers": {target: entry}})
         except McpConfigError as exc:

@@ -62,10 +62,11 @@ def import_outcome(outcome: ImportOutcome) -> tuple[bool, str]:
     )
     if not outcome.added and not outcome.unchanged and outcome.skipped:
         return False, tr("mcp_import_failed", reason=tr("mcp_import_none_usable", items=skipped))
-    if not outcome.added and not outcome.skipped:
-        return True, tr("mcp_import_all_there")
     added = len(outcome.added)
-    parts = [tr("mcp_imported_one") if added == 1 else tr("mcp_imported", count=added)]
+    if not added:  # the rest is here already
+        parts = [tr("mcp_import_all_there")]
+    else:
+        parts = [tr("mcp_imported_one") if added == 1 else tr("mcp_imported", count=added)]
     if outcome.fixed_names:
         parts.append(tr("mcp_import_fixed", pairs=listed([f"{a} → {b}" for a, b in outcome.fixed_names])))
     if outcome.renamed:

@@ -259,12 +259,29 @@ class ToolsPage(QWidget):
         assert self._control is not None
         try:
             doc = change(servers_file.read_document(self._control.path))
+        except (McpConfigError, OSError) as exc:
+            self._set_note(partial(failed, exc))
+            return False
+        return self._write(doc, note, failed=failed)
+
+    def _write(
+        self,
+        doc: servers_file.Document,
+        note: Callable[[], str],
+        *,
+        failed: Callable[[McpConfigError | OSError], str],
+        restarting: bool = True,
+    ) -> bool:
+        """Save ``doc`` and reload the servers; ``restarting``: ``note``
+        gives way to the servers' state once they are up."""
+        assert self._control is not None
+        try:
             servers_file.write_document(self._control.path, doc)
         except (McpConfigError, OSError) as exc:
             self._set_note(partial(failed, exc))
             return False
         self._entries = servers_file.entries(doc)
-        self._set_note(note, restarting=True)
+        self._set_note(note, restarting=restarting)
         self.refresh()
         task = asyncio.ensure_future(self._reload())
         self._tasks.add(task)
@@ -277,8 +294,7 @@ class ToolsPage(QWidget):
             await self._control.reload()
         except Exception as exc:  # the file was saved; say why it does not run
             log.warning("mcp reload failed: %s", exc)
-            reason = problem(exc) if isinstance(exc, McpConfigError) else str(exc)
-            self._set_note(lambda: tr("mcp_reload_failed", reason=reason))
+            self._set_note(partial(_reload_failed, exc))
         finally:  # done now, so the refresh below may settle the note
             task = asyncio.current_task()
             if task is not None:
@@ -338,23 +354,15 @@ class ToolsPage(QWidget):
         assert self._control is not None
         try:
             found = servers_file.read_import(path)
-            _doc, preview = servers_file.import_servers(servers_file.read_document(self._control.path), found)
+            merged, outcome = servers_file.import_servers(servers_file.read_document(self._control.path), found)
         except McpConfigError as exc:
             self._set_note(partial(import_failed, exc))
             return False
-        if not preview.added:  # nothing to save or restart
-            self._set_note(lambda: import_outcome(preview)[1])
-            return import_outcome(preview)[0]
-        result: list[servers_file.ImportOutcome] = []
-
-        def change(doc: servers_file.Document) -> servers_file.Document:
-            merged, outcome = servers_file.import_servers(doc, found)
-            result.append(outcome)
-            return merged
-
-        saved = self._save(change, lambda: import_outcome(result[-1])[1], failed=import_failed)
-        self._restarting = False  # the outcome stays on screen: renames and skips are what to read
-        return saved
+        if not outcome.added:  # nothing to save or restart
+            self._set_note(lambda: import_outcome(outcome)[1])
+            return import_outcome(outcome)[0]
+        # The outcome stays on screen: renames and skips are what to read.
+        return self._write(merged, lambda: import_outcome(outcome)[1], failed=import_failed, restarting=False)
 
     # ---------------------------------------------------------- always-allow
 
@@ -395,3 +403,8 @@ class ToolsPage(QWidget):
             approval_timeout_s=float(self.approval_timeout.value()),
             trusted_read_only_servers=tuple(self._trusted),
         )
+
+
+def _reload_failed(exc: Exception) -> str:
+    """Why the saved servers do not run, in the current language."""
+    return tr("mcp_reload_failed", reason=problem(exc) if isinstance(exc, McpConfigError) else str(exc))

@@ -62,6 +62,11 @@ def test_a_made_valid_name_that_clashes_is_numbered_and_reported_once() -> None:
     assert list(sf.entries(doc)) == ["brave-search", "ok", "brave-search-2", "server"]
 
 
+def test_a_valid_name_keeps_it_when_a_fixed_name_would_take_it() -> None:
+    _doc, outcome = sf.import_servers({"mcpServers": {}}, {"a b": TIME, "a-b": {"command": "other"}})
+    assert outcome.added == ("a-b-2", "a-b") and outcome.fixed_names == (("a b", "a-b-2"),)
+
+
 def test_a_name_clash_alone_is_a_rename_not_a_fixed_name() -> None:
     _doc, outcome = sf.import_servers({"mcpServers": {"time": TIME}}, {"time": {"command": "other"}})
     assert (outcome.added, outcome.renamed, outcome.fixed_names) == (("time-2",), (("time", "time-2"),), ())

@@ -317,3 +317,13 @@ def test_one_imported_server_is_said_in_the_singular() -> None:
 
     assert import_outcome(ImportOutcome(added=("time",))) == (True, "Imported 1 server.")
     assert import_outcome(ImportOutcome(added=("a", "b"))) == (True, "Imported 2 servers.")
+
+
+def test_nothing_new_but_something_skipped_says_both_not_imported_0() -> None:
+    from desktop_agent.mcp_engine.config_errors import McpConfigError
+    from desktop_agent.mcp_engine.servers_file import ImportOutcome
+    from desktop_agent.ui.mcp_wording import import_outcome
+
+    broken = McpConfigError("mcp config: server 'x' needs a command", "no_command_or_url", server="x")
+    ok, line = import_outcome(ImportOutcome(unchanged=("time",), skipped=(("x", broken),)))
+    assert ok and line.startswith("Nothing new: these servers are already here. Skipped: x (")
