@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal, cast
 
@@ -53,13 +53,11 @@ class HookInfo:
     """The file's ``enabled``, or the user's choice where they made one;
     always False for a broken hook."""
     source: HookSource
-    problem: str | None = None
-    """Why the hook cannot be used (it then never runs): the English warning."""
-    problem_code: HookProblemCode | None = None
-    """The kind of problem, for the window to word it in its language."""
-    problem_fields: Mapping[str, object] = field(default_factory=dict)
-    """The values ``problem`` quotes: always ``file`` and ``name``; then
-    ``field``, ``choices``, ``got``, ``prompt`` or ``error`` as the code needs."""
+    problem: Notice | None = None
+    """Why the hook cannot be used (it then never runs): the English warning,
+    worded in the window by ``hook_problem_<code>`` with its fields (always
+    ``file`` and ``name``; then ``field``, ``choices``, ``got``, ``prompt``
+    or ``error`` as the code needs)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,7 +109,8 @@ def load_hooks(bundled: Path | None = None, user: Path | None = None) -> HookCat
     for source, root in roots:
         for index, (info, hook) in enumerate(_read_folder(root, source, warnings)):
             # A name's second entry in one file is listed broken beside the first, never in its place.
-            key = f"\0{source} #{index}" if info.problem_code == "duplicate" else info.name
+            duplicate = info.problem is not None and info.problem.key == "hook_problem_duplicate"
+            key = f"\0{source} #{index}" if duplicate else info.name
             found.pop(key, None)  # the user's replaces the bundled one, and goes last
             found[key] = (info, hook)
     return HookCatalog(tuple(found.values()), tuple(warnings))
@@ -130,7 +129,7 @@ def _read_folder(
             Notice(
                 f"hooks file {path} cannot be read ({_why(exc)}); its hooks are not used",
                 "notice_hooks_unreadable",
-                {"file": str(path), "error": _why(exc)},
+                {"file": str(path), "error": _why(exc), "errno": getattr(exc, "errno", None)},
             )
         )
         return []
@@ -180,8 +179,7 @@ def _read_folder(
         info, hook = item
         names.add(info.name)
         if info.problem is not None:
-            code = info.problem_code
-            warnings.append(Notice(info.problem, f"hook_problem_{code}", info.problem_fields) if code else info.problem)
+            warnings.append(info.problem)
         out.append((info, hook))
     return out
 
@@ -212,7 +210,7 @@ def _read_entry(
         problem = prompt
     text, code, values = problem
     values = {"file": str(path), "name": name, **values}
-    return replace(info, enabled=False, problem=text, problem_code=code, problem_fields=values), None
+    return replace(info, enabled=False, problem=Notice(text, f"hook_problem_{code}", values)), None
 
 
 _Problem = tuple[str, HookProblemCode, dict[str, object]]
@@ -251,7 +249,8 @@ def _read_prompt(value: object, hooks_file: Path, name: str) -> str | _Problem:
     except (OSError, UnicodeDecodeError) as exc:
         why = _why(exc)
         code: HookProblemCode = "prompt_not_utf8" if isinstance(exc, UnicodeDecodeError) else "prompt_unreadable"
-        return f"{where}: prompt file {path} cannot be read ({why})", code, {**prompt, "error": why}
+        errno = getattr(exc, "errno", None)
+        return f"{where}: prompt file {path} cannot be read ({why})", code, {**prompt, "error": why, "errno": errno}
     if not text.strip():
         return f"{where}: prompt file {path} is empty", "prompt_empty", prompt
     return text

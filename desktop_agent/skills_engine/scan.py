@@ -11,8 +11,7 @@ ignored silently (``scripts/`` kept beside skills, a stray folder).
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from desktop_agent.core.notice import Notice
@@ -20,7 +19,6 @@ from desktop_agent.skills_engine.skill_file import (
     SKILL_FILE,
     Skill,
     SkillFormatError,
-    SkillProblemCode,
     SkillSource,
     read_skill,
 )
@@ -39,13 +37,10 @@ class SkillInfo:
     source: SkillSource
     path: Path
     """The skill's folder."""
-    problem: str | None = None
+    problem: Notice | None = None
     """Why the skill is not loaded (one English line naming the file and the
-    field, as logged); None when it is."""
-    problem_code: SkillProblemCode | None = None
-    """The kind of problem, for the window to word it in its language."""
-    problem_fields: Mapping[str, object] = field(default_factory=dict)
-    """The values ``problem`` quotes (:attr:`SkillFormatError.fields`)."""
+    field), worded in the window by ``skill_problem_<code>`` with
+    :attr:`SkillFormatError.fields`; None when it is loaded."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +83,7 @@ def scan_skills(bundled: Path | None = None, user: Path | None = None) -> SkillS
                 )
                 log.warning("%s", line)
                 warnings.append(line)
-                info = SkillInfo(folder.name, "", source, folder, str(exc), exc.code, exc.fields)
+                info = SkillInfo(folder.name, "", source, folder, Notice(str(exc), line.key, exc.fields))
                 found.setdefault(f"\0broken:{folder}", (None, info))
                 continue
             found[skill.name] = (skill, SkillInfo(skill.name, skill.description, skill.source, folder))

@@ -107,7 +107,7 @@ def read_skill(folder: Path, source: SkillSource) -> Skill:
     except OSError as exc:
         why = exc.strerror
         raise SkillFormatError(
-            path, "file", f"cannot be read ({why})", "file_unreadable", error=why
+            path, "file", f"cannot be read ({why})", "file_unreadable", error=why, errno=exc.errno
         ) from None
     match = _FRONT.match(text)
     if match is None:

@@ -256,7 +256,7 @@ class SettingsStore:
                 Notice(
                     f"cannot read settings file {self.path}: {exc.strerror}",
                     "notice_settings_unreadable",
-                    {"path": str(self.path), "error": exc.strerror or type(exc).__name__},
+                    {"path": str(self.path), "error": exc.strerror or type(exc).__name__, "errno": exc.errno},
                 ),
             )
         try:

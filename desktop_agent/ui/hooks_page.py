@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QCheckBox, QLabel, QScrollArea, QVBoxLayout, QWidg
 from desktop_agent.hooks_engine import HookInfo
 from desktop_agent.storage.settings import Settings
 from desktop_agent.ui.i18n import tr
+from desktop_agent.ui.os_wording import with_os_reason
 
 _INDENT = 22
 """Pixels: a hook's detail lines start under its name."""
@@ -37,11 +38,9 @@ def hook_detail(info: HookInfo) -> str:
 
 
 def hook_problem(info: HookInfo) -> str:
-    """Why a broken hook is not used, in the window's language: worded from
-    its code where it has one, else the English line as logged."""
-    if info.problem_code is None:
-        return tr("hooks_broken", problem=info.problem)
-    return tr("hooks_broken", problem=tr(f"hook_problem_{info.problem_code}", **info.problem_fields))
+    """Why a broken hook is not used, in the window's language."""
+    problem = info.problem
+    return tr("hooks_broken", problem=tr(problem.key, **with_os_reason(problem.fields)) if problem is not None else "")
 
 
 def _or(key: str, raw: str) -> str:

@@ -13,13 +13,14 @@ from desktop_agent.core.notice import Notice
 from desktop_agent.mcp_engine.config_errors import McpConfigError
 from desktop_agent.ui.i18n import keys, language, tr
 from desktop_agent.ui.mcp_wording import problem as mcp_problem
+from desktop_agent.ui.os_wording import with_os_reason
 
 
 def notice_text(line: str) -> str:
     """``line`` worded in the current language."""
     if not isinstance(line, Notice) or language() == "en" or line.key not in keys():
         return str(line)
-    fields = dict(line.fields)
+    fields = with_os_reason(line.fields)
     if isinstance(line.cause, McpConfigError):
         fields["problem"] = mcp_problem(line.cause)
     text = tr(line.key, **fields)

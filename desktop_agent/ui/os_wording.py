@@ -5,8 +5,9 @@ any other is said as the OS says it."""
 from __future__ import annotations
 
 import errno as errno_codes
+from collections.abc import Mapping
 
-from desktop_agent.ui.i18n import tr
+from desktop_agent.ui.i18n import language, tr
 
 _OS_ERRORS: dict[int, str] = {
     errno_codes.EACCES: "mcp_os_denied",
@@ -25,9 +26,19 @@ def os_reason(code: object, fallback: str) -> str:
     return tr(key) if key else fallback
 
 
+def with_os_reason(fields: Mapping[str, object]) -> dict[str, object]:
+    """A notice's fields with its ``error`` in the UI language, where an
+    ``errno`` beside it says which OS error it was (the engines keep both);
+    in English the OS's own words stay, as the log says them."""
+    out = dict(fields)
+    if "errno" in out and language() != "en":
+        out["error"] = os_reason(out["errno"], str(out.get("error", "")))
+    return out
+
+
 def os_error_text(exc: OSError) -> str:
     """Why ``exc`` happened, in words (no ``[Errno 13]``, no path: the line names the file)."""
     return os_reason(exc.errno, exc.strerror or str(exc))
 
 
-__all__ = ["os_error_text", "os_reason"]
+__all__ = ["os_error_text", "os_reason", "with_os_reason"]

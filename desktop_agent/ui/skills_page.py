@@ -15,18 +15,19 @@ from typing import TYPE_CHECKING
 from PySide6.QtWidgets import QCheckBox, QFrame, QHBoxLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from desktop_agent.ui.i18n import tr
+from desktop_agent.ui.os_wording import with_os_reason
 
 if TYPE_CHECKING:
     from desktop_agent.skills_engine.scan import SkillInfo
 
 
 def skill_problem(info: SkillInfo) -> str:
-    """Why ``info`` is not loaded, in the window's language: worded from its
-    code where it has one, else the English line as logged."""
-    if info.problem_code is None:
-        return info.problem or ""
-    fields = info.problem_fields
-    return tr("skill_problem", problem=tr(f"skill_problem_{info.problem_code}", **fields), **fields)
+    """Why ``info`` is not loaded, in the window's language."""
+    problem = info.problem
+    if problem is None:
+        return ""
+    fields = with_os_reason(problem.fields)
+    return tr("skill_problem", problem=tr(problem.key, **fields), **fields)
 
 
 class SkillRow(QFrame):

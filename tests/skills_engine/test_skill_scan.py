@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from desktop_agent.core.notice import Notice
 from desktop_agent.skills_engine import SkillInfo, bundled_skills_dir, scan_skills, user_skills_dir
 from desktop_agent.testing.skill_folders import write_skill
 
@@ -38,11 +39,13 @@ def test_a_broken_skill_is_skipped_and_listed_with_its_problem_while_the_others_
     problem = f"skill {user / 'bad' / 'SKILL.md'}: name must use only a-z, 0-9 and '-', got 'Bad'"
     assert [s.name for s in scan.skills] == ["good"]
     assert scan.infos == (
-        SkillInfo("bad", "", "user", user / "bad", problem, "name_chars",
-                  {"path": str(user / "bad" / "SKILL.md"), "field": "name", "got": "Bad"}),
+        SkillInfo("bad", "", "user", user / "bad", Notice(problem, "skill_problem_name_chars")),
         SkillInfo("good", "Does a thing. Use when asked for the thing.", "bundled", bundled / "good"),
     )
     assert scan.warnings == (f"{problem}; the skill is skipped",)
+    bad = scan.infos[0].problem
+    assert bad is not None and (bad.key, dict(bad.fields)) == (
+        "skill_problem_name_chars", {"path": str(user / "bad" / "SKILL.md"), "field": "name", "got": "Bad"})
 
 
 def test_missing_folders_mean_no_skills(tmp_path: Path) -> None:

@@ -132,10 +132,14 @@ def test_each_skill_problem_reads_in_chinese_and_its_warning_stays_english(
     qtbot.add_widget(page)
 
     (info,) = scan.infos
-    assert (info.problem, info.problem_code, scan.warnings) == (english, code, (f"{english}; the skill is skipped",))
+    assert info.problem is not None
+    assert (info.problem, info.problem.key, scan.warnings) == (
+        english, f"skill_problem_{code}", (f"{english}; the skill is skipped",))
     shown = page.row(info.name).description.text()
     assert shown.startswith(f"未加载 —— 技能 {path}：")
-    assert english_left(shown, info.problem_fields) == []
+    assert english_left(shown, info.problem.fields) == []
+    if code == "file_unreadable":  # the OS error in words too, not "Permission denied"
+        assert "没有权限" in shown and "Permission" not in shown
     i18n.set_language("en")
     page.retranslate()
     assert page.row(info.name).description.text() == f"Not loaded — {english}"
@@ -188,10 +192,14 @@ def test_each_hook_problem_reads_in_chinese_and_its_warning_stays_english(
     qtbot.add_widget(page)
 
     good, info = catalog.infos()
-    assert (good.problem, info.problem, info.problem_code, catalog.warnings) == (None, english, code, (english,))
+    assert info.problem is not None
+    assert (good.problem, info.problem, info.problem.key, catalog.warnings) == (
+        None, english, f"hook_problem_{code}", (english,))
     (shown,) = problem_lines(page)
     assert shown.startswith(f"无法使用：钩子文件 {path}：钩子 {info.name!r}")
-    assert english_left(shown, info.problem_fields) == []
+    assert english_left(shown, info.problem.fields) == []
+    if code == "prompt_unreadable":  # the OS error in words too, not "Is a directory"
+        assert "这是一个文件夹" in shown and "directory" not in shown
     i18n.set_language("en")
     page.retranslate()
     assert problem_lines(page) == [f"Not usable: {english}"]

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from pytestqt.qtbot import QtBot
 
+from desktop_agent.core.notice import Notice
 from desktop_agent.hooks_engine import HookInfo
 from desktop_agent.services import AppliedSettings
 from desktop_agent.storage.settings import Settings, SettingsStore
@@ -21,7 +22,9 @@ from desktop_agent.ui.main_window import MainWindow
 HOOKS = (
     HookInfo("be-concise", "turn_start", "system", True, False, "bundled"),
     HookInfo("recap", "turn_end", "user", False, True, "user"),
-    HookInfo("broken", "sometime", "user", False, False, "user", problem="prompt file x.md is missing"),
+    HookInfo("broken", "sometime", "user", False, False, "user", problem=Notice(
+        "hooks file /data/hooks/hooks.json: hook 'broken': prompt file x.md is missing", "hook_problem_prompt_missing",
+        {"file": "/data/hooks/hooks.json", "name": "broken", "prompt": "x.md"})),
 )
 
 
@@ -51,7 +54,7 @@ def test_a_broken_hook_is_greyed_with_its_reason(page: HooksPage) -> None:
 
     broken = next(b for b in page.findChildren(QCheckBox) if b.text() == "broken")
     assert not broken.isEnabled() and not broken.isChecked()
-    assert broken.toolTip() == "Not usable: prompt file x.md is missing"
+    assert broken.toolTip() == "Not usable: hooks file /data/hooks/hooks.json: hook 'broken': prompt file x.md is missing"
     assert "broken" not in page.boxes  # nothing to choose
 
 

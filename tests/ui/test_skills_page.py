@@ -13,12 +13,17 @@ from PySide6.QtGui import QColor, QImage
 from PySide6.QtWidgets import QApplication, QLabel, QWidget
 from pytestqt.qtbot import QtBot
 
+from desktop_agent.core.notice import Notice
 from desktop_agent.skills_engine import SkillInfo
 from desktop_agent.storage.settings import Settings
 from desktop_agent.ui.settings_dialog import SettingsDialog
 
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
-BROKEN = "skill /home/me/skills/Notes/SKILL.md: name must use only a-z, 0-9 and '-', got 'Notes'"
+BROKEN = Notice(
+    "skill /home/me/skills/Notes/SKILL.md: name must use only a-z, 0-9 and '-', got 'Notes'",
+    "skill_problem_name_chars",
+    {"path": "/home/me/skills/Notes/SKILL.md", "field": "name", "got": "Notes"},
+)
 SKILLS = (
     SkillInfo("bilingual-reply", "Answer in Chinese (spoken) and English (shown).", "bundled",
               Path("/app/skills/bilingual-reply")),

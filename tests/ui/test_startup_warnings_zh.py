@@ -179,8 +179,8 @@ def test_a_broken_hook_is_said_as_on_the_hooks_page(tmp_path: Path, chinese: Non
     catalog = load_hooks(tmp_path / "none", tmp_path)
     ((info, _hook),) = catalog.entries
     (line,) = catalog.warnings
-    assert line == info.problem and info.problem_code == "checkpoint"
-    assert notice_text(line) == i18n.tr("hook_problem_checkpoint", **info.problem_fields)
+    assert info.problem is not None and line == info.problem and info.problem.key == "hook_problem_checkpoint"
+    assert notice_text(line) == i18n.tr("hook_problem_checkpoint", **info.problem.fields)
     assert notice_text(line).startswith(f"钩子文件 {tmp_path / 'hooks.json'}：钩子 'x' 的 \"checkpoint\" 必须是")
 
 
