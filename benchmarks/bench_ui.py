@@ -154,7 +154,7 @@ def bench_stalls(tokens: int, messages: int, rate: float, *, chatty: bool = Fals
         window, _ = build_window(conversation, forms)
         window.resize(900, 800)
         window.show()
-        await warm_imports(*LAZY_IMPORTS, optional=True)  # as run_gui does after attaching
+        await warm_imports(*LAZY_IMPORTS, optional=True)  # what run_gui warms at attach (the SDK) and at the first key typed (Markdown)
         t0 = time.perf_counter()
         populate(window, messages)
         for _ in range(3):  # let the 500 messages lay out before measuring

@@ -197,7 +197,7 @@ def window_deps(services: Services, sink: AudioSink | None) -> WindowDeps:
     # Opened at the first press: no microphone is said then, and the button
     # stays unavailable with the reason (voice_input keeps a failed one so).
     audio_input = DeferredMicrophone()
-    recognizer, answer_recognizer, speech_note = speech_recognizers(services.settings)
+    recognizer, answer_recognizer, speech_note = speech_recognizers(services.settings, services.read_key)
     async def say(text: str) -> None:
         """The spoken approval question, through the same engine and speaker
         as replies (the queue is held by the approval, so the speaker is free)."""
@@ -268,7 +268,7 @@ def window_deps(services: Services, sink: AudioSink | None) -> WindowDeps:
         audio_input=audio_input,
         recognizer=recognizer,
         answer_recognizer=answer_recognizer,
-        make_recognizers=speech_recognizers,
+        make_recognizers=lambda settings: speech_recognizers(settings, services.read_key),
         vad=WebRtcVad,
         speech_input_note=speech_note,
         say=say,
@@ -315,7 +315,9 @@ def _warm_openai_once() -> Callable[[], None]:
     return warm
 
 
-def speech_recognizers(settings: Settings) -> tuple[SpeechRecognizer | None, SpeechRecognizer | None, str | None]:
+def speech_recognizers(
+    settings: Settings, stored_key: Callable[[], str | None] | None = None
+) -> tuple[SpeechRecognizer | None, SpeechRecognizer | None, str | None]:
     """The window's recognisers (dictation, approval answers) from the
     settings, or why there are none (one line: the mic button's tooltip).
     The ``openai`` engine's endpoint: ``stt_base_url``, else the chat one."""
@@ -327,7 +329,8 @@ def speech_recognizers(settings: Settings) -> tuple[SpeechRecognizer | None, Spe
 
     base_url = settings.stt_base_url or settings.base_url or os.environ.get("OPENAI_BASE_URL", "")
     # Only the openai engine sends the key: the others never load the keyring.
-    stored = secrets.get_api_key() if settings.stt_engine == "openai" else None
+    # ``stored_key``: the services' cached read (the key is read once at start).
+    stored = (stored_key or secrets.get_api_key)() if settings.stt_engine == "openai" else None
     api_key = stored or os.environ.get("OPENAI_API_KEY", "")
     try:
         dictation, answers = (

@@ -97,6 +97,10 @@ class Services:
     on_wire_profile: Callable[[str, WireProfile], None] | None = None
     """Told (endpoint key, profile) when an endpoint needed a stricter wire
     profile (DESIGN §2a); the composition root persists it in the settings."""
+    read_key: Callable[[], str | None] = secrets.get_api_key
+    """The stored API key, read from the keyring once (cached) and again
+    after Settings changes the key; shared by the endpoint, the redactor
+    and the speech recogniser."""
     _speech_cache: SpeechCache = field(default_factory=SpeechCache)
     _conversations: weakref.WeakSet[Conversation] = field(default_factory=weakref.WeakSet)
     _tts_config: tuple[str, ...] = ()
@@ -158,8 +162,10 @@ class Services:
         the current model and says why in one line. MCP server changes go
         through :meth:`reload_mcp`."""
         error: str | None = None
+        if key_changed:
+            self.read_key = functools.cache(secrets.get_api_key)  # one keyring read per change
         if key_changed or _endpoint_config(settings) != self._llm_config:
-            read_key = functools.cache(secrets.get_api_key)  # one keyring read per change
+            read_key = self.read_key
             try:
                 llm = build_llm(settings, on_wire_profile=self.remember_wire_profile, stored_key=read_key)
             except LLMError as exc:
@@ -493,6 +499,7 @@ async def build_services(
         settings_store=store,
         settings=settings,
         llm=llm,
+        read_key=read_key,
         forms=forms,
         router=router,
         mcp=mcp,

@@ -293,3 +293,29 @@ async def test_the_stored_key_is_read_only_for_a_real_model_and_then_kept_out_of
     finally:
         await services.aclose()
         secrets.set_api_key(None)
+
+
+async def test_the_key_is_read_once_for_the_model_and_the_openai_recogniser(
+    no_servers: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from desktop_agent.app import speech_recognizers
+    from desktop_agent.storage import secrets
+
+    reads: list[int] = []
+
+    def get_api_key() -> str:
+        reads.append(1)
+        return "sk-once-0123456789"
+
+    monkeypatch.setattr(secrets, "get_api_key", get_api_key)
+    services = await build_services(mcp_config=no_servers, tts="none", base_url="http://127.0.0.1:9/v1", model="m")
+    try:
+        stt = replace(services.settings, stt_engine="openai", stt_base_url="http://127.0.0.1:9/v1")
+        dictation, _answers, note = speech_recognizers(stt, services.read_key)
+        assert dictation is not None and note is None
+        assert len(reads) == 1  # the endpoint, the redactor and the recogniser share one read
+        services.apply_settings(services.settings, key_changed=True)
+        speech_recognizers(stt, services.read_key)
+        assert len(reads) == 2  # a new key is read again, once
+    finally:
+        await services.aclose()

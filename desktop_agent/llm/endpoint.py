@@ -38,7 +38,7 @@ def display_url(base_url: str) -> str:
 def resolve_endpoint(
     settings_base_url: str,
     settings_model: str,
-    settings_key: str | Callable[[], str | None] | None,
+    settings_key: Callable[[], str | None],
     cli_base_url: str | None,
     cli_model: str | None,
     cli_key: str | None,
@@ -47,9 +47,9 @@ def resolve_endpoint(
     """Pick the endpoint: CLI flag > settings > ``OPENAI_BASE_URL``/``OPENAI_API_KEY``.
 
     None means "use the offline demo model": no base URL anywhere, or the
-    model named ``demo`` (``--model demo``). ``settings_key`` may be the
-    function that reads the stored key: it is then called only when a real
-    endpoint needs it, so the demo model never loads the keyring (~24 MiB).
+    model named ``demo`` (``--model demo``). ``settings_key`` reads the
+    stored key: it is called only when a real endpoint needs it and no flag
+    gives one, so the demo model never loads the keyring (~24 MiB).
     """
     model = _first(cli_model, settings_model)
     if model == "demo":
@@ -61,9 +61,7 @@ def resolve_endpoint(
         raise LLMError(f"base URL {display_url(base_url)!r} must start with http:// or https://", "config")
     if not model:
         raise LLMError("no model name: set --model or the model in Settings", "config")
-    if not _first(cli_key) and callable(settings_key):
-        settings_key = settings_key()
-    api_key = _first(cli_key, settings_key if isinstance(settings_key, str) else None, env.get("OPENAI_API_KEY"))
+    api_key = _first(cli_key) or _first(settings_key()) or _first(env.get("OPENAI_API_KEY"))
     return Endpoint(base_url=base_url, model=model, api_key=api_key)
 
 

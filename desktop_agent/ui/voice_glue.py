@@ -123,7 +123,7 @@ class VoiceGlue(QObject):
             await prepare()
         except STTError as exc:
             if self._window.model_download.state != "failed":  # a download failure is on the panel already
-                self._window.show_notice("warning", functools.partial(tr, "mic_stt_error", error=exc))
+                self._window.show_notice("warning", functools.partial(tr, "mic_stt_error", error=str(exc)))
 
     async def _say(self, text: str) -> None:
         controller = self._window.controller

@@ -308,18 +308,19 @@ def test_resolve_endpoint_prefers_cli_then_settings_then_env(
     env: dict[str, str],
     expected: Endpoint | None,
 ) -> None:
-    assert resolve_endpoint(*settings, *cli, env) == expected
+    base_url, model, key = settings
+    assert resolve_endpoint(base_url, model, lambda: key, *cli, env) == expected
 
 
 def test_resolve_endpoint_with_a_url_but_no_model_is_a_config_error() -> None:
     with pytest.raises(LLMError, match=r"^no model name: set --model or the model in Settings$") as info:
-        resolve_endpoint("http://set/v1", "", None, None, None, None, {})
+        resolve_endpoint("http://set/v1", "", lambda: None, None, None, None, {})
     assert info.value.code == "config"
 
 
 def test_resolve_endpoint_rejects_a_url_without_a_scheme() -> None:
     with pytest.raises(LLMError, match=r"^base URL 'localhost:8080/v1' must start with http:// or https://$"):
-        resolve_endpoint("", "m", None, "localhost:8080/v1", None, None, {})
+        resolve_endpoint("", "m", lambda: None, "localhost:8080/v1", None, None, {})
 
 
 def test_endpoint_repr_hides_the_key() -> None:
