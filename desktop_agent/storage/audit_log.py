@@ -22,6 +22,7 @@ The file is 0600 in the 0700 data folder (it holds tool arguments).
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import os
@@ -97,6 +98,14 @@ def _write_all(fd: int, data: bytes) -> None:
 def read_audit(path: Path) -> AuditRead:
     """Every record in ``path``; a missing file has none."""
     return AuditReader(path).read()
+
+
+@functools.cache
+def shared_reader(path: Path) -> AuditReader:
+    """The one reader of ``path`` for the app's life: Settings makes a new
+    history page each time it opens, and each would otherwise parse the
+    whole file again."""
+    return AuditReader(path)
 
 
 HEAD_BYTES = 256

@@ -61,7 +61,7 @@ from desktop_agent.core.approval import BUILTIN
 from desktop_agent.core.audit import DECISIONS, ApprovalRecord, Decision
 from desktop_agent.core.audit_query import AuditFilter, select, server_of, servers, to_csv
 from desktop_agent.storage.atomic import atomic_write_text
-from desktop_agent.storage.audit_log import AuditRead, AuditReader, audit_log_path
+from desktop_agent.storage.audit_log import AuditRead, audit_log_path, shared_reader
 from desktop_agent.ui.i18n import tr
 from desktop_agent.ui.os_wording import os_error_text
 from desktop_agent.ui.retranslate import Texts, item_text
@@ -218,7 +218,7 @@ class AuditPage(QWidget):
         self.path = path or audit_log_path()
         self._now = now
         self._read = AuditRead(())
-        self._reader = AuditReader(self.path)
+        self._reader = shared_reader(self.path)
         self._generation = 0
         self._tasks: set[asyncio.Task[None]] = set()
         self.shown_records: list[ApprovalRecord] = []

@@ -62,3 +62,11 @@ def test_a_file_cut_or_replaced_is_read_from_the_start(tmp_path: Path) -> None:
 
     path.unlink()
     assert reader.read() == AuditRead(())
+
+
+def test_every_history_page_of_one_file_shares_one_reader(tmp_path: Path) -> None:
+    from desktop_agent.storage.audit_log import shared_reader
+
+    path = tmp_path / AUDIT_FILE
+    assert shared_reader(path) is shared_reader(tmp_path / AUDIT_FILE)
+    assert shared_reader(path) is not shared_reader(tmp_path / "other.jsonl")
