@@ -181,7 +181,7 @@ def bench_open_hit(folder: Path, messages: int, repeat: int, turn: int = 3) -> d
 
     from desktop_agent.core.display_log import events_from_history
     from desktop_agent.storage.conversations import ConversationStore
-    from desktop_agent.ui.restore import first_shown_turn, restore, window_end
+    from desktop_agent.ui.restore import hit_window, restore
 
     app = QApplication.instance() or QApplication([])
     store = ConversationStore(folder / "open_hit.sqlite3")
@@ -194,9 +194,8 @@ def bench_open_hit(folder: Path, messages: int, repeat: int, turn: int = 3) -> d
             stored = store.load(name)
             assert stored is not None
             events = stored.events
-            far = turn < first_shown_turn(events)
-            to_turn = window_end(events, turn) if far and windowed else None
-            restore(chat, events, from_turn=turn if far else None, to_turn=to_turn)
+            from_turn, to_turn = hit_window(events, turn)  # as ConversationsGlue.open
+            restore(chat, events, from_turn=from_turn, to_turn=to_turn if windowed else None)
         return run
 
     cases = {"big": draw("big"), "small": draw("small"), "big_to_end": draw("big", windowed=False)}

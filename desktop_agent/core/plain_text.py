@@ -144,13 +144,18 @@ def _links(atoms: list[_Atom]) -> None:
     text = "".join("\0" if a.literal else a.char for a in atoms)
     for match in _AUTOLINK.finditer(text):
         atoms[match.start()].gone = atoms[match.end() - 1].gone = True
+    # Paired once, up front: a scan to the end for each unclosed "[" made
+    # "[a " * 3000 take a second. What a link marks gone below is its
+    # "](...)" (balanced) and a bracket in its text pairs inside it, so the
+    # pairs found here are those a scan at each step would find.
+    brackets, parens = _pairs(atoms, "[", "]"), _pairs(atoms, "(", ")")
     for i, atom in enumerate(atoms):
         if atom.char != "[" or atom.literal or atom.gone:
             continue
-        close = _matching(atoms, i, "[", "]")
+        close = brackets.get(i, -1)
         if close < 0 or close + 1 >= len(atoms) or atoms[close + 1].char != "(" or atoms[close + 1].literal:
             continue
-        end = _matching(atoms, close + 1, "(", ")")
+        end = parens.get(close + 1, -1)
         if end < 0:
             continue
         for gone in [atom, *atoms[close : end + 1]]:
@@ -159,19 +164,19 @@ def _links(atoms: list[_Atom]) -> None:
             atoms[i - 1].gone = True
 
 
-def _matching(atoms: list[_Atom], i: int, opening: str, closing: str) -> int:
-    depth = 0
-    for j in range(i, len(atoms)):
-        atom = atoms[j]
+def _pairs(atoms: list[_Atom], opening: str, closing: str) -> dict[int, int]:
+    """Each ``opening`` (neither literal nor gone) to its ``closing``, nested
+    pairs counted; one left unclosed is not in it."""
+    pairs: dict[int, int] = {}
+    stack: list[int] = []
+    for j, atom in enumerate(atoms):
         if atom.literal or atom.gone:
             continue
         if atom.char == opening:
-            depth += 1
-        elif atom.char == closing:
-            depth -= 1
-            if depth == 0:
-                return j
-    return -1
+            stack.append(j)
+        elif atom.char == closing and stack:
+            pairs[stack.pop()] = j
+    return pairs
 
 
 @dataclass(slots=True)

@@ -25,7 +25,15 @@ JSONDict = dict[str, Any]
 
 
 class ConversationFileError(ValueError):
-    """The file is not a conversation this app wrote (one line)."""
+    """The file is not a conversation this app wrote (one line, in English:
+    the terminal and the logs say it so). ``key`` names the UI text that
+    says it in the user's language, formatted with ``fields``; the window
+    words it from them, not by reading the English."""
+
+    def __init__(self, message: str, key: str, **fields: object) -> None:
+        super().__init__(message)
+        self.key = key
+        self.fields = fields
 
 
 def to_json(conversation: StoredConversation) -> str:
@@ -48,14 +56,16 @@ def from_json(text: str) -> Imported:
     try:
         data = json.loads(text)
     except ValueError as exc:
-        raise ConversationFileError(f"not JSON: {exc}") from None
+        raise ConversationFileError(f"not JSON: {exc}", "conv_import_not_json", error=str(exc)) from None
     if isinstance(data, list):
         data = {"messages": data}
     if not isinstance(data, Mapping) or not isinstance(data.get("messages"), list):
-        raise ConversationFileError("no message list in the file")
+        raise ConversationFileError("no message list in the file", "conv_import_no_messages")
     messages = [m for m in data["messages"] if isinstance(m, Mapping) and "role" in m]
     if len(messages) != len(data["messages"]):
-        raise ConversationFileError("the message list holds entries that are not messages")
+        raise ConversationFileError(
+            "the message list holds entries that are not messages", "conv_import_bad_messages"
+        )
     events = data.get("events")
     if not isinstance(events, list) or not all(isinstance(e, Mapping) and "type" in e for e in events):
         events = events_from_history(messages)

@@ -22,7 +22,8 @@ from desktop_agent.core.display_log import events_from_history, turns
 from desktop_agent.core.plain_text import plain
 from desktop_agent.ui.bubble import MessageBubble
 from desktop_agent.ui.i18n import tr
-from desktop_agent.ui.restore import Restored, first_shown_turn, restore, window_end
+from desktop_agent.ui.restore import Restored, hit_window, restore
+from desktop_agent.ui.search_rows import fold
 
 if TYPE_CHECKING:
     from desktop_agent.core.conversation import Conversation
@@ -111,6 +112,10 @@ class ConversationsGlue:
         self.sidebar.setVisible(show)
         self._window.new_chat_button.setVisible(not show)
 
+    def retranslate(self) -> None:
+        """The sidebar's texts again in the current language (a language switch)."""
+        self.sidebar.retranslate()
+
     def refresh(self) -> None:
         controller = self._window.controller
         self.sidebar.set_current(controller.conversation.conversation_id if controller is not None else None)
@@ -147,9 +152,7 @@ class ConversationsGlue:
         conversation = controller.conversation
         events = display_events(conversation)
         turn = turn_of(conversation.history, seq) if seq >= 0 else None
-        far = turn is not None and turn < first_shown_turn(events)
-        from_turn = turn if far else None
-        to_turn = window_end(events, turn) if turn is not None and far else None  # a window, not all after it
+        from_turn, to_turn = hit_window(events, turn)
         window.chat.clear()
         self.last_restore = restored = draw(window, conversation, from_turn=from_turn, to_turn=to_turn)
         window.after_switch()
@@ -219,7 +222,7 @@ def _select(widget: QWidget, query: str) -> tuple[QWidget, int] | None:
     with Markdown) in the selectable labels of ``widget``, as they show it;
     the label and about where in it the match is (for a reply taller than
     the view), or None when nothing matched."""
-    needles = list(dict.fromkeys(n.lower() for n in (query, plain(query)) if n))
+    needles = list(dict.fromkeys(fold(n) for n in (query, plain(query)) if n))
     for label in widget.findChildren(QLabel):
         if not label.textInteractionFlags() & Qt.TextInteractionFlag.TextSelectableByMouse:
             continue
@@ -231,7 +234,7 @@ def _select(widget: QWidget, query: str) -> tuple[QWidget, int] | None:
             document.setHtml(label.text())
         else:
             document.setPlainText(label.text())
-        shown = document.toPlainText().lower()
+        shown = fold(document.toPlainText())  # not .lower(): "İ" grows, and the selection would drift
         for needle in needles:
             at = shown.find(needle)
             if at >= 0:

@@ -101,12 +101,16 @@ def first_shown_turn(events: Sequence[Mapping[str, Any]], budget: int | None = N
     return max(first, 0)
 
 
-def window_end(events: Sequence[Mapping[str, Any]], from_turn: int, budget: int | None = None) -> int:
+def window_end(
+    events: Sequence[Mapping[str, Any]], from_turn: int, budget: int | None = None,
+    starts: Sequence[int] | None = None,
+) -> int:
     """The first turn after a window drawn from ``from_turn``: about
     ``budget`` events (:data:`RESTORE_EVENTS`), at least that turn's own;
-    the number of turns when the rest fits."""
+    the number of turns when the rest fits. ``starts`` is ``turns(events)``
+    when the caller has it (drawing later windows one by one)."""
     budget = RESTORE_EVENTS if budget is None else budget
-    starts = turns(events)
+    starts = turns(events) if starts is None else starts
     if not starts:
         return 0
     from_turn = max(0, min(from_turn, len(starts) - 1))
@@ -114,6 +118,16 @@ def window_end(events: Sequence[Mapping[str, Any]], from_turn: int, budget: int 
     while end < len(starts) and _start(events, starts, end + 1) - starts[from_turn] <= budget:
         end += 1
     return end
+
+
+def hit_window(events: Sequence[Mapping[str, Any]], turn: int | None) -> tuple[int | None, int | None]:
+    """The turns to draw for a search hit in ``turn`` (``from_turn`` and
+    ``to_turn`` for :func:`restore`): a window from it when it is further
+    back than an open shows, else (None, None), the plain open. One place
+    for the window (``ConversationsGlue.open``) and its benchmark."""
+    if turn is None or turn >= first_shown_turn(events):
+        return None, None
+    return turn, window_end(events, turn)  # a window, not all after it
 
 
 def _start(events: Sequence[Mapping[str, Any]], starts: Sequence[int], turn: int) -> int:
@@ -182,6 +196,10 @@ class _Later:
         at_end: Callable[[], None],
     ) -> None:
         self._chat, self._events, self._turn, self._out, self._at_end = chat, events, turn, out, at_end
+        # Once: the events do not change, and each window counted them all again.
+        self._starts = turns(events)
+        self._left = messages_in(events[_start(events, self._starts, turn):])
+        """Messages not drawn yet: what the button says."""
         out.end_turn = turn
         button = out.later = KeyedButton("conv_show_later", count=self._hidden())
         button.setObjectName("showLater")
@@ -189,16 +207,17 @@ class _Later:
         chat.add_widget(button, "center")
 
     def _hidden(self) -> int:
-        return messages_in(self._events[_start(self._events, turns(self._events), self._turn):])
+        return self._left
 
     def _step(self, *, first: bool = False) -> None:
-        chat, events, button = self._chat, self._events, self._out.later
+        chat, events, button, starts = self._chat, self._events, self._out.later, self._starts
         if button is None or button not in chat.items():
             return
-        starts = turns(events)
-        end = window_end(events, self._turn)
+        end = window_end(events, self._turn, starts=starts)
+        begin, stop = starts[self._turn], _start(events, starts, end)
         before = len(chat.items())
-        _draw(chat, events, starts[self._turn], _start(events, starts, end), self._turn, self._out)
+        _draw(chat, events, begin, stop, self._turn, self._out)
+        self._left -= messages_in(events[begin:stop])  # a window starts at a user message: counts add up
         self._turn = self._out.end_turn = end
         if first:  # the reader stays at the first message drawn, not dragged down as the rest loads
             chat.scroll_to_widget(chat.items()[before])

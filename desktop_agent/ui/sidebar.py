@@ -269,7 +269,7 @@ class ConversationSidebar(QFrame):
         except UnicodeDecodeError:
             reason = tr("conv_import_not_text")
         except ConversationFileError as exc:
-            reason = import_reason(str(exc))
+            reason = tr(exc.key, **exc.fields)
         else:
             self.search.clear()
             self.refresh()
@@ -345,16 +345,3 @@ class ConversationSidebar(QFrame):
         dialog.open()
         return dialog
 
-
-IMPORT_REASONS = {
-    "not JSON": "conv_import_not_json",
-    "no message list": "conv_import_no_messages",
-    "the message list holds entries": "conv_import_bad_messages",
-}
-"""The start of each :class:`ConversationFileError`'s message, and its translation."""
-
-
-def import_reason(message: str) -> str:
-    """Why an import failed, in the user's language (the English message if unknown)."""
-    key = next((k for start, k in IMPORT_REASONS.items() if message.startswith(start)), None)
-    return tr(key) if key else message

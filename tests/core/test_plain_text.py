@@ -66,3 +66,9 @@ def test_each_character_knows_where_it_came_from() -> None:
 
 def test_an_empty_source_is_an_empty_label() -> None:
     assert to_plain("").text == "" and to_plain("  \n ").origins == ()
+
+
+def test_many_unclosed_brackets_keep_all_their_text() -> None:
+    source = "[a " * 3000  # each "[" once scanned to the end: a second's work
+    assert plain(source) == source.strip()
+    assert plain("[a [b](u) c](v) [d") == "a b c [d"  # nested links, one left open

@@ -136,3 +136,18 @@ def test_a_file_that_is_not_a_conversation_is_refused_in_one_line(text: str) -> 
     with pytest.raises(ConversationFileError) as info:
         from_json(text)
     assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("text", "start", "key"),
+    [("not json", "not JSON: ", "conv_import_not_json"), ("{}", "no message list in the file", "conv_import_no_messages"),
+     ('{"messages": [1]}', "the message list holds entries that are not messages", "conv_import_bad_messages")],
+)
+def test_a_refusal_names_the_ui_text_that_words_it(text: str, start: str, key: str) -> None:
+    """The window words it from ``key``, not by matching the English (which stays as it was)."""
+    from desktop_agent.ui.i18n import text_in
+
+    with pytest.raises(ConversationFileError) as info:
+        from_json(text)
+    assert str(info.value).startswith(start) and info.value.key == key
+    assert text_in("zh", info.value.key, **info.value.fields)  # a text that exists, its fields enough

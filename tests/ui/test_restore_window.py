@@ -23,7 +23,14 @@ from desktop_agent.storage.conversations import ConversationStore
 from desktop_agent.ui.bubble import MessageBubble, SystemMessage
 from desktop_agent.ui.chat_view import ChatView
 from desktop_agent.ui.main_window import MainWindow
-from desktop_agent.ui.restore import RESTORE_EVENTS, messages_in, restore, window_end
+from desktop_agent.ui.restore import (
+    RESTORE_EVENTS,
+    first_shown_turn,
+    hit_window,
+    messages_in,
+    restore,
+    window_end,
+)
 from tests.ui.test_restore import describe
 from tests.ui.test_sidebar import _window as sidebar_window
 
@@ -81,6 +88,9 @@ def test_a_far_hit_draws_a_bounded_window_and_the_later_button_draws_the_rest_in
     assert len(chat.items()) <= 2 * WINDOW_WIDGETS  # one window more at once; the rest on later passes
     assert drawn.later is not None and not drawn.later.isEnabled()
     assert drawn.later.text().startswith("Drawing ") and drawn.later is chat.items()[-1]
+    assert drawn.end_turn is not None
+    left = messages_in(events[starts[drawn.end_turn]:])  # counted down as drawn, not counted again
+    assert f" {left} " in drawn.later.text()
     _drain(lambda: drawn.later is None)
 
     assert [describe(w) for w in chat.items()] == [describe(w) for w in full.items()]
@@ -201,3 +211,14 @@ async def test_a_near_hit_draws_as_opening_does(qtbot: QtBot, store: Conversatio
     assert glue.open("long", _seq_of(history, f"Museum {TURNS - 2} opens at nine."), "museum")
     assert glue.last_restore is not None and glue.last_restore.later is None
     assert _texts(window)[-1] == "Earlier conversation restored"
+
+
+def test_the_hit_window_is_drawn_only_for_a_hit_further_back_than_an_open_shows() -> None:
+    """One rule for the sidebar's open and its benchmark (bench_conversations.py)."""
+    events = events_from_history(long_history())
+    starts = turns(events)
+    near = first_shown_turn(events)
+    assert hit_window(events, None) == (None, None)
+    assert hit_window(events, near) == (None, None)  # drawn by an open anyway
+    assert hit_window(events, 5) == (5, window_end(events, 5))
+    assert window_end(events, 5, starts=starts) == window_end(events, 5) < near

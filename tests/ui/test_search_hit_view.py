@@ -9,16 +9,17 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from PySide6.QtCore import QPoint
-from PySide6.QtWidgets import QLabel
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtWidgets import QLabel, QWidget
 from pytestqt.qtbot import QtBot
 
 from desktop_agent.core.display_log import events_from_history
 from desktop_agent.storage.conversations import ConversationStore
 from desktop_agent.ui.bubble import MessageBubble
 from desktop_agent.ui.chat_view import HIT_MARGIN
-from desktop_agent.ui.conversations_glue import ConversationsGlue
+from desktop_agent.ui.conversations_glue import ConversationsGlue, _select
 from desktop_agent.ui.main_window import MainWindow
+from desktop_agent.ui.search_rows import SNIPPET_CHARS, snippet_parts
 from tests.ui.test_sidebar import ARTIFACTS, _settled, _sidebar, _turns, _window
 from tests.ui.test_sidebar import store as store  # the fixture: trip, zh and code
 
@@ -168,3 +169,24 @@ def test_titles_and_snippets_show_plain_words_with_the_match_in_bold(qtbot: QtBo
              for i in range(sidebar.list.count())]
     assert words[0] == "Explain the <b>show_card</b> tool"
     assert words[1].startswith("Paragraph 0: the <b>show_card</b> tool draws a card") and "**" not in words[1]
+
+
+def test_a_hit_deep_in_a_long_reply_shows_as_in_the_whole() -> None:
+    """Only a window around the match is made plain; what shows is the same."""
+    lines = [f"- step **{i}**: run `cmd{i}` and see [the docs](https://example.com/{i})" for i in range(400)]
+    text = "\n".join([*lines[:200], "## The needle is here", *lines[200:]])
+    shown, spans = snippet_parts(text, "NEEDLE")
+    assert shown.startswith("…") and shown.endswith("…") and len(shown) == SNIPPET_CHARS + 2
+    assert shown.startswith("… and see the docs The needle is here step 200: run cmd200 and")
+    assert [shown[a:b] for a, b in spans] == ["needle"]
+    assert snippet_parts("İİ and a needle", "needle") == ("İİ and a needle", [(9, 15)])  # no drift
+
+
+def test_the_match_is_selected_where_it_shows_after_a_growing_letter(qtbot: QtBot) -> None:
+    """"İ".lower() is two characters: positions found in it drifted."""
+    widget = QWidget()
+    qtbot.addWidget(widget)
+    label = QLabel("İstanbul İzmir: the needle here", widget)
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    assert _select(widget, "NEEDLE") is not None
+    assert label.selectedText() == "needle"
