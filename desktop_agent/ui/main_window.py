@@ -472,10 +472,10 @@ class MainWindow(QMainWindow):
         reload_if_moved(self._deps, before, edit.settings)
 
     def retranslate(self) -> None:
-        """Texts and colours again, after Settings → Appearance (issue 13)."""
+        """Texts and colours again, after Settings → Appearance (issue 13):
+        the one way in, which reaches the chat, the status bar, the welcome
+        panel and the sidebar (``settings_glue.retranslate_window``)."""
         retranslate_window(self)
-        if self.conversations is not None:
-            self.conversations.sidebar.retranslate()
 
     def _on_model_changed(self, applied: AppliedSettings) -> None:
         self.status.set_model(applied.model, is_demo=applied.is_demo, demo_notice=applied.demo_notice)

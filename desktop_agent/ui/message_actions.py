@@ -36,11 +36,10 @@ if TYPE_CHECKING:
 COPIED_MS = 1500
 
 
-def _button(parent: QWidget, text: str, tip: str) -> QToolButton:
+def _button(parent: QWidget) -> QToolButton:
+    """A button of the row; its texts are the row's (``ActionRow._set_texts``)."""
     button = QToolButton(parent)
     button.setObjectName("messageAction")
-    button.setText(text)
-    button.setToolTip(tip)
     button.setAutoRaise(True)
     button.setCursor(Qt.CursorShape.PointingHandCursor)
     return button
@@ -55,13 +54,13 @@ class ActionRow(QWidget):
         self.setObjectName("messageActions")
         self._text = text
         self._editing = False
-        self.copy_button = _button(self, tr("msg_copy"), tr("msg_copy_tip"))
+        self.copy_button = _button(self)
         self._copied = QTimer(self)  # "Copied" goes back to its label (a child timer: it dies with the row)
         self._copied.setSingleShot(True)
         self._copied.setInterval(COPIED_MS)
-        self._copied.timeout.connect(lambda: self.copy_button.setText(tr("msg_copy")))
-        self.regenerate_button = _button(self, tr("msg_regenerate"), tr("msg_regenerate_tip"))
-        self.edit_button = _button(self, tr("msg_edit"), tr("msg_edit_tip"))
+        self._copied.timeout.connect(self._set_texts)
+        self.regenerate_button = _button(self)
+        self.edit_button = _button(self)
         self.copy_button.clicked.connect(self.copy)
         self.regenerate_button.clicked.connect(lambda: self.requested.emit("regenerate"))
         self.edit_button.clicked.connect(lambda: self.requested.emit("edit"))
@@ -71,7 +70,7 @@ class ActionRow(QWidget):
         row.addStretch(1)
         for button in (self.copy_button, self.regenerate_button, self.edit_button):
             row.addWidget(button)
-        self.offer(regenerate=False, edit=False)
+        self.offer(regenerate=False, edit=False)  # and the buttons' texts (_set_texts)
         self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)  # floating, it hides the text below
         self.set_floating(True)
 
@@ -87,17 +86,23 @@ class ActionRow(QWidget):
         self.regenerate_button.setVisible(regenerate)
         self.edit_button.setVisible(edit)
         self._editing = editing
-        self.edit_button.setText(tr("msg_cancel_edit") if editing else tr("msg_edit"))
+        self._set_texts()
 
     def retranslate(self) -> None:
         """The buttons' texts again in the current language (a language switch)."""
+        self._set_texts()
+        self.adjustSize()
+
+    def _set_texts(self) -> None:
+        """The buttons' texts and tips as the row is now (Copied for a
+        moment after a copy, Cancel edit while editing), in the current
+        language: at creation, on :meth:`offer` and on :meth:`retranslate`."""
         self.copy_button.setText(tr("copied") if self._copied.isActive() else tr("msg_copy"))
         self.copy_button.setToolTip(tr("msg_copy_tip"))
         self.regenerate_button.setText(tr("msg_regenerate"))
         self.regenerate_button.setToolTip(tr("msg_regenerate_tip"))
         self.edit_button.setText(tr("msg_cancel_edit") if self._editing else tr("msg_edit"))
         self.edit_button.setToolTip(tr("msg_edit_tip"))
-        self.adjustSize()
 
     def leaveEvent(self, event: QEvent) -> None:
         self.left.emit()

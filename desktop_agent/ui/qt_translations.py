@@ -22,18 +22,30 @@ CATALOGUES: dict[Language, str] = {"zh": "qtbase_zh_CN"}
 """Qt's catalogue for each language that needs one (English is Qt's own)."""
 
 _installed: QTranslator | None = None
+_applied: tuple[Language, bool] | None = None
+"""The language applied last and whether its catalogue loaded: asked again
+(a Settings Save after the live switch), nothing is read from disk."""
 
 
 def apply_qt_language(language: Language) -> bool:
     """Install Qt's catalogue for ``language`` (removing the previous one);
-    False, and why logged, when it cannot be loaded: Qt's words stay English."""
-    global _installed
+    False, and why logged, when it cannot be loaded: Qt's words stay English.
+    The language applied already is not applied again (same answer)."""
+    global _installed, _applied
     app = QCoreApplication.instance()
     if app is None:
         return False
+    if _applied is not None and _applied[0] == language:
+        return _applied[1]
     if _installed is not None:
         app.removeTranslator(_installed)
         _installed = None
+    _applied = (language, _install(app, language))
+    return _applied[1]
+
+
+def _install(app: QCoreApplication, language: Language) -> bool:
+    global _installed
     name = CATALOGUES.get(language)
     if name is None:
         return True

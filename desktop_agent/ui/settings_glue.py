@@ -10,9 +10,10 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
-from desktop_agent.ui.appearance import apply_appearance
+from desktop_agent.ui import i18n
+from desktop_agent.ui.appearance import apply_appearance, resolve_language
 from desktop_agent.ui.i18n import tr
-from desktop_agent.ui.theme import apply_theme
+from desktop_agent.ui.theme import apply_theme, theme_choice
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable
@@ -59,19 +60,23 @@ async def _reload(reload: Awaitable[None]) -> None:
 
 
 def apply_settings_appearance(window: MainWindow, before: Settings | None, after: Settings) -> None:
-    """Language and theme from ``after`` when they changed (``before`` None:
-    at attach, where ``system`` for both is what the window already shows)."""
+    """Language and theme from ``after`` when they are not what the app shows
+    now (``before`` None: at attach, where ``system`` for both is what the
+    window already shows). A Save after the Appearance page switched them
+    live finds them applied already: nothing is done twice."""
     wanted = (after.language, after.theme)
     if before is None and wanted == ("system", "system"):
         return
-    if before is not None and (before.language, before.theme) == wanted:
+    if (i18n.language(), theme_choice()) == (resolve_language(after.language), after.theme):
         return
     apply_appearance(*wanted)
-    retranslate_window(window)
+    window.retranslate()
 
 
 def retranslate_window(window: MainWindow) -> None:
-    """The window's own texts again in the current language, and its colours."""
+    """The window's own texts again in the current language, and its colours
+    (``MainWindow.retranslate``, the one way in): the chat, the status bar,
+    the welcome panel and the sidebar."""
     window.setWindowTitle(tr("app_title"))
     window.settings_button.setToolTip(tr("settings_action"))
     window.new_chat_button.setToolTip(tr("new_chat"))
@@ -84,8 +89,8 @@ def retranslate_window(window: MainWindow) -> None:
     window.chat.retranslate()  # cards, message actions, code blocks, system lines
     window.status.retranslate()
     window.refresh_status()
-    for part in (getattr(window, "welcome", None), getattr(window, "conversations", None)):
-        retranslate = getattr(part, "retranslate", None)  # parts that keep texts of their own say so
-        if callable(retranslate):
-            retranslate()
+    if window.welcome is not None:
+        window.welcome.retranslate()
+    if window.conversations is not None:
+        window.conversations.retranslate()  # the sidebar
     apply_theme(window)

@@ -8,6 +8,7 @@ when the system switches.
 
 from __future__ import annotations
 
+import functools
 import logging
 from dataclasses import dataclass
 
@@ -87,6 +88,7 @@ def is_dark_color(hex_or_rgb: tuple[int, int, int]) -> bool:
     return (0.299 * r + 0.587 * g + 0.114 * b) < 128
 
 
+@functools.cache
 def style_sheet(c: Colors) -> str:
     """The application style sheet for one colour set."""
     return f"""
@@ -171,6 +173,11 @@ def forced_theme() -> bool:
     return _choice != "system"
 
 
+def theme_choice() -> str:
+    """The theme applied now: ``system``, ``light`` or ``dark``."""
+    return _choice
+
+
 _system_palette: QPalette | None = None
 """The application palette before a theme was forced, to go back to."""
 
@@ -225,10 +232,17 @@ def colors_for(app: QGuiApplication) -> Colors:
 def apply_theme(widget: QWidget) -> Colors:
     """Give ``widget`` (a top-level window) the style sheet for the current
     system colours. Windows call it again on a palette or colour-scheme
-    change, so a system switch between light and dark is followed."""
+    change, so a system switch between light and dark is followed.
+
+    A widget that has these colours already is left alone: one system
+    switch reaches a window up to three times (palette change, theme
+    change, colour scheme), and setting a style sheet re-polishes every
+    widget under it."""
     app = QApplication.instance()
     assert isinstance(app, QApplication), "apply_theme needs a QApplication"
     colors = colors_for(app)
-    widget.setStyleSheet(style_sheet(colors))
-    log.debug("theme: %s", "dark" if colors is DARK else "light")
+    sheet = style_sheet(colors)
+    if widget.styleSheet() != sheet:  # the last colours applied to it, whoever applied them
+        widget.setStyleSheet(sheet)
+        log.debug("theme: %s", "dark" if colors is DARK else "light")
     return colors
