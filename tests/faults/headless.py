@@ -58,7 +58,7 @@ class Row:
     refused: bool = False
     """Point the CLI at a port where nothing listens."""
     files: dict[str, bytes] = field(default_factory=dict)
-    """Files to put in the data folder first (``settings.json``…)."""
+    """Files to put in the data folder first (``settings.json``, ``hooks/hooks.json``…)."""
 
 
 @dataclass
@@ -144,6 +144,7 @@ async def run_row(tmp: Path, row: Row, timeout_s: float = 90) -> Result:
     home.mkdir(parents=True)
     (folder / "mcp.json").write_text('{"mcpServers": {}}')
     for name, data in row.files.items():
+        (home / name).parent.mkdir(parents=True, exist_ok=True)  # "skills/x/SKILL.md"
         (home / name).write_bytes(data)
     async with ScriptedLLMServer(row.replies) as server:
         base_url = f"http://127.0.0.1:{_closed_port()}/v1" if row.refused else server.base_url
