@@ -33,7 +33,7 @@ from typing import BinaryIO
 
 from desktop_agent.core.audit import ApprovalRecord
 from desktop_agent.storage.atomic import make_folder
-from desktop_agent.storage.paths import PRIVATE_FILE, data_dir, make_private
+from desktop_agent.storage.paths import PRIVATE_FILE, data_dir
 
 log = logging.getLogger(__name__)
 
@@ -84,9 +84,8 @@ class JsonlAuditLog:
             self.failed = None
 
     def _open(self) -> int:
-        fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, PRIVATE_FILE)
-        make_private(self.path, PRIVATE_FILE)  # an older, wider file is narrowed
-        return fd
+        # A new file is 0600; one already there keeps the mode the user gave it.
+        return os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, PRIVATE_FILE)
 
 
 def _write_all(fd: int, data: bytes) -> None:

@@ -20,7 +20,7 @@ import json
 import logging
 import sqlite3
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -153,26 +153,33 @@ def migrate(db: sqlite3.Connection) -> int:
 
 def insert(
     db: sqlite3.Connection, conversation_id: str, title: str, when: float,
-    messages: list[Any], events: list[Any], *, renamed: bool = False,
+    messages: list[Any], events: list[Any], *, renamed: bool = False, redact: Callable[[str], str] = str,
 ) -> None:
-    """One whole conversation (migration, import)."""
+    """One whole conversation (migration, import, recovery)."""
     db.execute(
         "INSERT INTO conversations (id, title, renamed, created_at, updated_at) VALUES (?, ?, ?, ?, ?)",
         (conversation_id, title, int(renamed), when, when),
     )
-    append_rows(db, conversation_id, messages, 0, events, 0)
+    append_rows(db, conversation_id, messages, 0, events, 0, redact=redact)
 
 
 def append_rows(
     db: sqlite3.Connection, conversation_id: str,
     messages: list[Any], message_from: int, events: list[Any], event_from: int,
+    *, redact: Callable[[str], str] = str,
 ) -> None:
+    """The rows from ``message_from`` and ``event_from`` on. ``redact`` is
+    applied to each row's JSON and search text: the app's secrets (a key
+    the model wrote into a tool's arguments) never reach the file. A key
+    is letters, digits and ``-_``, so it reads the same inside JSON."""
     db.executemany(
         "INSERT INTO messages (conversation_id, seq, body, text) VALUES (?, ?, ?, ?)",
-        ((conversation_id, i, json.dumps(m, ensure_ascii=False), search_text(m) if isinstance(m, Mapping) else "")
+        ((conversation_id, i, redact(json.dumps(m, ensure_ascii=False)),
+          redact(search_text(m)) if isinstance(m, Mapping) else "")
          for i, m in enumerate(messages[message_from:], message_from)),
     )
     db.executemany(
         "INSERT INTO events (conversation_id, seq, body) VALUES (?, ?, ?)",
-        ((conversation_id, i, json.dumps(e, ensure_ascii=False)) for i, e in enumerate(events[event_from:], event_from)),
+        ((conversation_id, i, redact(json.dumps(e, ensure_ascii=False)))
+         for i, e in enumerate(events[event_from:], event_from)),
     )

@@ -10,11 +10,27 @@ save costs the turn, not the conversation. A taken-back exchange
 (Regenerate, Edit) says where the lists were cut (``rewound``) and only that
 tail is rewritten.
 
-A database that cannot be read is moved aside (``conversations.sqlite3.corrupt-<n>``)
-and a fresh one is started, with one clear line in :attr:`ConversationStore.error`.
-The file is 0600 (conversations hold private text): created so before
-SQLite opens it, and narrowed if an older version left it wider. SQLite
-gives its journal the database's mode.
+Opening never locks the user out and never loses what can be read:
+
+- A damaged database (``PRAGMA quick_check`` finds a fault, or SQLite
+  cannot read it at all) is kept aside as ``conversations.sqlite3.corrupt-<n>``
+  (its WAL with it), every conversation still readable is recovered into a
+  fresh one (:mod:`.conversation_recovery`), and one line in
+  :attr:`ConversationStore.error` says how many.
+- A database this process may only read (the file's mode, or its
+  folder's) is opened read-only: browsing and search work, saving does
+  nothing, and :attr:`ConversationStore.error` says so once. A healthy file
+  is never renamed, and no file's mode is changed.
+- No usable place at all (a read-only data folder with no database yet):
+  the session's conversations live in memory, and it says so.
+
+Two processes may write at once (the window and headless runs, each on its
+own conversation): the database is in WAL mode, every write is one
+``BEGIN IMMEDIATE`` transaction, and a writer waits for the other (a busy
+timeout) instead of failing.
+
+A new file is created 0600 (conversations hold private text) before SQLite
+opens it; SQLite gives its WAL and journal the database's mode.
 
 Deleting marks a conversation (:meth:`ConversationStore.delete`) so that it
 can be undone; marked ones are removed for good at the next start.
@@ -22,25 +38,31 @@ can be undone; marked ones are removed for good at the next start.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
 import sqlite3
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from desktop_agent.core.notice import Notice
 from desktop_agent.storage import conversation_schema as schema
-from desktop_agent.storage.paths import PRIVATE_FILE, data_dir, make_private
+from desktop_agent.storage.conversation_recovery import recover
+from desktop_agent.storage.paths import PRIVATE_FILE, data_dir
 from desktop_agent.storage.set_aside import set_aside
 
 log = logging.getLogger(__name__)
 
 JSONDict = dict[str, Any]
 TITLE_MAX = 80
+"""A title made from the first message, or typed in Rename."""
+STORED_TITLE_MAX = 200
+"""The longest title kept or shown (an imported one): a 10 MB title made
+every start take over a minute and 1.5 GB."""
 
 
 @dataclass(frozen=True)
@@ -81,32 +103,51 @@ def title_of(messages: Sequence[JSONDict]) -> str:
 
 
 class ConversationStore:
-    def __init__(self, path: Path | None = None) -> None:
+    """The conversations database at ``path``.
+
+    ``redact`` replaces the app's secrets in what is stored (a key the model
+    wrote into a tool's arguments or a reply); every row and title goes
+    through it on the way in, and every export on the way out.
+    """
+
+    def __init__(self, path: Path | None = None, *, redact: Callable[[str], str] | None = None) -> None:
         self.path = path or data_dir() / "conversations.sqlite3"
+        self.redact: Callable[[str], str] = redact or _same
         self.error: str | None = None
-        """One line when the database had to be set aside."""
+        """One line (a :class:`Notice`) when the database was damaged, is
+        read-only or cannot be written: said once, at start."""
         self.backup: Path | None = None
         """The copy kept before an older database was migrated."""
         self.fts = False
         """Search has its full-text index (else it uses LIKE)."""
+        self.writable = True
+        """False when what is saved cannot reach the disk (a read-only file
+        or folder): saving then does nothing; browsing and search work."""
+        self.recovered: int | None = None
+        """How many conversations were recovered from a damaged file."""
         self._db = self._open()
-        self._purge_deleted()
+        if self.writable:
+            self._purge_deleted()
 
     def _open(self) -> sqlite3.Connection:
+        access, why = _access(self.path)
+        if access == "read" and why is not None:
+            return self._open_read_only(why)
+        if access == "none" and why is not None:
+            return self._in_memory(why)
         _create_private(self.path)
         try:
-            return self._prepare(sqlite3.connect(self.path))
+            db = _connect(self.path)
         except sqlite3.DatabaseError as exc:
-            kept = set_aside(self.path)
-            self.error = Notice(
-                f"saved conversations in {self.path} could not be read ({exc}); "
-                f"kept the file as {kept.name if kept else '(could not move it)'} and started afresh",
-                "notice_conversations_set_aside" if kept else "notice_conversations_not_moved",
-                {"path": str(self.path), "kept": kept.name if kept else ""},
-            )
-            log.warning("%s", self.error)
-            _create_private(self.path)
-            return self._prepare(sqlite3.connect(self.path))
+            return self._recover(str(exc))
+        try:
+            problem = _damage(db)
+            if problem is None:
+                return self._prepare(db)
+        except sqlite3.DatabaseError as exc:
+            problem = str(exc)
+        db.close()
+        return self._recover(problem)
 
     def _prepare(self, db: sqlite3.Connection) -> sqlite3.Connection:
         if schema.needs_migration(db):
@@ -114,13 +155,85 @@ class ConversationStore:
             moved = schema.migrate(db)
             log.info("moved %d saved conversations to the new layout (backup: %s)", moved, self.backup.name)
         had_fts = schema.has_fts(db)
-        self.fts = schema.create(db)
+        self.fts = schema.create(db)  # executescript: it commits on its own
         if self.fts and not had_fts:
-            db.execute("INSERT INTO message_fts (message_fts) VALUES ('rebuild')")
-        db.execute(f"PRAGMA user_version = {schema.VERSION}")
-        db.commit()
+            with _transaction(db):
+                db.execute("INSERT INTO message_fts (message_fts) VALUES ('rebuild')")
+        if db.execute("PRAGMA user_version").fetchone()[0] != schema.VERSION:
+            db.execute(f"PRAGMA user_version = {schema.VERSION}")
         db.execute("SELECT count(*) FROM conversations").fetchone()
         return db
+
+    def _recover(self, problem: str) -> sqlite3.Connection:
+        """The file is damaged: read what can be read, keep the file aside,
+        and start a fresh database holding every conversation recovered."""
+        recovery = recover(self.path)
+        kept = set_aside(self.path, companions=("-wal", "-shm", "-journal"))
+        count, listed = len(recovery.conversations), recovery.listed
+        fields: dict[str, object] = {"path": str(self.path), "kept": kept.name if kept else "",
+                                     "recovered": count, "listed": listed}
+        if kept is None:
+            db = self._prepare(sqlite3.connect(":memory:", isolation_level=None))
+            self.error = Notice(
+                f"saved conversations in {self.path} are damaged and the file could not be moved aside; "
+                f"showing the {count} conversations that could be read, kept only until the app closes",
+                "notice_conversations_damaged_not_moved", fields)
+        else:
+            _create_private(self.path)
+            db = self._prepare(_connect(self.path))
+            self.error = Notice(
+                f"saved conversations in {self.path} were damaged; kept the file as {kept.name} and recovered "
+                f"{count} of {listed} conversations",
+                "notice_conversations_recovered", fields)
+        with _transaction(db):
+            for found in recovery.conversations:
+                messages = found.history()
+                schema.insert(db, found.id, found.title[:STORED_TITLE_MAX] or title_of(messages),
+                              found.updated_at or time.time(), messages, found.display_log(),
+                              renamed=found.renamed, redact=self.redact)
+        self.recovered = count
+        log.warning("%s (%s)", self.error, problem)
+        return db
+
+    def _open_read_only(self, why: Why) -> sqlite3.Connection:
+        """A file this process may read but not write (its mode, or its
+        folder's): opened read-only, never renamed or changed. When even that
+        fails (damaged, or an older layout that would need a migration), what
+        can be read is copied into memory."""
+        self.writable = False
+        self.error = Notice(
+            f"saved conversations in {self.path} cannot be changed ({WHY[why]}); you can open and search them, "
+            "but new turns are not saved",
+            f"conversations_why_{why}", {"path": str(self.path)}, frame="notice_conversations_read_only")
+        log.warning("%s", self.error)
+        for uri in (f"file:{self.path}?mode=ro", f"file:{self.path}?mode=ro&immutable=1"):
+            try:
+                db = sqlite3.connect(uri, uri=True, isolation_level=None)
+            except sqlite3.Error:
+                continue
+            try:
+                if _damage(db) is None and not schema.needs_migration(db) and _has_tables(db):
+                    self.fts = schema.has_fts(db)
+                    return db
+            except sqlite3.DatabaseError:
+                pass
+            db.close()
+        memory = self._prepare(sqlite3.connect(":memory:", isolation_level=None))
+        with _transaction(memory):
+            for found in recover(self.path).conversations:
+                schema.insert(memory, found.id, found.title[:STORED_TITLE_MAX], found.updated_at,
+                              found.history(), found.display_log(), renamed=found.renamed, redact=self.redact)
+        return memory
+
+    def _in_memory(self, why: Why) -> sqlite3.Connection:
+        """Nowhere to keep conversations (the data folder is read-only, or the
+        file cannot be read): this session's live in memory, and it says so."""
+        self.error = Notice(
+            f"conversations cannot be saved in {self.path.parent} ({WHY[why]}); this session's conversations "
+            "are kept only until the app closes",
+            f"conversations_why_{why}", {"folder": str(self.path.parent)}, frame="notice_conversations_not_saved")
+        log.warning("%s", self.error)
+        return self._prepare(sqlite3.connect(":memory:", isolation_level=None))
 
     # ----------------------------------------------------------- writing
 
@@ -133,16 +246,18 @@ class ConversationStore:
         rewound: tuple[int, int] | None = None,
     ) -> None:
         """Append what the conversation gained since its last save;
-        ``rewound``: (history, events) lengths it was cut back to meanwhile."""
-        if not messages and not events:
+        ``rewound``: (history, events) lengths it was cut back to meanwhile.
+        One write transaction, taken at once (``BEGIN IMMEDIATE``), so a
+        second process writing meanwhile waits instead of failing."""
+        if not self.writable or (not messages and not events):
             return
         db, now = self._db, time.time()
-        with db:
+        with _transaction(db):
             row = db.execute("SELECT title FROM conversations WHERE id = ?", (conversation_id,)).fetchone()
             if row is None:
                 db.execute(
                     "INSERT INTO conversations (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)",
-                    (conversation_id, title_of(messages), now, now),
+                    (conversation_id, self.redact(title_of(messages)), now, now),
                 )
             kept_messages, cut_messages = self._stored(
                 conversation_id, "messages", len(messages), rewound[0] if rewound else None)
@@ -154,8 +269,9 @@ class ConversationStore:
                 db.execute("UPDATE conversations SET updated_at = ? WHERE id = ?", (now, conversation_id))
                 if not row[0]:
                     db.execute("UPDATE conversations SET title = ? WHERE id = ? AND renamed = 0",
-                               (title_of(messages), conversation_id))
-            schema.append_rows(db, conversation_id, list(messages), kept_messages, list(events), kept_events)
+                               (self.redact(title_of(messages)), conversation_id))
+            schema.append_rows(db, conversation_id, list(messages), kept_messages, list(events), kept_events,
+                               redact=self.redact)
 
     def _stored(self, conversation_id: str, table: str, length: int, cut: int | None) -> tuple[int, bool]:
         """How many rows of ``table`` stay (the rest is rewritten), and
@@ -170,21 +286,27 @@ class ConversationStore:
         return keep, keep < stored
 
     def rename(self, conversation_id: str, title: str) -> None:
-        with self._db:
+        if not self.writable:
+            return
+        with _transaction(self._db):
             self._db.execute("UPDATE conversations SET title = ?, renamed = 1 WHERE id = ?",
-                             (title.strip()[:TITLE_MAX], conversation_id))
+                             (self.redact(title.strip()[:TITLE_MAX]), conversation_id))
 
     def delete(self, conversation_id: str) -> None:
         """Hide a conversation; :meth:`undelete` brings it back until the next start."""
-        with self._db:
+        if not self.writable:
+            return
+        with _transaction(self._db):
             self._db.execute("UPDATE conversations SET deleted_at = ? WHERE id = ?", (time.time(), conversation_id))
 
     def undelete(self, conversation_id: str) -> None:
-        with self._db:
+        if not self.writable:
+            return
+        with _transaction(self._db):
             self._db.execute("UPDATE conversations SET deleted_at = NULL WHERE id = ?", (conversation_id,))
 
     def _purge_deleted(self) -> None:
-        with self._db:
+        with _transaction(self._db):
             gone = [r[0] for r in self._db.execute("SELECT id FROM conversations WHERE deleted_at IS NOT NULL")]
             for conversation_id in gone:
                 self._remove(conversation_id)
@@ -194,11 +316,15 @@ class ConversationStore:
             self._db.execute(f"DELETE FROM {table} WHERE conversation_id = ?", (conversation_id,))
         self._db.execute("DELETE FROM conversations WHERE id = ?", (conversation_id,))
 
-    def add(self, conversation_id: str, title: str, messages: list[JSONDict], events: list[JSONDict]) -> None:
-        """A whole conversation at once (an import)."""
-        with self._db:
-            schema.insert(self._db, conversation_id, title or title_of(messages), time.time(),
-                          messages, events, renamed=bool(title))
+    def add(self, conversation_id: str, title: str, messages: list[JSONDict], events: list[JSONDict]) -> bool:
+        """A whole conversation at once (an import); False when nothing can
+        be saved (a read-only database)."""
+        if not self.writable:
+            return False
+        with _transaction(self._db):
+            schema.insert(self._db, conversation_id, self.redact((title or title_of(messages))[:STORED_TITLE_MAX]),
+                          time.time(), messages, events, renamed=bool(title), redact=self.redact)
+        return True
 
     # ----------------------------------------------------------- reading
 
@@ -210,7 +336,8 @@ class ConversationStore:
     def conversations(self) -> list[ConversationSummary]:
         """Every conversation not deleted, newest first."""
         rows = self._db.execute(
-            "SELECT id, title, updated_at FROM conversations WHERE deleted_at IS NULL ORDER BY updated_at DESC"
+            f"SELECT id, substr(title, 1, {STORED_TITLE_MAX}), updated_at FROM conversations "
+            "WHERE deleted_at IS NULL ORDER BY updated_at DESC"
         )
         return [ConversationSummary(*row) for row in rows]
 
@@ -222,7 +349,8 @@ class ConversationStore:
 
     def load(self, conversation_id: str) -> StoredConversation | None:
         row = self._db.execute(
-            "SELECT id, title, updated_at FROM conversations WHERE id = ?", (conversation_id,)
+            f"SELECT id, substr(title, 1, {STORED_TITLE_MAX}), updated_at FROM conversations WHERE id = ?",
+            (conversation_id,)
         ).fetchone()
         if row is None:
             return None
@@ -259,7 +387,7 @@ class ConversationStore:
         if not query:
             return []
         head = (
-            "SELECT m.conversation_id, c.title, m.seq, m.text FROM messages m "
+            f"SELECT m.conversation_id, substr(c.title, 1, {STORED_TITLE_MAX}), m.seq, m.text FROM messages m "
             "JOIN conversations c ON c.id = m.conversation_id "
         )
         tail = " AND c.deleted_at IS NULL ORDER BY c.updated_at DESC, m.seq LIMIT ?"
@@ -276,13 +404,92 @@ class ConversationStore:
         self._db.close()
 
 
+def _same(text: str) -> str:
+    return text
+
+
+Why = Literal["file_read_only", "folder_read_only", "file_unreadable", "folder_missing"]
+WHY: dict[Why, str] = {
+    "file_read_only": "the file is read-only",
+    "folder_read_only": "the folder is read-only",
+    "file_unreadable": "the file cannot be read",
+    "folder_missing": "the folder cannot be made",
+}
+"""Why conversations cannot be written, as the English line says it; the
+window words each as ``conversations_why_<code>``."""
+
+
+def _access(path: Path) -> tuple[Literal["write", "read", "none"], Why | None]:
+    """How this process may use the database: write it, only read it (the
+    file's mode or its folder's), or neither (the session then keeps its
+    conversations in memory), and why not. ``os.access`` answers for this
+    process's real ids, so a file made read-only is read-only here."""
+    folder = path.parent
+    folder_writable = os.access(folder, os.W_OK | os.X_OK)
+    if path.exists():
+        if not os.access(path, os.R_OK):
+            return "none", "file_unreadable"
+        file_writable = os.access(path, os.W_OK)
+        if file_writable and folder_writable:
+            return "write", None
+        why: Why = "file_read_only" if not file_writable else "folder_read_only"
+        return ("read", why) if path.stat().st_size else ("none", why)
+    if not folder.is_dir():
+        return "none", "folder_missing"
+    return ("write", None) if folder_writable else ("none", "folder_read_only")
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    """The database for writing: WAL (a writer never blocks readers, and
+    two processes writing take turns), and up to :data:`BUSY_TIMEOUT_S` of
+    waiting for the other's write to end instead of failing at once.
+    Transactions are begun explicitly (:func:`_transaction`)."""
+    db = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+    try:
+        db.execute("PRAGMA journal_mode=WAL")
+    except sqlite3.OperationalError as exc:  # a file system without shared memory: the rollback journal
+        log.info("conversations: WAL unavailable (%s)", exc)
+    return db
+
+
+BUSY_TIMEOUT_S = 15.0
+
+
+def _damage(db: sqlite3.Connection) -> str | None:
+    """What ``PRAGMA quick_check`` finds wrong (its first line), or None."""
+    rows = db.execute("PRAGMA quick_check").fetchall()
+    first = str(rows[0][0]) if rows else "no answer from quick_check"
+    return None if first == "ok" else first
+
+
+def _has_tables(db: sqlite3.Connection) -> bool:
+    names = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    return {"conversations", "messages", "events"} <= names
+
+
+@contextlib.contextmanager
+def _transaction(db: sqlite3.Connection) -> Iterator[None]:
+    """One write transaction, its lock taken at the start (``IMMEDIATE``):
+    a deferred one that reads first and writes later fails at once with
+    "database is locked" when another process wrote in between, where
+    this one waits its turn (the busy timeout)."""
+    if db.in_transaction:  # nested inside a caller's transaction
+        yield
+        return
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")
+
+
 def _create_private(path: Path) -> None:
-    """An empty file with mode 0600 (SQLite takes an empty file as a new
-    database), or the existing one narrowed to 0600."""
+    """A new, empty file with mode 0600 (SQLite takes an empty file as a new
+    database). An existing file keeps the mode it has: the user may have
+    set it."""
     try:
         os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE))
-    except FileExistsError:
-        pass
     except OSError:
-        return  # SQLite reports what is wrong with the place
-    make_private(path, PRIVATE_FILE)
+        pass  # there already, or SQLite reports what is wrong with the place

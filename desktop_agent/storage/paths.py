@@ -13,12 +13,16 @@ APP_NAME = "desktop-agent"
 
 
 def data_dir() -> Path:
-    """The folder, created 0700 and narrowed to 0700 if it is wider: it
-    holds conversations and maybe the API key (issue 12)."""
+    """The folder, created 0700 when it is new: it holds conversations and
+    maybe the API key. An existing folder keeps the mode it has (the user
+    may have set it; a read-only one is used read-only)."""
     override = os.environ.get("DESKTOP_AGENT_HOME")
     path = Path(override) if override else Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
-    path.mkdir(mode=PRIVATE_DIR, parents=True, exist_ok=True)
-    make_private(path, PRIVATE_DIR)
+    if not path.is_dir():
+        try:
+            path.mkdir(mode=PRIVATE_DIR, parents=True, exist_ok=True)
+        except OSError:
+            pass  # what cannot be made is said by whatever needs it there
     return path
 
 
@@ -26,8 +30,9 @@ PRIVATE_DIR, PRIVATE_FILE = 0o700, 0o600
 
 
 def make_private(path: Path, mode: int) -> None:
-    """Narrow ``path`` to ``mode`` when group or others have any access
-    (POSIX; a no-op where modes mean nothing, and on a file not ours)."""
+    """Narrow a file this app has just created to ``mode`` when group or
+    others have any access (POSIX; a no-op where modes mean nothing). Never
+    for a file that was there before: its mode is the user's."""
     if sys.platform == "win32":
         return
     try:

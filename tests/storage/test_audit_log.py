@@ -54,12 +54,12 @@ def test_the_file_is_private_even_with_a_permissive_umask(tmp_path: Path) -> Non
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX modes")
-def test_a_wider_existing_file_is_narrowed(tmp_path: Path) -> None:
+def test_an_existing_file_keeps_the_mode_the_user_gave_it(tmp_path: Path) -> None:
     path = tmp_path / AUDIT_FILE
     path.write_text("")
-    path.chmod(0o644)
+    path.chmod(0o640)
     JsonlAuditLog(path).record(record(1))
-    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert stat.S_IMODE(path.stat().st_mode) == 0o640
 
 
 def test_a_torn_last_line_is_skipped_and_the_next_record_starts_a_fresh_line(tmp_path: Path) -> None:

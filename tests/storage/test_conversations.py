@@ -46,28 +46,30 @@ def test_a_corrupt_database_is_set_aside_with_one_line(tmp_path: Path) -> None:
     assert store.latest() is not None
 
 
-def test_the_database_is_readable_only_by_its_owner(tmp_path: Path) -> None:
-    # Issue 12 defect 10: conversations hold private text.
+def test_a_new_database_is_readable_only_by_its_owner_and_an_existing_one_keeps_its_mode(tmp_path: Path) -> None:
+    # Conversations hold private text; but a mode the user set is theirs.
     fresh = ConversationStore(tmp_path / "new.sqlite3")
     fresh.save("c1", [{"role": "user", "content": "private"}])
     fresh.close()
     old = tmp_path / "old.sqlite3"
     ConversationStore(old).close()
-    old.chmod(0o644)  # made by an older version
+    old.chmod(0o640)
     ConversationStore(old).close()
     assert {p.name: stat.S_IMODE(p.stat().st_mode) for p in (tmp_path / "new.sqlite3", old)} == {
-        "new.sqlite3": 0o600, "old.sqlite3": 0o600}
+        "new.sqlite3": 0o600, "old.sqlite3": 0o640}
 
 
-def test_the_data_folder_is_readable_only_by_its_owner(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_new_data_folder_is_private_and_an_existing_one_keeps_its_mode(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     fresh = tmp_path / "fresh" / "home"
     monkeypatch.setenv("DESKTOP_AGENT_HOME", str(fresh))
     assert stat.S_IMODE(data_dir().stat().st_mode) == 0o700
     wide = tmp_path / "wide"
     wide.mkdir(mode=0o755)
-    wide.chmod(0o755)
+    wide.chmod(0o750)
     monkeypatch.setenv("DESKTOP_AGENT_HOME", str(wide))
-    assert stat.S_IMODE(data_dir().stat().st_mode) == 0o700
+    assert stat.S_IMODE(data_dir().stat().st_mode) == 0o750
 
 
 # ------------------------------------------------------------- issue 14
@@ -125,8 +127,8 @@ def test_an_old_database_is_migrated_with_a_private_backup(tmp_path: Path) -> No
     path.chmod(0o644)
     store = ConversationStore(path)
     assert store.backup is not None and store.backup.name == "conversations.sqlite3.v1-backup"
-    assert stat.S_IMODE(store.backup.stat().st_mode) == 0o600
-    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert stat.S_IMODE(store.backup.stat().st_mode) == 0o600  # a new file: private
+    assert stat.S_IMODE(path.stat().st_mode) == 0o644  # the user's file keeps its mode
     kept = sqlite3.connect(store.backup)
     assert kept.execute("SELECT count(*) FROM conversations").fetchone() == (2,)
     kept.close()

@@ -32,7 +32,7 @@ from urllib.parse import urlsplit
 import httpx2
 
 from desktop_agent.core.ports import STTError
-from desktop_agent.storage.paths import PRIVATE_DIR, data_dir, make_private
+from desktop_agent.storage.paths import PRIVATE_DIR, data_dir
 
 log = logging.getLogger(__name__)
 
@@ -204,7 +204,6 @@ class ModelStore:
         try:
             self.root.mkdir(mode=PRIVATE_DIR, parents=True, exist_ok=True)
             folder.mkdir(mode=PRIVATE_DIR, exist_ok=True)
-            make_private(folder, PRIVATE_DIR)
             free = shutil.disk_usage(folder).free
         except OSError as exc:
             raise ModelDownloadError(f"cannot create the model folder {folder}: {_os_reason(exc)}") from exc
