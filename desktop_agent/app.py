@@ -30,6 +30,8 @@ from PySide6.QtCore import QLocale
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
+from desktop_agent.storage.paths import data_dir
+from desktop_agent.ui import single_instance
 from desktop_agent.ui.fonts import prefer_chinese_sans
 from desktop_agent.ui.i18n import choose_language, set_language, tr
 from desktop_agent.ui.main_window import MainWindow
@@ -71,17 +73,42 @@ def run_gui(args: argparse.Namespace) -> int:
     app.setApplicationName("desktop-agent")
     prefer_chinese_sans(app)  # Chinese in SC forms, not whatever CJK face fontconfig falls back to
     app.setQuitOnLastWindowClosed(False)  # the coroutine decides when to stop
+    # One window per data folder: a second launch hands its command line to
+    # the first and exits (two windows saved over each other's turns).
+    folder = data_dir()
+    name = single_instance.server_name(folder)
+    held = single_instance.claim(folder)
+    if held is None:
+        argv: list[str] = list(getattr(args, "argv", None) or sys.argv[1:])
+        if single_instance.forward(name, argv):
+            print("desktop-agent: the window for this data folder is already open; brought it forward",
+                  file=sys.stderr)
+            return EXIT_OK
+        print(f"desktop-agent: error: another desktop-agent window is using {folder} but does not answer",
+              file=sys.stderr)
+        return EXIT_CONFIG
+    try:
+        return _run_window(app, args, single_instance.InstanceServer(name))
+    finally:
+        held.release()
+
+
+def _run_window(app: QApplication, args: argparse.Namespace, others: single_instance.InstanceServer) -> int:
     language = choose_language(QLocale.system().name())
     set_language(language)
     apply_qt_language(language)  # Qt's own buttons and context menus
     if ICON.is_file():  # a source checkout or the bundle; a wheel has no icon
         app.setWindowIcon(QIcon(str(ICON)))
     window = MainWindow()
+    others.arguments.connect(lambda argv: take_arguments(window, argv))
     window.show()
     app.processEvents()  # show, expose and paint it now
     on_shown: Callable[[], None] | None = getattr(args, "on_window_shown", None)
     if on_shown is not None:
         on_shown()
+    prompt = getattr(args, "prompt", None)
+    if prompt:
+        window.send_text(prompt)  # held until the services are attached
 
     import asyncio
 
@@ -89,11 +116,40 @@ def run_gui(args: argparse.Namespace) -> int:
 
     from desktop_agent.ui import runtime
 
-    with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(app)) as runner:
-        try:
-            return runner.run(serve(window, args))
-        finally:
-            runtime.ignore_stop_signals()  # before the loop's teardown, which a signal must not cut short
+    try:
+        with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(app)) as runner:
+            try:
+                return runner.run(serve(window, args))
+            finally:
+                runtime.ignore_stop_signals()  # before the loop's teardown, which a signal must not cut short
+    finally:
+        others.close()
+
+
+STARTUP_ONLY = ("base_url", "model", "api_key", "mcp_config", "tts", "max_steps", "approval_timeout", "skills",
+                "stt", "stt_model")
+"""Options a running window cannot take from a later launch (they choose
+what it was built with)."""
+
+
+def take_arguments(window: MainWindow, argv: list[str]) -> None:
+    """A later launch's command line: bring the window forward, send its
+    ``--prompt`` (or leave it in the input when a turn runs), and say which
+    of its options only apply at start."""
+    from desktop_agent.__main__ import build_parser
+
+    window.bring_forward()
+    try:
+        args, _unknown = build_parser().parse_known_args(argv)
+    except SystemExit:  # argparse's way of saying the line is wrong
+        window.show_notice("warning", functools.partial(tr, "second_launch_bad_arguments", argv=" ".join(argv)))
+        return
+    prompt = getattr(args, "prompt", None)
+    if prompt and not window.send_text(prompt):
+        window.input.setPlainText(prompt)  # a turn is running: the user sends it when it ends
+    ignored = [f"--{name.replace('_', '-')}" for name in STARTUP_ONLY if getattr(args, name, None) is not None]
+    if ignored:
+        window.show_notice("warning", functools.partial(tr, "second_launch_ignored", options=", ".join(ignored)))
 
 
 async def serve(window: MainWindow, args: argparse.Namespace) -> int:

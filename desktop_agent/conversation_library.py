@@ -18,6 +18,7 @@ from desktop_agent.core.conversation import Conversation
 from desktop_agent.core.plain_text import plain
 from desktop_agent.storage import conversation_export as export
 from desktop_agent.storage.conversations import ConversationStore, ConversationSummary, SearchHit
+from desktop_agent.storage.user_files import read_user_text
 
 ExportKind = Literal["markdown", "json"]
 
@@ -57,10 +58,13 @@ class ConversationLibrary:
         self._store.undelete(conversation_id)
 
     def export(self, conversation_id: str, kind: ExportKind) -> str | None:
+        """The conversation as Markdown or JSON, the app's secrets replaced
+        (rows saved before they were redacted on the way in included)."""
         stored = self._store.load(conversation_id)
         if stored is None:
             return None
-        return export.to_markdown(stored) if kind == "markdown" else export.to_json(stored)
+        text = export.to_markdown(stored) if kind == "markdown" else export.to_json(stored)
+        return self._store.redact(text)
 
     def export_to(self, conversation_id: str, path: Path, kind: ExportKind) -> bool:
         text = self.export(conversation_id, kind)
@@ -71,8 +75,18 @@ class ConversationLibrary:
 
     def import_text(self, text: str) -> str:
         """Add the conversation in an exported JSON file (or a bare OpenAI
-        message list) as a new one; its id. Raises ``ConversationFileError``."""
+        message list) as a new one; its id. Raises ``ConversationFileError``
+        (one line; nothing stored, the other conversations untouched)."""
         imported = export.from_json(text)
         conversation_id = uuid.uuid4().hex
-        self._store.add(conversation_id, imported.title, imported.messages, imported.events)
+        if not self._store.add(conversation_id, imported.title, imported.messages, imported.events):
+            raise export.ConversationFileError(
+                "saved conversations cannot be changed now, so nothing was imported", "conv_import_read_only")
         return conversation_id
+
+    def import_file(self, path: Path) -> str:
+        """:meth:`import_text` of the file at ``path``: a regular file of at
+        most :data:`~desktop_agent.storage.conversation_export.IMPORT_MAX_BYTES`
+        (a named pipe would hang the window), UTF-8. Raises
+        ``ConversationFileError`` or ``UserFileError``."""
+        return self.import_text(read_user_text(path, limit=export.IMPORT_MAX_BYTES, encoding="utf-8-sig"))

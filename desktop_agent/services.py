@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from desktop_agent.core.agent import AgentClient
 from desktop_agent.core.approval import ApprovalManager, allow_key
 from desktop_agent.core.audit import AuditSinks
+from desktop_agent.core.budget import Budget
 from desktop_agent.core.bus import SessionMessageBus
 from desktop_agent.core.conversation import Conversation
 from desktop_agent.core.display_log import events_from_history
@@ -84,7 +85,8 @@ class Services:
     """The prompt hooks found (DESIGN §9), prompts read once at start-up;
     ``Settings.hooks_enabled`` says which a turn uses."""
     conversations: ConversationStore | None = None
-    """Saved conversations (the window keeps them; the headless mode does not)."""
+    """Saved conversations: the window reopens the latest; a headless run
+    saves its own new one after every turn."""
     approvals: ApprovalManager = field(default_factory=ApprovalManager)
     sessions: SessionManager = field(default_factory=SessionManager)
     startup_warnings: list[str] = field(default_factory=list)
@@ -185,6 +187,7 @@ class Services:
         for conversation in self._conversations:
             conversation.agent.hooks = hooks  # from the next checkpoint on
             conversation.agent.max_steps = settings.max_steps
+            conversation.agent.budget = Budget(settings.context_tokens)
             conversation.agent.speak_every_reply = settings.speak_every_reply
             conversation.approval_timeout_s = settings.approval_timeout_s
         return AppliedSettings(self.llm.model, self.llm.is_demo, self.demo_notice, error)
@@ -263,6 +266,7 @@ class Services:
             speak_every_reply=self.settings.speak_every_reply,
             skills=self.skills,
             hooks=self.hooks.enabled(self.settings.hooks_enabled),
+            budget=Budget(self.settings.context_tokens),
         )
         conversation = Conversation(
             agent,
@@ -513,7 +517,9 @@ async def build_services(
     )
     services._make_tts(settings)
     if keep_conversations:
-        services.conversations = ConversationStore()
+        # The app's secrets never reach the file: a key the model wrote into
+        # a tool's arguments is stored as [redacted], as in the events file.
+        services.conversations = ConversationStore(redact=redactor)
         if services.conversations.error:
             services.startup_warnings.append(services.conversations.error)
     if loaded.error:

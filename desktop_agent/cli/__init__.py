@@ -108,7 +108,7 @@ async def _run(args: argparse.Namespace, stdin: IO[str], out: IO[str], err: IO[s
             mcp_config=args.mcp_config, tts=args.tts, max_steps=args.max_steps,
             approval_timeout_s=args.approval_timeout, start_mcp=True, skills=args.skills,
             on_notice=lambda line: _say(err, f"notice: {line}"),
-            audit_log=args.audit_log,
+            audit_log=args.audit_log, keep_conversations=True,
         )
     except (LLMError, McpConfigError, SettingsError, ValueError) as exc:
         _say(err, f"error: {exc}")
@@ -179,7 +179,10 @@ async def _session(
 ) -> int:
     conversation = services.new_conversation()
     io = TerminalIO(stdin, err)
-    view = TerminalView(io, services.forms, args.approve, out, err)
+    view = TerminalView(
+        io, services.forms, args.approve, out, err,
+        server_of=services.tool_server, annotations_of=services.tool_annotations,
+    )
     view.listen = answer_audio.recognise if answer_audio is not None else None
     speech_failure = SpeechFailureNotice(lambda line: _say(err, line))
     transcript: TranscriptMessage | None = None
@@ -213,10 +216,14 @@ async def _session(
                     break
                 if line.strip():
                     await _run_turn(conversation, line, view, args.approve, jsonl, signals, None, speech_failure)
+                    services.save_conversation(conversation)
                     signals.rearm()
                     if signals.stopping:
                         break
     finally:
+        # This run's own conversation (never one another process has open),
+        # in the data folder's database, so the window lists it too.
+        services.save_conversation(conversation)
         if jsonl is not None:
             jsonl.close()
         if args.history_json:

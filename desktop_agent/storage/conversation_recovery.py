@@ -105,13 +105,22 @@ def _recover(db: sqlite3.Connection) -> Recovery:
 
 
 def _rows(db: sqlite3.Connection, table: str, columns: str) -> Iterator[tuple[Any, ...]]:
-    """Every readable row of ``table``, by rowid, stepping over damage."""
-    after = _FIRST
+    """Every readable row of ``table``, by rowid, stepping over damage: in
+    batches while they read, one row at a time near damage (a batch fails
+    whole when one of its rows cannot be read)."""
+    after, careful = _FIRST, 0
     while True:
+        limit = 1 if careful else _BATCH
         try:
-            batch = db.execute(_BATCH_SQL.format(columns=columns, table=table), (after, _BATCH)).fetchall()
+            batch = db.execute(_BATCH_SQL.format(columns=columns, table=table), (after, limit)).fetchall()
         except sqlite3.DatabaseError:
-            resume = _next_readable(db, table, after)
+            if not careful:
+                careful = _BATCH  # the rows before the damage, one by one
+                continue
+            resume = _next_readable(db, table, columns, after)
+            # A row in the damaged stretch may still read by its own rowid
+            # (a seek past it fails on the page, a lookup of it does not).
+            yield from _one_by_one(db, table, columns, after, resume)
             if resume is None:
                 return
             after = resume
@@ -121,6 +130,7 @@ def _rows(db: sqlite3.Connection, table: str, columns: str) -> Iterator[tuple[An
             return
         if not batch:
             return
+        careful = max(careful - len(batch), 0)
         for row in batch:
             yield tuple(row[1:])
         after = int(batch[-1][0])
@@ -131,14 +141,14 @@ _LAST = 1 << 62
 _BATCH_SQL = "SELECT rowid, {columns} FROM {table} NOT INDEXED WHERE rowid > ? ORDER BY rowid LIMIT ?"
 
 
-def _next_readable(db: sqlite3.Connection, table: str, failed: int) -> int | None:
+def _next_readable(db: sqlite3.Connection, table: str, columns: str, failed: int) -> int | None:
     """A point past the damage after ``failed`` from which rows read again
     (the rowid before the first readable one), or None when nothing after
     it can be read. Steps forward 1, 2, 4 … rowids to a point that reads,
     then halves the gap back, so few good rows are stepped over."""
     step, good = 1, None
     while failed + step < _LAST:
-        if _probe(db, table, failed + step) is not False:
+        if _probe(db, table, columns, failed + step) is not False:
             good = failed + step
             break
         failed, step = failed + step, step * 2
@@ -146,18 +156,36 @@ def _next_readable(db: sqlite3.Connection, table: str, failed: int) -> int | Non
         return None
     while good - failed > 1:
         middle = (failed + good) // 2
-        if _probe(db, table, middle) is False:
+        if _probe(db, table, columns, middle) is False:
             failed = middle
         else:
             good = middle
     return good
 
 
-def _probe(db: sqlite3.Connection, table: str, after: int) -> bool | None:
+def _one_by_one(
+    db: sqlite3.Connection, table: str, columns: str, after: int, upto: int | None
+) -> Iterator[tuple[Any, ...]]:
+    """The rows in ``(after, upto]`` that read when asked for by rowid
+    (at most :data:`_LOOKUPS` of them are tried)."""
+    first = max(after, 0) + 1
+    last = first + _LOOKUPS - 1 if upto is None else min(upto, first + _LOOKUPS - 1)
+    for rowid in range(first, last + 1):
+        try:
+            row = db.execute(f"SELECT {columns} FROM {table} NOT INDEXED WHERE rowid = ?", (rowid,)).fetchone()
+        except sqlite3.DatabaseError:
+            continue
+        if row is not None:
+            yield tuple(row)
+
+
+_LOOKUPS = 4096
+
+
+def _probe(db: sqlite3.Connection, table: str, columns: str, after: int) -> bool | None:
     """Whether the first row after ``after`` reads (None: there is none)."""
     try:
-        row = db.execute(f"SELECT * FROM {table} NOT INDEXED WHERE rowid > ? ORDER BY rowid LIMIT 1",
-                         (after,)).fetchone()
+        row = db.execute(_BATCH_SQL.format(columns=columns, table=table), (after, 1)).fetchone()
     except sqlite3.DatabaseError:
         return False
     return None if row is None else True

@@ -206,7 +206,12 @@ class ConversationStore:
             "but new turns are not saved",
             f"conversations_why_{why}", {"path": str(self.path)}, frame="notice_conversations_read_only")
         log.warning("%s", self.error)
-        for uri in (f"file:{self.path}?mode=ro", f"file:{self.path}?mode=ro&immutable=1"):
+        # ``immutable`` reads without the WAL's shared-memory file, which a
+        # read-only open would otherwise create beside the database; but a
+        # WAL left by a crash holds turns that only a plain open sees.
+        plain, immutable = f"file:{self.path}?mode=ro", f"file:{self.path}?mode=ro&immutable=1"
+        wal = Path(f"{self.path}-wal")
+        for uri in ((plain, immutable) if wal.exists() and wal.stat().st_size else (immutable, plain)):
             try:
                 db = sqlite3.connect(uri, uri=True, isolation_level=None)
             except sqlite3.Error:

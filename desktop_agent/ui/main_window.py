@@ -321,6 +321,16 @@ class MainWindow(QMainWindow):
             except Exception:  # the status bar must never take the window down
                 log.exception("could not read the MCP server states")
 
+    def bring_forward(self) -> None:
+        """Show the window in front (a second launch asked for it): restored
+        if it was minimised, raised, and given the focus where the window
+        manager allows it."""
+        if self.isMinimized():
+            self.showNormal()
+        self.show()
+        self.raise_()
+        self.activateWindow()
+
     def show_notice(self, level: str, text: str | Callable[[], str]) -> None:
         """Something to say in the conversation: ``error`` or ``warning``
         (Markdown), or ``system`` (one plain line). A function gives the

@@ -28,7 +28,9 @@ Signals:
 
 from __future__ import annotations
 
+import errno
 import logging
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -50,11 +52,12 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_agent.ui.i18n import tr
-from desktop_agent.ui.os_wording import os_error_text
+from desktop_agent.ui.os_wording import os_error_text, os_reason
 from desktop_agent.ui.search_rows import HitRow, file_name, marked, snippet_parts
 
 if TYPE_CHECKING:
     from desktop_agent.conversation_library import ConversationLibrary, ExportKind
+    from desktop_agent.storage.user_files import UserFileError
 
 log = logging.getLogger(__name__)
 
@@ -261,13 +264,12 @@ class ConversationSidebar(QFrame):
     def import_file(self, path: Path) -> str | None:
         """Import an exported conversation; its id, or None (the reason in the heading)."""
         from desktop_agent.storage.conversation_export import ConversationFileError
+        from desktop_agent.storage.user_files import UserFileError
 
         try:
-            conversation_id = self._library.import_text(path.read_text(encoding="utf-8"))
-        except OSError as exc:
-            reason = tr("conv_import_unreadable", error=os_error_text(exc))
-        except UnicodeDecodeError:
-            reason = tr("conv_import_not_text")
+            conversation_id = self._library.import_file(path)
+        except UserFileError as exc:
+            reason = _file_problem(exc)
         except ConversationFileError as exc:
             reason = tr(exc.key, **exc.fields)
         else:
@@ -345,3 +347,16 @@ class ConversationSidebar(QFrame):
         dialog.open()
         return dialog
 
+
+def _file_problem(exc: UserFileError) -> str:
+    """Why a file picked for import could not be read, in the UI language."""
+    if exc.code == "missing":
+        return tr("conv_import_unreadable", error=os_reason(errno.ENOENT, os.strerror(errno.ENOENT)))
+    if exc.code == "unreadable":
+        code, words = exc.fields.get("errno"), str(exc.fields.get("error", ""))
+        return tr("conv_import_unreadable", error=os_reason(code, words))
+    if exc.code == "not_utf8":
+        return tr("conv_import_not_text")
+    if exc.code == "too_large":
+        return tr("conv_import_too_large", limit=exc.fields.get("limit", ""))
+    return tr("conv_import_not_regular")

@@ -59,6 +59,11 @@ class Row:
     """Point the CLI at a port where nothing listens."""
     files: dict[str, bytes] = field(default_factory=dict)
     """Files to put in the data folder first (``settings.json``, ``hooks/hooks.json``…)."""
+    modes: dict[str, int] = field(default_factory=dict)
+    """Modes to give those files (``"."``: the data folder) once written."""
+    prefix: Sequence[str] = ()
+    """A command the CLI runs under: ``("unshare", "-U")`` makes file modes
+    count for root (CI runs as root, whom no mode stops otherwise)."""
 
 
 @dataclass
@@ -146,11 +151,13 @@ async def run_row(tmp: Path, row: Row, timeout_s: float = 90) -> Result:
     for name, data in row.files.items():
         (home / name).parent.mkdir(parents=True, exist_ok=True)  # "skills/x/SKILL.md"
         (home / name).write_bytes(data)
+    for name, mode in sorted(row.modes.items(), reverse=True):  # the folder itself ("." sorts first) last
+        (home / name).chmod(mode)
     async with ScriptedLLMServer(row.replies) as server:
         base_url = f"http://127.0.0.1:{_closed_port()}/v1" if row.refused else server.base_url
         env = {**os.environ, "DESKTOP_AGENT_HOME": str(home), **row.env}
         proc = await asyncio.create_subprocess_exec(
-            *_argv(row, folder, base_url), env=env,
+            *row.prefix, *_argv(row, folder, base_url), env=env,
             stdin=asyncio.subprocess.PIPE if row.stdin is not None or row.stdin_open else asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
         try:
