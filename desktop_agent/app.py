@@ -76,11 +76,11 @@ def run_gui(args: argparse.Namespace) -> int:
     # One window per data folder: a second launch hands its command line to
     # the first and exits (two windows saved over each other's turns).
     folder = data_dir()
-    name = single_instance.server_name(folder)
+    where = single_instance.socket_path(folder)
     held = single_instance.claim(folder)
     if held is None:
         argv: list[str] = list(getattr(args, "argv", None) or sys.argv[1:])
-        if single_instance.forward(name, argv):
+        if single_instance.forward(where, argv):
             print("desktop-agent: the window for this data folder is already open; brought it forward",
                   file=sys.stderr)
             return EXIT_OK
@@ -88,7 +88,7 @@ def run_gui(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return EXIT_CONFIG
     try:
-        return _run_window(app, args, single_instance.InstanceServer(name))
+        return _run_window(app, args, single_instance.InstanceServer(where))
     finally:
         held.release()
 

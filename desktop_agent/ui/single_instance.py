@@ -22,11 +22,12 @@ import hashlib
 import json
 import logging
 import os
+import socket
+import tempfile
 import time
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Signal
-from PySide6.QtNetwork import QLocalServer, QLocalSocket
+from PySide6.QtCore import QObject, QSocketNotifier, Signal
 
 log = logging.getLogger(__name__)
 
@@ -34,12 +35,14 @@ _MESSAGE_MAX = 1 << 20
 """A command line longer than this is not a command line."""
 
 
-def server_name(folder: Path) -> str:
-    """The local socket's name for ``folder`` (per user: two users may use
-    one shared folder name without meeting)."""
+def socket_path(folder: Path) -> Path:
+    """Where the first window listens for ``folder``: the user's runtime
+    folder (``XDG_RUNTIME_DIR``, else the temp folder), a name made from the
+    folder's real path and the user, short enough for a Unix socket."""
     digest = hashlib.sha256(str(folder.resolve()).encode("utf-8", "surrogateescape")).hexdigest()[:16]
     user = os.getuid() if hasattr(os, "getuid") else 0
-    return f"desktop-agent-{user}-{digest}"
+    runtime = os.environ.get("XDG_RUNTIME_DIR") or tempfile.gettempdir()
+    return Path(runtime) / f"desktop-agent-{user}-{digest}.sock"
 
 
 class FolderClaim:
@@ -80,87 +83,122 @@ def claim(folder: Path) -> FolderClaim | None:
 
 
 class InstanceServer(QObject):
-    """The first window's end: takes later launches' command lines."""
+    """The first window's end: takes later launches' command lines on a
+    Unix socket, watched by :class:`QSocketNotifier` (QtCore: QtNetwork's
+    ``QLocalServer`` would load ~3 MiB more at idle for one small message)."""
 
     arguments = Signal(list)
 
-    def __init__(self, name: str, parent: QObject | None = None) -> None:
+    def __init__(self, path: Path, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self._server = QLocalServer(self)
-        self._server.setSocketOptions(QLocalServer.SocketOption.UserAccessOption)
-        QLocalServer.removeServer(name)  # a crashed window's socket file (we hold the claim)
-        if not self._server.listen(name):
-            log.warning("cannot listen for other launches on %s: %s", name, self._server.errorString())
-        self._server.newConnection.connect(self._accept)
-        self._buffers: dict[QLocalSocket, bytes] = {}
+        self.path = path
+        self._server: socket.socket | None = None
+        self._notifier: QSocketNotifier | None = None
+        if not hasattr(socket, "AF_UNIX"):
+            return
+        try:
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()  # a crashed window's socket (we hold the claim, so it is not a live one)
+            server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            old = os.umask(0o177)  # the socket file 0600 from the start: only this user may connect
+            try:
+                server.bind(str(path))
+            finally:
+                os.umask(old)
+            server.listen(8)
+            server.setblocking(False)
+        except OSError as exc:
+            log.warning("cannot listen for other launches on %s: %s", path, exc.strerror or exc)
+            return
+        self._server = server
+        self._notifier = QSocketNotifier(server.fileno(), QSocketNotifier.Type.Read, self)
+        self._notifier.activated.connect(self._accept)
 
     @property
     def listening(self) -> bool:
-        return self._server.isListening()
+        return self._server is not None
 
     def close(self) -> None:
-        self._server.close()
+        if self._server is not None:
+            assert self._notifier is not None
+            self._notifier.setEnabled(False)
+            self._server.close()
+            self._server = None
+            with contextlib.suppress(OSError):
+                self.path.unlink()
 
-    def _accept(self) -> None:
-        while (socket := self._server.nextPendingConnection()) is not None:
-            self._buffers[socket] = b""
-            socket.readyRead.connect(lambda s=socket: self._read(s))
-            socket.disconnected.connect(lambda s=socket: self._forget(s))
-            self._read(socket)
-
-    def _read(self, socket: QLocalSocket) -> None:
-        data = self._buffers.get(socket, b"") + bytes(socket.readAll().data())
-        if len(data) > _MESSAGE_MAX:
-            socket.abort()
-            return
-        if b"\n" not in data:
-            self._buffers[socket] = data
-            return
-        line = data.split(b"\n", 1)[0]
-        self._buffers[socket] = b""
-        try:
-            argv = json.loads(line.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError):
-            argv = None
-        if isinstance(argv, list) and all(isinstance(a, str) for a in argv):
-            socket.write(b"ok\n")
-            socket.flush()
-            self.arguments.emit(argv)
-        else:
-            socket.write(b"bad\n")
-            socket.flush()
-        socket.disconnectFromServer()
-
-    def _forget(self, socket: QLocalSocket) -> None:
-        self._buffers.pop(socket, None)
-        socket.deleteLater()
+    def _accept(self, *_signal: object) -> None:
+        """Each waiting launch: its one line, read at once (it sends it as it
+        connects; a client that dawdles gets :data:`_READ_WAIT_S`, then is
+        dropped), answered, closed. One small message needs no per-client
+        notifier."""
+        assert self._server is not None
+        while True:
+            try:
+                client, _address = self._server.accept()
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError as exc:
+                log.info("a later launch could not be accepted: %s", exc)
+                return
+            with client:
+                argv = _read_line(client)
+                good = isinstance(argv, list) and all(isinstance(a, str) for a in argv)
+                with contextlib.suppress(OSError):
+                    client.sendall(b"ok\n" if good else b"bad\n")
+            if good:
+                assert isinstance(argv, list)
+                self.arguments.emit(argv)
 
 
-def forward(name: str, argv: list[str], timeout_s: float = 10.0) -> bool:
+_READ_WAIT_S = 0.5
+
+
+def _read_line(client: socket.socket) -> object:
+    """The JSON line a launch sent, decoded; None when it is not one."""
+    client.setblocking(True)
+    client.settimeout(_READ_WAIT_S)
+    data = b""
+    try:
+        while b"\n" not in data and len(data) <= _MESSAGE_MAX:
+            chunk = client.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+    except OSError:
+        return None
+    try:
+        return json.loads(data.split(b"\n", 1)[0].decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        return None
+
+
+def forward(path: Path, argv: list[str], timeout_s: float = 10.0) -> bool:
     """Hand ``argv`` to the first window; True once it said it took them.
     Retries the connection meanwhile: the first window may be starting and
-    not listening yet. Blocking (no event loop runs in a launch that only
-    forwards)."""
+    not listening yet. Blocking (a launch that only forwards has no loop)."""
+    if not hasattr(socket, "AF_UNIX"):
+        return False
     deadline = time.monotonic() + timeout_s
     payload = json.dumps(argv, ensure_ascii=False).encode("utf-8") + b"\n"
     while time.monotonic() < deadline:
-        socket = QLocalSocket()
-        socket.connectToServer(name)
-        if socket.waitForConnected(500):
-            socket.write(payload)
-            socket.waitForBytesWritten(2000)
-            answer = b""
-            while b"\n" not in answer and time.monotonic() < deadline:
-                if not socket.waitForReadyRead(500):
-                    if socket.state() != QLocalSocket.LocalSocketState.ConnectedState:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
+            client.settimeout(max(0.1, deadline - time.monotonic()))
+            try:
+                client.connect(str(path))
+                client.sendall(payload)
+                answer = b""
+                while b"\n" not in answer:
+                    chunk = client.recv(64)
+                    if not chunk:
                         break
-                    continue
-                answer += bytes(socket.readAll().data())
-            socket.abort()
-            if answer.startswith(b"ok"):
-                return True
+                    answer += chunk
+            except OSError:
+                answer = b""
+        if answer.startswith(b"ok"):
+            return True
         time.sleep(0.1)
     return False
 
 
-__all__ = ["FolderClaim", "InstanceServer", "claim", "forward", "server_name"]
+__all__ = ["FolderClaim", "InstanceServer", "claim", "forward", "socket_path"]

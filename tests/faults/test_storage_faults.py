@@ -246,7 +246,7 @@ async def test_headless_runs_writing_at_once_each_keep_their_own_conversation(tm
 
 
 def test_a_second_window_hands_its_prompt_to_the_first_and_exits(tmp_path: Path) -> None:
-    from desktop_agent.ui.single_instance import server_name
+    from desktop_agent.ui.single_instance import socket_path
 
     home = tmp_path / "home"
     home.mkdir()
@@ -256,8 +256,8 @@ def test_a_second_window_hands_its_prompt_to_the_first_and_exits(tmp_path: Path)
          str(_no_servers(tmp_path)), "--quit-after-ms", "12000"],
         cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        socket = Path("/tmp") / server_name(home)
-        _wait(lambda: socket.exists(), 30)
+        listening = socket_path(home)
+        _wait(listening.exists, 30)
         second = subprocess.run(
             [sys.executable, "-m", "desktop_agent", "--prompt", "hello from the second launch", "--model", "x"],
             cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
