@@ -68,6 +68,8 @@ def read_user_bytes(path: Path, *, limit: int, within: Path | None = None) -> by
         raise _unreadable(path, exc) from None
     try:
         info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):  # said as the OS says it ("Is a directory"), which the UI words
+            raise _unreadable(path, IsADirectoryError(errno_codes.EISDIR, os.strerror(errno_codes.EISDIR)))
         if not stat.S_ISREG(info.st_mode):
             raise _not_regular(path)
         if info.st_size > limit:

@@ -3,6 +3,7 @@ capped, and never blocking on a pipe."""
 
 from __future__ import annotations
 
+import errno
 import os
 from pathlib import Path
 
@@ -86,3 +87,10 @@ def test_sizes_are_said_in_round_units() -> None:
     assert size_words(256 * 1024) == "256 KB"
     assert size_words(10 << 20) == "10 MB"
     assert size_words(100) == "100 bytes"
+
+
+def test_a_folder_is_unreadable_as_the_os_says_it(tmp_path: Path) -> None:
+    with pytest.raises(UserFileError) as caught:
+        read_user_bytes(tmp_path, limit=100)
+    assert (caught.value.code, str(caught.value), caught.value.fields["errno"]) == (
+        "unreadable", "cannot be read (Is a directory)", errno.EISDIR)
