@@ -9,6 +9,18 @@ Nothing here raises for a bad file: a ``hooks.json`` that cannot be read or
 parsed, an entry with a wrong field, a prompt file that is missing or empty
 — each gives one warning naming the file (and the field), and everything
 else loads. A folder with no ``hooks.json`` simply has no hooks.
+
+Every file is read through :func:`~desktop_agent.storage.user_files.read_user_text`:
+``hooks.json`` must be a regular file of at most 1 MB, and a prompt file a
+regular file of at most 64 KB that resolves (symlinks followed) inside the
+folder holding its ``hooks.json``. A ``prompt_file`` is written by whoever
+wrote the hooks file, so ``"../secrets.json"`` or ``/etc/passwd`` would
+otherwise be sent to the model with every request, and a named pipe would
+hang start-up where no signal stops it.
+
+A file of many broken entries does not bury the other warnings: the first
+:data:`SHOWN_PROBLEMS` of each ``hooks.json`` are warned about, then one line
+counts the rest (the Settings page still lists every entry).
 """
 
 from __future__ import annotations
@@ -22,9 +34,16 @@ from typing import Any, Literal, cast
 from desktop_agent.core.hooks import CHECKPOINTS, HOOK_ROLES, Checkpoint, Hook, HookRole
 from desktop_agent.core.notice import Notice
 from desktop_agent.storage.paths import bundled_dir, data_dir
+from desktop_agent.storage.user_files import UserFileError, read_user_text
 
 HookSource = Literal["bundled", "user"]
 HOOKS_FILE = "hooks.json"
+HOOKS_FILE_LIMIT = 1 << 20
+"""Bytes: a ``hooks.json`` is a short list; more is not a hooks file."""
+PROMPT_LIMIT = 64 << 10
+"""Bytes: a prompt is resent with the requests of its checkpoint, so it stays small."""
+SHOWN_PROBLEMS = 5
+"""Warnings per ``hooks.json`` before the rest are counted in one line."""
 
 HookProblemCode = Literal[
     "duplicate",
@@ -33,6 +52,9 @@ HookProblemCode = Literal[
     "not_bool",
     "prompt_file",
     "prompt_missing",
+    "prompt_outside",
+    "prompt_not_regular",
+    "prompt_too_large",
     "prompt_unreadable",
     "prompt_not_utf8",
     "prompt_empty",
@@ -57,7 +79,7 @@ class HookInfo:
     """Why the hook cannot be used (it then never runs): the English warning,
     worded in the window by ``hook_problem_<code>`` with its fields (always
     ``file`` and ``name``; then ``field``, ``choices``, ``got``, ``prompt``
-    or ``error`` as the code needs)."""
+    ``error``, ``folder`` or ``limit`` as the code needs)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,17 +143,10 @@ def _read_folder(
 ) -> list[tuple[HookInfo, Hook | None]]:
     path = root / HOOKS_FILE
     try:
-        raw = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return []
-    except (OSError, UnicodeDecodeError) as exc:
-        warnings.append(
-            Notice(
-                f"hooks file {path} cannot be read ({_why(exc)}); its hooks are not used",
-                "notice_hooks_unreadable",
-                {"file": str(path), "error": _why(exc), "errno": getattr(exc, "errno", None)},
-            )
-        )
+        raw = read_user_text(path, limit=HOOKS_FILE_LIMIT)
+    except UserFileError as exc:
+        if exc.code != "missing":
+            warnings.append(_file_notice(path, exc))
         return []
     try:
         data = json.loads(raw)
@@ -165,10 +180,11 @@ def _read_folder(
         return []
     out: list[tuple[HookInfo, Hook | None]] = []
     names: set[str] = set()
+    problems: list[str] = []
     for index, entry in enumerate(data):
         item = _read_entry(entry, path, source, names)
         if item is None:
-            warnings.append(
+            problems.append(
                 Notice(
                     f"hooks file {path}: hook #{index + 1} has no \"name\" (a non-empty string); skipped",
                     "notice_hooks_no_name",
@@ -179,9 +195,41 @@ def _read_folder(
         info, hook = item
         names.add(info.name)
         if info.problem is not None:
-            warnings.append(info.problem)
+            problems.append(info.problem)
         out.append((info, hook))
+    warnings.extend(problems[:SHOWN_PROBLEMS])
+    if len(problems) > SHOWN_PROBLEMS:
+        more = len(problems) - SHOWN_PROBLEMS
+        warnings.append(
+            Notice(
+                f"… and {more} more problems in hooks file {path}",
+                "notice_hooks_more",
+                {"file": str(path), "count": str(more)},
+            )
+        )
     return out
+
+
+def _file_notice(path: Path, exc: UserFileError) -> Notice:
+    """Why ``hooks.json`` itself was not read (never ``missing``: no file, no hooks)."""
+    file = str(path)
+    if exc.code == "not_regular":
+        return Notice(
+            f"hooks file {path} is not a regular file; its hooks are not used", "notice_hooks_not_regular", {"file": file}
+        )
+    if exc.code == "too_large":
+        limit = exc.fields["limit"]
+        return Notice(
+            f"hooks file {path} is larger than {limit}; its hooks are not used",
+            "notice_hooks_too_large",
+            {"file": file, "limit": limit},
+        )
+    why = "not UTF-8 text" if exc.code == "not_utf8" else str(exc.fields.get("error", exc.reason))
+    return Notice(
+        f"hooks file {path} cannot be read ({why}); its hooks are not used",
+        "notice_hooks_unreadable",
+        {"file": file, "error": why, "errno": exc.fields.get("errno")},
+    )
 
 
 def _read_entry(
@@ -236,31 +284,43 @@ def _entry_problem(fields: dict[str, Any], path: Path, name: str, names: set[str
 
 
 def _read_prompt(value: object, hooks_file: Path, name: str) -> str | _Problem:
-    """The prompt's text, or why there is none."""
+    """The prompt's text, or why there is none. Only a regular file inside
+    the hooks folder, and no more than :data:`PROMPT_LIMIT` of it, is read."""
     where = f"hooks file {hooks_file}: hook {name!r}"
-    if not isinstance(value, str) or not value.strip():
+    if not isinstance(value, str) or not value.strip() or "\0" in value:  # no OS takes a NUL in a name
         return f"{where}: \"prompt_file\" must name a file beside {HOOKS_FILE}", "prompt_file", {}
     path = hooks_file.parent / value
     prompt: dict[str, object] = {"prompt": str(path)}
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return f"{where}: prompt file {path} is missing", "prompt_missing", prompt
-    except (OSError, UnicodeDecodeError) as exc:
-        why = _why(exc)
-        code: HookProblemCode = "prompt_not_utf8" if isinstance(exc, UnicodeDecodeError) else "prompt_unreadable"
-        errno = getattr(exc, "errno", None)
-        return f"{where}: prompt file {path} cannot be read ({why})", code, {**prompt, "error": why, "errno": errno}
+        text = read_user_text(path, limit=PROMPT_LIMIT, within=hooks_file.parent)
+    except UserFileError as exc:
+        return _prompt_problem(where, path, exc)
     if not text.strip():
         return f"{where}: prompt file {path} is empty", "prompt_empty", prompt
     return text
 
 
+def _prompt_problem(where: str, path: Path, exc: UserFileError) -> _Problem:
+    prompt: dict[str, object] = {"prompt": str(path)}
+    match exc.code:
+        case "missing":
+            return f"{where}: prompt file {path} is missing", "prompt_missing", prompt
+        case "outside":
+            folder = exc.fields["folder"]
+            return f"{where}: prompt file {path} is outside {folder}", "prompt_outside", {**prompt, "folder": folder}
+        case "not_regular":
+            return f"{where}: prompt file {path} is not a regular file", "prompt_not_regular", prompt
+        case "too_large":
+            limit = exc.fields["limit"]
+            return f"{where}: prompt file {path} is larger than {limit}", "prompt_too_large", {**prompt, "limit": limit}
+        case "not_utf8":
+            why = "not UTF-8 text"
+            return f"{where}: prompt file {path} cannot be read ({why})", "prompt_not_utf8", {**prompt, "error": why}
+        case "unreadable":
+            why = str(exc.fields.get("error", exc.reason))
+            values = {**prompt, "error": why, "errno": exc.fields.get("errno")}
+            return f"{where}: prompt file {path} cannot be read ({why})", "prompt_unreadable", values
+
+
 def _is_name(value: object) -> bool:
     return isinstance(value, str) and bool(value.strip())
-
-
-def _why(exc: Exception) -> str:
-    if isinstance(exc, UnicodeDecodeError):
-        return "not UTF-8 text"
-    return getattr(exc, "strerror", None) or type(exc).__name__

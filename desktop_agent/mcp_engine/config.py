@@ -29,6 +29,7 @@ from desktop_agent.core.notice import Notice
 from desktop_agent.mcp_engine.config_errors import McpConfigError, McpProblemCode, ValueKind
 from desktop_agent.storage.paths import default_mcp_config_path
 from desktop_agent.storage.set_aside import set_aside
+from desktop_agent.storage.user_files import UserFileError, read_user_bytes
 
 log = logging.getLogger(__name__)
 
@@ -37,6 +38,8 @@ Isolation = Literal["shared", "per_conversation"]
 
 DEFAULT_TIMEOUT_S = 60.0
 DEFAULT_MAX_SANDBOXES = 4
+CONFIG_FILE_LIMIT = 1 << 20
+"""Bytes: a servers file is a few kilobytes; more is not one (Claude Desktop's own stays far below)."""
 
 _TRANSPORT_ALIASES: dict[str, Transport] = {
     "stdio": "stdio",
@@ -117,16 +120,19 @@ def missing_file(path: Path) -> McpConfigError:
 
 def read_json(path: Path, *, encoding: str = "utf-8", unique_keys: bool = True) -> object:
     """The file decoded, or :class:`McpConfigError` saying why not (one
-    line, with a code). ``unique_keys``: a key named twice is an error."""
+    line, with a code). ``unique_keys``: a key named twice is an error.
+
+    Only a regular file of at most :data:`CONFIG_FILE_LIMIT` is read: the
+    path may be the user's pick of another host's file, and a named pipe
+    there would hang the reader, a huge file eat its memory."""
     try:
-        text = path.read_text(encoding=encoding)
+        data = read_user_bytes(path, limit=CONFIG_FILE_LIMIT)
+    except UserFileError as exc:
+        raise _read_error(path, exc) from None
+    try:
+        text = data.decode(encoding)
     except UnicodeDecodeError as exc:
         raise McpConfigError(f"mcp config: cannot read {path}: {exc}", "not_utf8", path=str(path)) from exc
-    except OSError as exc:
-        raise McpConfigError(
-            f"mcp config: cannot read {path}: {exc}", "unreadable",
-            path=str(path), error=exc.strerror or str(exc), errno=exc.errno,
-        ) from exc
     try:
         return json.loads(text, object_pairs_hook=_no_duplicate_keys if unique_keys else None)
     except json.JSONDecodeError as exc:
@@ -144,6 +150,23 @@ def read_json(path: Path, *, encoding: str = "utf-8", unique_keys: bool = True) 
         raise McpConfigError(
             f"mcp config: {path} holds a number too long to read", "number_too_long", path=str(path)
         ) from None
+
+
+def _read_error(path: Path, exc: UserFileError) -> McpConfigError:
+    match exc.code:
+        case "missing":
+            return missing_file(path)
+        case "not_regular":
+            return McpConfigError(f"mcp config: {path} is not a regular file", "not_regular", path=str(path))
+        case "too_large":
+            limit = exc.fields["limit"]
+            return McpConfigError(f"mcp config: {path} is larger than {limit}", "too_large", path=str(path), limit=limit)
+        case "unreadable" | "outside" | "not_utf8":  # no folder given, no decoding asked: only unreadable comes
+            why = str(exc.fields.get("error", exc.reason))
+            return McpConfigError(
+                f"mcp config: cannot read {path}: {why}", "unreadable", path=str(path), error=why,
+                errno=exc.fields.get("errno"),
+            )
 
 
 def load_mcp_config_or_set_aside(path: Path | None) -> tuple[McpConfig, str | None]:

@@ -9,6 +9,8 @@ from typing import Literal
 
 McpProblemCode = Literal[
     "missing_file",
+    "not_regular",
+    "too_large",
     "unreadable",
     "not_utf8",
     "not_json",
@@ -44,7 +46,7 @@ class McpConfigError(ValueError):
 
     ``str(exc)`` is the English line the log and headless mode print;
     ``code`` and ``fields`` (``path``, ``server``, ``key``, ``expected``,
-    ``got``, ``line``, ``column``, ``error``, ``errno``, ``transport``:
+    ``got``, ``line``, ``column``, ``error``, ``errno``, ``transport``, ``limit``:
     those the line quotes) let the window say the same in its language. ``code`` is None
     only for an error raised without one."""
 

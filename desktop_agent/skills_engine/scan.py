@@ -5,12 +5,19 @@ A folder whose SKILL.md breaks the format is skipped with one warning
 naming the file and the field; it is still listed (as a
 :class:`SkillInfo` with its ``problem``) so the Settings page can show it
 greyed with the reason. A folder without a SKILL.md is not a skill and is
-ignored silently (``scripts/`` kept beside skills, a stray folder).
+ignored silently (``scripts/`` kept beside skills, a stray folder); one
+whose SKILL.md is there but is no readable file (a named pipe, a link that
+leads out of the folder) is a broken skill like any other.
+
+A folder of many broken skills does not bury the other warnings: the first
+:data:`SHOWN_PROBLEMS` of each skills folder are warned about, then one line
+counts the rest (the Settings page still lists each of them).
 """
 
 from __future__ import annotations
 
 import logging
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,6 +32,9 @@ from desktop_agent.skills_engine.skill_file import (
 from desktop_agent.storage.paths import bundled_dir, data_dir
 
 log = logging.getLogger(__name__)
+
+SHOWN_PROBLEMS = 5
+"""Warnings per skills folder before the rest are counted in one line."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +81,7 @@ def scan_skills(bundled: Path | None = None, user: Path | None = None) -> SkillS
         ("user", user or user_skills_dir()),
     )
     for source, root in roots:
+        problems: list[str] = []
         for folder in _skill_folders(root):
             try:
                 skill = read_skill(folder, source)
@@ -81,12 +92,12 @@ def scan_skills(bundled: Path | None = None, user: Path | None = None) -> SkillS
                     exc.fields,
                     frame="notice_skill_skipped",
                 )
-                log.warning("%s", line)
-                warnings.append(line)
+                problems.append(line)
                 info = SkillInfo(folder.name, "", source, folder, Notice(str(exc), line.key, exc.fields))
                 found.setdefault(f"\0broken:{folder}", (None, info))
                 continue
             found[skill.name] = (skill, SkillInfo(skill.name, skill.description, skill.source, folder))
+        warnings.extend(_summarised(problems, root))
     entries = sorted(found.values(), key=lambda e: (e[1].name, str(e[1].path)))
     return SkillScan(
         tuple(skill for skill, _info in entries if skill is not None),
@@ -95,9 +106,32 @@ def scan_skills(bundled: Path | None = None, user: Path | None = None) -> SkillS
     )
 
 
+def _summarised(problems: list[str], root: Path) -> list[str]:
+    """The first :data:`SHOWN_PROBLEMS` of ``problems``, then a line counting the rest."""
+    shown = problems[:SHOWN_PROBLEMS]
+    if len(problems) > SHOWN_PROBLEMS:
+        more = len(problems) - SHOWN_PROBLEMS
+        shown.append(
+            Notice(
+                f"… and {more} more skills in {root} are skipped",
+                "notice_skills_more",
+                {"folder": str(root), "count": str(more)},
+            )
+        )
+    for line in shown:
+        log.warning("%s", line)
+    return shown
+
+
 def _skill_folders(root: Path) -> list[Path]:
     try:
         children = sorted(root.iterdir())
     except OSError:  # no such folder (the user has none yet): no skills there
         return []
-    return [c for c in children if c.is_dir() and not c.name.startswith(".") and (c / SKILL_FILE).is_file()]
+    return [c for c in children if c.is_dir() and not c.name.startswith(".") and _has_skill_file(c)]
+
+
+def _has_skill_file(folder: Path) -> bool:
+    """SKILL.md is there in any form: a file, a pipe, a link (even one that
+    leads nowhere), each then read or refused by ``read_skill``."""
+    return os.path.lexists(folder / SKILL_FILE)

@@ -10,18 +10,31 @@ never lets a tool skip approval.
 
 A file that breaks the format is a :class:`SkillFormatError` naming the
 file and the one field at fault, so the scanner can say it in one line.
+
+A skill folder is anyone's download, so SKILL.md is read as any file named
+inside user data is (:mod:`desktop_agent.storage.user_files`): it must
+resolve, symlinks followed, inside its own folder (a link to
+``~/.ssh/id_rsa`` would otherwise become the body ``get_skill`` hands the
+model), be a regular file (a named pipe would hang start-up) and be at most
+:data:`SKILL_FILE_LIMIT` (its body is resent with every later request). Its
+front matter is parsed by :mod:`.front_matter`, which no YAML can crash.
 """
 
 from __future__ import annotations
 
+import errno as errno_codes
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
+from desktop_agent.skills_engine.front_matter import MAX_DEPTH, FrontMatterError, load_front_matter
+from desktop_agent.storage.user_files import UserFileError, inside, read_user_text
 
 SKILL_FILE = "SKILL.md"
+SKILL_FILE_LIMIT = 256 << 10
+"""Bytes: the most of a SKILL.md that is read."""
 NAME_MAX = 64
 DESCRIPTION_MAX = 1024
 _NAME = re.compile(r"[a-z0-9-]+")
@@ -33,9 +46,14 @@ SkillSource = Literal["bundled", "user"]
 SkillProblemCode = Literal[
     "file_not_utf8",
     "file_unreadable",
+    "file_outside",
+    "file_not_regular",
+    "file_too_large",
     "front_matter_missing",
     "front_matter_yaml",
     "front_matter_yaml_at",
+    "front_matter_too_deep",
+    "front_matter_alias",
     "front_matter_not_mapping",
     "missing",
     "not_string",
@@ -92,38 +110,37 @@ class Skill:
 
     def files(self) -> list[str]:
         """Every file of the skill, as paths relative to its folder (sorted,
-        ``/``-separated), SKILL.md included."""
-        found = [p.relative_to(self.path).as_posix() for p in self.path.rglob("*") if p.is_file()]
+        ``/``-separated), SKILL.md included. A link that leads outside the
+        folder is left out: the model is told only of files that are the
+        skill's own."""
+        found = [p.relative_to(self.path).as_posix() for p in self.path.rglob("*") if _own_file(p, self.path)]
         return sorted(f for f in found if not any(part.startswith(".") for part in f.split("/")))
+
+
+def _own_file(path: Path, folder: Path) -> bool:
+    try:
+        inside(path, folder)
+    except UserFileError:
+        return False
+    return path.is_file()
 
 
 def read_skill(folder: Path, source: SkillSource) -> Skill:
     """Parse and check ``folder/SKILL.md``. Raises :class:`SkillFormatError`."""
     path = folder / SKILL_FILE
     try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise SkillFormatError(path, "file", "is not UTF-8 text", "file_not_utf8") from None
-    except OSError as exc:
-        why = exc.strerror
-        raise SkillFormatError(
-            path, "file", f"cannot be read ({why})", "file_unreadable", error=why, errno=exc.errno
-        ) from None
+        text = read_user_text(path, limit=SKILL_FILE_LIMIT, within=folder)
+    except UserFileError as exc:
+        raise _file_error(path, exc) from None
     match = _FRONT.match(text)
     if match is None:
         raise SkillFormatError(
             path, "front matter", "is missing (the file must start with a --- block)", "front_matter_missing"
         )
     try:
-        data = yaml.safe_load(match.group(1))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        if mark is None:
-            raise SkillFormatError(path, "front matter", "is not valid YAML", "front_matter_yaml") from None
-        line = mark.line + 2
-        raise SkillFormatError(
-            path, "front matter", f"is not valid YAML (line {line})", "front_matter_yaml_at", line=line
-        ) from None
+        data = load_front_matter(match.group(1))
+    except FrontMatterError as exc:
+        raise _front_matter_error(path, exc) from None
     if not isinstance(data, dict):
         raise SkillFormatError(
             path, "front matter", "must be a YAML mapping of fields", "front_matter_not_mapping"
@@ -139,6 +156,46 @@ def read_skill(folder: Path, source: SkillSource) -> Skill:
         metadata=_metadata(path, data),
         allowed_tools=_allowed_tools(path, data),
     )
+
+
+def _file_error(path: Path, exc: UserFileError) -> SkillFormatError:
+    """Why SKILL.md was not read, as the skill's one problem."""
+    match exc.code:
+        case "not_utf8":
+            return SkillFormatError(path, "file", "is not UTF-8 text", "file_not_utf8")
+        case "outside":
+            folder = exc.fields["folder"]
+            return SkillFormatError(path, "file", f"is outside its folder {folder}", "file_outside", folder=folder)
+        case "not_regular":
+            return SkillFormatError(path, "file", "is not a regular file", "file_not_regular")
+        case "too_large":
+            limit = exc.fields["limit"]
+            return SkillFormatError(path, "file", f"is larger than {limit}", "file_too_large", limit=limit)
+        case "missing":  # found by the scan, so a link that names nothing
+            why = os.strerror(errno_codes.ENOENT)
+            return SkillFormatError(
+                path, "file", f"cannot be read ({why})", "file_unreadable", error=why, errno=errno_codes.ENOENT
+            )
+        case "unreadable":
+            why = str(exc.fields.get("error", exc.reason))
+            errno = exc.fields.get("errno")
+            return SkillFormatError(path, "file", f"cannot be read ({why})", "file_unreadable", error=why, errno=errno)
+
+
+def _front_matter_error(path: Path, exc: FrontMatterError) -> SkillFormatError:
+    line = None if exc.line is None else exc.line + 2  # 1-based, after the opening ---
+    match exc.kind:
+        case "too_deep":
+            problem = f"is nested more than {MAX_DEPTH} levels deep (line {line})"
+            return SkillFormatError(path, "front matter", problem, "front_matter_too_deep", limit=MAX_DEPTH, line=line)
+        case "alias":
+            problem = f"must not use YAML aliases (line {line})"
+            return SkillFormatError(path, "front matter", problem, "front_matter_alias", line=line)
+        case "yaml" if line is None:
+            return SkillFormatError(path, "front matter", "is not valid YAML", "front_matter_yaml")
+        case "yaml":
+            problem = f"is not valid YAML (line {line})"
+            return SkillFormatError(path, "front matter", problem, "front_matter_yaml_at", line=line)
 
 
 def _name(path: Path, data: dict[Any, Any], folder: str) -> str:

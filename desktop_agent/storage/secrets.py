@@ -19,11 +19,14 @@ from typing import Literal
 
 from desktop_agent.storage.atomic import atomic_write_text
 from desktop_agent.storage.paths import data_dir
+from desktop_agent.storage.user_files import UserFileError, read_user_bytes
 
 log = logging.getLogger(__name__)
 
 SERVICE = "desktop-agent"
 USERNAME = "openai-api-key"
+SECRETS_FILE_LIMIT = 64 << 10
+"""Bytes: the file holds one key."""
 
 
 def _keyring_usable() -> bool:
@@ -39,9 +42,11 @@ def _file() -> Path:
 
 
 def _read_file() -> dict[str, str]:
+    """The stored keys; none when the file is not a small regular file of
+    JSON (a named pipe there would hang start-up, a huge file eat memory)."""
     try:
-        data = json.loads(_file().read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):  # RecursionError: absurdly deep JSON
+        data = json.loads(read_user_bytes(_file(), limit=SECRETS_FILE_LIMIT).decode("utf-8"))
+    except (UserFileError, ValueError, RecursionError):  # RecursionError: absurdly deep JSON
         return {}
     return {k: v for k, v in data.items() if isinstance(v, str)} if isinstance(data, dict) else {}
 

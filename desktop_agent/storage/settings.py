@@ -24,8 +24,12 @@ from desktop_agent.core.wire import WIRE_PROFILE_NAMES, WireProfileName
 from desktop_agent.storage.atomic import atomic_write_text
 from desktop_agent.storage.limits import APPROVAL_TIMEOUT_LIMIT_S, MAX_STEPS_LIMIT
 from desktop_agent.storage.paths import settings_path
+from desktop_agent.storage.user_files import UserFileError, read_user_bytes
 
 log = logging.getLogger(__name__)
+
+SETTINGS_FILE_LIMIT = 1 << 20
+"""Bytes: settings are a few kilobytes; a bigger file is not read."""
 
 TtsEngine = Literal["auto", "edge", "espeak", "none"]
 TTS_ENGINES: tuple[str, ...] = get_args(TtsEngine)
@@ -246,24 +250,36 @@ class SettingsStore:
         self.path = path or settings_path()
 
     def load(self) -> SettingsLoad:
+        # Only a regular file, and at most SETTINGS_FILE_LIMIT of it, is read: a
+        # named pipe here would hang start-up, a huge file eat the memory.
+        # Either is kept aside like bad content, so nothing is lost.
+        refused: UserFileError | None = None
         try:
-            raw = self.path.read_bytes()
-        except FileNotFoundError:
-            return SettingsLoad(Settings())
-        except OSError as exc:
-            return SettingsLoad(
-                Settings(),
-                Notice(
-                    f"cannot read settings file {self.path}: {exc.strerror}",
-                    "notice_settings_unreadable",
-                    {"path": str(self.path), "error": exc.strerror or type(exc).__name__, "errno": exc.errno},
-                ),
-            )
+            raw = read_user_bytes(self.path, limit=SETTINGS_FILE_LIMIT)
+        except UserFileError as exc:
+            if exc.code == "missing":
+                return SettingsLoad(Settings())
+            if exc.code not in ("not_regular", "too_large"):
+                why = str(exc.fields.get("error", exc.reason))
+                return SettingsLoad(
+                    Settings(),
+                    Notice(
+                        f"cannot read settings file {self.path}: {why}",
+                        "notice_settings_unreadable",
+                        {"path": str(self.path), "error": why, "errno": exc.fields.get("errno")},
+                    ),
+                )
+            raw, refused = b"", exc
         try:
+            if refused is not None:
+                raise refused
             # utf-8-sig: a file saved by an editor that writes a BOM is still settings.
             settings = Settings.from_json(json.loads(raw.decode("utf-8-sig")))
             _encode(settings)  # what cannot be saved again is refused now, not at every save
             return SettingsLoad(settings)
+        except UserFileError as exc:
+            error = f"settings file {self.path} {exc}"  # "is not a regular file", "is larger than 1 MB"
+            key, fields = str(exc.code), ({"limit": str(exc.fields["limit"])} if exc.code == "too_large" else {})
         except json.JSONDecodeError as exc:
             error = f"settings file {self.path} is not valid JSON (line {exc.lineno}, column {exc.colno})"
             key, fields = "not_json", {"line": str(exc.lineno), "column": str(exc.colno)}

@@ -357,6 +357,9 @@ _TEXTS: dict[str, tuple[str, str]] = {
     "skill_problem": ("skill {path}: {problem}", "技能 {path}：{problem}"),
     "skill_problem_file_not_utf8": ("file is not UTF-8 text", "文件不是 UTF-8 文本"),
     "skill_problem_file_unreadable": ("file cannot be read ({error})", "文件无法读取（{error}）"),
+    "skill_problem_file_outside": ("file is outside its folder {folder}", "文件在其技能文件夹 {folder} 之外"),
+    "skill_problem_file_not_regular": ("file is not a regular file", "文件不是普通文件"),
+    "skill_problem_file_too_large": ("file is larger than {limit}", "文件超过 {limit}"),
     "skill_problem_front_matter_missing": (
         "front matter is missing (the file must start with a --- block)",
         "缺少 front matter（文件必须以 --- 块开头）",
@@ -365,6 +368,14 @@ _TEXTS: dict[str, tuple[str, str]] = {
     "skill_problem_front_matter_yaml_at": (
         "front matter is not valid YAML (line {line})",
         "front matter 不是有效的 YAML（第 {line} 行）",
+    ),
+    "skill_problem_front_matter_too_deep": (
+        "front matter is nested more than {limit} levels deep (line {line})",
+        "front matter 的嵌套超过 {limit} 层（第 {line} 行）",
+    ),
+    "skill_problem_front_matter_alias": (
+        "front matter must not use YAML aliases (line {line})",
+        "front matter 不能使用 YAML 别名（第 {line} 行）",
     ),
     "skill_problem_front_matter_not_mapping": (
         "front matter must be a YAML mapping of fields",
@@ -414,6 +425,18 @@ _TEXTS: dict[str, tuple[str, str]] = {
         "hooks file {file}: hook {name!r}: prompt file {prompt} is missing",
         "钩子文件 {file}：钩子 {name!r} 的提示词文件 {prompt} 不存在",
     ),
+    "hook_problem_prompt_outside": (
+        "hooks file {file}: hook {name!r}: prompt file {prompt} is outside {folder}",
+        "钩子文件 {file}：钩子 {name!r} 的提示词文件 {prompt} 不在钩子文件夹 {folder} 内",
+    ),
+    "hook_problem_prompt_not_regular": (
+        "hooks file {file}: hook {name!r}: prompt file {prompt} is not a regular file",
+        "钩子文件 {file}：钩子 {name!r} 的提示词文件 {prompt} 不是普通文件",
+    ),
+    "hook_problem_prompt_too_large": (
+        "hooks file {file}: hook {name!r}: prompt file {prompt} is larger than {limit}",
+        "钩子文件 {file}：钩子 {name!r} 的提示词文件 {prompt} 超过 {limit}",
+    ),
     "hook_problem_prompt_unreadable": (
         "hooks file {file}: hook {name!r}: prompt file {prompt} cannot be read ({error})",
         "钩子文件 {file}：钩子 {name!r} 的提示词文件 {prompt} 无法读取（{error}）",
@@ -451,12 +474,15 @@ _TEXTS: dict[str, tuple[str, str]] = {
     "settings_problem_not_object": ("the file must hold a JSON object", "文件必须是一个 JSON 对象"),
     "settings_problem_bad_field": ("{field} has a value that is not allowed", "{field} 的值无效"),
     "settings_problem_number_too_long": ("holds a number too long to read", "包含一个过长、无法读取的数字"),
+    "settings_problem_not_regular": ("not a regular file", "不是普通文件"),
+    "settings_problem_too_large": ("larger than {limit}", "超过 {limit}"),
     "notice_mcp_set_aside": (
         "{problem}; kept it as {backup} and started with the default servers",
         "MCP 服务器文件有误：{problem}；已将其另存为 {backup}，并使用默认服务器启动",
     ),
     "notice_skill_skipped": ("skill {path}: {problem}; the skill is skipped", "技能 {path}：{problem}；已跳过该技能"),
     "notice_skills_unknown": ("--skills: no skill is named {name!r}", "--skills：没有名为 {name!r} 的技能"),
+    "notice_skills_more": ("… and {count} more skills in {folder} are skipped", "……{folder} 中另有 {count} 个技能已跳过"),
     "notice_hooks_unreadable": (
         "hooks file {file} cannot be read ({error}); its hooks are not used",
         "无法读取钩子文件 {file}（{error}），其中的钩子不会使用",
@@ -476,6 +502,18 @@ _TEXTS: dict[str, tuple[str, str]] = {
     "notice_hooks_no_name": (
         'hooks file {file}: hook #{number} has no "name" (a non-empty string); skipped',
         '钩子文件 {file}：第 {number} 个钩子没有 "name"（非空字符串），已跳过',
+    ),
+    "notice_hooks_not_regular": (
+        "hooks file {file} is not a regular file; its hooks are not used",
+        "钩子文件 {file} 不是普通文件，其中的钩子不会使用",
+    ),
+    "notice_hooks_too_large": (
+        "hooks file {file} is larger than {limit}; its hooks are not used",
+        "钩子文件 {file} 超过 {limit}，其中的钩子不会使用",
+    ),
+    "notice_hooks_more": (
+        "… and {count} more problems in hooks file {file}",
+        "……钩子文件 {file} 中另有 {count} 个问题未列出",
     ),
     "notice_tool_shadowed": (
         "tool {tool!r} from MCP server {server!r} is hidden by a tool of the same name",
@@ -587,6 +625,8 @@ _TEXTS: dict[str, tuple[str, str]] = {
     # mcp_problem_<McpProblemCode>, mcp_expected_<ValueKind>; the log keeps the English line.
     "mcp_problem_in_server": ("server “{server}”: {problem}", "服务器“{server}”：{problem}"),
     "mcp_problem_missing_file": ("{path} does not exist", "{path} 不存在"),
+    "mcp_problem_not_regular": ("{path} is not a regular file", "{path} 不是普通文件"),
+    "mcp_problem_too_large": ("{path} is larger than {limit}", "{path} 超过 {limit}"),
     "mcp_problem_unreadable": ("cannot read {path} ({error})", "无法读取 {path}（{error}）"),
     "mcp_problem_unwritable": ("cannot write {path} ({error})", "无法写入 {path}（{error}）"),
     "mcp_problem_not_utf8": ("{path} is not UTF-8 text", "{path} 不是 UTF-8 文本"),

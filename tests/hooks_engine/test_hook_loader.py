@@ -3,12 +3,16 @@ naming the file, and everything else loads."""
 
 from __future__ import annotations
 
+import errno
 import json
+import os
+import threading
 from pathlib import Path
 from typing import Any
 
 from desktop_agent.core.hooks import Hook, hook_messages
-from desktop_agent.hooks_engine import HookInfo, bundled_hooks_dir, load_hooks, user_hooks_dir
+from desktop_agent.core.notice import Notice
+from desktop_agent.hooks_engine import HookCatalog, HookInfo, bundled_hooks_dir, load_hooks, user_hooks_dir
 
 
 def write_hooks(folder: Path, entries: Any, prompts: dict[str, str] | None = None) -> Path:
@@ -114,13 +118,25 @@ def test_each_bad_field_is_named_once(tmp_path: Path) -> None:
         {"empty.md": "  \n", "c.md": "x"},
     )
 
-    warnings = load_hooks(tmp_path / "none", tmp_path).warnings
+    catalog = load_hooks(tmp_path / "none", tmp_path)
 
-    assert len(warnings) == 8
-    assert all(str(path) in w or str(tmp_path / "empty.md") in w for w in warnings)
+    problems = [info.problem for info in catalog.infos() if info.problem is not None]
+    assert len(problems) == 7 and all(str(path) in p for p in problems)
     for needle in ('"checkpoint"', '"role"', '"persistent"', '"enabled"', '"prompt_file"', "is empty",
-                   'hook #7 has no "name"', "appears twice"):
-        assert sum(needle in w for w in warnings) == 1, needle
+                   "appears twice"):
+        assert sum(needle in p for p in problems) == 1, needle
+    # Eight problems: the first five are warned about, the rest counted.
+    assert catalog.warnings == (*problems[:5], f"… and 3 more problems in hooks file {path}")
+    assert isinstance(catalog.warnings[-1], Notice) and catalog.warnings[-1].key == "notice_hooks_more"
+
+
+def test_an_entry_without_a_name_is_a_warning_naming_its_number(tmp_path: Path) -> None:
+    path = write_hooks(tmp_path, [entry("ok"), {"checkpoint": "turn_end"}], {"ok.md": "x"})
+
+    catalog = load_hooks(tmp_path / "none", tmp_path)
+
+    assert catalog.warnings == (f'hooks file {path}: hook #2 has no "name" (a non-empty string); skipped',)
+    assert [i.name for i in catalog.infos()] == ["ok"]
 
 
 def test_a_name_given_twice_keeps_the_first_hook_and_lists_the_second_broken(tmp_path: Path) -> None:
@@ -145,3 +161,127 @@ def test_the_bundled_example_loads_cleanly_and_is_off_by_default() -> None:
     assert catalog.enabled() == ()
     names = [i.name for i in catalog.infos()]
     assert len(catalog.enabled(dict.fromkeys(names, True))) == len(names)
+
+
+def load_bounded(bundled: Path, user: Path) -> HookCatalog:
+    """:func:`load_hooks` in a thread given 30 s: reading a named pipe the
+    old way blocked forever, and the test must fail instead."""
+    done: list[HookCatalog] = []
+    thread = threading.Thread(target=lambda: done.append(load_hooks(bundled, user)), daemon=True)
+    thread.start()
+    thread.join(timeout=30)
+    assert done, "load_hooks did not return"
+    return done[0]
+
+
+def test_a_prompt_file_outside_the_hooks_folder_is_refused_and_never_read(tmp_path: Path) -> None:
+    hooks = tmp_path / "hooks"
+    path = write_hooks(hooks, [entry("up", prompt_file="../secrets.json"), entry("abs", prompt_file="/etc/passwd"),
+                               entry("link", prompt_file="link.md"), entry("inner", prompt_file="./in.md")],
+                       {"in.md": "Inside."})
+    (tmp_path / "secrets.json").write_text('{"openai-api-key": "sk-secret"}')
+    (hooks / "link.md").symlink_to(tmp_path / "secrets.json")
+
+    catalog = load_hooks(tmp_path / "none", hooks)
+
+    where = f"hooks file {path}: hook"
+    assert catalog.warnings == (
+        f"{where} 'up': prompt file {hooks / '../secrets.json'} is outside {hooks}",
+        f"{where} 'abs': prompt file /etc/passwd is outside {hooks}",
+        f"{where} 'link': prompt file {hooks / 'link.md'} is outside {hooks}",
+    )
+    assert [w.key for w in catalog.warnings if isinstance(w, Notice)] == ["hook_problem_prompt_outside"] * 3
+    assert isinstance(catalog.warnings[0], Notice) and catalog.warnings[0].fields == {
+        "file": str(path), "name": "up", "prompt": str(hooks / "../secrets.json"), "folder": str(hooks)}
+    assert catalog.enabled() == (Hook("inner", "turn_start", "user", False, "Inside."),)
+
+
+def test_a_link_to_a_prompt_inside_the_hooks_folder_is_followed(tmp_path: Path) -> None:
+    write_hooks(tmp_path, [entry("a", prompt_file="alias.md")], {"real.md": "Be brief."})
+    (tmp_path / "alias.md").symlink_to(tmp_path / "real.md")
+
+    catalog = load_hooks(tmp_path / "none", tmp_path)
+
+    assert (catalog.warnings, [h.prompt for h in catalog.enabled()]) == ((), ["Be brief."])
+
+
+def test_a_named_pipe_as_prompt_or_as_hooks_json_is_refused_at_once(tmp_path: Path) -> None:
+    path = write_hooks(tmp_path / "user", [entry("piped"), entry("ok")], {"ok.md": "fine"})
+    os.mkfifo(tmp_path / "user" / "piped.md")
+    (tmp_path / "bundled").mkdir()
+    os.mkfifo(tmp_path / "bundled" / "hooks.json")
+
+    catalog = load_bounded(tmp_path / "bundled", tmp_path / "user")
+
+    assert catalog.warnings == (
+        f"hooks file {tmp_path / 'bundled' / 'hooks.json'} is not a regular file; its hooks are not used",
+        f"hooks file {path}: hook 'piped': prompt file {tmp_path / 'user' / 'piped.md'} is not a regular file",
+    )
+    keys = [w.key for w in catalog.warnings if isinstance(w, Notice)]
+    assert keys == ["notice_hooks_not_regular", "hook_problem_prompt_not_regular"]
+    assert [h.name for h in catalog.enabled()] == ["ok"]
+
+
+def test_a_prompt_over_64_kb_and_a_hooks_file_over_1_mb_are_refused(tmp_path: Path) -> None:
+    path = write_hooks(tmp_path / "user", [entry("big"), entry("edge")],
+                       {"big.md": "x" * (64 * 1024 + 1), "edge.md": "y" * (64 * 1024)})
+    big_file = write_hooks(tmp_path / "bundled", " " * (1 << 20) + "[]")
+
+    catalog = load_hooks(tmp_path / "bundled", tmp_path / "user")
+
+    assert catalog.warnings == (
+        f"hooks file {big_file} is larger than 1 MB; its hooks are not used",
+        f"hooks file {path}: hook 'big': prompt file {tmp_path / 'user' / 'big.md'} is larger than 64 KB",
+    )
+    assert isinstance(catalog.warnings[1], Notice) and catalog.warnings[1].fields["limit"] == "64 KB"
+    assert [len(h.prompt) for h in catalog.enabled()] == [64 * 1024]
+
+
+def test_a_prompt_file_naming_a_nul_is_a_bad_prompt_file_field(tmp_path: Path) -> None:
+    path = write_hooks(tmp_path, [entry("nul", prompt_file="a\0b.md")])
+
+    catalog = load_hooks(tmp_path / "none", tmp_path)
+
+    assert catalog.warnings == (f"hooks file {path}: hook 'nul': \"prompt_file\" must name a file beside hooks.json",)
+
+
+def test_a_folder_as_prompt_file_cannot_be_read_as_the_os_says(tmp_path: Path) -> None:
+    path = write_hooks(tmp_path, [entry("dir")])
+    (tmp_path / "dir.md").mkdir()
+
+    (warning,) = load_hooks(tmp_path / "none", tmp_path).warnings
+
+    assert warning == f"hooks file {path}: hook 'dir': prompt file {tmp_path / 'dir.md'} cannot be read (Is a directory)"
+    assert isinstance(warning, Notice)
+    assert (warning.key, warning.fields["errno"]) == ("hook_problem_prompt_unreadable", errno.EISDIR)
+
+
+def test_100000_broken_entries_warn_five_times_then_count_and_all_are_listed(tmp_path: Path) -> None:
+    entries = [{} if n % 2 == 0 else {"name": f"h{n}"} for n in range(100_000)]
+    path = write_hooks(tmp_path, json.dumps(entries, separators=(",", ":")))  # under the 1 MB cap
+
+    catalog = load_hooks(tmp_path / "none", tmp_path)
+
+    checkpoint = ('"checkpoint" must be one of turn_start, before_tool_round, after_tool_result, '
+                  "after_rejection, turn_end, got None")
+    assert catalog.warnings == (
+        f'hooks file {path}: hook #1 has no "name" (a non-empty string); skipped',
+        f"hooks file {path}: hook 'h1': {checkpoint}",
+        f'hooks file {path}: hook #3 has no "name" (a non-empty string); skipped',
+        f"hooks file {path}: hook 'h3': {checkpoint}",
+        f'hooks file {path}: hook #5 has no "name" (a non-empty string); skipped',
+        f"… and 99995 more problems in hooks file {path}",
+    )
+    assert isinstance(catalog.warnings[-1], Notice)
+    assert catalog.warnings[-1].fields == {"file": str(path), "count": "99995"}
+    assert len(catalog.infos()) == 50_000 and catalog.enabled() == ()  # the page still lists every named entry
+
+
+def test_each_hooks_file_is_summarised_on_its_own(tmp_path: Path) -> None:
+    write_hooks(tmp_path / "bundled", [{}] * 6)
+    write_hooks(tmp_path / "user", [{}] * 5)
+
+    catalog = load_hooks(tmp_path / "bundled", tmp_path / "user")
+
+    assert len(catalog.warnings) == 5 + 1 + 5
+    assert catalog.warnings[5] == f"… and 1 more problems in hooks file {tmp_path / 'bundled' / 'hooks.json'}"

@@ -4,6 +4,7 @@ clear line for every mistake."""
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -306,3 +307,27 @@ def test_an_unreadable_data_folder_file_is_set_aside_but_a_named_one_is_an_error
     with pytest.raises(McpConfigError, match="holds a number too long to read"):
         load_mcp_config_or_set_aside(named)
     assert named.exists()
+
+
+def test_a_servers_file_that_is_a_pipe_or_over_1_mb_is_one_line_and_the_default_file_is_set_aside(
+    tmp_path: Path,
+) -> None:
+    pipe = tmp_path / "pipe.json"
+    os.mkfifo(pipe)  # a blocking read would wait here forever for a writer
+    big = tmp_path / "big.json"
+    big.write_text('{"mcpServers": {}}' + " " * (1 << 20))
+    with pytest.raises(McpConfigError) as piped:
+        load_mcp_config(pipe)
+    with pytest.raises(McpConfigError) as huge:
+        load_mcp_config(big)
+    assert (str(piped.value), piped.value.code) == (f"mcp config: {pipe} is not a regular file", "not_regular")
+    assert (str(huge.value), huge.value.code, huge.value.fields["limit"]) == (
+        f"mcp config: {big} is larger than 1 MB", "too_large", "1 MB")
+
+    default = default_mcp_config_path()
+    default.parent.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(default)
+    config, line = load_mcp_config_or_set_aside(None)
+    assert config == default_config()
+    assert line == (f"mcp config: {default} is not a regular file; kept it as mcp_servers.json.corrupt-1 "
+                    "and started with the default servers")

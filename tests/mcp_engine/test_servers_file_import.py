@@ -5,6 +5,7 @@ refusal carries a code and the values the window words it from."""
 from __future__ import annotations
 
 import errno
+import os
 from pathlib import Path
 from typing import Any
 
@@ -158,3 +159,13 @@ def test_the_start_folder_follows_appdata_and_xdg(tmp_path: Path) -> None:
     env = {"APPDATA": str(tmp_path / "roaming"), "XDG_CONFIG_HOME": str(tmp_path / "xdg")}
     assert sf.import_start_folder(tmp_path / "home", "win32", env) == tmp_path / "roaming" / "Claude"
     assert sf.import_start_folder(tmp_path / "home", "linux", env) == tmp_path / "xdg" / "Claude"
+
+
+def test_an_import_of_a_pipe_or_a_huge_file_is_refused_at_once(tmp_path: Path) -> None:
+    pipe = tmp_path / "mcp.json"
+    os.mkfifo(pipe)
+    big = _write(tmp_path, '{"mcpServers": {"a": {"command": "x"}}}' + " " * (1 << 20))
+    for path, code in ((pipe, "not_regular"), (big, "too_large")):
+        with pytest.raises(McpConfigError) as info:
+            sf.read_import(path)
+        assert (info.value.code, info.value.fields["path"]) == (code, str(path))

@@ -3,11 +3,12 @@ warning a broken skill gets (naming the file and the field)."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
-from desktop_agent.skills_engine import read_skill, scan_skills
+from desktop_agent.skills_engine import SkillFormatError, read_skill, scan_skills
 from desktop_agent.testing.skill_folders import write_skill
 
 
@@ -105,3 +106,71 @@ def test_the_files_list_is_relative_and_sorted(tmp_path: Path) -> None:
     (folder / "references" / "guide.md").write_text("guide\n")
     (folder / ".hidden").write_text("x")
     assert read_skill(folder, "bundled").files() == ["SKILL.md", "references/guide.md", "scripts/run.sh"]
+
+
+def test_a_skill_file_linked_from_outside_its_folder_is_refused(tmp_path: Path) -> None:
+    elsewhere = write_skill(tmp_path / "elsewhere", "leak", description="sk-outside")
+    folder = tmp_path / "bundled" / "leak"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").symlink_to(elsewhere / "SKILL.md")
+
+    with pytest.raises(SkillFormatError) as caught:
+        read_skill(folder, "bundled")
+
+    assert str(caught.value) == f"skill {folder / 'SKILL.md'}: file is outside its folder {folder}"
+    assert (caught.value.code, caught.value.fields["folder"]) == ("file_outside", str(folder))
+
+
+def test_a_linked_skill_folder_and_a_link_inside_it_still_load(tmp_path: Path) -> None:
+    real = write_skill(tmp_path / "repo", "notes", body="Take notes.\n")
+    (real / "guide.md").write_text("How.\n")
+    (real / "also.md").symlink_to(real / "guide.md")
+    (tmp_path / "bundled").mkdir()
+    (tmp_path / "bundled" / "notes").symlink_to(real)  # skills kept in a repository, linked in
+
+    skill = read_skill(tmp_path / "bundled" / "notes", "bundled")
+
+    assert (skill.body, skill.files()) == ("Take notes.", ["SKILL.md", "also.md", "guide.md"])
+
+
+def test_the_files_list_leaves_out_links_that_lead_outside_the_folder(tmp_path: Path) -> None:
+    folder = write_skill(tmp_path, "s")
+    (tmp_path / "secret.txt").write_text("sk-1")
+    (folder / "secret.txt").symlink_to(tmp_path / "secret.txt")
+    (folder / "refs").mkdir()
+    (folder / "refs" / "passwd").symlink_to("/etc/passwd")
+    (folder / "outside").symlink_to(tmp_path, target_is_directory=True)
+
+    assert read_skill(folder, "bundled").files() == ["SKILL.md"]
+
+
+def test_a_named_pipe_or_a_file_over_256_kb_is_one_broken_skill(tmp_path: Path) -> None:
+    bundled = tmp_path / "bundled"
+    (bundled / "piped").mkdir(parents=True)
+    os.mkfifo(bundled / "piped" / "SKILL.md")  # a blocking read would hang the scan forever
+    write_skill(bundled, "huge", body="x" * (256 * 1024))
+    write_skill(bundled, "edge", body="x" * (256 * 1024 - 200))
+
+    scan = scan_skills(bundled, tmp_path / "user")
+
+    assert [s.name for s in scan.skills] == ["edge"]
+    assert scan.warnings == (
+        f"skill {bundled / 'huge' / 'SKILL.md'}: file is larger than 256 KB; the skill is skipped",
+        f"skill {bundled / 'piped' / 'SKILL.md'}: file is not a regular file; the skill is skipped",
+    )
+
+
+@pytest.mark.parametrize(
+    ("front", "problem"),
+    [
+        ("name: deep\ndescription: " + "[" * 5000 + "]" * 5000, "front matter is nested more than 32 levels deep (line 3)"),
+        ("name: deep\ndescription: " + "[" * 5000, "front matter is nested more than 32 levels deep (line 3)"),
+        ("name: deep\ndescription: &d d\nlicense: *d", "front matter must not use YAML aliases (line 4)"),
+        ("name: deep\ndescription: d\nmetadata: {when: 2001-13-45}", "front matter is not valid YAML"),
+    ],
+    ids=["nested", "unclosed", "alias", "bad-date"],
+)
+def test_hostile_front_matter_is_one_warning_and_no_exception(tmp_path: Path, front: str, problem: str) -> None:
+    warning = warning_for(tmp_path, "deep", front=front)
+
+    assert warning == f"skill {tmp_path / 'bundled' / 'deep' / 'SKILL.md'}: {problem}; the skill is skipped"

@@ -4,6 +4,7 @@ bundled skills."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -80,3 +81,42 @@ def test_each_bundled_skill_loads_with_a_description_and_a_body(name: str, words
     assert len(skill.body) > 500 and skill.body.startswith("# ")
     assert all(word in skill.body for word in words)
     assert skill.files() == ["SKILL.md"]
+
+
+def test_many_broken_skills_warn_five_times_per_folder_then_count(tmp_path: Path) -> None:
+    bundled, user = tmp_path / "bundled", tmp_path / "user"
+    for n in range(8):
+        write_skill(user, f"bad-{n}", name="Bad")
+    write_skill(user, "good")
+    write_skill(bundled, "bad", name="Bad")
+
+    scan = scan_skills(bundled, user)
+
+    name = "name must use only a-z, 0-9 and '-', got 'Bad'; the skill is skipped"
+    assert scan.warnings == (
+        f"skill {bundled / 'bad' / 'SKILL.md'}: {name}",
+        *(f"skill {user / f'bad-{n}' / 'SKILL.md'}: {name}" for n in range(5)),
+        f"… and 3 more skills in {user} are skipped",
+    )
+    more = scan.warnings[-1]
+    assert isinstance(more, Notice) and (more.key, dict(more.fields)) == (
+        "notice_skills_more", {"folder": str(user), "count": "3"})
+    assert [s.name for s in scan.skills] == ["good"]
+    assert len(scan.infos) == 10  # the Settings page still lists each broken one
+
+
+def test_a_skill_file_that_is_there_but_no_file_is_a_broken_skill_not_ignored(tmp_path: Path) -> None:
+    (tmp_path / "piped").mkdir()
+    os.mkfifo(tmp_path / "piped" / "SKILL.md")
+    (tmp_path / "dangling").mkdir()
+    (tmp_path / "dangling" / "SKILL.md").symlink_to(tmp_path / "dangling" / "gone.md")
+    (tmp_path / "scripts").mkdir()  # no SKILL.md at all: not a skill
+
+    scan = scan_skills(tmp_path, tmp_path / "none")
+
+    assert [info.name for info in scan.infos] == ["dangling", "piped"]
+    assert scan.warnings == (
+        f"skill {tmp_path / 'dangling' / 'SKILL.md'}: file cannot be read (No such file or directory); "
+        "the skill is skipped",
+        f"skill {tmp_path / 'piped' / 'SKILL.md'}: file is not a regular file; the skill is skipped",
+    )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import stat
 
 from desktop_agent.storage import secrets
@@ -39,3 +40,13 @@ def test_the_file_store_is_private_even_over_a_stale_temp_file_and_a_wide_old_fi
     assert secrets.get_api_key() == "sk-private"
     assert stat.S_IMODE(secrets._file().stat().st_mode) == 0o600
     assert [p.name for p in folder.iterdir() if p.name.endswith(".tmp") and p != stale] == []
+
+
+def test_a_file_store_that_is_a_pipe_or_huge_reads_as_no_key_at_once() -> None:
+    path = secrets._file()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(path)  # a blocking read would wait here forever for a writer
+    assert secrets.get_api_key() is None
+    path.unlink()
+    path.write_text('{"openai-api-key": "sk-big"}' + " " * (64 * 1024))
+    assert secrets.get_api_key() is None

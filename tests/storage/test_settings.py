@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
 
+from desktop_agent.core.notice import Notice
 from desktop_agent.storage.settings import Settings, SettingsError, SettingsLoad, SettingsStore
 
 
@@ -154,3 +156,36 @@ def test_a_file_with_a_byte_order_mark_is_read(tmp_path: Path) -> None:
     path.write_bytes(b'\xef\xbb\xbf{"max_steps": 3}')
     assert SettingsStore(path).load() == SettingsLoad(Settings(max_steps=3))
     assert path.exists()
+
+
+@pytest.mark.parametrize(
+    ("kind", "problem"),
+    [("pipe", "is not a regular file"), ("huge", "is larger than 1 MB")],
+)
+def test_a_settings_file_that_is_a_pipe_or_huge_is_set_aside_without_reading_it(
+    tmp_path: Path, kind: str, problem: str
+) -> None:
+    path = tmp_path / "settings.json"
+    if kind == "pipe":
+        os.mkfifo(path)  # a blocking read would wait here forever for a writer
+    else:
+        path.write_text('{"model": "m"}' + " " * (1 << 20))
+
+    loaded = SettingsStore(path).load()
+
+    assert loaded.settings == Settings()
+    assert loaded.error == (
+        f"settings file {path} {problem}; kept it as settings.json.corrupt-1 and started with defaults"
+    )
+    assert (tmp_path / "settings.json.corrupt-1").exists() and not path.exists()
+    assert isinstance(loaded.error, Notice) and loaded.error.key == f"settings_problem_{'not_regular' if kind == 'pipe' else 'too_large'}"
+
+
+def test_a_folder_named_settings_json_is_unreadable_and_left_in_place(tmp_path: Path) -> None:
+    path = tmp_path / "settings.json"
+    path.mkdir()
+
+    loaded = SettingsStore(path).load()
+
+    assert (loaded.settings, loaded.error) == (Settings(), f"cannot read settings file {path}: Is a directory")
+    assert path.is_dir()

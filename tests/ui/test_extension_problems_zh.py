@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import errno
 import json
+import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -41,6 +42,9 @@ def front(text: str) -> bytes:
 SKILL_CASES: dict[str, tuple[str, bytes, str]] = {
     "file_not_utf8": ("latin", b"---\nname: latin\ndescription: caf\xe9\n---\n", "file is not UTF-8 text"),
     "file_unreadable": ("locked", front("name: locked\ndescription: d"), "file cannot be read (Permission denied)"),
+    "file_outside": ("linked", b"", "file is outside its folder {folder}"),
+    "file_not_regular": ("piped", b"", "file is not a regular file"),
+    "file_too_large": ("huge", front("name: huge\ndescription: d") + b"x" * (256 << 10), "file is larger than 256 KB"),
     "front_matter_missing": (
         "plain", b"# Just markdown\n", "front matter is missing (the file must start with a --- block)"
     ),
@@ -49,6 +53,12 @@ SKILL_CASES: dict[str, tuple[str, bytes, str]] = {
         "colon", front("name: colon\ndescription: a: b"), "front matter is not valid YAML (line 3)"
     ),
     "front_matter_not_mapping": ("text", front("just a string"), "front matter must be a YAML mapping of fields"),
+    "front_matter_too_deep": (
+        "nested", front("name: nested\ndescription: " + "[" * 5000), "front matter is nested more than 32 levels deep (line 3)"
+    ),
+    "front_matter_alias": (
+        "laughs", front("name: laughs\ndescription: &d d\nlicense: *d"), "front matter must not use YAML aliases (line 4)"
+    ),
     "missing": ("nameless", front("description: no name here"), "name is missing"),
     "not_string": ("listed", front("name: [1, 2]\ndescription: d"), "name must be a string"),
     "empty": ("blank", front("name: blank\ndescription: ''"), "description is empty"),
@@ -65,7 +75,8 @@ SKILL_CASES: dict[str, tuple[str, bytes, str]] = {
         "allowed-tools must be a space-separated string or a list of strings",
     ),
 }
-"""Per code: the skill's folder, its SKILL.md, and the English after ``skill <path>: ``."""
+"""Per code: the skill's folder, its SKILL.md, and the English after ``skill <path>: ``
+(``{folder}``: the skill's folder)."""
 
 
 def entry(name: str, **fields: Any) -> dict[str, Any]:
@@ -84,6 +95,9 @@ HOOK_CASES: dict[str, tuple[dict[str, Any], str]] = {
     "not_bool": (entry("p", persistent="yes"), '{where}: "persistent" must be true or false'),
     "prompt_file": (entry("f", prompt_file=""), '{where}: "prompt_file" must name a file beside hooks.json'),
     "prompt_missing": (entry("gone"), "{where}: prompt file {prompt} is missing"),
+    "prompt_outside": (entry("out", prompt_file="../secret.md"), "{where}: prompt file {prompt} is outside {folder}"),
+    "prompt_not_regular": (entry("pipe"), "{where}: prompt file {prompt} is not a regular file"),
+    "prompt_too_large": (entry("huge"), "{where}: prompt file {prompt} is larger than 64 KB"),
     "prompt_unreadable": (entry("folder"), "{where}: prompt file {prompt} cannot be read (Is a directory)"),
     "prompt_not_utf8": (entry("latin"), "{where}: prompt file {prompt} cannot be read (not UTF-8 text)"),
     "prompt_empty": (entry("empty"), "{where}: prompt file {prompt} is empty"),
@@ -107,16 +121,22 @@ def write_broken_skill(root: Path, code: str, monkeypatch: pytest.MonkeyPatch) -
     folder, content, _tail = SKILL_CASES[code]
     (root / folder).mkdir(parents=True)
     path = root / folder / "SKILL.md"
-    path.write_bytes(content)
+    if code == "file_outside":
+        (root / "elsewhere.md").write_bytes(front("name: linked\ndescription: d"))
+        path.symlink_to(root / "elsewhere.md")
+    elif code == "file_not_regular":
+        os.mkfifo(path)
+    else:
+        path.write_bytes(content)
     if code == "file_unreadable":  # root reads any file: refuse this one by hand
-        real = Path.read_text
+        real = os.open
 
-        def read_text(self: Path, *args: Any, **kwargs: Any) -> str:
-            if self == path:
-                raise PermissionError(errno.EACCES, "Permission denied", str(self))
-            return real(self, *args, **kwargs)
+        def refusing_open(name: Any, *args: Any, **kwargs: Any) -> int:
+            if Path(name) == path:
+                raise PermissionError(errno.EACCES, "Permission denied", str(name))
+            return real(name, *args, **kwargs)
 
-        monkeypatch.setattr(Path, "read_text", read_text)
+        monkeypatch.setattr(os, "open", refusing_open)
     return path
 
 
@@ -125,7 +145,7 @@ def test_each_skill_problem_reads_in_chinese_and_its_warning_stays_english(
     code: str, tmp_path: Path, qtbot: QtBot, monkeypatch: pytest.MonkeyPatch, chinese: None
 ) -> None:
     path = write_broken_skill(tmp_path / "user", code, monkeypatch)
-    english = f"skill {path}: {SKILL_CASES[code][2]}"
+    english = f"skill {path}: {SKILL_CASES[code][2].format(folder=path.parent)}"
 
     scan = scan_skills(tmp_path / "bundled", tmp_path / "user")
     page = SkillsPage(scan.infos, None)
@@ -166,15 +186,21 @@ def write_broken_hook(folder: Path, code: str) -> tuple[Path, str]:
     good = entry("twice") if code == "duplicate" else entry("fine")
     (folder / "hooks.json").write_text(json.dumps([good, broken]), encoding="utf-8")
     (folder / f"{good['name']}.md").write_text("Be brief.", encoding="utf-8")
-    prompt = folder / f"{name}.md"
+    prompt = folder / broken["prompt_file"]
     if code == "prompt_unreadable":
         prompt.mkdir()
+    elif code == "prompt_outside":
+        (folder.parent / "secret.md").write_text("sk-secret", encoding="utf-8")
+    elif code == "prompt_not_regular":
+        os.mkfifo(prompt)
+    elif code == "prompt_too_large":
+        prompt.write_text("x" * (64 << 10 | 1), encoding="utf-8")
     elif code == "prompt_not_utf8":
         prompt.write_bytes(b"caf\xe9")
     elif code == "prompt_empty":
         prompt.write_text("  \n", encoding="utf-8")
     where = f"hooks file {folder / 'hooks.json'}: hook {name!r}"
-    return folder / "hooks.json", template.format(where=where, prompt=prompt)
+    return folder / "hooks.json", template.format(where=where, prompt=prompt, folder=folder)
 
 
 def problem_lines(page: HooksPage) -> list[str]:

@@ -168,6 +168,8 @@ def _sample(code: McpProblemCode) -> McpConfigError:
     """Each code with the values the engine gives it."""
     fields: dict[McpProblemCode, dict[str, object]] = {
         "missing_file": {"path": "/p/x.json"},
+        "not_regular": {"path": "/p/x.json"},
+        "too_large": {"path": "/p/x.json", "limit": "1 MB"},
         "unreadable": {"path": "/p/x.json", "error": "Permission denied", "errno": errno.EACCES},
         "not_utf8": {"path": "/p/x.json"},
         "not_json": {"path": "/p/x.json", "line": 1, "column": 22, "error": "Expecting value"},
