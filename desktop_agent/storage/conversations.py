@@ -184,7 +184,11 @@ class ConversationStore:
             self.error = Notice(
                 f"saved conversations in {self.path} were damaged; kept the file as {kept.name} and recovered "
                 f"{count} of {listed} conversations",
-                "notice_conversations_recovered", fields)
+                "notice_conversations_recovered", fields,
+            ) if listed else Notice(
+                f"saved conversations in {self.path} could not be read; kept the file as {kept.name} and "
+                "started afresh",
+                "notice_conversations_set_aside", fields)
         with _transaction(db):
             for found in recovery.conversations:
                 messages = found.history()

@@ -55,6 +55,8 @@ def size_words(limit: int) -> str:
 
 def read_user_bytes(path: Path, *, limit: int, within: Path | None = None) -> bytes:
     """The file's bytes, by the rules above. Never blocks on a pipe."""
+    if "\0" in str(path):  # no file has such a name; os.open would raise ValueError
+        raise UserFileError(path, "missing", "is missing")
     if within is not None:
         inside(path, within)
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)

@@ -94,3 +94,9 @@ def test_a_folder_is_unreadable_as_the_os_says_it(tmp_path: Path) -> None:
         read_user_bytes(tmp_path, limit=100)
     assert (caught.value.code, str(caught.value), caught.value.fields["errno"]) == (
         "unreadable", "cannot be read (Is a directory)", errno.EISDIR)
+
+
+def test_a_name_with_a_nul_character_is_missing_not_a_crash(tmp_path: Path) -> None:
+    with pytest.raises(UserFileError) as caught:
+        read_user_text(tmp_path / "a\0b.md", limit=10, within=tmp_path)
+    assert caught.value.code == "missing"

@@ -54,7 +54,7 @@ def break_everything(home: Path) -> None:
 
 def expected_english(home: Path) -> list[str]:
     return [
-        f"saved conversations in {home / 'conversations.sqlite3'} could not be read (file is not a database); "
+        f"saved conversations in {home / 'conversations.sqlite3'} could not be read; "
         "kept the file as conversations.sqlite3.corrupt-1 and started afresh",
         f"settings file {home / 'settings.json'} is not valid JSON (line 1, column 2); "
         "kept it as settings.json.corrupt-1 and started with defaults",
