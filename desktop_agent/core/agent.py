@@ -27,6 +27,7 @@ from desktop_agent.core.events import (
 )
 from desktop_agent.core.history import assistant_tool_calls, tool_message
 from desktop_agent.core.hooks import Hook, drop_once, hook_messages, kept
+from desktop_agent.core.json_depth import MAX_ARGUMENT_DEPTH, nests_deeper_than
 from desktop_agent.core.json_types import JSONDict
 from desktop_agent.core.ports import (
     AnswerTimedOut,
@@ -308,6 +309,9 @@ def _answered_ids(working: list[JSONDict]) -> set[str]:
     return {str(m["tool_call_id"]) for m in working if m.get("role") == "tool" and m.get("tool_call_id")}
 
 
+TOO_DEEP = f"the arguments are nested too deeply to be tool arguments (at most {MAX_ARGUMENT_DEPTH} levels)"
+
+
 def _parse_arguments(raw: str) -> tuple[dict[str, Any] | None, str | None]:
     if not raw.strip():
         return {}, None
@@ -316,7 +320,11 @@ def _parse_arguments(raw: str) -> tuple[dict[str, Any] | None, str | None]:
     except json.JSONDecodeError as exc:
         return None, f"the arguments are not valid JSON ({exc.msg} at position {exc.pos}): {raw[:200]!r}"
     except RecursionError:  # the json module recurses once per nesting level
-        return None, "the arguments are nested too deeply to be tool arguments"
+        return None, TOO_DEEP
     if not isinstance(value, dict):
         return None, f"the arguments must be a JSON object, got {type(value).__name__}"
+    if nests_deeper_than(value, MAX_ARGUMENT_DEPTH):
+        # Refused here, where they are parsed: redaction, the audit record,
+        # the bus, history and the wire never see arguments this deep.
+        return None, TOO_DEEP
     return value, None

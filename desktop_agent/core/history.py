@@ -25,6 +25,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, assert_never
 
+from desktop_agent.core.json_depth import MAX_ARGUMENT_DEPTH, nests_deeper_than
 from desktop_agent.core.json_types import JSONDict
 from desktop_agent.core.messages import (
     AudioMessage,
@@ -200,6 +201,10 @@ def cut_arguments(arguments: str, limit: int) -> str:
     try:
         value = json.loads(arguments)
     except (ValueError, RecursionError):  # RecursionError: nested too deeply to parse
+        return _cut(arguments, limit)
+    if nests_deeper_than(value, MAX_ARGUMENT_DEPTH):
+        # Parsed, but too deep for the recursive cut below (a conversation
+        # saved or imported with such a call): cut as text, like invalid JSON.
         return _cut(arguments, limit)
     cut, changed = _cut_strings(value, limit)
     return json.dumps(cut, ensure_ascii=False) if changed else arguments

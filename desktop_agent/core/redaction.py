@@ -50,14 +50,38 @@ class Redactor:
         return self._pattern.sub(REDACTED, text)
 
     def scrub(self, value: Any) -> Any:
-        """``value`` (JSON-like) with every string redacted."""
-        if isinstance(value, str):
-            return self(value)
-        if isinstance(value, list | tuple):
-            return [self.scrub(item) for item in value]
-        if isinstance(value, dict):
-            return {key: self.scrub(item) for key, item in value.items()}
-        return value
+        """``value`` (JSON-like) with every string redacted: a copy whose
+        lists and tuples are lists, keys kept as they are.
+
+        Walked with a stack of its own, not by recursion: callers pass
+        whatever a tool or the model produced, and JSON nested a few hundred
+        levels deep (which ``json.loads`` accepts) used to raise
+        ``RecursionError`` here and end the turn. A container met twice is
+        copied once (``copy.deepcopy``'s memo), so a value that holds itself
+        ends too."""
+        root: list[Any] = [None]
+        copies: dict[int, Any] = {}
+        stack: list[tuple[Any, Any, Any]] = [(value, root, 0)]
+        while stack:
+            item, into, slot = stack.pop()
+            if isinstance(item, str):
+                into[slot] = self(item)
+            elif isinstance(item, list | tuple | dict):
+                known = copies.get(id(item))
+                if known is not None:
+                    into[slot] = known
+                    continue
+                copy: Any
+                if isinstance(item, dict):
+                    copy = dict.fromkeys(item)  # keys in their order; values filled below
+                    stack.extend((child, copy, key) for key, child in item.items())
+                else:
+                    copy = [None] * len(item)
+                    stack.extend((child, copy, index) for index, child in enumerate(item))
+                copies[id(item)] = into[slot] = copy
+            else:
+                into[slot] = item
+        return root[0]
 
     def child_environment(self, environ: Mapping[str, str]) -> dict[str, str]:
         """``environ`` without the secrets: the names in

@@ -30,8 +30,10 @@ messages where
 3. only the keys ``role``, ``content``, ``tool_calls``, ``tool_call_id``,
    ``name`` are sent (``_hook`` and any other key are stripped);
 4. every ``function.arguments`` is the text of a JSON object: invalid JSON,
-   or JSON that is not an object, is replayed as ``"{}"`` and the original
-   text is kept in that call's tool message; call ids are nine letters or
+   JSON that is not an object, or one nested deeper than tool arguments may
+   be (:data:`~desktop_agent.core.json_depth.MAX_ARGUMENT_DEPTH`), is
+   replayed as ``"{}"`` and the start of the original text is kept in that
+   call's tool message; call ids are nine letters or
    digits (what Mistral's template and mistral-common demand; every other
    server takes any id), derived from the original id so they are stable
    from one request to the next;
@@ -50,6 +52,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
+from desktop_agent.core.json_depth import MAX_ARGUMENT_DEPTH, nests_deeper_than
 from desktop_agent.core.json_types import JSONDict
 from desktop_agent.core.prompts import CONTINUE_MESSAGE
 
@@ -90,6 +93,8 @@ TOOL_BRIDGE = "[tool results received]"
 CALL_AS_TEXT = "[called {name} with {arguments}]"
 RESULT_AS_TEXT = "[result of {name}]\n{content}"
 ARGUMENTS_NOTE = "[the arguments of this call were not a JSON object; the model sent: {raw}]"
+RAW_ARGUMENTS_MAX = 300
+"""Characters of such arguments the note quotes."""
 
 _WIRE_ID = re.compile(r"[A-Za-z0-9]{9}")
 _ID_ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
@@ -245,16 +250,29 @@ def _arguments(raw: Any) -> tuple[str, str | None]:
     if raw is None or (isinstance(raw, str) and not raw.strip()):
         return "{}", None
     if isinstance(raw, Mapping):
+        if nests_deeper_than(raw, MAX_ARGUMENT_DEPTH):
+            return "{}", f"an object nested more than {MAX_ARGUMENT_DEPTH} levels deep"
         try:
             return json.dumps(raw, ensure_ascii=False, allow_nan=False), None
         except (TypeError, ValueError):
-            return "{}", str(raw)
+            return "{}", _short(str(raw))
     text = raw if isinstance(raw, str) else str(raw)
     try:
         value = json.loads(text, parse_constant=_no_constant)
     except (ValueError, RecursionError):  # RecursionError: nested too deeply to parse
-        return "{}", text
-    return (text, None) if isinstance(value, dict) else ("{}", text)
+        return "{}", _short(text)
+    if not isinstance(value, dict) or nests_deeper_than(value, MAX_ARGUMENT_DEPTH):
+        # Too deep is refused like invalid JSON: the agent never ran such a
+        # call, and a server's recursive parser need not be tried with it.
+        return "{}", _short(text)
+    return text, None
+
+
+def _short(raw: str) -> str:
+    """The original arguments as the tool message quotes them: their start,
+    enough to show the model what it sent (a megabyte of them would be
+    sent again with every request of the turn)."""
+    return raw if len(raw) <= RAW_ARGUMENTS_MAX else raw[:RAW_ARGUMENTS_MAX] + "…"
 
 
 def _no_constant(name: str) -> Any:

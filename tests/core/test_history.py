@@ -208,3 +208,11 @@ def test_messages_with_nothing_to_cut_are_passed_on_not_copied() -> None:
     assert [a is b for a, b in zip(out, messages, strict=True)] == [True, True, True, False, False]
     assert long["tool_calls"][0]["function"]["arguments"] == "x" * 500  # the original is untouched
     assert messages[4]["content"] == "y" * 500
+
+
+def test_arguments_nested_too_deeply_in_a_saved_history_are_cut_as_text_not_walked() -> None:
+    deep = '{"a": ' * 600 + '"' + "x" * 400 + '"' + "}" * 600  # json.loads accepts it; a recursive walk did not
+    messages: list[dict[str, Any]] = [{"role": "assistant", "content": None, "tool_calls": [
+        {"id": "a", "type": "function", "function": {"name": "t", "arguments": deep}}]},
+        {"role": "tool", "tool_call_id": "a", "content": "ok"}]
+    assert truncate_for_send(messages)[0]["tool_calls"][0]["function"]["arguments"] == deep[:300] + TRUNCATION_MARK

@@ -91,3 +91,18 @@ def test_a_secret_added_later_is_hidden_from_then_on_the_longest_first() -> None
         f"a {REDACTED} b {REDACTED} c tiny"
     )
     assert redact.child_environment({"X": "sk-short-1234-and-longer", "Y": "ok"}) == {"Y": "ok"}
+
+
+def test_scrubbing_walks_any_depth_without_recursion_and_copies_a_shared_value_once() -> None:
+    value: Any = {"key": KEY}
+    for _ in range(5000):  # far past what a recursive walk survived
+        value = {"a": [value]}
+    out = Redactor([KEY]).scrub(value)
+    for _ in range(5000):
+        out = out["a"][0]
+    assert out == {"key": REDACTED}
+    shared = ["x", KEY]
+    looped: list[Any] = [shared, (shared,)]
+    looped.append(looped)
+    scrubbed = Redactor([KEY]).scrub(looped)
+    assert scrubbed[0] == ["x", REDACTED] and scrubbed[1][0] is scrubbed[0] and scrubbed[2] is scrubbed

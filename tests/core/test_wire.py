@@ -17,6 +17,7 @@ from desktop_agent.core.json_types import JSONDict
 from desktop_agent.core.wire import (
     ARGUMENTS_NOTE,
     INSTRUCTION_LABEL,
+    RAW_ARGUMENTS_MAX,
     STANDARD,
     STRICT,
     TOOL_BRIDGE,
@@ -291,3 +292,23 @@ def test_the_contract_check_finds_what_the_canonical_form_breaks() -> None:
         "#3: assistant right after assistant",
         "#5: user right after tool",
     ])
+
+
+@pytest.mark.parametrize("depth", [65, 600])
+def test_arguments_nested_deeper_than_tool_arguments_may_be_are_replayed_as_empty_with_their_start(depth: int) -> None:
+    raw = '{"a": ' * depth + "1" + "}" * depth
+    out = normalize([user("go"), calls(("c", "echo", raw)), tool("c", "Error: nested too deeply")])
+    assert out[1]["tool_calls"][0]["function"] == {"name": "echo", "arguments": "{}"}
+    shown = raw[:RAW_ARGUMENTS_MAX] + "…"
+    assert out[2]["content"] == f"Error: nested too deeply\n\n{ARGUMENTS_NOTE.format(raw=shown)}"
+
+
+def test_a_deep_mapping_as_arguments_is_replayed_as_empty_without_being_walked() -> None:
+    value: dict[str, Any] = {}
+    for _ in range(5000):
+        value = {"a": value}
+    message = {"role": "assistant", "content": None,
+               "tool_calls": [{"id": "c", "type": "function", "function": {"name": "echo", "arguments": value}}]}
+    out = normalize([user("go"), message, tool("c", "x")])
+    assert out[1]["tool_calls"][0]["function"]["arguments"] == "{}"
+    assert out[2]["content"] == f"x\n\n{ARGUMENTS_NOTE.format(raw='an object nested more than 64 levels deep')}"
