@@ -13,10 +13,11 @@ import json
 import logging
 from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from contextlib import aclosing
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from desktop_agent.core import prompts
+from desktop_agent.core.budget import Budget, cut_result, fit_request
 from desktop_agent.core.events import (
     LLMChunk,
     NoticeChunk,
@@ -25,7 +26,7 @@ from desktop_agent.core.events import (
     ToolCallChunk,
     ToolCallInfo,
 )
-from desktop_agent.core.history import assistant_tool_calls, tool_message
+from desktop_agent.core.history import NO_TRUNCATE_TOOLS, assistant_tool_calls, tool_message
 from desktop_agent.core.hooks import Hook, drop_once, hook_messages, kept
 from desktop_agent.core.json_depth import MAX_ARGUMENT_DEPTH, nests_deeper_than
 from desktop_agent.core.json_types import JSONDict
@@ -73,6 +74,7 @@ class AgentClient:
         system_prompt: str | None = prompts.SYSTEM_PROMPT,
         skills: SkillPrompts | None = None,
         hooks: Sequence[Hook] = (),
+        budget: Budget | None = None,
     ) -> None:
         self.llm = llm
         self.router = router
@@ -85,6 +87,9 @@ class AgentClient:
         self.hooks: tuple[Hook, ...] = tuple(hooks)
         """Enabled prompt hooks (DESIGN §9), in file order; an agent built
         without them (a sub-agent) has none."""
+        self.budget = budget or Budget()
+        """What a request may hold (the model's context): every tool result
+        is cut to its share, and every request fitted, before it is sent."""
         self._task_ids = itertools.count(1)
         self._call_ids = itertools.count(1)
 
@@ -158,8 +163,11 @@ class AgentClient:
         calls are ignored. A failure flushes the text so far, then ends the
         turn with an error notice."""
         text_pending = False
+        fitted = fit_request(working, self.budget.messages_bytes(tools))
+        if fitted.changed:
+            log.info("%d messages shortened or left out to fit the model's context", fitted.changed)
         try:
-            async with aclosing(self.llm.stream(working, tools=tools)) as deltas:
+            async with aclosing(self.llm.stream(fitted.messages, tools=tools)) as deltas:
                 async for delta in deltas:
                     if isinstance(delta, TextDelta):
                         for segment in parser.feed(delta.text):
@@ -293,7 +301,21 @@ class AgentClient:
         except Exception as exc:  # a broken tool must not end the turn
             log.exception("tool %s failed", name)
             result = ToolResult(f"Error: tool {name!r} failed: {exc}", is_error=True)
-        yield ToolCallChunk(ToolCallInfo(call.id, name, "result", arguments, result=result))
+        yield ToolCallChunk(ToolCallInfo(call.id, name, "result", arguments, result=self._bounded(name, result)))
+
+    def _bounded(self, name: str, result: ToolResult) -> ToolResult:
+        """``result`` cut to its share of the request, here where it is
+        produced, so the bus, the card, history and the saved conversation
+        hold what the model gets. Skills (``get_skill``) are exempt, as from
+        the history cut: the request fitting still bounds them."""
+        if name in NO_TRUNCATE_TOOLS:
+            return result
+        text = cut_result(result.text, self.budget)
+        if text is result.text:
+            return result
+        log.info("the result of %s was cut from %d to %d characters to fit the model's context",
+                 name, len(result.text), len(text))
+        return replace(result, text=text)
 
 
 def _remove_exact(working: list[JSONDict], message: JSONDict) -> None:

@@ -7,3 +7,7 @@ infinite approval timeout rejected every approval at once.
 
 MAX_STEPS_LIMIT = 1000
 APPROVAL_TIMEOUT_LIMIT_S = 7 * 24 * 3600.0
+CONTEXT_TOKENS_MIN = 2048
+"""Below this a request could not hold the prompts and one exchange."""
+CONTEXT_TOKENS_LIMIT = 10_000_000
+"""Past the largest context windows models have."""

@@ -19,10 +19,16 @@ from typing import Annotated, Any, Literal, get_args, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
+from desktop_agent.core.budget import DEFAULT_CONTEXT_TOKENS
 from desktop_agent.core.notice import Notice
 from desktop_agent.core.wire import WIRE_PROFILE_NAMES, WireProfileName
 from desktop_agent.storage.atomic import atomic_write_text
-from desktop_agent.storage.limits import APPROVAL_TIMEOUT_LIMIT_S, MAX_STEPS_LIMIT
+from desktop_agent.storage.limits import (
+    APPROVAL_TIMEOUT_LIMIT_S,
+    CONTEXT_TOKENS_LIMIT,
+    CONTEXT_TOKENS_MIN,
+    MAX_STEPS_LIMIT,
+)
 from desktop_agent.storage.paths import settings_path
 from desktop_agent.storage.user_files import UserFileError, read_user_bytes
 
@@ -61,6 +67,7 @@ _PHRASES = {
     "trusted_read_only_servers": "must be a list of MCP server names",
     "max_steps": f"must be a whole number from 1 to {MAX_STEPS_LIMIT}",
     "approval_timeout_s": f"must be a finite number of seconds, above 0 and at most {APPROVAL_TIMEOUT_LIMIT_S:g}",
+    "context_tokens": f"must be a whole number of tokens from {CONTEXT_TOKENS_MIN} to {CONTEXT_TOKENS_LIMIT}",
     "wire_profiles": f"must map base URLs to one of {', '.join(WIRE_PROFILE_NAMES)}",
     "hooks_enabled": "must map hook names to true or false",
     "enabled_skills": "must be a list of skill names, or null for all",
@@ -103,6 +110,9 @@ class Settings:
     server until the user turns it on for that one."""
     max_steps: int = 10
     approval_timeout_s: float = 300.0
+    context_tokens: int = DEFAULT_CONTEXT_TOKENS
+    """The model's context size in tokens: every request is kept within it
+    (less room for the reply), tool results cut to a share of it."""
     wire_profiles: dict[str, WireProfileName] = field(default_factory=dict)
     """The wire profile (DESIGN §2a) each endpoint turned out to need, by
     base URL (without credentials or a trailing slash); learned, not edited."""
@@ -219,6 +229,7 @@ _CHECKS: dict[str, Any] = {
     "max_steps": Annotated[int, Field(ge=1, le=MAX_STEPS_LIMIT)],
     "barge_in_ms": Annotated[int, Field(ge=30, le=5000)],
     "approval_timeout_s": Annotated[float, Field(gt=0, le=APPROVAL_TIMEOUT_LIMIT_S, allow_inf_nan=False)],
+    "context_tokens": Annotated[int, Field(ge=CONTEXT_TOKENS_MIN, le=CONTEXT_TOKENS_LIMIT)],
 }
 """Where the file's schema is narrower than the field's type."""
 

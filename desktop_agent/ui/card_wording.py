@@ -9,6 +9,7 @@ import json
 from collections.abc import Mapping
 from typing import Any, assert_never
 
+from desktop_agent.core.budget import result_cut
 from desktop_agent.ui.card_state import Progress, ToolCardState
 from desktop_agent.ui.i18n import tr
 
@@ -189,6 +190,14 @@ def risk_text(state: ToolCardState) -> str:
     if state.open_world:
         parts.append(tr("card_risk_open_world"))
     return " · ".join(parts)
+
+
+def cut_note(state: ToolCardState) -> str:
+    """That a finished call's result was cut to fit the model's context, and
+    how much was left out (the marker inside the result says where); empty
+    when it was not. The card, history and the model all have the cut text."""
+    left = result_cut(state.result) if state.phase == "done" else None
+    return tr("card_result_cut", n=left) if left else ""
 
 
 def auto_badge(state: ToolCardState) -> str:

@@ -708,6 +708,10 @@ _TEXTS: dict[str, tuple[str, str]] = {
     # approval audit and risk (issue 14)
     "card_risk_destructive": ("May change or delete data", "可能修改或删除数据"),
     "card_risk_open_world": ("Reaches outside this computer", "会访问本机以外的资源"),
+    "card_result_cut": (
+        "Result cut to fit the model's context: {n} characters left out",
+        "结果过长，为适应模型的上下文已截断：省略了 {n} 个字符",
+    ),
     "card_read_only_allowed": ("read-only, allowed by your setting", "只读，按你的设置自动批准"),
     "card_confirm_always_text": (
         "Always allow a tool that may change or delete data? Its later calls will run without asking.",

@@ -50,6 +50,7 @@ from desktop_agent.ui.card_wording import (
     arguments_summary,
     arguments_text,
     auto_badge,
+    cut_note,
     elapsed_caption,
     outcome_text,
     output_tail,
@@ -335,7 +336,7 @@ class ToolCardWidget(QFrame):
         self.risk.setVisible(bool(risk_line))
         self.approval_row.setVisible(phase == "approval" and not self._confirming)
         self.confirm_row.setVisible(phase == "approval" and self._confirming)
-        outcome = outcome_text(state)
+        outcome = outcome_text(state) or cut_note(state)
         self.reason.setText(outcome)
         self.reason.setVisible(bool(outcome))
 

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from desktop_agent.core.budget import Budget, cut_result
 from desktop_agent.core.chat_handler import (
     REASON_INTERRUPTED,
     REASON_NOT_RUN,
@@ -36,6 +37,7 @@ from desktop_agent.ui.card_state import (
 from desktop_agent.ui.card_wording import (
     arguments_summary,
     arguments_text,
+    cut_note,
     elapsed_caption,
     format_elapsed,
     format_eta,
@@ -269,3 +271,19 @@ def test_a_sub_agent_whose_step_got_no_answer_says_so_not_rejected_by_you(englis
     rejected = dict(partial, stopped_call={**partial["stopped_call"], "reason": "rejected"})  # type: ignore[dict-item]
     card = apply_message(new_card(call("start")), rejected_item(REASON_REJECTED, "c1", partial_result=rejected))
     assert outcome_text(card) == "Rejected by you"
+
+
+def test_a_cut_result_is_said_in_both_languages_only_once_the_call_is_done(english: None) -> None:
+    result = cut_result("汉字" * 100_000, Budget())
+    done = ToolCardState("c1", "read", "done", {}, result=result)
+    assert cut_note(done).startswith("Result cut to fit the model's context: ")
+    assert cut_note(done).endswith(" characters left out")
+    i18n.set_language("zh")
+    try:
+        left = cut_note(done).split("省略了 ")[1].split(" 个字符")[0]
+        assert cut_note(done) == f"结果过长，为适应模型的上下文已截断：省略了 {left} 个字符"
+        assert int(left.replace(",", "")) > 190_000
+    finally:
+        i18n.set_language("en")
+    assert cut_note(ToolCardState("c1", "read", "done", {}, result="whole")) == ""
+    assert cut_note(ToolCardState("c1", "read", "rejected", {}, result=result)) == ""

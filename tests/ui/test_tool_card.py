@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 import pytest
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice
@@ -10,6 +11,7 @@ from PySide6.QtGui import QColor, QImage
 from PySide6.QtWidgets import QLabel
 from pytestqt.qtbot import QtBot
 
+from desktop_agent.core.budget import Budget, cut_result, result_cut
 from desktop_agent.core.ports import ImageContent
 from desktop_agent.ui.card_state import Progress, ToolCardState
 from desktop_agent.ui.tool_card import ToolCardWidget
@@ -132,6 +134,15 @@ def test_a_long_result_is_clipped_in_the_card(make: Make) -> None:
     card = make(ToolCardState("c1", "t", "done", ARGS, result="x" * 7000))
     card.set_expanded(True)
     assert card.result.text().startswith("x" * 6000) and card.result.text().endswith("(1000 more characters)")
+
+
+def test_a_result_cut_to_fit_the_models_context_says_so_on_the_collapsed_card(make: Make) -> None:
+    result = cut_result("".join(f"line {n}\n" for n in range(100_000)), Budget())
+    card = make(ToolCardState("c1", "read", "done", ARGS, result=result, server="files"))
+    assert shown(card) == {"icon", "toggle", "reason"}
+    assert card.reason.text() == f"Result cut to fit the model's context: {result_cut(result)} characters left out"
+    card.show_state(replace(card.state, result="short"))
+    assert shown(card) == {"icon", "toggle"}
 
 
 def test_rejected_can_be_expanded_to_see_the_arguments(make: Make) -> None:
