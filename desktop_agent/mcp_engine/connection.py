@@ -41,6 +41,7 @@ from mcp.shared.exceptions import MCPError
 from desktop_agent.mcp_engine.config import ServerConfig
 from desktop_agent.mcp_engine.errors import CallTimedOut, ServerDied, ServerStartError, describe
 from desktop_agent.mcp_engine.idle import IdleWatchdog
+from desktop_agent.mcp_engine.noise import StdoutNoise, quiet_sdk_parse_errors
 from desktop_agent.mcp_engine.stderr import StderrTail
 from desktop_agent.mcp_engine.transports import open_transport
 from desktop_agent.mcp_engine.watch import WatchedReadStream
@@ -68,7 +69,10 @@ class ServerConnection:
         *,
         sandboxed: bool = False,
         on_change: Callable[[ServerConnection], None] | None = None,
+        noise: StdoutNoise | None = None,
     ) -> None:
+        """``noise``: counts the server's stdout lines that are not MCP
+        (shared by its connections); without it they are only logged."""
         self.config = config
         self.state: State = "stopped"
         self.error: str | None = None
@@ -90,6 +94,8 @@ class ServerConnection:
         self._idle = IdleWatchdog()
         self._relist_wanted = False
         self._relist: asyncio.Task[None] | None = None
+        self._noise = noise or StdoutNoise(config.name, _log_notice)
+        quiet_sdk_parse_errors()  # the noise is said here, once, not by the SDK per line
 
     # ------------------------------------------------------------------ life
 
@@ -229,13 +235,21 @@ class ServerConnection:
     # ------------------------------------------------------------ tool list
 
     async def _on_message(self, message: types.ServerNotification | Exception) -> None:
-        """Server notifications: a changed tool list is listed again.
+        """Server notifications: a changed tool list is listed again. A
+        transport's exception item (a stdio line that is not JSON-RPC) is
+        counted as noise; the session goes on.
 
         In a task of its own: the SDK runs this handler inside the session's
         read loop, so awaiting a request here would wait for a response that
         loop can no longer read. Several notices in a row cost one listing
         more at most.
         """
+        if isinstance(message, Exception):
+            if self.config.transport == "stdio":
+                self._noise.saw()
+            else:
+                log.debug('mcp server "%s": transport error %s', self.config.name, describe(message))
+            return
         if not isinstance(message, types.ToolListChangedNotification):
             return
         self._relist_wanted = True
@@ -340,6 +354,10 @@ class ServerConnection:
         self._background.add(task)
         task.add_done_callback(self._background.discard)
         return task
+
+
+def _log_notice(notice: str) -> None:
+    log.warning("%s", notice)
 
 
 def _retrieve(future: asyncio.Future[ClientSession]) -> None:

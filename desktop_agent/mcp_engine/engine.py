@@ -42,6 +42,7 @@ from desktop_agent.mcp_engine.calls import run_tool
 from desktop_agent.mcp_engine.config import McpConfig, ServerConfig
 from desktop_agent.mcp_engine.connection import STOP_TIMEOUT_S, ServerConnection
 from desktop_agent.mcp_engine.errors import McpEngineError
+from desktop_agent.mcp_engine.noise import ServerNoise
 from desktop_agent.mcp_engine.sandbox import SandboxRegistry
 from desktop_agent.mcp_engine.status import Readiness, ServerStatus, StatusState
 
@@ -72,7 +73,14 @@ class McpEngine:
         self._shared: dict[str, ServerConnection] = {}
         self._per_conv = [s for s in config.servers if s.enabled and s.isolation == "per_conversation"]
         self._probed: dict[str, tuple[types.Tool, ...]] = {}
-        self._registry = SandboxRegistry(self._per_conv, config.max_sandboxes, on_change=self._on_sandbox_change)
+        self._noise_of = ServerNoise(self._say)
+        """Each server's counter of stdout lines that are not MCP, shared by
+        all its connections, so its warning is rate-limited per server."""
+        self._unsaid: list[str] = []
+        """Warnings found while nobody listens (during :meth:`start`), returned by it."""
+        self._registry = SandboxRegistry(
+            self._per_conv, config.max_sandboxes, on_change=self._on_sandbox_change, noise=self._noise_of
+        )
         self._specs: list[ToolSpec] = []
         self._route: dict[str, ServerConfig] = {}
         self._spec_warnings: list[str] = []
@@ -85,7 +93,9 @@ class McpEngine:
             if not server.enabled:
                 self._publish(ServerStatus(server.name, "disabled"))
             elif server.isolation == "shared":
-                self._shared[server.name] = ServerConnection(server, on_change=self._on_connection_change)
+                self._shared[server.name] = ServerConnection(
+                    server, on_change=self._on_connection_change, noise=self._noise_of(server.name)
+                )
                 self._publish(ServerStatus(server.name, "stopped"))
             else:
                 self._publish(ServerStatus(server.name, "stopped"))
@@ -109,7 +119,8 @@ class McpEngine:
         for warning in failures:
             log.warning("%s", warning)
         self._refresh_specs()
-        return failures + self._spec_warnings
+        unsaid, self._unsaid = self._unsaid, []
+        return failures + self._spec_warnings + unsaid
 
     def start_background(self) -> None:
         """Start every server without waiting (the window): statuses and
@@ -197,7 +208,7 @@ class McpEngine:
         known = self._probed.get(server.name, ())
         self._publish(_status(server, "starting", known))
         try:
-            probe = ServerConnection(server, sandboxed=True)
+            probe = ServerConnection(server, sandboxed=True, noise=self._noise_of(server.name))
             try:
                 await probe.ensure_started()
                 tools = probe.tools
@@ -266,7 +277,9 @@ class McpEngine:
             return
         servers = {self._route[s.name].name: self._route[s.name] for s in specs}
         connections = {
-            name: ServerConnection(config, sandboxed=config.isolation == "per_conversation")
+            name: ServerConnection(
+                config, sandboxed=config.isolation == "per_conversation", noise=self._noise_of(name)
+            )
             for name, config in servers.items()
         }
         routes = {s.name: connections[self._route[s.name].name] for s in specs}
@@ -302,6 +315,19 @@ class McpEngine:
                         self.on_warning(warning)
                     except Exception:
                         log.exception("on_warning callback failed")
+
+    def _say(self, warning: str) -> None:
+        """A warning found while the servers run: to ``on_warning``, or,
+        while nobody listens yet (the headless start-up), with what
+        :meth:`start` returns."""
+        log.warning("%s", warning)
+        if self.on_warning is None:
+            self._unsaid.append(warning)
+            return
+        try:
+            self.on_warning(warning)
+        except Exception:
+            log.exception("on_warning callback failed")
 
     def _build_specs(self) -> list[str]:
         warnings: list[str] = []

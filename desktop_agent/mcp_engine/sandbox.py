@@ -22,6 +22,7 @@ from contextlib import asynccontextmanager
 
 from desktop_agent.mcp_engine.config import ServerConfig
 from desktop_agent.mcp_engine.connection import ServerConnection
+from desktop_agent.mcp_engine.noise import StdoutNoise
 
 log = logging.getLogger(__name__)
 
@@ -34,9 +35,15 @@ class Sandbox:
         conversation_id: str,
         configs: Sequence[ServerConfig],
         on_change: Callable[[ServerConnection], None] | None = None,
+        noise: Callable[[str], StdoutNoise] | None = None,
     ) -> None:
         self.conversation_id = conversation_id
-        self.connections = {c.name: ServerConnection(c, sandboxed=True, on_change=on_change) for c in configs}
+        self.connections = {
+            c.name: ServerConnection(
+                c, sandboxed=True, on_change=on_change, noise=noise(c.name) if noise is not None else None
+            )
+            for c in configs
+        }
         self.busy = 0
 
     async def aclose(self) -> None:
@@ -49,12 +56,15 @@ class SandboxRegistry:
         configs: Sequence[ServerConfig],
         max_sandboxes: int,
         on_change: Callable[[ServerConnection], None] | None = None,
+        noise: Callable[[str], StdoutNoise] | None = None,
     ) -> None:
         """``on_change``: told of every sandboxed connection's changes (a
-        re-listed tool list among them)."""
+        re-listed tool list among them). ``noise``: a server's counter of
+        stdout lines that are not MCP, by its name."""
         self._configs = tuple(configs)
         self._max = max_sandboxes
         self._on_change = on_change
+        self._noise = noise
         self._sandboxes: OrderedDict[str, Sandbox] = OrderedDict()
         self._closing: set[asyncio.Task[None]] = set()
         self._closed = False
@@ -73,7 +83,7 @@ class SandboxRegistry:
             raise RuntimeError("the sandbox registry is shut down")
         sandbox = self._sandboxes.get(conversation_id)
         if sandbox is None:
-            sandbox = Sandbox(conversation_id, self._configs, self._on_change)
+            sandbox = Sandbox(conversation_id, self._configs, self._on_change, self._noise)
             self._sandboxes[conversation_id] = sandbox
         self._sandboxes.move_to_end(conversation_id)
         sandbox.busy += 1

@@ -528,6 +528,15 @@ _TEXTS: dict[str, tuple[str, str]] = {
         "(first server in the file wins)",
         "MCP 服务器 “{server}” 的工具 “{tool}” 与服务器 “{owner}” 的同名工具冲突，已被隐藏（文件中靠前的服务器优先）",
     ),
+    "notice_mcp_stdout_noise": (
+        'mcp server "{server}" wrote a line that is not MCP (JSON-RPC) to its standard output; such lines are ignored',
+        "MCP 服务器 “{server}” 向标准输出写入了不是 MCP（JSON-RPC）消息的内容；这样的行会被忽略",
+    ),
+    "notice_mcp_stdout_noise_more": (
+        'mcp server "{server}" wrote {count} more lines that are not MCP (JSON-RPC) to its standard output; '
+        "they were ignored",
+        "MCP 服务器 “{server}” 又向标准输出写入了 {count} 行不是 MCP（JSON-RPC）消息的内容，已忽略",
+    ),
     "notice_save_failed": ("could not save the conversation", "无法保存对话"),
     # settings pages (issue 13)
     "settings_page_model": ("Model", "模型"),
