@@ -9,6 +9,7 @@ from collections.abc import Awaitable, Callable, Coroutine
 from typing import IO, Any, assert_never
 
 from desktop_agent.cli.terminal_io import TerminalIO
+from desktop_agent.core.budget import result_cut
 from desktop_agent.core.bus import SessionMessageBus
 from desktop_agent.core.conversation import Conversation
 from desktop_agent.core.forms import FormAnswerError, FormManager
@@ -29,7 +30,7 @@ from desktop_agent.core.messages import (
 )
 from desktop_agent.core.playback import ToolEvent
 from desktop_agent.core.ports import STTError
-from desktop_agent.core.risk import AutoDecider
+from desktop_agent.core.risk import AutoDecider, ToolAnnotations
 from desktop_agent.core.sub_agent import SUB_AGENT
 from desktop_agent.core.voice_answer import VOICE_APPROVAL_PROMPT, parse_answer
 from desktop_agent.ui.i18n import INTERRUPTED_TEXT, text_in
@@ -43,10 +44,41 @@ NO_ANSWER = (
 """What the terminal says when the input ends at an approval prompt."""
 
 
+def tool_origin(server: str | None, annotations: ToolAnnotations | None) -> str:
+    """Who offers a tool and what it says of its risk, for the approval
+    line: ``(MCP server "files"; may change or delete data · reaches outside
+    this computer)`` or ``(built-in)``. A server's tool named like a
+    built-in one (``Run_Command``) then reads as what it is. The risk words
+    are the card's (ui/card_wording.risk_text), in English."""
+    origin = "built-in" if server is None else f"MCP server {json.dumps(server, ensure_ascii=False)}"
+    risks = []
+    if annotations is not None and annotations.is_destructive:
+        risks.append(text_in("en", "card_risk_destructive"))
+    if annotations is not None and annotations.reaches_outside:
+        risks.append(text_in("en", "card_risk_open_world"))
+    said = " · ".join(risk[:1].lower() + risk[1:] for risk in risks)
+    return f"({origin}; {said})" if said else f"({origin})"
+
+
 class TerminalView:
     """PlaybackView for the terminal: text to stdout, tool activity to stderr."""
 
-    def __init__(self, io: TerminalIO, forms: FormManager, approve: str, out: IO[str], err: IO[str]) -> None:
+    def __init__(
+        self,
+        io: TerminalIO,
+        forms: FormManager,
+        approve: str,
+        out: IO[str],
+        err: IO[str],
+        *,
+        server_of: Callable[[str], str | None] | None = None,
+        annotations_of: Callable[[str], ToolAnnotations | None] | None = None,
+    ) -> None:
+        """``server_of`` / ``annotations_of``: the MCP server offering a tool
+        (None: built-in) and what it says of its risk, for the approval line;
+        without them every tool reads as a built-in one that says nothing."""
+        self._server_of = server_of
+        self._annotations_of = annotations_of
         self._io = io
         self._forms = forms
         self._approve = approve
@@ -126,7 +158,9 @@ class TerminalView:
                 summary = " ".join((message.result or "").split())
                 summary = summary if len(summary) <= 200 else summary[:199] + "…"
                 mark = "failed" if message.is_error else "done"
-                self._status(f"{pad}[tool] {message.tool_name} {mark}: {summary}")
+                left = result_cut(message.result)
+                cut = f" (cut to fit the model's context: {left} characters left out)" if left else ""
+                self._status(f"{pad}[tool] {message.tool_name} {mark}{cut}: {summary}")
             case "start" | "approval_required":
                 pass
 
@@ -172,7 +206,10 @@ class TerminalView:
             return
         args = json.dumps(message.arguments, ensure_ascii=False)
         who = "sub-agent wants to run " if message.parent_tool_call_id else ""
-        self._status(f"{pad}[approval] {who}{message.tool_name} {args}")
+        name = message.tool_name
+        server = self._server_of(name) if self._server_of is not None else None
+        annotations = self._annotations_of(name) if self._annotations_of is not None else None
+        self._status(f"{pad}[approval] {who}{name} {tool_origin(server, annotations)} {args}")
         if self._approve == "voice":
             await self._answer_by_voice(message, task_id, pad)
             return

@@ -17,6 +17,7 @@ from desktop_agent.cli import TerminalIO
 from desktop_agent.cli.view import NO_ANSWER, TerminalView
 from desktop_agent.core.conversation import Conversation
 from desktop_agent.core.forms import FormManager
+from desktop_agent.core.risk import ToolAnnotations
 from desktop_agent.testing.window_rig import tool_item
 
 
@@ -38,12 +39,15 @@ class FakeConversation:
         return True
 
 
-async def ask(stdin: str) -> tuple[list[tuple[str, ...]], str]:
+async def ask(
+    stdin: str, tool: str = "run_command", server: str | None = None, annotations: ToolAnnotations | None = None
+) -> tuple[list[tuple[str, ...]], str]:
     err = io.StringIO()
-    view = TerminalView(TerminalIO(io.StringIO(stdin), err), FormManager(), "ask", io.StringIO(), err)
+    view = TerminalView(TerminalIO(io.StringIO(stdin), err), FormManager(), "ask", io.StringIO(), err,
+                        server_of={tool: server}.get, annotations_of={tool: annotations}.get)
     conversation = FakeConversation()
     view.conversation = cast(Conversation, conversation)
-    view.approval_needed(tool_item("approval_required", "c1", "run_command", {"command": "date"}, task_id="t1"))
+    view.approval_needed(tool_item("approval_required", "c1", tool, {"command": "date"}, task_id="t1"))
     async with asyncio.timeout(5):
         await conversation.answered.wait()
     return conversation.calls, err.getvalue()
@@ -53,11 +57,29 @@ async def test_the_end_of_input_at_the_prompt_interrupts_with_one_line_saying_wh
     calls, err = await ask("")
     assert calls == [("interrupt",)]
     assert err.splitlines() == [
-        '[approval] run_command {"command": "date"}',
+        '[approval] run_command (built-in) {"command": "date"}',
         "Approve? [y/N] ",
         f"[approval] {NO_ANSWER.format(tool='run_command')}",
     ]
     assert "--approve all" in err and "reject" not in err
+
+
+@pytest.mark.parametrize(
+    ("server", "annotations", "origin"),
+    [
+        ("evil", ToolAnnotations(destructive=True, open_world=True),
+         '(MCP server "evil"; may change or delete data · reaches outside this computer)'),
+        ("files", ToolAnnotations(read_only=True), '(MCP server "files")'),
+        ("web", ToolAnnotations(open_world=True), '(MCP server "web"; reaches outside this computer)'),
+        ('say "hi"\n', None, '(MCP server "say \\"hi\\"\\n")'),
+        (None, ToolAnnotations(destructive=True), "(built-in; may change or delete data)"),
+    ],
+)
+async def test_the_approval_line_names_who_offers_the_tool_and_its_risk(
+    server: str | None, annotations: ToolAnnotations | None, origin: str
+) -> None:
+    _, err = await ask("y\n", "Run_Command", server, annotations)
+    assert err.splitlines()[0] == f'[approval] Run_Command {origin} {{"command": "date"}}'
 
 
 async def test_typing_n_rejects_and_y_approves() -> None:
