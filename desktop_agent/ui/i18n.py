@@ -74,6 +74,22 @@ _TEXTS: dict[str, tuple[str, str]] = {
     "conv_import_not_json": ("it is not JSON", "文件不是 JSON 格式"),
     "conv_import_no_messages": ("it holds no message list", "文件中没有消息列表"),
     "conv_import_bad_messages": ("its message list holds entries that are not messages", "消息列表中有不是消息的条目"),
+    "conv_import_not_unicode": ("{where} holds text that is not valid Unicode (a lone surrogate)",
+                                "{where} 含有无效的 Unicode 文本（孤立的代理字符）"),
+    "conv_import_too_deep": ("it is nested more than {limit} levels deep", "嵌套超过 {limit} 层"),
+    "conv_import_too_large": ("it is larger than {limit}", "文件超过 {limit}"),
+    "conv_import_not_regular": ("it is not a regular file", "它不是普通文件"),
+    "conv_import_read_only": ("saved conversations cannot be changed now, so nothing was imported",
+                              "已保存的对话现在无法修改，因此没有导入任何内容"),
+    "conv_import_why_missing": ("{where} is missing", "缺少 {where}"),
+    "conv_import_why_string_type": ("{where} must be text", "{where} 必须是文本"),
+    "conv_import_why_string_too_short": ("{where} must not be empty", "{where} 不能为空"),
+    "conv_import_why_list_type": ("{where} must be a list", "{where} 必须是列表"),
+    "conv_import_why_dict_type": ("{where} must be an object", "{where} 必须是对象"),
+    "conv_import_why_model_type": ("{where} must be an object", "{where} 必须是对象"),
+    "conv_import_why_model_attributes_type": ("{where} must be an object", "{where} 必须是对象"),
+    "conv_import_why_literal_error": ("{where} is not one of the values allowed", "{where} 不是允许的取值"),
+    "conv_import_why_invalid": ("{where} is not valid", "{where} 无效"),
     "conv_busy": (
         "A reply is still running: interrupt it or wait before switching conversations.",
         "回复仍在进行：请先中断或等待它结束，再切换对话。",
@@ -455,9 +471,37 @@ _TEXTS: dict[str, tuple[str, str]] = {
         "saved conversations in {path} could not be read; kept the file as {kept} and started afresh",
         "无法读取 {path} 中保存的对话；已将该文件另存为 {kept}，并重新开始",
     ),
-    "notice_conversations_not_moved": (
-        "saved conversations in {path} could not be read; the file could not be moved and it started afresh",
-        "无法读取 {path} 中保存的对话，也无法移走该文件；已重新开始",
+    "notice_conversations_recovered": (
+        "saved conversations in {path} were damaged; kept the file as {kept} and recovered {recovered} of "
+        "{listed} conversations",
+        "{path} 中保存的对话已损坏；已将该文件另存为 {kept}，并恢复了 {listed} 个对话中的 {recovered} 个",
+    ),
+    "notice_conversations_damaged_not_moved": (
+        "saved conversations in {path} are damaged and the file could not be moved aside; showing the "
+        "{recovered} conversations that could be read, kept only until the app closes",
+        "{path} 中保存的对话已损坏，且无法移走该文件；现显示可读取的 {recovered} 个对话，只保留到应用关闭",
+    ),
+    "notice_conversations_read_only": (
+        "saved conversations in {path} cannot be changed ({problem}); you can open and search them, but new "
+        "turns are not saved",
+        "{path} 中保存的对话无法修改（{problem}）；仍可打开和搜索，但新的对话轮次不会保存",
+    ),
+    "notice_conversations_not_saved": (
+        "conversations cannot be saved in {folder} ({problem}); this session's conversations are kept only "
+        "until the app closes",
+        "无法在 {folder} 中保存对话（{problem}）；本次会话的对话只保留到应用关闭",
+    ),
+    "conversations_why_file_read_only": ("the file is read-only", "文件为只读"),
+    "conversations_why_folder_read_only": ("the folder is read-only", "文件夹为只读"),
+    "conversations_why_file_unreadable": ("the file cannot be read", "文件无法读取"),
+    "conversations_why_folder_missing": ("the folder cannot be made", "无法创建文件夹"),
+    "second_launch_ignored": (
+        "This window was already open, so {options} did not apply; close it and start again to use them.",
+        "窗口已经打开，因此 {options} 未生效；关闭窗口后重新启动即可使用。",
+    ),
+    "second_launch_bad_arguments": (
+        "Another launch passed options this window cannot read: {argv}",
+        "另一次启动传来了本窗口无法识别的选项：{argv}",
     ),
     "notice_settings_unreadable": ("cannot read settings file {path}: {error}", "无法读取设置文件 {path}：{error}"),
     "notice_settings_problem": ("settings file {path}: {problem}", "设置文件 {path}：{problem}"),
