@@ -129,6 +129,7 @@ class ChatHandler:
             approval_timeout_s=approval_timeout_s,
             timer_from_shown=timer_from_shown,
             on_waiting=nested_waiting,
+            budget=lambda: self.agent.budget,
         )
 
         def context(tool_call_id: str) -> BusToolContext:

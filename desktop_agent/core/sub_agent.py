@@ -60,6 +60,7 @@ from desktop_agent.core import prompts
 from desktop_agent.core.agent import AgentClient
 from desktop_agent.core.approval import ApprovalManager
 from desktop_agent.core.audit import request_for
+from desktop_agent.core.budget import Budget
 from desktop_agent.core.bus import SessionMessageBus
 from desktop_agent.core.events import (
     NoticeChunk,
@@ -104,9 +105,12 @@ class SubAgentRunner:
         approval_timeout_s: float,
         timer_from_shown: bool,
         on_waiting: Callable[[bool], None] = lambda waiting: None,
+        budget: Callable[[], Budget] = Budget,
     ) -> None:
         """``llm``: the main agent's model at the time of the call.
-        ``on_waiting``: told True while a nested approval waits, False after."""
+        ``on_waiting``: told True while a nested approval waits, False after.
+        ``budget``: the main agent's request budget (the model's context is
+        the same for the sub-agent)."""
         self._bus = bus
         self._session_id = session_id
         self._approvals = approvals
@@ -115,6 +119,7 @@ class SubAgentRunner:
         self._timeout_s = approval_timeout_s
         self._from_shown = timer_from_shown
         self._on_waiting = on_waiting
+        self._budget = budget
 
     async def run_sub_agent(
         self, parent: ToolContext, task: str, tools: ToolRouter, max_steps: int
@@ -147,7 +152,8 @@ class _NestedTurn:
 
     async def run(self, task: str, tools: ToolRouter, max_steps: int) -> ToolResult:
         agent = AgentClient(
-            self._r._llm(), tools, max_steps=max_steps, system_prompt=prompts.SUB_AGENT_PROMPT
+            self._r._llm(), tools, max_steps=max_steps, system_prompt=prompts.SUB_AGENT_PROMPT,
+            budget=self._r._budget(),
         )
         self._parent.set_partial("text", "")
         round_text: list[str] = []

@@ -118,3 +118,35 @@ async def test_nested_calls_cannot_nest_again_and_keep_the_approval_rule() -> No
     assert probe.could_nest == [True, False]  # the main call's context could; the nested one cannot
     nested = [m["state"] for m in messages if m.get("parent_tool_call_id")]
     assert nested == ["start", "executing", "result"]  # skip_approval holds as it does for the main agent
+
+
+async def test_a_sub_agents_tool_results_are_cut_to_the_main_agents_budget() -> None:
+    from desktop_agent.core.budget import Budget, result_cut
+
+    echo = EchoTool()
+    sub_agent = SubAgentTool()
+    router = ToolRouter([echo, sub_agent])
+    sub_agent.bind(router)
+    big = "x" * 40_000  # more than a quarter of a 4096-token request, well within the default one
+    llm = ScriptedLLM([
+        text_reply("Ok.<need_tool>"), tool_reply("sub_agent", {"task": "Echo it.", "allowed_tools": ["echo"]}),
+        tool_reply("echo", {"text": big}), text_reply("Echoed."), text_reply("Done."),
+    ])
+    approvals, sessions = ApprovalManager(), SessionManager()
+    agent = AgentClient(llm, router, system_prompt=None, budget=Budget(4096))
+    handler = ChatHandler(agent, approvals, sessions)
+    bus = SessionMessageBus(SID)
+    reader = BusReader(bus)
+    sessions.start(SID)
+    turn = asyncio.create_task(handler.handle_chat(SID, bus, [{"role": "user", "content": "go"}]))
+    async with asyncio.timeout(5):
+        while (message := (await reader.get()).message).type != "turn_end":
+            if message.type == "tool_call" and message.state == "approval_required":
+                assert message.task_id is not None
+                approvals.respond(approval_key(SID, message.task_id), True)
+        await turn
+    nested = [i.message for i in reader.items if i.message.type == "tool_call" and i.message.state == "result"
+              and i.message.tool_name == "echo"]
+    assert len(nested) == 1 and nested[0].result is not None
+    assert len(nested[0].result.encode()) <= Budget(4096).result_bytes
+    assert result_cut(nested[0].result) is not None
