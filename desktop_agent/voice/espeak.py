@@ -29,7 +29,11 @@ from desktop_agent.voice.wav import WAV_HEADER_MIN, WavError, fix_streamed_wav
 
 log = logging.getLogger(__name__)
 
-CHINESE_VOICE = "cmn"
+CHINESE_VOICE = "cmn-latn-pinyin"
+"""Mandarin. Not ``cmn``: in espeak-ng 1.51 (Debian 12) that voice reads each
+character's pinyin with English rules ("现在" comes out ``(en)z,aI55@55n``,
+"zian"); ``cmn-latn-pinyin`` reads the same characters as Mandarin syllables
+with their tones (``S;'iE51n ts'ai51``). Both name the same language (zh)."""
 ENGLISH_VOICE = "en"
 MIME = "audio/wav"
 DEFAULT_WPM = 175

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import shutil
 import struct
+import subprocess
 import wave
 from io import BytesIO
 from pathlib import Path
@@ -23,10 +25,28 @@ def read_wav(audio: bytes) -> tuple[int, int, int, int]:
         return reader.getnchannels(), reader.getsampwidth(), reader.getframerate(), reader.getnframes()
 
 
-def test_chinese_text_gets_the_cmn_voice_and_english_the_en_voice() -> None:
+def test_chinese_text_gets_the_mandarin_voice_and_english_the_en_voice() -> None:
     engine = EspeakEngine()
-    assert engine.command("你好，世界。") == ["espeak-ng", "-v", "cmn", "-s", "175", "-a", "100", "--stdout"]
+    assert engine.command("你好，世界。") == [
+        "espeak-ng", "-v", "cmn-latn-pinyin", "-s", "175", "-a", "100", "--stdout"]
     assert engine.command("Hello, world.") == ["espeak-ng", "-v", "en", "-s", "175", "-a", "100", "--stdout"]
+
+
+_TONED_SYLLABLE = re.compile(r"[1-5]{2,3}")
+"""espeak-ng writes a Mandarin syllable's tone as its contour digits (51, 35, 214…)."""
+
+
+@needs_espeak
+@pytest.mark.parametrize("text", ["现在几点了", "打开日历看看明天有什么会议。", "帮我设置一个十分钟的计时器！", "你好，世界。"])
+def test_chinese_text_is_spoken_as_mandarin_with_tones(text: str) -> None:
+    # The engine's own command, with -x (print the phonemes) in place of --stdout: what it would say.
+    command = [arg for arg in EspeakEngine().command(text) if arg != "--stdout"] + ["-q", "-x"]
+    done = subprocess.run(command, input=text, capture_output=True, text=True, timeout=20, check=True)
+    phonemes = done.stdout.strip()
+    assert "(en)" not in phonemes, phonemes  # no switch to English rules
+    syllables = [s.strip() for s in re.split(r"_\|?|\s+", phonemes) if s.strip(" |")]
+    assert syllables and all(_TONED_SYLLABLE.search(s) for s in syllables), phonemes
+    assert len(syllables) >= len(re.findall(r"[\u4e00-\u9fff]", text)) // 2
 
 
 def test_rate_and_volume_scale_speed_and_amplitude() -> None:
