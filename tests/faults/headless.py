@@ -170,7 +170,8 @@ async def run_row(tmp: Path, row: Row, timeout_s: float = 90) -> Result:
         requests = list(server.requests)
     assert proc.returncode is not None
     return Result(row, folder, home, proc.returncode, out.decode(errors="replace"),
-                  err.decode(errors="replace"), requests, live_processes(str(folder)))
+                  # With the separator: row "pipe" must not find row "pipe_file"'s processes.
+                  err.decode(errors="replace"), requests, live_processes(str(folder) + os.sep))
 
 
 async def run_rows(tmp: Path, rows: Sequence[Row]) -> dict[str, Result]:
