@@ -28,6 +28,7 @@ from typing import Any, assert_never
 from desktop_agent.core.json_depth import MAX_ARGUMENT_DEPTH, nests_deeper_than
 from desktop_agent.core.json_types import JSONDict
 from desktop_agent.core.messages import (
+    AudioEndMessage,
     AudioMessage,
     BusMessage,
     CardMessage,
@@ -134,6 +135,7 @@ class HistoryRecorder:
                 | FormRequestMessage()
                 | CardMessage()
                 | AudioMessage()
+                | AudioEndMessage()
                 | WarningMessage()
                 | ErrorMessage()
                 | TranscriptMessage()

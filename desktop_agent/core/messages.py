@@ -9,7 +9,9 @@ used only where JSON is the contract (the events file, contract tests).
 Each class's fields are declared in the contract's key order. A field named
 in ``_OMIT_NONE`` is left out of the JSON while it is None (``task_id`` only
 comes with ``approval_required``); a field in ``_LOCAL`` never reaches JSON
-(audio bytes and images travel in-process beside the message).
+(audio bytes and images travel in-process beside the message); a field in
+``_FLAG`` is in-process too and shows in the JSON as ``true`` while set (a
+streamed clip's ``"stream": true``).
 """
 
 from __future__ import annotations
@@ -60,11 +62,37 @@ class AudioMessage:
     audio: builtins.bytes = field(default=b"", repr=False)
     """In-process only."""
     stream: SpeechStream | None = field(default=None, repr=False, compare=False)
-    """In-process only: PCM still being produced (a streaming engine); then
-    ``audio`` is empty, ``bytes`` None and ``mime`` the stream's ``audio/L16``."""
+    """PCM still being produced (a streaming engine); then ``audio`` is
+    empty, ``bytes`` None and ``mime`` the stream's ``audio/L16``. In-process;
+    the JSON says ``"stream": true`` (its size comes with ``audio_end``)."""
     type: Literal["audio"] = "audio"
     _OMIT_NONE: ClassVar[frozenset[str]] = frozenset({"mime", "bytes", "error"})
-    _LOCAL: ClassVar[frozenset[str]] = frozenset({"audio", "stream"})
+    _LOCAL: ClassVar[frozenset[str]] = frozenset({"audio"})
+    _FLAG: ClassVar[frozenset[str]] = frozenset({"stream"})
+
+
+@dataclass(frozen=True, slots=True)
+class AudioEndMessage:
+    """A streamed clip's PCM has ended: one for every ``audio`` with
+    ``stream: true``, after it and before ``turn_end``."""
+
+    segment_id: int
+    bytes: int | None = None
+    """The whole clip's PCM size."""
+    ms: int | None = None
+    """Its duration."""
+    error: str | None = None
+    """Why it ended early (``cancelled`` by an interrupt, the engine's failure);
+    what was produced still played."""
+    type: Literal["audio_end"] = "audio_end"
+    _OMIT_NONE: ClassVar[frozenset[str]] = frozenset({"bytes", "ms", "error"})
+
+    @classmethod
+    def of(cls, segment_id: int, stream: SpeechStream) -> AudioEndMessage:
+        frames = stream.size // (stream.channels * stream.sample_width)
+        if stream.error is not None:
+            return cls(segment_id, error=stream.error)
+        return cls(segment_id, bytes=stream.size, ms=round(frames * 1000 / stream.sample_rate))
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,6 +262,7 @@ class TranscriptMessage:
 BusMessage = (
     TextMessage
     | AudioMessage
+    | AudioEndMessage
     | ToolCallMessage
     | ToolProgressMessage
     | ToolOutputMessage
@@ -251,6 +280,7 @@ BusMessage = (
 MESSAGE_CLASSES: tuple[type[BusMessage], ...] = (
     TextMessage,
     AudioMessage,
+    AudioEndMessage,
     ToolCallMessage,
     ToolProgressMessage,
     ToolOutputMessage,
@@ -297,12 +327,17 @@ def fields_json(message: BusMessage) -> JSONDict:
     """The message's own fields in contract order (no type/session/seq)."""
     omit: frozenset[str] = getattr(message, "_OMIT_NONE", frozenset())
     local: frozenset[str] = getattr(message, "_LOCAL", frozenset())
+    flags: frozenset[str] = getattr(message, "_FLAG", frozenset())
     out: JSONDict = {}
     for f in fields(message):
         name = f.name
         if name == "type" or name in local:
             continue
         value = getattr(message, name)
+        if name in flags:  # an in-process object the JSON only says is there
+            if value is not None:
+                out[name] = True
+            continue
         if value is None and name in omit:
             continue
         out[name] = _value(value)

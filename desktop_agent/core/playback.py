@@ -32,6 +32,7 @@ from desktop_agent.core.audit import Decider
 from desktop_agent.core.bus import SessionMessageBus
 from desktop_agent.core.history import HistoryRecorder
 from desktop_agent.core.messages import (
+    AudioEndMessage,
     AudioMessage,
     BusItem,
     BusMessage,
@@ -252,9 +253,10 @@ class PlaybackQueue:
                 self.history.consume(message)
                 self._view.turn_ended(message)
                 return False
-            case AudioMessage() | TranscriptMessage():
-                # Audio is kept aside by _take; speech input is shown by the
-                # front end that captured it.
+            case AudioMessage() | AudioEndMessage() | TranscriptMessage():
+                # Audio is kept aside by _take (a stream's end is the sink's to
+                # hear, not the queue's); speech input is shown by the front end
+                # that captured it.
                 pass
             case _:
                 assert_never(message)

@@ -35,7 +35,7 @@ from collections import deque
 from dataclasses import dataclass
 
 from desktop_agent.core.bus import SessionMessageBus
-from desktop_agent.core.messages import AudioMessage
+from desktop_agent.core.messages import AudioEndMessage, AudioMessage
 from desktop_agent.core.ports import Speech, StreamingTTSEngine, TTSEngine, TTSError, streams_now
 from desktop_agent.core.speech_stream import SpeechStream
 from desktop_agent.voice.cache import CacheKey, SpeechCache, cache_key
@@ -92,6 +92,8 @@ class SpeechPipeline:
         self._seen: set[int] = set()
         self._running: dict[CacheKey, asyncio.Task[_Outcome]] = {}
         self._streams: set[SpeechStream] = set()
+        self._announced: set[SpeechStream] = set()
+        """Streams whose ``audio`` is on the bus and whose ``audio_end`` is not yet."""
         self._all_pushed = asyncio.Event()
         self._all_pushed.set()
         self._cancelled = False
@@ -174,6 +176,10 @@ class SpeechPipeline:
     def _push(self, segment_id: int, outcome: _Outcome | None) -> None:
         if isinstance(outcome, SpeechStream):
             self._bus.push(AudioMessage(segment_id, mime=outcome.mime, engine=outcome.engine, stream=outcome))
+            # Its size is known when its PCM ends: audio_end says it then (at
+            # once when it already has), an interrupt's cancel included.
+            self._announced.add(outcome)
+            outcome.add_done_callback(functools.partial(self._ended, segment_id))
         elif isinstance(outcome, Speech):
             self._bus.push(
                 AudioMessage(
@@ -189,6 +195,10 @@ class SpeechPipeline:
             log.info("speech: segment %s failed: %s", segment_id, reason)
             self._bus.push(AudioMessage(segment_id, error=reason, engine=self._engine.name))
 
+    def _ended(self, segment_id: int, stream: SpeechStream) -> None:
+        self._announced.discard(stream)
+        self._bus.push(AudioEndMessage.of(segment_id, stream))
+
     async def drain(self) -> None:
         """Wait until every submitted segment's audio message was pushed.
 
@@ -196,22 +206,41 @@ class SpeechPipeline:
         against an engine that ignores cancellation, the whole wait is bounded
         by that per segment in flight, after which the rest are pushed as
         timed out."""
-        if self._all_pushed.is_set() or self._cancelled:
+        if self._cancelled:
             return
-        rounds = math.ceil(len(self._waiting) / self._max_concurrency) + 1
+        if not self._all_pushed.is_set():
+            rounds = math.ceil(len(self._waiting) / self._max_concurrency) + 1
+            try:
+                async with asyncio.timeout(self._timeout_s * rounds):
+                    await self._all_pushed.wait()
+            except TimeoutError:
+                log.warning("speech: drain gave up on %d segment(s)", len(self._waiting))
+                while self._waiting and not self._cancelled:
+                    slot = self._waiting.popleft()
+                    self._push(slot.segment_id, slot.outcome)
+                self._all_pushed.set()
+                self._stop_tasks()
+        await self._streams_ended()
+
+    async def _streams_ended(self) -> None:
+        """Until every announced stream's PCM has ended (each ``audio_end``
+        is then on the bus, before the turn's end), bounded like a segment;
+        a stream still going then is cancelled, which ends it."""
+        announced = list(self._announced)
+        if not announced:
+            return
         try:
-            async with asyncio.timeout(self._timeout_s * rounds):
-                await self._all_pushed.wait()
+            async with asyncio.timeout(self._timeout_s):
+                await asyncio.gather(*(stream.wait_finished() for stream in announced))
         except TimeoutError:
-            log.warning("speech: drain gave up on %d segment(s)", len(self._waiting))
-            while self._waiting and not self._cancelled:
-                slot = self._waiting.popleft()
-                self._push(slot.segment_id, slot.outcome)
-            self._all_pushed.set()
-            self._stop_tasks()
+            log.warning("speech: %d stream(s) still producing at the turn's end; stopped", len(self._announced))
+            for stream in list(self._announced):
+                stream.cancel()
 
     def cancel(self) -> None:
-        """Drop everything pending; no audio message is pushed after this."""
+        """Drop everything pending; no audio message is pushed after this,
+        but every stream already announced ends with its ``audio_end``
+        (``error`` ``cancelled`` when it was still producing), at once."""
         if self._cancelled:
             return
         self._cancelled = True
@@ -223,5 +252,5 @@ class SpeechPipeline:
         for task in list(self._running.values()):
             task.cancel()
         self._running.clear()
-        for stream in list(self._streams):
+        for stream in list(self._streams | self._announced):
             stream.cancel()

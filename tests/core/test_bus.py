@@ -96,7 +96,8 @@ def test_card_form_and_rejection_serialise_their_nested_values() -> None:
 
 def test_every_contract_type_has_a_class() -> None:
     assert MESSAGE_TYPES == {
-        "text", "audio", "tool_call", "tool_progress", "tool_output", "form_request", "card", "tool_rejected",
+        "text", "audio", "audio_end", "tool_call", "tool_progress", "tool_output", "form_request", "card",
+        "tool_rejected",
         "interrupted", "round_end", "warning", "error", "turn_end", "transcript",
     }
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from desktop_agent.core.messages import AudioMessage
+from desktop_agent.core.messages import AudioEndMessage, AudioMessage
 from desktop_agent.core.ports import Speech
 from desktop_agent.core.speech_stream import SpeechStream
 from desktop_agent.testing.bus_reader import BusReader, RecordingBus
@@ -279,8 +279,11 @@ async def test_drain_gives_up_on_an_engine_that_ignores_cancellation_and_keeps_t
 
 
 def stream_items(bus: RecordingBus) -> list[tuple[dict[str, Any], SpeechStream | None]]:
+    """The audio messages on the bus (``audio_end`` ones left out: see :func:`ends`)."""
     items = []
     while (item := bus.reader.get_nowait()) is not None:
+        if isinstance(item.message, AudioEndMessage):
+            continue
         assert isinstance(item.message, AudioMessage)
         items.append((item.to_json(), item.message.stream))
     return items
@@ -294,7 +297,72 @@ def stream_msg(seq: int, segment_id: int) -> dict[str, Any]:
         "segment_id": segment_id,
         "mime": "audio/L16;rate=22050;channels=1",
         "engine": "fake",
+        "stream": True,
     }
+
+
+def every_json(bus: RecordingBus) -> list[dict[str, Any]]:
+    out = []
+    while (item := bus.reader.get_nowait()) is not None:
+        out.append({k: v for k, v in item.to_json().items() if k != "session_id"})
+    return out
+
+
+async def test_every_streamed_clip_ends_with_its_size_and_duration_after_its_audio() -> None:
+    tts = FakeStreamingTTS()
+    bus = RecordingBus("s1")
+    pipeline = SpeechPipeline(tts, bus)
+    pipeline.submit(1, "one")
+    pipeline.submit(2, "two")
+    async with asyncio.timeout(5):
+        await tts.done("two").wait()
+        await asyncio.sleep(0)  # the task callbacks push both audio messages
+        tts.streams["one"].feed(b"\x00\x00" * 22050)  # one more second of PCM
+        tts.streams["one"].finish()
+        tts.streams["two"].finish()
+        await pipeline.drain()
+    first, second = len(b"first:one") + 44100, len(b"first:two")
+    audio = {"type": "audio", "mime": "audio/L16;rate=22050;channels=1", "engine": "fake", "stream": True}
+    assert every_json(bus) == [
+        {**audio, "seq": 1, "segment_id": 1},
+        {**audio, "seq": 2, "segment_id": 2},
+        {"type": "audio_end", "seq": 3, "segment_id": 1, "bytes": first, "ms": round(first / 2 / 22.05)},
+        {"type": "audio_end", "seq": 4, "segment_id": 2, "bytes": second, "ms": round(second / 2 / 22.05)},
+    ]
+
+
+async def test_drain_waits_for_the_streams_to_end_so_audio_end_comes_before_the_turns_end() -> None:
+    tts = FakeStreamingTTS()
+    bus = RecordingBus("s1")
+    pipeline = SpeechPipeline(tts, bus)
+    pipeline.submit(1, "slow")
+    async with asyncio.timeout(5):
+        await tts.done("slow").wait()
+        drained = asyncio.ensure_future(pipeline.drain())
+        await asyncio.sleep(0.05)
+        assert not drained.done()  # the stream is still producing
+        tts.streams["slow"].finish()
+        await drained
+    assert [j["type"] for j in every_json(bus)] == ["audio", "audio_end"]
+
+
+async def test_an_interrupt_ends_each_announced_stream_with_an_error_at_once() -> None:
+    tts = FakeStreamingTTS()
+    bus = RecordingBus("s1")
+    pipeline = SpeechPipeline(tts, bus)
+    pipeline.submit(1, "done")
+    pipeline.submit(2, "cut")
+    async with asyncio.timeout(5):
+        await tts.done("cut").wait()
+        await asyncio.sleep(0)
+        tts.streams["done"].finish()
+    pipeline.cancel()
+    ends = [j for j in every_json(bus) if j["type"] == "audio_end"]
+    assert ends == [
+        {"type": "audio_end", "seq": 3, "segment_id": 1, "bytes": len(b"first:done"),
+         "ms": round(len(b"first:done") / 2 / 22.05)},
+        {"type": "audio_end", "seq": 4, "segment_id": 2, "error": "cancelled"},
+    ]
 
 
 async def test_a_streaming_engine_pushes_each_stream_at_its_first_chunk_in_submit_order() -> None:
@@ -327,7 +395,8 @@ async def test_a_finished_stream_is_cached_as_a_wav_and_a_cancelled_one_is_not()
     pipeline.submit(1, "kept")
     pipeline.submit(2, "dropped")
     async with asyncio.timeout(5):
-        await pipeline.drain()
+        await tts.done("dropped").wait()
+        await asyncio.sleep(0)  # both announced
         tts.streams["kept"].feed(b"\x01\x00")
         tts.streams["kept"].finish()
         pipeline.cancel()  # "dropped" is still being produced
