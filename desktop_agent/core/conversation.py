@@ -26,6 +26,7 @@ from desktop_agent.core.events import TurnOutcome
 from desktop_agent.core.history import HistoryError, check_history, repair_history, truncate_for_send
 from desktop_agent.core.hooks import ONCE_KEY, hook_messages, is_hook, kept
 from desktop_agent.core.json_types import JSONDict
+from desktop_agent.core.packed_log import PackedLog
 from desktop_agent.core.playback import AutoApprove, PlaybackQueue, PlaybackView
 from desktop_agent.core.ports import AudioSink, SpeechPort
 from desktop_agent.core.session import SessionManager
@@ -57,8 +58,10 @@ class Conversation:
         self.speech_factory = speech_factory
         self.approval_timeout_s = approval_timeout_s
         self.history: list[JSONDict] = list(history or [])
-        self.events: list[JSONDict] = list(events or [])
-        """The display log (``core/display_log.py``): what the window showed."""
+        self.events = PackedLog(events or ())
+        """The display log (``core/display_log.py``): what the window showed.
+        Each finished turn's events are packed (``core/packed_log.py``):
+        kept as dicts, they took more memory than the history itself."""
         self._next_turn: list[JSONDict] = []
         self.rewound: tuple[int, int] | None = None
         """(history, events) lengths the log was cut back to since it was
@@ -108,7 +111,8 @@ class Conversation:
             return None
         text = str(self.history[index].get("content") or "")
         del self.history[index:]
-        shown = next((i for i in range(len(self.events) - 1, -1, -1) if self.events[i].get("type") == USER), None)
+        last = len(self.events) - 1
+        shown = next((last - i for i, e in enumerate(reversed(self.events)) if e.get("type") == USER), None)
         if shown is not None:
             del self.events[shown:]
         old = self.rewound or (len(self.history), len(self.events))
@@ -205,6 +209,7 @@ class Conversation:
                 # Whatever ended the turn (a cancelled task, a view that
                 # raised), what the user saw is kept.
                 self._keep(user_text, queue, start)
+                self.events.pack()
         return outcome
 
     def _keep(self, user_text: str, queue: PlaybackQueue, start: list[JSONDict]) -> None:

@@ -35,7 +35,7 @@ Events recorded before it have none and restore without marks.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, MutableSequence, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, get_args
 
@@ -126,7 +126,8 @@ class DisplayRecorder:
     :class:`ToolFacts` kept with each tool event."""
 
     def __init__(
-        self, view: PlaybackView, events: list[JSONDict], session_id: str, describe: ToolDescriber = _undescribed
+        self, view: PlaybackView, events: MutableSequence[JSONDict], session_id: str,
+        describe: ToolDescriber = _undescribed,
     ) -> None:
         self._view = view
         self._events = events

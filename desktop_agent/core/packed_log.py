@@ -1,0 +1,207 @@
+"""PackedLog: a list of JSON events that keeps finished turns packed.
+
+A conversation's display log (``core/display_log.py``) gains a dozen events
+a turn, each a dict of six to nine keys, and keeps every one for the life of
+the conversation: as dicts they took nearly three times the memory of the
+turn's OpenAI history (the soak, ``benchmarks/soak.py``: 5.4 KB a turn
+against 2.0 KB). Yet a finished turn's events are only read again whole — a
+restore, a save, a search — never edited one by one. So :meth:`pack` turns
+the events appended since the last pack into one zlib-compressed JSON array
+(about 550 bytes for the soak's turn of 14 events: the keys and the turn's
+``session_id`` repeat); the running turn's events stay dicts, appended to
+as the queue consumes them.
+
+Reading decodes a pack at a time: iteration (either way) and slices one
+pack after the other, an index the pack that holds it. A packed event read
+back is a new dict equal to what was appended, as a JSON round trip gives it
+(what the store keeps too), so changing it does not change the log; nobody
+changes an event once it is recorded. Changing the log other than at its
+end (delete, insert, replace) first unpacks the packs from that point on,
+which a take-back (deleting the last exchange) keeps to the last turn.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import logging
+import zlib
+from collections.abc import Iterable, Iterator, MutableSequence
+from typing import cast, overload
+
+from desktop_agent.core.display_log import USER
+from desktop_agent.core.json_types import JSONDict
+
+log = logging.getLogger(__name__)
+
+
+def _pack(events: list[JSONDict]) -> bytes:
+    text = json.dumps(events, ensure_ascii=False, separators=(",", ":"))
+    return zlib.compress(text.encode("utf-8"))
+
+
+def _unpack(packed: bytes) -> list[JSONDict]:
+    events: list[JSONDict] = json.loads(zlib.decompress(packed))
+    return events
+
+
+class PackedLog(MutableSequence[JSONDict]):
+    """The events in order: packed chunks, then the open (unpacked) ones."""
+
+    def __init__(self, events: Iterable[JSONDict] = ()) -> None:
+        self._packs: list[bytes] = []
+        self._ends: list[int] = []
+        """The index after each pack's last event (ascending)."""
+        self._open: list[JSONDict] = []
+        for event in events:  # a log given whole (a restored one): a pack a turn
+            if event.get("type") == USER:
+                self.pack()
+            self._open.append(event)
+        self.pack()
+
+    def pack(self) -> None:
+        """Pack the events appended since the last pack (a finished turn).
+        Events that are not JSON (a bug elsewhere) stay as they are, and
+        the log says why: memory is no reason to lose what was shown."""
+        if not self._open:
+            return
+        try:
+            packed = _pack(self._open)
+        except (TypeError, ValueError) as exc:
+            log.warning("display events kept unpacked: %s", exc)
+            return
+        self._packs.append(packed)
+        self._ends.append(self._packed() + len(self._open))
+        self._open = []
+
+    @property
+    def packed(self) -> int:
+        """How many events, from the first, are held packed."""
+        return self._packed()
+
+    def _packed(self) -> int:
+        return self._ends[-1] if self._ends else 0
+
+    def _start_of(self, pack: int) -> int:
+        return self._ends[pack - 1] if pack else 0
+
+    def _unpack_from(self, index: int) -> int:
+        """Move the packs holding ``index`` and after back to the open
+        events; returns where the open events now start."""
+        pack = bisect.bisect_right(self._ends, index)
+        if pack < len(self._packs):
+            moved = [e for p in range(pack, len(self._packs)) for e in _unpack(self._packs[p])]
+            self._open[:0] = moved
+            del self._packs[pack:], self._ends[pack:]
+        return self._packed()
+
+    def __len__(self) -> int:
+        return self._packed() + len(self._open)
+
+    @overload
+    def __getitem__(self, index: int) -> JSONDict: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[JSONDict]: ...
+
+    def __getitem__(self, index: int | slice) -> JSONDict | list[JSONDict]:
+        if isinstance(index, slice):
+            start, stop, step = index.indices(len(self))
+            if step != 1:
+                return list(self)[index]
+            return list(self._range(start, stop))
+        size = len(self)
+        if index < 0:
+            index += size
+        if not 0 <= index < size:
+            raise IndexError("PackedLog index out of range")
+        packed = self._packed()
+        if index >= packed:
+            return self._open[index - packed]
+        pack = bisect.bisect_right(self._ends, index)
+        return _unpack(self._packs[pack])[index - self._start_of(pack)]
+
+    def _range(self, start: int, stop: int) -> Iterator[JSONDict]:
+        """Events ``start`` to ``stop``, decoding only the packs they lie in."""
+        if start >= stop:
+            return
+        for pack in range(bisect.bisect_right(self._ends, start), len(self._packs)):
+            first = self._start_of(pack)
+            if first >= stop:
+                return
+            yield from _unpack(self._packs[pack])[max(start - first, 0):stop - first]
+        packed = self._packed()
+        yield from self._open[max(start - packed, 0):max(stop - packed, 0)]
+
+    def __iter__(self) -> Iterator[JSONDict]:
+        return self._range(0, len(self))
+
+    def __reversed__(self) -> Iterator[JSONDict]:
+        yield from reversed(self._open)
+        for pack in range(len(self._packs) - 1, -1, -1):
+            yield from reversed(_unpack(self._packs[pack]))
+
+    @overload
+    def __setitem__(self, index: int, value: JSONDict) -> None: ...
+    @overload
+    def __setitem__(self, index: slice, value: Iterable[JSONDict]) -> None: ...
+
+    def __setitem__(self, index: int | slice, value: JSONDict | Iterable[JSONDict]) -> None:
+        if isinstance(index, slice):
+            values = list(cast(Iterable[JSONDict], value))  # a slice is given events
+            self._open[self._open_slice(index)] = values
+        else:
+            position = self._position(index)
+            self._open[position - self._unpack_from(position)] = cast(JSONDict, value)  # an index, one event
+
+    @overload
+    def __delitem__(self, index: int) -> None: ...
+    @overload
+    def __delitem__(self, index: slice) -> None: ...
+
+    def __delitem__(self, index: int | slice) -> None:
+        if isinstance(index, slice):
+            del self._open[self._open_slice(index)]
+        else:
+            position = self._position(index)
+            del self._open[position - self._unpack_from(position)]
+
+    def insert(self, index: int, value: JSONDict) -> None:
+        size = len(self)
+        position = min(max(index + size if index < 0 else index, 0), size)
+        self._open.insert(position - self._unpack_from(position), value)
+
+    def append(self, value: JSONDict) -> None:
+        self._open.append(value)
+
+    def extend(self, values: Iterable[JSONDict]) -> None:
+        self._open.extend(values)
+
+    def clear(self) -> None:
+        self._packs, self._ends, self._open = [], [], []
+
+    def _position(self, index: int) -> int:
+        size = len(self)
+        position = index + size if index < 0 else index
+        if not 0 <= position < size:
+            raise IndexError("PackedLog assignment index out of range")
+        return position
+
+    def _open_slice(self, index: slice) -> slice:
+        """Unpack what ``index`` touches and say it as a slice of the open
+        events. A slice with a step (never used in practice) unpacks all."""
+        start, stop, step = index.indices(len(self))
+        if step != 1:
+            self._unpack_from(0)
+            return index
+        base = self._unpack_from(start)
+        return slice(start - base, max(stop, start) - base)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, PackedLog | list):
+            return list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, like a list
+
+    def __repr__(self) -> str:
+        return f"PackedLog({len(self)} events, {len(self._packs)} packed turns)"
