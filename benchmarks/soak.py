@@ -8,8 +8,8 @@ is not counted here) through the real openai SDK. Every turn plans, calls
 ``run_command`` with ``echo`` (auto-approved: a child is spawned and must be
 reaped) and answers.
 
-After each turn (collected, and the finalizers that schedules run) it
-samples RSS, tracemalloc's traced memory and its peak during the turn, open
+After each turn (collected until nothing more is freed: see :func:`settle`)
+it samples RSS, tracemalloc's traced memory and its peak during the turn, open
 fds, threads, live children, and the history's size as JSON and as Python
 objects; it prints them at the start, middle and end, and the slopes per
 turn (least squares over the turns after ``--warmup``). RSS is noisy
@@ -17,11 +17,15 @@ turn (least squares over the turns after ``--warmup``). RSS is noisy
 
 How to read the slopes: a process that keeps nothing but the history has a
 traced slope near "history in memory" (its dicts and strings, about four
-times its JSON). RSS follows the *peak* instead: every request copies the
-whole history (the agent's working list, the wire form, the SDK's own copy,
-the JSON body), so the most memory in use during a turn, and with it the
-allocator's high-water mark, grows by several copies of a turn's history per
-turn without anything being kept.
+times its JSON). The rule (``tests/faults/test_memory.py``): what a turn
+leaves behind, the traced slope, is at most twice the history's own growth
+(``retained_per_history``, printed as "retained / history"); the display
+log, the other thing a conversation keeps for good, packs each finished turn
+(``core/packed_log.py``) to stay within it. RSS follows the *peak* instead:
+every request copies the whole history (the agent's working list, the wire
+form, the SDK's own copy, the JSON body), so the most memory in use during a
+turn, and with it the allocator's high-water mark, grows by several copies
+of a turn's history per turn without anything being kept.
 
 ``--diagnose``: tracemalloc snapshots at the end of the warm-up and at the
 end, compared by traceback (where the growth was allocated), and the gc
@@ -44,8 +48,9 @@ import sys
 import tempfile
 import time
 import tracemalloc
+from array import array
 from collections import Counter
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +78,33 @@ class Sample:
     """Bytes of the history as JSON."""
     history_mem: int
     """Bytes of the history as Python objects (dicts, lists, strings)."""
+
+
+class SampleTable:
+    """The samples as numbers in one array sized for every turn at the start:
+    kept as objects in a list, the benchmark's own records would count as
+    memory each turn left behind."""
+
+    def __init__(self, turns: int) -> None:
+        self._fields = fields(Sample)
+        self._values = array("d", bytes(8 * len(self._fields) * turns))
+        self._count = 0
+
+    def put(self, taken: Sample) -> None:
+        width = len(self._fields)
+        for i, f in enumerate(self._fields):
+            self._values[self._count * width + i] = getattr(taken, f.name)
+        self._count += 1
+
+    def samples(self) -> list[Sample]:
+        width = len(self._fields)
+        out: list[Sample] = []
+        for n in range(self._count):
+            row = self._values[n * width:(n + 1) * width]
+            values: list[Any] = [float(v) if f.type == "float" else int(v)
+                                 for f, v in zip(self._fields, row, strict=True)]
+            out.append(Sample(*values))
+        return out
 
 
 def script(turns: int) -> list[Reply]:
@@ -104,29 +136,46 @@ def start_server(turns: int, folder: Path) -> tuple[subprocess.Popen[str], str]:
 
 
 def children(exclude: int) -> int:
-    me, count = str(os.getpid()), 0
-    for entry in os.listdir("/proc"):
+    me, count = str(os.getpid()).encode(), 0
+    # Bytes paths and raw reads: a ``str`` path (``open``, and pathlib even
+    # more, which interns every part) leaves a few bytes behind for each new
+    # pid, and each turn's command is a new pid: the soak would count its own
+    # bookkeeping as memory the turns kept.
+    for entry in os.listdir(b"/proc"):
         if not entry.isdigit() or int(entry) == exclude:
             continue
         try:
-            # Not pathlib: it interns every part, and new pids would grow the
-            # interpreter's table of interned strings (a 2 MB step once).
-            with open(f"/proc/{entry}/stat", encoding="utf-8", errors="replace") as f:
-                stat = f.read()
+            fd = os.open(b"/proc/" + entry + b"/stat", os.O_RDONLY)
         except OSError:
             continue  # gone meanwhile
-        if stat.rsplit(")", 1)[1].split()[1] == me:  # the field after the state is the parent
+        try:
+            stat = os.read(fd, 4096)
+        except OSError:
+            continue
+        finally:
+            os.close(fd)
+        if stat.rsplit(b")", 1)[1].split()[1] == me:  # the field after the state is the parent
             count += 1
     return count
 
 
 async def settle() -> None:
-    """Collect, let the finalizers that scheduled (an SDK stream's async
-    generators are closed by a task) run, and collect what they freed."""
-    gc.collect()
-    for _ in range(3):
-        await asyncio.sleep(0)
-    gc.collect()
+    """Collect, let the finalizers that scheduled run, and again, until two
+    rounds in a row find nothing to collect and no task running. An SDK
+    stream's async generators are closed by tasks, one nested generator after
+    the other, and the last of them holds the turn's last request (its whole
+    JSON body) until it runs: sampled before that, one request, which grows
+    with the history, would read as memory each turn kept."""
+    before = asyncio.all_tasks()
+    quiet = 0
+    for _ in range(50):  # three or four rounds in practice
+        busy = gc.collect() > 0
+        for _ in range(3):
+            await asyncio.sleep(0)
+            busy = busy or not asyncio.all_tasks() <= before
+        quiet = 0 if busy else quiet + 1
+        if quiet == 2:
+            return
 
 
 def deep_size(obj: object, seen: set[int]) -> int:
@@ -189,7 +238,7 @@ async def soak(args: argparse.Namespace, base_url: str, server_pid: int, folder:
     sink = open(os.devnull, "w", encoding="utf-8")  # the terminal's output, not kept
     view = TerminalView(TerminalIO(io.StringIO(), sink), services.forms, "all", sink, sink)
     events = EventsWriter(Path(os.devnull))
-    samples: list[Sample] = []
+    table = SampleTable(args.turns)
     snapshot: tracemalloc.Snapshot | None = None
     counts: Counter[str] = Counter()
     try:
@@ -210,13 +259,16 @@ async def soak(args: argparse.Namespace, base_url: str, server_pid: int, folder:
             if outcome.status != "completed":
                 raise SystemExit(f"turn {n} ended {outcome.status}: {outcome}")
             await settle()
-            samples.append(sample(n, elapsed, peak, conversation.history, server_pid))
+            taken = sample(n, elapsed, peak, conversation.history, server_pid)
+            table.put(taken)
             if args.progress and n % args.progress == 0:
-                print(f"turn {n}: {samples[-1]}", file=sys.stderr, flush=True)
+                print(f"turn {n}: {taken}", file=sys.stderr, flush=True)
+            del taken
             if n == args.warmup and args.diagnose:
                 snapshot = tracemalloc.take_snapshot()
                 counts = type_counts()
         diagnosis = diagnose(snapshot, counts, args.turns - args.warmup) if snapshot is not None else {}
+        samples = table.samples()
     finally:
         events.close()
         sink.close()
@@ -251,15 +303,18 @@ def report(samples: list[Sample], warmup: int, diagnosis: dict[str, object]) -> 
         near = [t.turn_s for t in samples if s.turn - 10 < t.turn <= s.turn]
         return sum(near) / len(near)
 
+    traced = slope(xs, [float(s.traced) for s in after])
+    history_mem = slope(xs, [float(s.history_mem) for s in after])
     return {
         "turns": len(samples),
         "warmup": warmup,
         "points": {name: {**asdict(s), "turn_s": window(s)} for name, s in points.items()},
         "rss_slope_bytes_per_turn": slope(xs, [float(s.rss) for s in after]),
-        "traced_slope_bytes_per_turn": slope(xs, [float(s.traced) for s in after]),
+        "traced_slope_bytes_per_turn": traced,
         "peak_slope_bytes_per_turn": slope(xs, [float(s.peak) for s in after]),
         "history_slope_bytes_per_turn": slope(xs, [float(s.history) for s in after]),
-        "history_mem_slope_bytes_per_turn": slope(xs, [float(s.history_mem) for s in after]),
+        "history_mem_slope_bytes_per_turn": history_mem,
+        "retained_per_history": traced / history_mem if history_mem > 0 else None,
         "fds_growth": samples[-1].fds - samples[0].fds,
         "threads_growth": samples[-1].threads - samples[0].threads,
         "children_end": samples[-1].children,
@@ -278,6 +333,9 @@ def print_table(result: dict[str, Any]) -> None:
     for label, key in (("RSS", "rss"), ("traced", "traced"), ("peak in a turn", "peak"),
                        ("history (JSON)", "history"), ("history in memory", "history_mem")):
         print(f"  {label:18} {result[key + '_slope_bytes_per_turn'] / 1000:8.2f} KB/turn")
+    ratio = result["retained_per_history"]
+    if ratio is not None:
+        print(f"  retained / history {ratio:8.2f} x (traced over history in memory; the rule: at most 2)")
     for entry in result.get("traced_growth", []):
         print(f"  +{entry['bytes_per_turn']:8.0f} B/turn {entry['blocks_per_turn']:5.1f} blocks/turn  "
               + " <- ".join(reversed(entry["traceback"][-6:])))
