@@ -20,7 +20,7 @@ import json
 import logging
 import sqlite3
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -165,7 +165,7 @@ def insert(
 
 def append_rows(
     db: sqlite3.Connection, conversation_id: str,
-    messages: list[Any], message_from: int, events: list[Any], event_from: int,
+    messages: Sequence[Any], message_from: int, events: Sequence[Any], event_from: int,
     *, redact: Callable[[str], str] = str,
 ) -> None:
     """The rows from ``message_from`` and ``event_from`` on. ``redact`` is

@@ -279,7 +279,8 @@ class ConversationStore:
                 if not row[0]:
                     db.execute("UPDATE conversations SET title = ? WHERE id = ? AND renamed = 0",
                                (self.redact(title_of(messages)), conversation_id))
-            schema.append_rows(db, conversation_id, list(messages), kept_messages, list(events), kept_events,
+            # Only the new tail is read: a packed display log unpacks just its last turn.
+            schema.append_rows(db, conversation_id, messages, kept_messages, events, kept_events,
                                redact=self.redact)
 
     def _stored(self, conversation_id: str, table: str, length: int, cut: int | None) -> tuple[int, bool]:
