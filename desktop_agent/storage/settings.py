@@ -39,8 +39,12 @@ SETTINGS_FILE_LIMIT = 1 << 20
 
 TtsEngine = Literal["auto", "edge", "espeak", "none"]
 TTS_ENGINES: tuple[str, ...] = get_args(TtsEngine)
-SttEngine = Literal["pocketsphinx", "openai", "sensevoice"]
+SttEngine = Literal["auto", "whisper", "sensevoice", "pocketsphinx", "openai"]
 STT_ENGINES: tuple[str, ...] = get_args(SttEngine)
+SttModelSource = Literal["huggingface", "modelscope", "custom"]
+STT_MODEL_SOURCES: tuple[str, ...] = get_args(SttModelSource)
+WhisperModelName = Literal["base", "small"]
+WHISPER_MODEL_NAMES: tuple[str, ...] = get_args(WhisperModelName)
 LanguageChoice = Literal["system", "en", "zh"]
 LANGUAGES: tuple[str, ...] = get_args(LanguageChoice)
 ThemeChoice = Literal["system", "light", "dark"]
@@ -59,6 +63,8 @@ class SettingsError(ValueError):
 _PHRASES = {
     "tts_engine": f"must be one of {', '.join(TTS_ENGINES)}",
     "stt_engine": f"must be one of {', '.join(STT_ENGINES)}",
+    "stt_model_source": f"must be one of {', '.join(STT_MODEL_SOURCES)}",
+    "stt_whisper_model": f"must be one of {', '.join(WHISPER_MODEL_NAMES)}",
     "volume": "must be between 0 and 1",
     "language": f"must be one of {', '.join(LANGUAGES)}",
     "theme": f"must be one of {', '.join(THEMES)}",
@@ -131,17 +137,25 @@ class Settings:
     echo cancellation (no headset) its own voice would interrupt it."""
     barge_in_ms: int = 300
     """How long speech must last before it interrupts (``barge_in``)."""
-    stt_engine: str = "pocketsphinx"
-    """Speech recognition engine (issue 11): ``pocketsphinx`` (offline,
-    English; the default, as a fresh install has no endpoint), ``openai``,
-    or ``sensevoice`` (offline, Chinese and English; its model is downloaded
-    on first use)."""
+    stt_engine: str = "auto"
+    """Speech recognition engine: ``auto`` (the default: Whisper when a
+    Whisper model is on disk, else SenseVoice when its model is, else
+    pocketsphinx), ``whisper`` or ``sensevoice`` (offline, Chinese and
+    English; the model is downloaded on first use), ``pocketsphinx``
+    (offline, English, no download), ``openai`` (an endpoint)."""
+    stt_model_source: str = "huggingface"
+    """Where ``whisper`` and ``sensevoice`` download their model from:
+    ``huggingface``, ``modelscope`` (reachable from mainland China) or
+    ``custom`` (``stt_model_base_url``)."""
     stt_model_base_url: str = ""
-    """Where ``sensevoice`` downloads its model from; empty: Hugging Face
-    (a mirror such as hf-mirror.com serves the same files)."""
+    """The ``custom`` source's base URL (a mirror such as hf-mirror.com, or
+    a local file server holding the same files)."""
+    stt_whisper_model: str = "base"
+    """The Whisper model ``whisper`` downloads: ``base`` or ``small``."""
     stt_model_dir: str = ""
-    """A SenseVoice model already on disk (an unpacked sherpa-onnx archive);
-    when set, ``sensevoice`` uses it and downloads nothing."""
+    """A model already on disk (a CTranslate2 Whisper folder, or an
+    unpacked sherpa-onnx SenseVoice archive); when set, the engine uses it
+    and downloads nothing."""
     stt_base_url: str = ""
     """``openai`` recognition's own endpoint; empty: the chat endpoint's."""
     stt_model: str = ""
@@ -205,6 +219,8 @@ class Settings:
             values["trusted_read_only_servers"] = tuple(values["trusted_read_only_servers"])
         if values.get("enabled_skills") is not None:
             values["enabled_skills"] = tuple(values["enabled_skills"])
+        if "stt_model_source" not in values and values.get("stt_model_base_url"):
+            values["stt_model_source"] = "custom"  # a mirror saved before a source could be picked
         return cls(extra=dict(model.model_extra or {}), **values)
 
     @staticmethod
@@ -219,6 +235,8 @@ class Settings:
 _CHECKS: dict[str, Any] = {
     "tts_engine": TtsEngine,
     "stt_engine": SttEngine,
+    "stt_model_source": SttModelSource,
+    "stt_whisper_model": WhisperModelName,
     "language": LanguageChoice,
     "theme": ThemeChoice,
     "tts_rate": Annotated[str, Field(pattern=r"^[+-]\d{1,3}%$")],

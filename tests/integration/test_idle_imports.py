@@ -17,7 +17,8 @@ import pytest
 pytestmark = pytest.mark.integration
 
 ROOT = Path(__file__).resolve().parents[2]
-NEVER_AT_IDLE = ("PySide6.QtMultimedia", "keyring", "openai", "edge_tts", "sherpa_onnx", "pocketsphinx", "markdown_it")
+NEVER_AT_IDLE = ("PySide6.QtMultimedia", "keyring", "openai", "edge_tts", "sherpa_onnx", "pocketsphinx", "markdown_it",
+                 "faster_whisper", "ctranslate2", "opencc")
 
 CHILD = """
 import argparse, json, sys

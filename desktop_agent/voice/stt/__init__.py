@@ -1,6 +1,9 @@
-"""Speech input (issue 11): recognisers behind core's ``SpeechRecognizer``
-port — ``pocketsphinx`` (offline English, a yes/no grammar for approvals)
-and ``openai`` (``/audio/transcriptions``) — and the audio they take.
+"""Speech input: recognisers behind core's ``SpeechRecognizer`` port —
+``whisper`` (offline Chinese and English, faster-whisper), ``sensevoice``
+(offline Chinese and English, sherpa-onnx), ``pocketsphinx`` (offline
+English, a yes/no grammar for approvals) and ``openai``
+(``/audio/transcriptions``) — the models they download, what stands in when
+a download fails (:mod:`.fallback`), and the audio they take.
 
 Microphone capture and voice activity detection are elsewhere
 (:mod:`desktop_agent.voice.vad`, the window); this package only recognises.
@@ -9,8 +12,9 @@ Microphone capture and voice activity detection are elsewhere
 from typing import TYPE_CHECKING, Any
 
 from desktop_agent.voice.stt.audio import pcm_to_wav, read_speech_wav
-from desktop_agent.voice.stt.factory import STT_ENGINE_NAMES, build_recognizer
+from desktop_agent.voice.stt.factory import STT_ENGINE_NAMES, build_recognizer, resolve_engine
 from desktop_agent.voice.stt.sphinx import ANSWER_WORDS, PocketsphinxRecognizer
+from desktop_agent.voice.stt.whisper import WhisperRecognizer
 
 if TYPE_CHECKING:
     from desktop_agent.voice.stt.openai_stt import DEFAULT_STT_MODEL, OpenAIRecognizer
@@ -21,9 +25,11 @@ __all__ = [
     "STT_ENGINE_NAMES",
     "OpenAIRecognizer",
     "PocketsphinxRecognizer",
+    "WhisperRecognizer",
     "build_recognizer",
     "pcm_to_wav",
     "read_speech_wav",
+    "resolve_engine",
 ]
 
 

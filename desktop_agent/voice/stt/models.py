@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import errno
 import hashlib
 import logging
 import os
@@ -26,13 +25,14 @@ import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 from urllib.parse import urlsplit
 
 import httpx2
 
-from desktop_agent.core.ports import STTError
 from desktop_agent.storage.paths import PRIVATE_DIR, data_dir
+from desktop_agent.voice.stt.download_errors import FailureKind, connection_failure, os_reason
+from desktop_agent.voice.stt.download_errors import ModelDownloadError as ModelDownloadError
 
 log = logging.getLogger(__name__)
 
@@ -62,12 +62,19 @@ class ModelSpec:
     label: str
     """What a person is told is downloading."""
     base_url: str
-    """A file's URL is ``<base_url>/<name>``; pin a revision, so the checksums hold."""
+    """On Hugging Face: a file's URL is ``<base_url>/<name>``; pin a
+    revision, so the checksums hold."""
     files: tuple[ModelFile, ...]
+    mirrors: tuple[tuple[str, str], ...] = ()
+    """Other sources' base URLs by source name (``modelscope``)."""
 
     @property
     def total_size(self) -> int:
         return sum(f.size for f in self.files)
+
+    def source_url(self, source: str) -> str:
+        """The base URL on a named source; "" where it does not hold the model."""
+        return self.base_url if source == "huggingface" else dict(self.mirrors).get(source, "")
 
     def url(self, file: ModelFile, base_url: str = "") -> str:
         return f"{(base_url or self.base_url).rstrip('/')}/{file.name}"
@@ -82,6 +89,10 @@ SENSEVOICE = ModelSpec(
         ModelFile("model.int8.onnx", 239_233_841, "c71f0ce00bec95b07744e116345e33d8cbbe08cef896382cf907bf4b51a2cd51"),
         ModelFile("tokens.txt", 315_894, "f449eb28dc567533d7fa59be34e2abca8784f771850c78a47fb731a31429a1dc"),
     ),
+    # The same export on ModelScope (pinned by the checksums above: a
+    # different file there fails as a checksum mismatch, nothing installed).
+    mirrors=(("modelscope", "https://modelscope.cn/models/pengzhendong/"
+              "sherpa-onnx-sense-voice-zh-en-ja-ko-yue-2024-07-17/resolve/master"),),
 )
 
 
@@ -146,12 +157,6 @@ def format_eta_en(seconds: float) -> str:
     return f"{minutes // 60} h" + (f" {minutes % 60} min" if minutes % 60 else "")
 
 
-class ModelDownloadError(STTError):
-    """A model could not be downloaded; the message says why in one line
-    (HTTP status and URL, the connection's error, a checksum or size that
-    does not match, no disk space). Nothing half-written is left behind."""
-
-
 ProgressCallback = Callable[[DownloadProgress], None]
 
 
@@ -184,10 +189,10 @@ class ModelStore:
         self, spec: ModelSpec, progress: ProgressCallback | None = None, *, base_url: str = ""
     ) -> Path:
         """The model's folder, downloading the missing files first (from
-        ``base_url``, a mirror, instead of the spec's when given). Concurrent
-        calls for one model share one download. Raises
-        :class:`ModelDownloadError`; a cancelled download is cleaned up and
-        the ``CancelledError`` goes on."""
+        ``base_url``, another source, instead of the spec's when given: its
+        host says which source an error names). Concurrent calls for one
+        model share one download. Raises :class:`ModelDownloadError`; a
+        cancelled download is cleaned up and the ``CancelledError`` goes on."""
         folder = self.folder(spec)
         if self.ready(spec):
             return folder
@@ -196,22 +201,20 @@ class ModelStore:
             missing = self.missing(spec)  # another call may have fetched them meanwhile
             if missing:
                 _refuse_if_offline(spec, missing, base_url)
-                self._prepare(folder, sum(f.size for f in missing))
+                self._prepare(spec, folder, sum(f.size for f in missing))
                 await _Download(spec, missing, folder, base_url, progress, self._clock).run()
         return folder
 
-    def _prepare(self, folder: Path, needed: int) -> None:
+    def _prepare(self, spec: ModelSpec, folder: Path, needed: int) -> None:
         try:
             self.root.mkdir(mode=PRIVATE_DIR, parents=True, exist_ok=True)
             folder.mkdir(mode=PRIVATE_DIR, exist_ok=True)
             free = shutil.disk_usage(folder).free
         except OSError as exc:
-            raise ModelDownloadError(f"cannot create the model folder {folder}: {_os_reason(exc)}") from exc
+            raise ModelDownloadError("folder", model=spec.label, path=folder, detail=os_reason(exc)) from exc
         if free < needed:
-            raise ModelDownloadError(
-                f"not enough disk space in {folder}: the model needs {format_mb(needed, precise=True)} MB, "
-                f"{format_mb(free, precise=True)} MB are free"
-            )
+            raise ModelDownloadError("disk_space", model=spec.label, path=folder,
+                                     needed=format_mb(needed, precise=True), free=format_mb(free, precise=True))
 
 
 class _Download:
@@ -228,6 +231,8 @@ class _Download:
     ) -> None:
         self.spec, self.files, self.folder, self.base_url = spec, files, folder, base_url
         self._progress, self._clock = progress, clock
+        base = base_url or spec.base_url
+        self._source, self._host = source_of(base), _host(base)
         self._total = sum(f.size for f in files)
         self._done = 0
         self._started = clock()
@@ -249,21 +254,26 @@ class _Download:
         try:
             out = _open_part(part)
         except OSError as exc:
-            raise ModelDownloadError(f"cannot write {part}: {_os_reason(exc)}") from exc
+            raise self._error("folder", path=part, detail=os_reason(exc)) from exc
         try:
             with out:
                 digest = await self._stream(client, file, url, out)
             if digest != file.sha256:
-                raise ModelDownloadError(
-                    f"{file.name}: checksum mismatch (the download from {url} is damaged or not this model)"
-                )
+                raise self._error("checksum", file=file.name, url=url)
             os.replace(part, self.folder / file.name)
         except BaseException as exc:
             with contextlib.suppress(OSError):
                 part.unlink(missing_ok=True)
             if isinstance(exc, OSError):
-                raise ModelDownloadError(f"cannot write {part}: {_os_reason(exc)}") from exc
+                raise self._error("folder", path=part, detail=os_reason(exc)) from exc
             raise
+
+    def _error(self, kind: FailureKind, **fields: Any) -> ModelDownloadError:
+        """An error naming this download's model, source and host (a
+        failure on this machine names neither source nor host)."""
+        if kind == "folder":
+            return ModelDownloadError(kind, model=self.spec.label, **fields)
+        return ModelDownloadError(kind, source=self._source, host=self._host, model=self.spec.label, **fields)
 
     async def _stream(
         self, client: httpx2.AsyncClient, file: ModelFile, url: str, out: BinaryIO
@@ -274,33 +284,26 @@ class _Download:
             # identity: the bytes hashed are the bytes the spec's checksum is of
             async with client.stream("GET", url, headers={"Accept-Encoding": "identity"}) as response:
                 if response.status_code != 200:
-                    raise ModelDownloadError(
-                        f"could not download {file.name}: HTTP {response.status_code} from {url}"
-                    )
+                    raise self._error("http", file=file.name, status=response.status_code, url=url)
                 length = response.headers.get("content-length")
                 if length is not None and length.isdigit() and int(length) != file.size:
-                    raise ModelDownloadError(
-                        f"{file.name}: size mismatch, {url} offers {length} bytes, expected {file.size}"
-                    )
+                    raise self._error("size", file=file.name, url=url, got=length, expected=file.size)
                 async for chunk in response.aiter_bytes():  # as it arrives: progress on a slow link too
                     written += len(chunk)
                     if written > file.size:
-                        raise ModelDownloadError(
-                            f"{file.name}: size mismatch, {url} sent more than the expected {file.size} bytes"
-                        )
+                        raise self._error("size", file=file.name, url=url, got=written, expected=file.size)
                     digest.update(chunk)
                     out.write(chunk)
                     self._done += len(chunk)
                     self._report(file.name)
         except httpx2.HTTPError as exc:
-            reason = _http_reason(exc)
+            kind, detail = connection_failure(exc)
             if written:
-                reason = f"{reason}, after {written} of {file.size} bytes"
-            raise ModelDownloadError(f"could not download {file.name} from {_host(url)}: {reason}") from exc
+                raise self._error("broken", file=file.name, done=written, total=file.size,
+                                  detail=detail or _BROKEN_WORDS.get(kind, kind)) from exc
+            raise self._error(kind, detail=detail) from exc
         if written != file.size:
-            raise ModelDownloadError(
-                f"{file.name}: size mismatch, {url} sent {written} bytes, expected {file.size}"
-            )
+            raise self._error("size", file=file.name, url=url, got=written, expected=file.size)
         out.flush()
         os.fsync(out.fileno())
         return digest.hexdigest()
@@ -330,13 +333,28 @@ def default_store() -> ModelStore:
 _STORES: dict[Path, ModelStore] = {}
 
 
+def source_of(base_url: str) -> str:
+    """The source a base URL belongs to, by its host: the name an error
+    gives it (a mirror such as hf-mirror.com is a custom address)."""
+    host = (urlsplit(base_url).hostname or "").lower()
+    if host == "huggingface.co" or host.endswith(".huggingface.co"):
+        return "huggingface"
+    if host in ("modelscope.cn", "www.modelscope.cn"):
+        return "modelscope"
+    return "custom"
+
+
+_BROKEN_WORDS = {"timeout": "timed out", "refused": "the connection was refused",
+                 "no_network": "the name could not be resolved"}
+
+
 def _refuse_if_offline(spec: ModelSpec, files: tuple[ModelFile, ...], base_url: str) -> None:
     if not os.environ.get(NO_DOWNLOADS_ENV):
         return
     for file in files:
         url = spec.url(file, base_url)
         if urlsplit(url).hostname not in ("127.0.0.1", "localhost", "::1"):
-            raise ModelDownloadError(f"downloads are turned off ({NO_DOWNLOADS_ENV}): not fetching {url}")
+            raise ModelDownloadError("turned_off", model=spec.label, variable=NO_DOWNLOADS_ENV, url=url)
 
 
 def _open_part(path: Path) -> BinaryIO:
@@ -354,18 +372,3 @@ def _size(path: Path) -> int | None:
 
 def _host(url: str) -> str:
     return urlsplit(url).netloc or url
-
-
-def _os_reason(exc: OSError) -> str:
-    if exc.errno == errno.ENOSPC:
-        return "the disk is full"
-    return exc.strerror or " ".join(str(exc).split()) or type(exc).__name__
-
-
-def _http_reason(exc: httpx2.HTTPError) -> str:
-    if isinstance(exc, httpx2.TimeoutException):
-        return "timed out"
-    if isinstance(exc, httpx2.RemoteProtocolError) and "peer closed" in str(exc):
-        return "the server closed the connection"  # its own text repeats the byte counts
-    text = " ".join(str(exc).split())
-    return text or type(exc).__name__

@@ -27,14 +27,9 @@ from typing import TYPE_CHECKING, Any
 
 from desktop_agent.core.ports import STTError
 from desktop_agent.voice.pcm import RATE
-from desktop_agent.voice.stt.models import (
-    SENSEVOICE,
-    DownloadProgress,
-    ModelDownloadError,
-    ModelSpec,
-    ModelStore,
-    default_store,
-)
+from desktop_agent.voice.stt.model_fetch import ModelFetch
+from desktop_agent.voice.stt.models import SENSEVOICE, DownloadProgress, ModelSpec, ModelStore
+from desktop_agent.voice.stt.sources import ModelSource
 
 if TYPE_CHECKING:
     ProgressCallback = Callable[[DownloadProgress], None]
@@ -44,11 +39,10 @@ TOKENS_FILE = "tokens.txt"
 _SCALE = 1.0 / 32768.0
 
 
-class SenseVoiceRecognizer:
+class SenseVoiceRecognizer(ModelFetch):
     """The :class:`~desktop_agent.core.ports.SpeechRecognizer` for
-    SenseVoice. ``on_progress`` (settable later, e.g. by the window) hears
-    the model download's progress the first time the model is needed;
-    ``base_url`` replaces the model's download address (a mirror).
+    SenseVoice. The model is downloaded into ``store`` from ``source`` on
+    first use (:class:`~.model_fetch.ModelFetch` says what is told of it).
     ``model_dir``: a model already on disk (the unpacked archive that
     sherpa-onnx publishes), used as it is: nothing is downloaded."""
 
@@ -57,20 +51,13 @@ class SenseVoiceRecognizer:
         store: ModelStore | None = None,
         spec: ModelSpec = SENSEVOICE,
         *,
-        base_url: str = "",
+        source: ModelSource | None = None,
         on_progress: ProgressCallback | None = None,
         threads: int = 2,
         model_dir: Path | None = None,
     ) -> None:
-        self.spec = spec
-        self.on_progress = on_progress
-        self.on_failure: Callable[[str], None] | None = None
-        """Told why a download failed (the window's panel shows it); the
-        error is raised all the same."""
-        self._store = store if store is not None else default_store()
-        self._base_url = base_url
+        super().__init__(store, spec, source=source, model_dir=model_dir, on_progress=on_progress)
         self._threads = threads
-        self._model_dir = model_dir
         self._recognizer: Any = None
         self._lock = threading.Lock()
 
@@ -78,38 +65,18 @@ class SenseVoiceRecognizer:
     def name(self) -> str:
         return "sensevoice"
 
-    @property
-    def ready(self) -> bool:
-        """Whether the model is on disk (no download before the first use)."""
-        if self._model_dir is not None:
-            return _model_file(self._model_dir) is not None
-        return self._store.ready(self.spec)
-
-    @property
-    def model_folder(self) -> Path:
-        """Where the model is, or will be once downloaded."""
-        return self._model_dir if self._model_dir is not None else self._store.folder(self.spec)
+    def folder_problem(self, folder: Path) -> str | None:
+        if model_file(folder) is None:
+            return f"no SenseVoice model in {folder}: it needs {MODEL_FILE} (or model.onnx) and {TOKENS_FILE}"
+        return None
 
     async def prepare(self) -> None:
         """Download the model if missing and load it, so the first utterance
         is not the slow one. Raises :class:`STTError`."""
-        await asyncio.to_thread(self._loaded, await self._folder())
+        await asyncio.to_thread(self._loaded, await self.fetch())
 
     async def transcribe(self, pcm16: bytes, sample_rate: int = RATE) -> str:
-        return await asyncio.to_thread(self._decode, await self._folder(), pcm16, sample_rate)
-
-    async def _folder(self) -> Path:
-        if self._model_dir is None:
-            try:
-                return await self._store.ensure(self.spec, self.on_progress, base_url=self._base_url)
-            except ModelDownloadError as exc:
-                if self.on_failure is not None:
-                    self.on_failure(str(exc))
-                raise
-        if _model_file(self._model_dir) is None:
-            raise STTError(f"no SenseVoice model in {self._model_dir}: it needs {MODEL_FILE} (or model.onnx) "
-                           f"and {TOKENS_FILE}")
-        return self._model_dir
+        return await asyncio.to_thread(self._decode, await self.fetch(), pcm16, sample_rate)
 
     def _decode(self, folder: Path, pcm16: bytes, sample_rate: int) -> str:
         samples = array.array("h")
@@ -133,7 +100,7 @@ class SenseVoiceRecognizer:
             return self._recognizer
 
 
-def _model_file(folder: Path) -> Path | None:
+def model_file(folder: Path) -> Path | None:
     """The folder's model (the int8 one first), when it has its tokens too."""
     if not (folder / TOKENS_FILE).is_file():
         return None
@@ -147,7 +114,7 @@ def _load(folder: Path, threads: int) -> Any:
         raise STTError(f"the SenseVoice engine needs the sherpa-onnx package, which is not usable: {exc}") from exc
     try:
         return sherpa_onnx.OfflineRecognizer.from_sense_voice(
-            model=str(_model_file(folder) or folder / MODEL_FILE),
+            model=str(model_file(folder) or folder / MODEL_FILE),
             tokens=str(folder / TOKENS_FILE),
             num_threads=threads,
             use_itn=True,

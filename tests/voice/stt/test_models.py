@@ -128,7 +128,11 @@ async def test_a_checksum_mismatch_names_the_file_and_leaves_nothing(store: Mode
         with pytest.raises(ModelDownloadError) as caught:
             await _ensure(store, spec)
 
-    assert str(caught.value).startswith("model.onnx: checksum mismatch")
+    assert str(caught.value) == (
+        "could not download Fake model from the custom address: model.onnx: checksum mismatch "
+        f"(the download from {srv.url('/m/model.onnx')} is damaged or not this model)"
+    )
+    assert (caught.value.kind, caught.value.source, caught.value.host) == ("checksum", "custom", srv.url()[7:])
     assert (_contents(store.folder(spec)), store.ready(spec)) == ({}, False)
 
 
@@ -139,7 +143,10 @@ async def test_a_connection_dropped_midway_is_an_error_and_leaves_nothing(store:
             await _ensure(store, spec)
 
     message = str(caught.value)
-    assert re.fullmatch(rf"could not download model\.onnx from 127\.0\.0\.1:\d+: .+, after \d+ of {len(WEIGHTS)} bytes", message)
+    assert re.fullmatch(
+        r"could not download Fake model from the custom address: the connection to 127\.0\.0\.1:\d+ broke "
+        rf"after \d+ of {len(WEIGHTS)} bytes of model\.onnx \(.+\)", message), message
+    assert caught.value.kind == "broken"
     assert _contents(store.folder(spec)) == {}
 
 
@@ -147,8 +154,12 @@ async def test_a_body_shorter_than_the_model_is_a_size_mismatch(store: ModelStor
     short = ServedFile(TOKENS[:-10], content_length=False)
     async with ScriptedFileServer(_files(tokens=short)) as srv:
         spec = _spec(srv.url("/m"))
-        with pytest.raises(ModelDownloadError, match=r"^tokens\.txt: size mismatch, .* sent \d+ bytes, expected"):
+        with pytest.raises(ModelDownloadError) as caught:
             await _ensure(store, spec)
+        assert str(caught.value) == (
+            f"could not download Fake model from the custom address: tokens.txt: size mismatch, "
+            f"{srv.url('/m/tokens.txt')} gives {len(TOKENS) - 10} bytes where {len(TOKENS)} are expected"
+        )
 
     assert _contents(store.folder(spec)) == {"model.onnx": WEIGHTS}, "finished files stay"
 
@@ -158,8 +169,11 @@ async def test_http_404_names_the_status_and_the_url(server: ScriptedFileServer,
     with pytest.raises(ModelDownloadError) as caught:
         await _ensure(store, spec)
 
-    assert str(caught.value) == f"could not download model.onnx: HTTP 404 from {server.url('/elsewhere/model.onnx')}"
-    assert isinstance(caught.value, STTError)
+    assert str(caught.value) == (
+        f"could not download Fake model from the custom address: model.onnx: HTTP 404 from "
+        f"{server.url('/elsewhere/model.onnx')}"
+    )
+    assert isinstance(caught.value, STTError) and caught.value.fields["status"] == 404
     assert _contents(store.folder(spec)) == {}
 
 
@@ -208,7 +222,7 @@ async def test_two_concurrent_calls_share_one_download(server: ScriptedFileServe
 async def test_an_unwritable_folder_is_said_in_one_line(server: ScriptedFileServer, tmp_path: Path) -> None:
     blocker = tmp_path / "models"
     blocker.write_text("a file where the folder should be")
-    with pytest.raises(ModelDownloadError, match=r"^cannot create the model folder .*fake-model: "):
+    with pytest.raises(ModelDownloadError, match=r"^could not download Fake model: cannot write .*fake-model: "):
         await _ensure(ModelStore(blocker), _spec(server.url("/m")))
 
 
@@ -216,7 +230,8 @@ async def test_downloads_can_be_turned_off_for_anything_but_this_machine(
     store: ModelStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv(NO_DOWNLOADS_ENV, "1")
-    with pytest.raises(ModelDownloadError, match=r"^downloads are turned off .*: not fetching https://huggingface\.co/"):
+    with pytest.raises(ModelDownloadError, match=r"^could not download SenseVoice .*: downloads are turned off "
+                       r".*: not fetching https://huggingface\.co/"):
         await store.ensure(SENSEVOICE)
 
 
@@ -237,7 +252,7 @@ def test_the_default_store_lives_in_the_data_folder(_private_home: Path) -> None
 async def test_a_length_that_is_not_the_models_is_refused_before_the_body(store: ModelStore) -> None:
     async with ScriptedFileServer(_files(model=ServedFile(WEIGHTS + b"extra"))) as srv:
         spec = _spec(srv.url("/m"))
-        with pytest.raises(ModelDownloadError, match=rf"^model\.onnx: size mismatch, .* offers {len(WEIGHTS) + 5} bytes, expected {len(WEIGHTS)}$"):
+        with pytest.raises(ModelDownloadError, match=rf"model\.onnx: size mismatch, .* gives {len(WEIGHTS) + 5} bytes where {len(WEIGHTS)} are expected$"):
             await _ensure(store, spec)
 
     assert _contents(store.folder(spec)) == {}
@@ -247,7 +262,7 @@ async def test_too_little_disk_space_is_said_before_downloading(
     server: ScriptedFileServer, store: ModelStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(shutil, "disk_usage", lambda _path: SimpleNamespace(free=100_000))
-    with pytest.raises(ModelDownloadError, match=r"^not enough disk space in .*fake-model: the model needs 0\.3 MB, 0\.1 MB are free$"):
+    with pytest.raises(ModelDownloadError, match=r"^could not download Fake model: not enough disk space in .*fake-model: it needs 0\.3 MB, 0\.1 MB are free$"):
         await _ensure(store, _spec(server.url("/m")))
     assert server.requests == []
 
@@ -262,6 +277,6 @@ async def test_a_disk_that_fills_up_midway_is_said_and_leaves_nothing(
 ) -> None:
     monkeypatch.setattr(models, "_open_part", lambda path: (path.touch(), _FullDisk())[1])
     spec = _spec(server.url("/m"))
-    with pytest.raises(ModelDownloadError, match=r"^cannot write .*model\.onnx\.part: the disk is full$"):
+    with pytest.raises(ModelDownloadError, match=r"^could not download Fake model: cannot write .*model\.onnx\.part: the disk is full$"):
         await _ensure(store, spec)
     assert _contents(store.folder(spec)) == {}
