@@ -226,6 +226,7 @@ async def _build_services(args: argparse.Namespace) -> Services | None:
             api_key=getattr(args, "api_key", None),
             mcp_config=Path(mcp_config) if mcp_config else None,
             tts=getattr(args, "tts", None),
+            tts_voice=getattr(args, "tts_voice", None),
             max_steps=getattr(args, "max_steps", None),
             approval_timeout_s=getattr(args, "approval_timeout", None),
             skills=getattr(args, "skills", None),

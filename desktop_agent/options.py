@@ -28,7 +28,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--audit-log", type=Path, metavar="PATH",
                         help="append every approval decision as one JSON line")
     parser.add_argument("--mcp-config", type=Path, metavar="PATH", help="MCP servers file (mcpServers JSON)")
-    parser.add_argument("--tts", choices=("auto", "edge", "espeak", "none"), help="speech engine")
+    parser.add_argument("--tts", choices=("auto", "edge", "espeak", "piper", "none"), help="speech engine")
+    parser.add_argument("--tts-voice", metavar="NAME|FILE.onnx",
+                        help="Piper's voice for the language it speaks (e.g. en_US-joe-medium, zh_CN-huayan-medium, "
+                             "a FILE.onnx with its .onnx.json beside it); a name is downloaded on first use")
     parser.add_argument("--max-steps", type=_positive_int, metavar="N", help="agent step limit")
     parser.add_argument("--skills", metavar="all|none|NAME[,NAME...]",
                         help="enabled skills (default: the setting; with no setting, all)")

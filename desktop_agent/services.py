@@ -11,7 +11,7 @@ import os
 import sqlite3
 import weakref
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import astuple, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -49,6 +49,7 @@ from desktop_agent.storage.settings import Settings, SettingsStore
 from desktop_agent.tools import builtin_tools
 from desktop_agent.tools.sub_agent import SubAgentTool
 from desktop_agent.voice import SpeechCache, SpeechNotice, SpeechPipeline, make_engine
+from desktop_agent.voice.piper_settings import piper_options, piper_voice_setting
 
 if TYPE_CHECKING:
     from desktop_agent.llm.openai_provider import WireProfileListener
@@ -219,6 +220,7 @@ class Services:
             rate=settings.tts_rate,
             volume=settings.tts_volume,
             on_notice=self._speech_notice,
+            piper=piper_options(settings),
         )
         self._tts_config = _speech_config(settings)
 
@@ -378,7 +380,7 @@ def _endpoint_config(settings: Settings) -> tuple[str, str]:
 
 
 def _speech_config(settings: Settings) -> tuple[str, ...]:
-    return (settings.tts_engine, settings.voice, settings.tts_rate, settings.tts_volume)
+    return (settings.tts_engine, settings.voice, settings.tts_rate, settings.tts_volume, *astuple(piper_options(settings)))
 
 
 def redact_stored_key(redactor: Redactor, llm: LLMProvider, read_key: Callable[[], str | None]) -> None:
@@ -428,6 +430,7 @@ async def build_services(
     api_key: str | None = None,
     mcp_config: Path | None = None,
     tts: str | None = None,
+    tts_voice: str | None = None,
     max_steps: int | None = None,
     approval_timeout_s: float | None = None,
     start_mcp: bool = True,
@@ -455,6 +458,8 @@ async def build_services(
     overrides: dict[str, object] = {}
     if tts is not None:
         overrides["tts_engine"] = tts
+    if tts_voice is not None:
+        overrides[piper_voice_setting(tts_voice)] = tts_voice
     if max_steps is not None:
         overrides["max_steps"] = max_steps
     if approval_timeout_s is not None:

@@ -162,8 +162,13 @@ SSL_TEXT = (
 @pytest.fixture
 def edge_fails_on_tls(monkeypatch: pytest.MonkeyPatch) -> None:
     """``auto`` builds an edge engine whose every stream fails a moment in
-    (so concurrent segments are all inside it at once), and a fake espeak."""
+    (so concurrent segments are all inside it at once), and a fake espeak;
+    no Piper voice is on this machine (the registry's joe is not found)."""
     import desktop_agent.voice.factory as factory
+    from desktop_agent.voice import piper_voices
+
+    joe = piper_voices.CATALOGUE["en_US-joe-medium"]
+    monkeypatch.setitem(piper_voices.CATALOGUE, joe.name, replace(joe, package=""))
 
     failing = FakeCommunicate([{"type": "WordBoundary"}], error=ClientConnectorCertificateError(SSL_TEXT))
 

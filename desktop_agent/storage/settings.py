@@ -37,7 +37,7 @@ log = logging.getLogger(__name__)
 SETTINGS_FILE_LIMIT = 1 << 20
 """Bytes: settings are a few kilobytes; a bigger file is not read."""
 
-TtsEngine = Literal["auto", "edge", "espeak", "none"]
+TtsEngine = Literal["auto", "edge", "espeak", "piper", "none"]
 TTS_ENGINES: tuple[str, ...] = get_args(TtsEngine)
 SttEngine = Literal["auto", "whisper", "sensevoice", "pocketsphinx", "openai"]
 STT_ENGINES: tuple[str, ...] = get_args(SttEngine)
@@ -60,6 +60,10 @@ class SettingsError(ValueError):
         self.field = field
 
 
+_PIPER_VOICE_PHRASE = "must be a Piper voice name like en_US-joe-medium, or the path of a .onnx file"
+_PIPER_VOICE = r"^$|^[a-z]{2,3}_[A-Z]{2}-\w+-(x_low|low|medium|high)$|^.+\.onnx$"
+"""A catalogue name (``lang_REGION-speaker-quality``) or ``FILE.onnx``; ""
+is the default voice. Whether it exists is the engine's to say, when used."""
 _PHRASES = {
     "tts_engine": f"must be one of {', '.join(TTS_ENGINES)}",
     "stt_engine": f"must be one of {', '.join(STT_ENGINES)}",
@@ -69,6 +73,8 @@ _PHRASES = {
     "language": f"must be one of {', '.join(LANGUAGES)}",
     "theme": f"must be one of {', '.join(THEMES)}",
     "tts_rate": "must be a percentage like +10% or -20%",
+    "piper_voice_en": _PIPER_VOICE_PHRASE,
+    "piper_voice_zh": _PIPER_VOICE_PHRASE,
     "always_allow": "must be a list of tool names",
     "trusted_read_only_servers": "must be a list of MCP server names",
     "max_steps": f"must be a whole number from 1 to {MAX_STEPS_LIMIT}",
@@ -104,6 +110,11 @@ class Settings:
     """edge-tts voice name; empty picks one by the text's language."""
     tts_rate: str = "+0%"
     tts_volume: str = "+0%"
+    piper_voice_en: str = ""
+    """Piper's voice for English (and every non-Chinese) segment: a voice
+    name or a ``.onnx`` file; empty: en_US-joe-medium."""
+    piper_voice_zh: str = ""
+    """Piper's voice for Chinese segments; empty: zh_CN-huayan-medium."""
     speak_every_reply: bool = False
     muted: bool = False
     volume: float = 1.0
@@ -240,6 +251,8 @@ _CHECKS: dict[str, Any] = {
     "language": LanguageChoice,
     "theme": ThemeChoice,
     "tts_rate": Annotated[str, Field(pattern=r"^[+-]\d{1,3}%$")],
+    "piper_voice_en": Annotated[str, Field(pattern=_PIPER_VOICE, max_length=4096)],
+    "piper_voice_zh": Annotated[str, Field(pattern=_PIPER_VOICE, max_length=4096)],
     "always_allow": list[str],
     "trusted_read_only_servers": list[str],
     "enabled_skills": list[str] | None,

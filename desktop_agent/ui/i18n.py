@@ -144,6 +144,10 @@ _TEXTS: dict[str, tuple[str, str]] = {
         "Online voice unavailable — using the offline voice (espeak-ng)",
         "在线语音不可用 —— 改用离线语音（espeak-ng）",
     ),
+    "speech_offline_fallback_piper": (
+        "Online voice unavailable — using the offline voice (Piper)",
+        "在线语音不可用 —— 改用离线语音（Piper）",
+    ),
     "no_audio_output": (
         "No audio output device — replies are shown but not spoken",
         "没有音频输出设备 —— 回复只显示，不朗读",
@@ -858,6 +862,7 @@ _TEXTS: dict[str, tuple[str, str]] = {
     "tts_engine_auto": ("Automatic (online, offline fallback)", "自动（在线优先，离线备用）"),
     "tts_engine_edge": ("Edge (online)", "Edge（在线）"),
     "tts_engine_espeak": ("eSpeak NG (offline)", "eSpeak NG（离线）"),
+    "tts_engine_piper": ("Piper (offline, natural voice)", "Piper（离线，自然语音）"),
     "tts_engine_none": ("Off — text only", "关闭 —— 只显示文字"),
     "key_storage_keyring": ("Stored in the system keyring", "保存在系统密钥环中"),
     "key_storage_file": (

@@ -90,7 +90,7 @@ def test_a_file_that_is_not_utf8_is_one_line_and_set_aside(tmp_path: Path) -> No
         ({"max_steps": True}, "settings: max_steps must be a whole number from 1 to 1000, got True"),
         ({"volume": 1.5}, "settings: volume must be between 0 and 1, got 1.5"),
         ({"approval_timeout_s": "5"}, "settings: approval_timeout_s must be a finite number of seconds, above 0 and at most 604800, got '5'"),
-        ({"tts_engine": "loud"}, "settings: tts_engine must be one of auto, edge, espeak, none, got 'loud'"),
+        ({"tts_engine": "loud"}, "settings: tts_engine must be one of auto, edge, espeak, piper, none, got 'loud'"),
         ({"muted": "no"}, "settings: muted must be true or false, got 'no'"),
         ({"voice": None}, "settings: voice must be a string, got None"),
         ({"always_allow": ["a", 1]}, "settings: always_allow must be a list of tool names"),

@@ -116,13 +116,14 @@ def test_the_speech_engines_have_names_in_both_languages_and_save_their_keys(
     dialog = _dialog(qtbot, tmp_path)
     voice = dialog.voice_page
     names = [voice.tts_engine.itemText(i) for i in range(voice.tts_engine.count())]
-    assert names == ["Automatic (online, offline fallback)", "Edge (online)", "eSpeak NG (offline)", "Off — text only"]
+    assert names == ["Automatic (online, offline fallback)", "Edge (online)", "eSpeak NG (offline)",
+                     "Piper (offline, natural voice)", "Off — text only"]
     assert voice.engine() == "edge" and voice.tts_engine.currentText() == "Edge (online)"
     voice.set_engine("none")
     try:
         dialog.appearance_page.choose_language("zh")  # live: the open page follows
         assert [voice.tts_engine.itemText(i) for i in range(voice.tts_engine.count())] == [
-            "自动（在线优先，离线备用）", "Edge（在线）", "eSpeak NG（离线）", "关闭 —— 只显示文字"]
+            "自动（在线优先，离线备用）", "Edge（在线）", "eSpeak NG（离线）", "Piper（离线，自然语音）", "关闭 —— 只显示文字"]
         assert voice.tts_engine.currentText() == "关闭 —— 只显示文字"
         assert dialog.edit().settings.tts_engine == "none"
     finally:

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from typing import get_args
 
 import pytest
 
 from desktop_agent.core.ports import Speech, TTSError
-from desktop_agent.testing.fake_tts import FakeTTS
+from desktop_agent.testing.fake_tts import FakeStreamingTTS, FakeTTS
 from desktop_agent.ui import i18n
 from desktop_agent.voice import AutoEngine, SpeechNotice
 
@@ -179,3 +180,68 @@ def test_a_negative_retry_interval_is_refused() -> None:
 
 def test_every_speech_notice_is_a_line_of_the_ui_text_table() -> None:
     assert set(get_args(SpeechNotice)) <= i18n.keys()
+
+
+class OfflineVoice(FakeStreamingTTS):
+    """An offline engine that has a voice for some texts only (Piper with
+    its English voice and no Chinese one)."""
+
+    def __init__(self, name: str, speaks: Callable[[str], bool]) -> None:
+        super().__init__(name=name)
+        self.speaks = speaks
+
+    def can_speak(self, text: str) -> bool:
+        return self.speaks(text)
+
+
+def make_chain() -> tuple[AutoEngine, FakeTTS, OfflineVoice, FakeStreamingTTS, list[SpeechNotice]]:
+    primary = FakeTTS(name="edge")
+    piper = OfflineVoice("piper", lambda text: text.isascii())
+    espeak = FakeStreamingTTS(name="espeak")
+    notices: list[SpeechNotice] = []
+    return AutoEngine(primary, [piper, espeak], notices.append), primary, piper, espeak, notices
+
+
+async def test_offline_piper_speaks_what_it_has_a_voice_for_and_espeak_the_rest() -> None:
+    engine, primary, piper, espeak, notices = make_chain()
+    primary.failing = "offline"
+    spoken = [await say(engine, text) for text in ("Hello.", "你好。", "Bye.")]
+    assert spoken == ["piper", "espeak", "piper"]
+    assert (piper.calls, espeak.calls) == (["Hello.", "Bye."], ["你好。"])
+    assert notices == ["speech_offline_fallback_piper"]
+
+
+async def test_the_notice_names_espeak_when_the_first_offline_segment_is_one_piper_has_no_voice_for() -> None:
+    engine, primary, _, _, notices = make_chain()
+    primary.failing = "offline"
+    assert [await say(engine, text) for text in ("你好。", "Hello.")] == ["espeak", "piper"]
+    assert notices == ["speech_offline_fallback"]
+
+
+async def test_a_segment_piper_fails_on_goes_to_espeak_and_all_failing_names_each() -> None:
+    engine, primary, piper, espeak, _ = make_chain()
+    primary.failing = "offline"
+    piper.fail_on("Hello.", "cannot load the Piper voice")
+    assert await say(engine, "Hello.") == "espeak"
+    espeak.failing = "espeak-ng not found"
+    with pytest.raises(TTSError, match=r"^espeak-ng not found \(and piper: cannot load the Piper voice\)$"):
+        async with asyncio.timeout(5):
+            await engine.synthesize("Hello.")
+
+
+async def test_while_the_primary_is_down_offline_segments_stream_from_their_engine() -> None:
+    engine, primary, piper, _, _ = make_chain()
+    assert not engine.streaming  # the primary is tried first
+    primary.failing = "offline"
+    await say(engine, "Hello.")
+    assert engine.streaming
+    async with asyncio.timeout(5):
+        english, chinese = await engine.open_stream("Again."), await engine.open_stream("再说一遍。")
+    assert (english.engine, chinese.engine) == ("piper", "espeak")
+    piper.failing = "broken voice"
+    async with asyncio.timeout(5):
+        assert (await engine.open_stream("Once more.")).engine == "espeak"
+    whole_clip_last = AutoEngine(primary, [piper, FakeTTS(name="whole")], print)
+    primary.failing = "offline"
+    await say(whole_clip_last, "Hello.")
+    assert whole_clip_last.using_fallback and not whole_clip_last.streaming  # not every offline engine streams
