@@ -23,10 +23,13 @@
 4–7 (issue 11: streamed speech, speech input, barge-in, pocketsphinx's
 real-time factor) are described in ``benchmarks/voice_latency.py``.
 
+8 (issue 22: Piper against espeak-ng, first token → first audible sample,
+side by side; Piper's real-time factor) is in ``benchmarks/piper_latency.py``.
+
 Everything runs on a qasync loop (the window's loop); sections 1 and 2 also
 on plain asyncio (the headless CLI's loop).
 
-Run: ``.venv/bin/python benchmarks/bench_voice.py [--runs 20]``
+Run: ``.venv/bin/python benchmarks/bench_voice.py [--runs 20] [--issue11 | --piper]``
 """
 
 from __future__ import annotations
@@ -62,7 +65,8 @@ from desktop_agent.ui.audio_sink import QtAudioSink
 from desktop_agent.voice import EspeakEngine, SpeechPipeline
 from desktop_agent.voice.wav import tone_wav
 
-from voice_latency import first_sample_rows, window_rows  # isort: skip  (beside this file)
+from piper_latency import piper_rows, print_piper_summary  # isort: skip  (beside this file)
+from voice_latency import first_sample_rows, window_rows  # isort: skip
 
 FAKE_DELAY_S = 0.05
 CLIP_S = 0.15
@@ -413,17 +417,22 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--issue11", action="store_true", help="only sections 4–7")
+    parser.add_argument("--piper", action="store_true", help="only section 8 (Piper against espeak-ng)")
     args = parser.parse_args()
     have_espeak = shutil.which("espeak-ng") is not None
     app = QApplication.instance() or QApplication([])
     assert isinstance(app, QApplication)
     rows: list[Row] = []
-    if not args.issue11:
+    if not args.issue11 and not args.piper:
         rows += run_plain(lambda: pipeline_rows("asyncio", args.runs, have_espeak))
         rows += run_qt(app, lambda: qt_rows(args.runs, have_espeak))
-    if have_espeak:
+    if have_espeak and not args.piper:
         rows += [Row(*row) for row in run_plain_rows(lambda: first_sample_rows(args.runs))]
         rows += [Row(*row) for row in run_qt_rows(app, lambda: window_rows(args.runs))]
+    piper: IssueRows = []
+    if have_espeak and not args.issue11:
+        piper = run_plain_rows(lambda: piper_rows(args.runs))
+        rows += [Row(*row) for row in piper]
     header = ["measure", "n", "p50 ms", "p95 ms", "max ms", "target", ""]
     table = [header] + [row.cells() for row in rows]
     widths = [max(len(line[i]) for line in table) for i in range(len(header))]
@@ -438,6 +447,7 @@ def main() -> int:
         print("(espeak-ng not installed: its rows are missing)")
     else:
         print_ratios(rows)
+        print_piper_summary(piper)
     return 0
 
 
