@@ -249,6 +249,8 @@ def window_deps(services: Services, sink: AudioSink | None) -> WindowDeps:
     from desktop_agent.skills_engine import user_skills_dir
     from desktop_agent.storage import secrets
     from desktop_agent.ui.deferred_audio import DeferredMicrophone
+    from desktop_agent.voice.downloads import ModelDownloads
+    from desktop_agent.voice.stt.models import default_store
     from desktop_agent.voice.vad import WebRtcVad
 
     # Opened at the first press: no microphone is said then, and the button
@@ -333,6 +335,7 @@ def window_deps(services: Services, sink: AudioSink | None) -> WindowDeps:
         mcp_file=lambda: services.mcp_config_override or resolve_path(services.settings.mcp_config_path),
         reload_mcp=services.reload_mcp,
         preview_voice=_voice_preview(sink),
+        model_downloads=ModelDownloads(default_store()),
     )
 
 

@@ -1,6 +1,6 @@
 """``desktop-agent --self-test``: does this installation work? (issue 13 §2)
 
-Six checks, one line each on stdout (``ok``/``FAIL``, the check, what was
+Seven checks, one line each on stdout (``ok``/``FAIL``, the check, what was
 seen), exit 0 only when all hold:
 
 - ``mcp``: a headless demo turn ("what time is it?") calls ``get_current_time``
@@ -18,6 +18,10 @@ seen), exit 0 only when all hold:
 - ``piper``: "ready" when a Piper voice is on disk (it is loaded and speaks
   a few words), "needs a voice" with the download size when none is; it
   fails only when a voice that is here cannot speak.
+- ``speech input``: each offline recogniser's library loads (Whisper's
+  CTranslate2 and OpenCC, SenseVoice's sherpa-onnx, pocketsphinx), and one
+  whose model is here hears silence as nothing; a missing model is
+  reported with its size ("needs a model"), not failed.
 - ``translations``: Qt's Chinese catalogue loads, so Qt's own buttons and
   menus follow the app into Chinese (``ui/qt_translations.py``).
 
@@ -234,6 +238,13 @@ def check_piper() -> CheckResult:
     return CheckResult("piper", works, detail)
 
 
+def check_speech_input() -> CheckResult:
+    from desktop_agent.voice.stt.check import stt_report
+
+    works, detail = stt_report()
+    return CheckResult("speech input", works, detail)
+
+
 def check_translations() -> CheckResult:
     """Qt's Chinese catalogue is where Qt looks (the bundle must carry it)."""
     from PySide6.QtCore import QCoreApplication
@@ -271,6 +282,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             results = [_guarded("window", check_window), _guarded("audio", lambda: check_audio(home)),
                        _guarded("espeak-ng", check_espeak), _guarded("piper", check_piper),
+                       _guarded("speech input", check_speech_input),
                        _guarded("translations", check_translations)]
             results.insert(0, finish_demo_turn(turn, home, started))
         finally:

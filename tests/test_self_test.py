@@ -14,7 +14,7 @@ import pytest
 from desktop_agent.self_test import CheckResult, _time_result
 
 pytestmark = pytest.mark.integration
-CHECKS = ["mcp", "window", "audio", "espeak-ng", "piper", "translations"]
+CHECKS = ["mcp", "window", "audio", "espeak-ng", "piper", "speech input", "translations"]
 
 
 def run_self_test(tmp_path: Path, *extra: str) -> subprocess.CompletedProcess[str]:

@@ -458,6 +458,7 @@ class MainWindow(QMainWindow):
             controller.settings, has_api_key=controller.has_api_key(), key_note=deps.key_note(),
             skills=deps.skills, skills_folder=deps.skills_folder, parent=self,
             stored_key=deps.get_api_key, mcp=mcp_control(deps), preview_voice=deps.preview_voice,
+            model_downloads=deps.model_downloads,
         )
         dialog.appearance_changed.connect(self.retranslate)
         self.settings_dialog = dialog

@@ -51,6 +51,7 @@ from desktop_agent.ui.theme import apply_theme
 
 if TYPE_CHECKING:
     from desktop_agent.skills_engine.scan import SkillInfo
+    from desktop_agent.voice.downloads import ModelDownloads
 
 __all__ = ["VOICE_SUGGESTIONS", "McpControl", "SettingsDialog", "SettingsEdit", "allow_entry_text"]
 
@@ -80,6 +81,7 @@ class SettingsDialog(QDialog):
         stored_key: Callable[[], str | None] = lambda: None,
         mcp: McpControl | None = None,
         preview_voice: VoicePreview | None = None,
+        model_downloads: ModelDownloads | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
@@ -92,7 +94,7 @@ class SettingsDialog(QDialog):
         self.model_page = ModelPage(
             settings, has_api_key=has_api_key, key_note=key_note, stored_key=stored_key, parent=self
         )
-        self.voice_page = VoicePage(settings, preview=preview_voice, parent=self)
+        self.voice_page = VoicePage(settings, preview=preview_voice, downloads=model_downloads, parent=self)
         self.tools_page = ToolsPage(settings, control=mcp, parent=self)
         self.skills_page = SkillsPage(skills, settings.enabled_skills, user_folder=skills_folder, parent=self)
         self.appearance_page = AppearancePage(settings, parent=self)

@@ -86,6 +86,7 @@ def retranslate_window(window: MainWindow) -> None:
     window.hands_free_button.setText(tr("hands_free_short"))
     window.hands_free_button.setToolTip(tr("hands_free"))
     window.audio.retranslate()
+    window.model_download.retranslate()  # a failure or an offer says it again
     window.chat.retranslate()  # cards, message actions, code blocks, system lines
     window.status.retranslate()
     window.refresh_status()

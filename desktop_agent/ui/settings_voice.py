@@ -12,14 +12,18 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QFormLayout,
+    QFrame,
     QHBoxLayout,
     QLabel,
     QPushButton,
+    QScrollArea,
     QSpinBox,
     QVBoxLayout,
     QWidget,
@@ -29,6 +33,11 @@ from desktop_agent.storage.settings import TTS_ENGINES, Settings
 from desktop_agent.ui.i18n import tr
 from desktop_agent.ui.retranslate import Texts, item_text
 from desktop_agent.ui.stt_settings import SttSettingsBox
+from desktop_agent.ui.voice_engines import EngineList
+
+if TYPE_CHECKING:
+    from desktop_agent.voice.downloads import ModelDownloads
+    from desktop_agent.voice.stt.sources import ModelSource
 
 log = logging.getLogger(__name__)
 
@@ -64,9 +73,22 @@ class RateBox(QSpinBox):
         return f"{value:+d}"
 
 
-class VoicePage(QWidget):
-    def __init__(self, settings: Settings, *, preview: VoicePreview | None = None, parent: QWidget | None = None) -> None:
+class VoicePage(QScrollArea):
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        preview: VoicePreview | None = None,
+        downloads: ModelDownloads | None = None,
+        parent: QWidget | None = None,
+    ) -> None:
         super().__init__(parent)
+        self.setWidgetResizable(True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        # Long lines wrap instead: a sideways bar would hide the engines' buttons.
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        content = QWidget(self)
+        self.setWidget(content)
         self.texts = Texts()
         self._settings = settings
         self._preview = preview
@@ -127,6 +149,14 @@ class VoicePage(QWidget):
         self.barge_in_note.setWordWrap(True)
         self.barge_in_note.setObjectName("cardMuted")
 
+        if downloads is None:
+            from desktop_agent.voice.downloads import ModelDownloads
+            from desktop_agent.voice.stt.models import default_store
+
+            downloads = ModelDownloads(default_store())
+        self.engines = EngineList(downloads, self._source, self)
+        self.stt.source_changed.connect(self.engines.refresh)
+
         form = QFormLayout()
         form.addRow(self.texts.label("settings_tts", self), self.tts_engine)
         form.addRow(self.texts.label("settings_voice", self), voice_row)
@@ -137,13 +167,23 @@ class VoicePage(QWidget):
         form.addRow(self.texts.label("settings_speech_input", self), self.send_at_once)
         form.addRow("", barge_row)
         form.addRow("", self.barge_in_note)
-        layout = QVBoxLayout(self)
+        form.addRow(self.texts.label("settings_engines", self), self.engines)
+        layout = QVBoxLayout(content)
         layout.addLayout(form)
         layout.addStretch(1)
+
+    def _source(self) -> ModelSource:
+        """The download source the page names now (before OK too)."""
+        from desktop_agent.voice.stt.sources import ModelSource
+
+        name = self.stt.source_name()
+        custom = self.stt.mirror.text().strip()
+        return ModelSource(name, custom) if name in ("huggingface", "modelscope", "custom") else ModelSource()  # type: ignore[arg-type]
 
     def retranslate(self) -> None:
         self.texts.retranslate()
         self.stt.retranslate()
+        self.engines.retranslate()
 
     def engine(self) -> str:
         """The chosen speech engine's key (``auto``, ``edge``…)."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import functools
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QKeyEvent
@@ -22,16 +22,19 @@ from desktop_agent.ui.i18n import tr
 from desktop_agent.ui.voice_input import VoiceInput
 
 if TYPE_CHECKING:
+    from desktop_agent.core.ports import SpeechRecognizer
     from desktop_agent.storage.settings import Settings
     from desktop_agent.ui.main_window import MainWindow
     from desktop_agent.ui.mic_button import MicState
     from desktop_agent.ui.window_deps import WindowDeps
+    from desktop_agent.voice.stt.models import DownloadProgress
+    from desktop_agent.voice.stt.models import ModelDownloadError as DownloadError
 
 
 def _engine_settings(settings: Settings) -> tuple[str, ...]:
     """The settings that choose and configure the recognisers."""
     return (settings.stt_engine, settings.stt_base_url, settings.stt_model, settings.stt_model_base_url,
-            settings.stt_model_dir, settings.base_url)
+            settings.stt_model_dir, settings.base_url, settings.stt_model_source, settings.stt_whisper_model)
 
 
 class VoiceGlue(QObject):
@@ -51,6 +54,12 @@ class VoiceGlue(QObject):
         )
         self._make_recognizers = deps.make_recognizers
         self._engine = _engine_settings(settings)
+        self._downloads = deps.model_downloads
+        self._settings = settings
+        self._offer: asyncio.Future[bool] | None = None
+        """The first download's offer, while it waits for the user's answer."""
+        self._offered = False
+        """The offer was made this session (it is not made twice)."""
         self._listen_to_downloads(deps.recognizer)
         self.apply(settings)
         voice = self.voice
@@ -64,6 +73,7 @@ class VoiceGlue(QObject):
         voice.notice.connect(window.show_notice)
         voice.barge_in.connect(self._on_barge_in)
         voice.approval_answer.connect(self._on_approval_answer)
+        window.mic.talk_started.connect(self._offer_if_needed)
         window.mic.talk_started.connect(voice.start_talk)
         window.mic.talk_ended.connect(voice.end_talk)
         window.hands_free_button.toggled.connect(self._on_hands_free)
@@ -76,6 +86,14 @@ class VoiceGlue(QObject):
         window.input.installEventFilter(self)
         window.closed.connect(voice.close)
         window.model_download.cancel_requested.connect(self._cancel_download)
+        window.model_download.retry_requested.connect(self._retry_download)
+        window.model_download.source_requested.connect(self._try_source)
+        window.model_download.offer_answered.connect(self._offer_answered)
+        voice.heard_instead.connect(self._on_heard_instead)
+        if self._downloads is not None:
+            self._downloads.listen(self._on_download_state)
+        voice.before_recognise = self._offer_gate
+        self._set_stand_ins(deps.recognizer)
         if settings.hands_free and voice.available:
             window.hands_free_button.setChecked(True)
 
@@ -86,12 +104,20 @@ class VoiceGlue(QObject):
         progress shown, rather than at the first utterance."""
         self.voice.send_at_once = settings.voice_send_at_once
         self.voice.barge_in_ms = settings.barge_in_ms if settings.barge_in else None
+        self._settings = settings
         engine = _engine_settings(settings)
         if engine == self._engine or self._make_recognizers is None:
-            return
+            return  # nothing to fetch again: a failure already said stays said once
         self._engine = engine
+        self._use(settings)
+
+    def _use(self, settings: Settings) -> None:
+        """Build the recognisers the settings name and start fetching a
+        model that is not here yet."""
+        assert self._make_recognizers is not None
         recognizer, answers, reason = self._make_recognizers(settings)
         self._listen_to_downloads(recognizer)
+        self._set_stand_ins(recognizer)
         self.voice.set_recognizers(recognizer, answers, reason)
         window = self._window
         window.mic.set_state("unavailable" if not self.voice.available else "idle", self.voice.reason)
@@ -104,11 +130,149 @@ class VoiceGlue(QObject):
 
     def _listen_to_downloads(self, recognizer: object) -> None:
         """A recogniser that downloads its model reports to the window's
-        panel: progress, and why it failed."""
-        if recognizer is not None and hasattr(recognizer, "on_progress"):
-            recognizer.on_progress = self._window.model_progress
-            if hasattr(recognizer, "on_failure"):
-                recognizer.on_failure = self._window.model_download.failed
+        panel (progress; why it failed, with Retry and another source) and
+        to the window's downloads, which Settings → Voice shows too."""
+        if recognizer is None or not hasattr(recognizer, "on_progress"):
+            return
+        spec = getattr(recognizer, "spec", None)
+        key = spec.key if spec is not None else ""
+        downloads = self._downloads
+
+        def progress(report: DownloadProgress) -> None:
+            self._window.model_progress(report)
+            if downloads is not None and key:
+                downloads.progress(report, key)
+
+        def failed(error: DownloadError) -> None:
+            self._window.model_download.failed_download(error, kept=self.voice.state == "recognising")
+            if downloads is not None and key:
+                downloads.failed(error, key)
+
+        fetching: Any = recognizer  # a ModelFetch (Whisper, SenseVoice): these callbacks are its own
+        fetching.on_progress = progress
+        if hasattr(fetching, "on_download_error"):
+            fetching.on_failure = None  # said once, by failed(), with what can be done
+            fetching.on_download_error = failed
+        elif hasattr(fetching, "on_failure"):
+            fetching.on_failure = self._window.model_download.failed
+
+    def _set_stand_ins(self, recognizer: SpeechRecognizer | None) -> None:
+        """pocketsphinx (its model is in its wheel) hears an utterance whose
+        chosen engine's model cannot be downloaded."""
+        from desktop_agent.voice.stt.sphinx import PocketsphinxRecognizer
+
+        stand_ins: list[SpeechRecognizer] = []
+        if recognizer is not None and recognizer.name != "pocketsphinx":
+            stand_ins.append(PocketsphinxRecognizer("dictation"))
+        self.voice.stand_ins = stand_ins
+
+    def _retry_download(self) -> None:
+        """The panel's Retry: fetch the model again from the same source."""
+        recognizer = self.voice.recognizer
+        prepare = getattr(recognizer, "prepare", None)
+        if prepare is not None:
+            task = asyncio.ensure_future(self._prepare(prepare))
+            self._preparing.add(task)
+            task.add_done_callback(self._preparing.discard)
+
+    def _try_source(self, source: str) -> None:
+        """The panel's "Try ModelScope": that source from now on (saved, as
+        if chosen in Settings), and the model fetched from it."""
+        controller = self._window.controller
+        if controller is None:
+            return
+        from dataclasses import replace
+
+        settings = replace(controller.settings, stt_model_source=source)
+        controller.save_settings(settings)
+        self.apply(settings)
+        if self.voice.recognizer is not None and not getattr(self.voice.recognizer, "ready", True):
+            return  # apply() started the download from the new source
+        self._retry_download()
+
+    def _on_download_state(self, state: object) -> None:
+        """A model arrived (from Settings → Voice, the offer, a retry): an
+        engine that waited for it, or ``auto``, uses it from now on."""
+        if getattr(state, "phase", "") != "done" or self._make_recognizers is None:
+            return
+        if self._settings.stt_engine == "auto" or not getattr(self.voice.recognizer, "ready", True):
+            self._use(self._settings)
+
+    def _on_heard_instead(self, engine: str, failure: object) -> None:
+        wanted = str(getattr(failure, "fields", {}).get("model", "")) or self._settings.stt_engine
+        self._window.show_notice("system", functools.partial(tr, "mic_heard_instead", engine=engine, wanted=wanted))
+
+    # ------------------------------------------------------------ the first download's offer
+
+    def offer_needed(self) -> bool:
+        """Speech input is about to start with no offline model for Chinese
+        and English on this computer (``auto`` fell back to pocketsphinx),
+        and the user was not asked yet this session."""
+        if self._offered or self._downloads is None or self._settings.stt_engine != "auto":
+            return False
+        recognizer = self.voice.recognizer
+        return recognizer is not None and recognizer.name == "pocketsphinx"
+
+    def _offer_if_needed(self) -> None:
+        if self.offer_needed():
+            self.offer_download()
+
+    def offer_download(self) -> None:
+        """Ask once (the panel above the input): the model, its size, its source."""
+        from desktop_agent.voice.stt.whisper_models import WHISPER_MODELS
+
+        self._offered = True
+        spec = WHISPER_MODELS.get(self._settings.stt_whisper_model) or WHISPER_MODELS["base"]
+        self._offer = asyncio.get_running_loop().create_future()
+        self._window.model_download.offer(spec.label, spec.total_size, self._settings.stt_model_source)
+
+    async def _offer_gate(self) -> None:
+        """An utterance heard while the offer is open waits for its answer;
+        Download then fetches the model (the panel shows how far) and the
+        utterance is heard by it."""
+        offer = self._offer
+        if offer is None:
+            return
+        accepted = await offer
+        self._offer = None
+        if not accepted:
+            return
+        await self._fetch_offered()
+
+    def _offer_answered(self, accepted: bool) -> None:
+        offer = self._offer
+        if offer is not None and not offer.done():
+            offer.set_result(accepted)
+        elif accepted:  # answered after the utterance went on without it
+            task = asyncio.ensure_future(self._fetch_offered())
+            self._preparing.add(task)
+            task.add_done_callback(self._preparing.discard)
+
+    async def _fetch_offered(self) -> None:
+        """Download the offered Whisper model, then use it (``auto`` now finds it)."""
+        from desktop_agent.voice.stt.sources import pick_source
+        from desktop_agent.voice.stt.whisper_models import WHISPER_MODELS
+
+        downloads, settings = self._downloads, self._settings
+        assert downloads is not None
+        spec = WHISPER_MODELS.get(settings.stt_whisper_model) or WHISPER_MODELS["base"]
+        try:
+            source = pick_source(settings.stt_model_source, settings.stt_model_base_url)
+        except STTError as exc:
+            self._window.show_notice("warning", functools.partial(tr, "mic_stt_error", error=str(exc)))
+            return
+        stop = downloads.listen(lambda state: self._window.model_progress(state.progress)
+                                if state.key == spec.key and state.progress is not None else None)
+        from desktop_agent.voice.stt.models import ModelDownloadError
+
+        try:
+            await downloads.start(spec, source.base_url(spec))
+        except ModelDownloadError as error:
+            self._window.model_download.failed_download(error, kept=self.voice.state == "recognising")
+            return
+        finally:
+            stop()
+        self._window.model_download.finished()  # _on_download_state has switched to the model
 
     def _cancel_download(self) -> None:
         """The panel's Cancel: stop the download, whether Settings started it
@@ -196,6 +360,8 @@ class VoiceGlue(QObject):
         if kind == QEvent.Type.KeyPress:
             if self._space_talk:
                 return True  # auto-repeat while held
+            if self._window.input.toPlainText() == "" and not event.isAutoRepeat():
+                self._offer_if_needed()
             if self._window.input.toPlainText() == "" and not event.isAutoRepeat() and self.voice.start_talk():
                 self._space_talk = True
                 return True

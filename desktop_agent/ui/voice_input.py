@@ -26,6 +26,9 @@ Signals:
     barge_in()        the user spoke over the assistant
     approval_answer(tool_call_id: str, approved: bool)
                       a clear spoken yes or no
+    heard_instead(engine: str, failure: ModelDownloadError)
+                      an utterance heard by a stand-in, the chosen engine's
+                      model having failed to download
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ from desktop_agent.core.ports import STTError
 from desktop_agent.core.utterance import UtteranceDetector, UtteranceTimings
 from desktop_agent.core.voice_answer import Answer, parse_answer
 from desktop_agent.ui.i18n import tr
+from desktop_agent.voice.stt.fallback import RecognizerChain
 
 if TYPE_CHECKING:
     from desktop_agent.core.ports import AudioInput, SpeechRecognizer
@@ -62,6 +66,7 @@ class VoiceInput(QObject):
     notice = Signal(str, str)
     barge_in = Signal()
     approval_answer = Signal(str, bool)
+    heard_instead = Signal(str, object)
 
     def __init__(
         self,
@@ -103,6 +108,12 @@ class VoiceInput(QObject):
         self._task: asyncio.Task[None] | None = None
         self._approval: tuple[str, str, int] | None = None
         """The approval being asked: tool_call_id, tool name, tries so far."""
+        self.stand_ins: list[SpeechRecognizer] = []
+        """Recognisers that may hear an utterance when the chosen one's model
+        cannot be downloaded (``heard_instead`` then says which)."""
+        self.before_recognise: Callable[[], Awaitable[None]] | None = None
+        """Awaited before an utterance is recognised (the first download's
+        offer: the utterance waits for the user's answer)."""
 
     def set_recognizers(
         self, recognizer: SpeechRecognizer | None, answers: SpeechRecognizer | None, reason: str | None
@@ -123,6 +134,11 @@ class VoiceInput(QObject):
             self._set_state("idle")
 
     # ------------------------------------------------------------ state
+
+    @property
+    def recognizer(self) -> SpeechRecognizer | None:
+        """The dictation recogniser in use."""
+        return self._recognizer
 
     @property
     def state(self) -> str:
@@ -345,11 +361,21 @@ class VoiceInput(QObject):
         self._task = asyncio.ensure_future(self._transcribe(pcm, purpose))
 
     async def _transcribe(self, pcm: bytes, purpose: Mode) -> None:
-        recognizer = self._answers if purpose == "approval" else self._recognizer
         text: str | None = None
         try:
+            if purpose != "approval" and self.before_recognise is not None:
+                await self.before_recognise()  # the offer of a model: its answer may change the engine
+            recognizer = self._answers if purpose == "approval" else self._recognizer
             if recognizer is not None and pcm:
-                text = (await recognizer.transcribe(pcm, RATE)).strip()
+                if purpose == "approval":
+                    text = (await recognizer.transcribe(pcm, RATE)).strip()
+                else:
+                    # A model that cannot be downloaded never loses the words:
+                    # the best ready stand-in hears them, and says so.
+                    heard = await RecognizerChain(recognizer, self.stand_ins).recognise(pcm, RATE)
+                    text = heard.text.strip()
+                    if heard.failure is not None:
+                        self.heard_instead.emit(heard.engine, heard.failure)
         except STTError as exc:
             self.notice.emit("warning", tr("mic_stt_error", error=exc))
         except Exception as exc:  # a broken engine must not take the window down

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from desktop_agent.skills_engine import SkillInfo
     from desktop_agent.storage.secrets import KeyStorage
     from desktop_agent.storage.settings import Settings, SettingsStore
+    from desktop_agent.voice.downloads import ModelDownloads
 
 
 RecognizerFactory = Callable[["Settings"], tuple["SpeechRecognizer | None", "SpeechRecognizer | None", "str | None"]]
@@ -144,6 +145,9 @@ class WindowDeps:
     """Run what the servers file says now, without a restart
     (``Services.reload_mcp``); None: the Tools page cannot change servers."""
     preview_voice: Callable[[Settings, str], Awaitable[None]] | None = None
+    model_downloads: ModelDownloads | None = None
+    """The window's speech model downloads (Settings → Voice, the panel
+    above the input, a recogniser fetching its model): one state for all."""
     """Speak a sample with these settings' engine, voice and rate through the
     speaker (Settings → Voice ▶); None: no speaker."""
     on_settings_opened: Callable[[], None] | None = None

@@ -52,26 +52,43 @@ def test_the_row_shows_only_the_chosen_engines_fields(qtbot: QtBot) -> None:
     assert box.name() == "openai" and box.endpoint.isVisible() and not box.mirror.isVisible()
     assert box.note.text() == tr("stt_note_openai")
     box.engine.setCurrentIndex(box.engine.findData("sensevoice"))
-    assert box.mirror.isVisible() and box.folder.isVisible() and not box.endpoint.isVisible()
+    assert box.source.isVisible() and box.folder.isVisible() and not box.endpoint.isVisible()
+    assert not box.mirror.isVisible() and not box.whisper_model.isVisible()  # Hugging Face: no address to give
+    box.source.setCurrentIndex(box.source.findData("custom"))
+    assert box.mirror.isVisible()
+    box.mirror.setText("http://127.0.0.1:8700/sense")
     box.folder.setText(" /models/sense ")
     settings = box.apply_to(Settings())
-    assert (settings.stt_engine, settings.stt_model_dir, settings.stt_base_url) == (
-        "sensevoice", "/models/sense", "http://127.0.0.1:9000/v1")
+    assert (settings.stt_engine, settings.stt_model_dir, settings.stt_base_url, settings.stt_model_source,
+            settings.stt_model_base_url) == (
+        "sensevoice", "/models/sense", "http://127.0.0.1:9000/v1", "custom", "http://127.0.0.1:8700/sense")
+    box.engine.setCurrentIndex(box.engine.findData("whisper"))
+    assert box.whisper_model.isVisible() and box.source.isVisible()
+    box.whisper_model.setCurrentIndex(box.whisper_model.findData("small"))
+    box.source.setCurrentIndex(box.source.findData("modelscope"))
+    assert not box.mirror.isVisible()
+    settings = box.apply_to(Settings())
+    assert (settings.stt_engine, settings.stt_whisper_model, settings.stt_model_source) == (
+        "whisper", "small", "modelscope")
     box.engine.setCurrentIndex(box.engine.findData("pocketsphinx"))
-    assert not box.mirror.isVisible() and not box.endpoint.isVisible()
+    assert not box.source.isVisible() and not box.endpoint.isVisible()
 
 
 @pytest.mark.parametrize("language", ["en", "zh"])
 def test_a_bad_address_is_one_translated_line(qtbot: QtBot, language: Language) -> None:
     set_language(language)
     try:
-        box = SttSettingsBox(Settings(stt_engine="sensevoice"))
+        box = SttSettingsBox(Settings(stt_engine="sensevoice", stt_model_source="custom"))
         qtbot.add_widget(box)
         box.mirror.setText("hf-mirror.com")
         with pytest.raises(SettingsError) as caught:
             box.apply_to(Settings())
         assert str(caught.value) == tr("settings_bad_address", field=tr("stt_mirror"), value="hf-mirror.com")
-        assert ("下载地址" in str(caught.value)) == (language == "zh")
+        assert ("自定义地址" in str(caught.value)) == (language == "zh")
+        box.mirror.setText("")
+        with pytest.raises(SettingsError) as empty:
+            box.apply_to(Settings())
+        assert str(empty.value) == tr("settings_custom_source_empty")
     finally:
         set_language("en")
 
