@@ -159,6 +159,7 @@ async def _main(
             await message_audio.aclose()
         return EXIT_CONFIG
     voice.report_downloads((message_audio, answer_audio), err)
+    _report_voice_downloads(services, err)
     try:
         return await _session(services, args, stdin, out, err, signals, message_audio, answer_audio)
     finally:
@@ -261,6 +262,18 @@ def _remember_wire_profile(store: SettingsStore, endpoint: str, profile: WirePro
         store.save(store.load().settings.with_wire_profile(endpoint, profile.name))
     except (OSError, SettingsError) as exc:
         _say(err, f"warning: cannot remember the wire profile of {endpoint}: {exc}")
+
+
+def _report_voice_downloads(services: Services, err: IO[str]) -> None:
+    """A Piper voice fetched at its first segment shows its progress on the
+    terminal, as a recognition model's does (``--tts piper`` with a named
+    voice not on disk yet; ``auto`` never downloads mid-reply)."""
+    from desktop_agent.cli.model_progress import ModelProgressPrinter
+    from desktop_agent.voice.piper import PiperEngine
+
+    engine = services.tts
+    if isinstance(engine, PiperEngine) and engine.on_progress is None:
+        engine.on_progress = ModelProgressPrinter(err, engine.store.root)
 
 
 def _say(stream: IO[str], line: str) -> None:

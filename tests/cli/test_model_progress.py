@@ -92,3 +92,19 @@ def test_a_second_download_says_again_what_and_where() -> None:
         "M: 100 % · 200 of 200 MB",
         f"note: the speech model is ready in {FOLDER}",
     ] * 2
+
+
+def test_a_piper_voice_fetched_at_its_first_segment_shows_its_progress_on_the_terminal(tmp_path: Path) -> None:
+    import io
+    from types import SimpleNamespace
+
+    from desktop_agent.cli import _report_voice_downloads
+    from desktop_agent.voice.piper import PiperEngine
+    from desktop_agent.voice.stt.models import ModelStore
+
+    engine = PiperEngine("", "zh_CN-huayan-medium", store=ModelStore(tmp_path / "models"))
+    err = io.StringIO()
+    _report_voice_downloads(SimpleNamespace(tts=engine), err)  # type: ignore[arg-type]
+    assert engine.on_progress is not None
+    engine.on_progress(DownloadProgress("Piper voice zh_CN-huayan-medium", "x.onnx", 0, 63_206_116, 0.0))
+    assert err.getvalue().startswith("note: downloading the speech model Piper voice zh_CN-huayan-medium (60 MB)")
