@@ -88,7 +88,7 @@ def catalogue(
     for model in _models():
         rows.append(_model_row(model, store, source, downloads))
         if model.spec is SENSEVOICE:
-            rows.append(EngineRow("pocketsphinx", "input", "pocketsphinx", ("en",), "ready"))
+            rows.append(EngineRow("pocketsphinx", "input", "PocketSphinx", ("en",), "ready"))
     espeak: RowState = "ready" if shutil.which("espeak-ng") else "missing"
     rows.append(EngineRow("espeak", "output", "espeak-ng", ("zh", "en"), espeak))
     return rows

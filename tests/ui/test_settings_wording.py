@@ -45,6 +45,10 @@ SAME_IN_CHINESE = frozenset({
     # Provider presets: brand names, written so in Chinese too (通义千问, 月之暗面, 智谱 are translated).
     "OpenAI", "DeepSeek", "OpenRouter", "Ollama", "LM Studio", "vLLM",
     "English",  # the language list names each language in its own words
+    "Hugging Face",  # a download source, a brand (ModelScope is 魔搭社区 beside its name)
+    # The offline engines' and models' own names (Settings → Voice lists them as products).
+    "Whisper base", "Whisper small", "SenseVoice Small", "PocketSphinx", "espeak-ng",
+    "Piper en_US-joe-medium", "Piper zh_CN-huayan-medium",
 })
 """ASCII words allowed on screen in the Chinese UI: proper names only."""
 
