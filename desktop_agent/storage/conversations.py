@@ -51,7 +51,6 @@ from typing import Any, Literal
 
 from desktop_agent.core.notice import Notice
 from desktop_agent.storage import conversation_schema as schema
-from desktop_agent.storage.conversation_recovery import recover
 from desktop_agent.storage.paths import PRIVATE_FILE, data_dir
 from desktop_agent.storage.set_aside import set_aside
 
@@ -167,6 +166,8 @@ class ConversationStore:
     def _recover(self, problem: str) -> sqlite3.Connection:
         """The file is damaged: read what can be read, keep the file aside,
         and start a fresh database holding every conversation recovered."""
+        from desktop_agent.storage.conversation_recovery import recover
+
         recovery = recover(self.path)
         kept = set_aside(self.path, companions=("-wal", "-shm", "-journal"))
         count, listed = len(recovery.conversations), recovery.listed
@@ -227,6 +228,8 @@ class ConversationStore:
             except sqlite3.DatabaseError:
                 pass
             db.close()
+        from desktop_agent.storage.conversation_recovery import recover
+
         memory = self._prepare(sqlite3.connect(":memory:", isolation_level=None))
         with _transaction(memory):
             for found in recover(self.path).conversations:

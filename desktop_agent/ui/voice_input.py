@@ -44,7 +44,6 @@ from desktop_agent.core.ports import STTError
 from desktop_agent.core.utterance import UtteranceDetector, UtteranceTimings
 from desktop_agent.core.voice_answer import Answer, parse_answer
 from desktop_agent.ui.i18n import tr
-from desktop_agent.voice.stt.fallback import RecognizerChain
 
 if TYPE_CHECKING:
     from desktop_agent.core.ports import AudioInput, SpeechRecognizer
@@ -372,6 +371,8 @@ class VoiceInput(QObject):
                 else:
                     # A model that cannot be downloaded never loses the words:
                     # the best ready stand-in hears them, and says so.
+                    from desktop_agent.voice.stt.fallback import RecognizerChain
+
                     heard = await RecognizerChain(recognizer, self.stand_ins).recognise(pcm, RATE)
                     text = heard.text.strip()
                     if heard.failure is not None:

@@ -30,15 +30,13 @@ import logging
 import re
 import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from desktop_agent.core.ports import Speech, TTSError
 from desktop_agent.core.speech_stream import SpeechStream
 from desktop_agent.voice.edge import check_percent
-from desktop_agent.voice.piper_load import load_voice, synthesis_threads
 from desktop_agent.voice.piper_voices import (
     DEFAULT_VOICES,
     VoiceError,
@@ -49,6 +47,9 @@ from desktop_agent.voice.piper_voices import (
 )
 from desktop_agent.voice.stt.models import ModelDownloadError, ModelStore, ProgressCallback, default_store
 from desktop_agent.voice.text import is_chinese, one_line
+
+if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
 
 log = logging.getLogger(__name__)
 
@@ -110,8 +111,10 @@ class PiperEngine:
         self._source = source
         self._base_url = base_url
         self.on_progress = on_progress
-        self._threads = threads or synthesis_threads()
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="piper")
+        self._threads = threads
+        self._executor_made: ThreadPoolExecutor | None = None
+        """Made at the first use (and ``piper_load`` imported then): an idle
+        window that never speaks offline loads none of it."""
         self._voices: dict[tuple[Path, VoiceLanguage], Any] = {}
         """Loaded voices, by file and the language they speak here (one
         file may serve both slots; only the Chinese one is probed for
@@ -122,6 +125,14 @@ class PiperEngine:
         self.chunks_made = 0
         """Pieces (sentences, or a first clause) synthesised so far; tests
         and the benchmark watch it."""
+
+    def _executor(self) -> ThreadPoolExecutor:
+        """The one worker thread voices load and speak on (one at a time)."""
+        if self._executor_made is None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            self._executor_made = ThreadPoolExecutor(max_workers=1, thread_name_prefix="piper")
+        return self._executor_made
 
     @property
     def name(self) -> str:
@@ -156,11 +167,11 @@ class PiperEngine:
         """Fetch and load ``language``'s voice now, so its first sentence is
         not the slow one. Raises :class:`TTSError`."""
         model = await self._model(language)
-        await asyncio.get_running_loop().run_in_executor(self._executor, self._voice, model, language)
+        await asyncio.get_running_loop().run_in_executor(self._executor(), self._voice, model, language)
 
     async def wait_idle(self) -> None:
         """Until the worker has finished everything asked of it so far."""
-        await asyncio.get_running_loop().run_in_executor(self._executor, lambda: None)
+        await asyncio.get_running_loop().run_in_executor(self._executor(), lambda: None)
 
     async def synthesize(self, text: str) -> Speech:
         stream = await self.open_stream(text)
@@ -203,7 +214,7 @@ class PiperEngine:
                 first.set_exception(TTSError(error or "Piper produced no audio"))
 
         job = _Job(text, model, language, stop, loop, deliver, end)
-        loop.run_in_executor(self._executor, self._run, job)
+        loop.run_in_executor(self._executor(), self._run, job)
         try:
             return await first
         except asyncio.CancelledError:
@@ -248,7 +259,9 @@ class PiperEngine:
             if key in self._broken:
                 raise TTSError(self._broken[key])
             try:
-                voice = load_voice(model, language, self._threads)
+                from desktop_agent.voice.piper_load import load_voice, synthesis_threads
+
+                voice = load_voice(model, language, self._threads or synthesis_threads())
             except TTSError as exc:
                 self._broken[key] = str(exc)
                 raise

@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING, Any
 from desktop_agent.voice.stt.audio import pcm_to_wav, read_speech_wav
 from desktop_agent.voice.stt.factory import STT_ENGINE_NAMES, build_recognizer, resolve_engine
 from desktop_agent.voice.stt.sphinx import ANSWER_WORDS, PocketsphinxRecognizer
-from desktop_agent.voice.stt.whisper import WhisperRecognizer
 
 if TYPE_CHECKING:
     from desktop_agent.voice.stt.openai_stt import DEFAULT_STT_MODEL, OpenAIRecognizer
+    from desktop_agent.voice.stt.whisper import WhisperRecognizer
 
 __all__ = [
     "ANSWER_WORDS",
@@ -40,4 +40,8 @@ def __getattr__(name: str) -> Any:
         from desktop_agent.voice.stt import openai_stt
 
         return getattr(openai_stt, name)
+    if name == "WhisperRecognizer":  # its module, when first asked for (an idle window may not need it)
+        from desktop_agent.voice.stt.whisper import WhisperRecognizer
+
+        return WhisperRecognizer
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -20,10 +20,8 @@ from pathlib import Path
 
 from desktop_agent.core.ports import SpeechRecognizer, STTError
 from desktop_agent.voice.stt.models import SENSEVOICE, DownloadProgress, ModelStore, default_store
-from desktop_agent.voice.stt.sensevoice import SenseVoiceRecognizer, model_file
 from desktop_agent.voice.stt.sources import pick_source
 from desktop_agent.voice.stt.sphinx import PocketsphinxRecognizer
-from desktop_agent.voice.stt.whisper import WhisperRecognizer
 from desktop_agent.voice.stt.whisper_models import WHISPER_MODELS, folder_problem, present_model
 
 STT_ENGINE_NAMES = ("auto", "whisper", "sensevoice", "pocketsphinx", "openai")
@@ -46,7 +44,7 @@ def _auto(whisper_model: str, model_dir: str, store: ModelStore | None) -> tuple
     if folder is not None:
         if folder_problem(folder) is None:
             return "whisper", whisper_model
-        if model_file(folder) is not None:
+        if _is_sensevoice_folder(folder):
             return "sensevoice", whisper_model
     present = present_model(store, whisper_model or "base")
     if present is not None:
@@ -99,12 +97,23 @@ def build_recognizer(
             raise STTError(f"the Whisper model must be {', '.join(WHISPER_MODELS)} or a model folder, "
                            f"got {whisper_model!r}")
         spec = WHISPER_MODELS.get(whisper_model, WHISPER_MODELS["base"])
+        # Imported here: an idle window on pocketsphinx loads neither engine's module.
+        from desktop_agent.voice.stt.whisper import WhisperRecognizer
+
         return WhisperRecognizer(model_store, spec, source=source, model_dir=folder, on_progress=on_progress)
     if name == "sensevoice":
+        from desktop_agent.voice.stt.sensevoice import SenseVoiceRecognizer
+
         source = pick_source(model_source, model_base_url)
         return SenseVoiceRecognizer(model_store, source=source, on_progress=on_progress,
                                     model_dir=Path(model_dir).expanduser() if model_dir else None)
     raise STTError(f"speech recognition engine must be one of {', '.join(STT_ENGINE_NAMES)}, got {name!r}")
+
+
+def _is_sensevoice_folder(folder: Path) -> bool:
+    from desktop_agent.voice.stt.sensevoice import model_file
+
+    return model_file(folder) is not None
 
 
 def _folder(whisper_model: str) -> Path | None:
