@@ -17,6 +17,8 @@ Policy only; a :class:`PlaybackView` renders and an :class:`AudioSink` plays.
   the queue until answered (by the user, or the always-allow list).
 - ``interrupted`` drops every text not yet shown; tool events still pass so
   the history keeps the rejection.
+- :meth:`PlaybackQueue.skip_current` stops only the clip playing: the queue
+  goes on with the next segment (the user skips a sentence, not the turn).
 - What was consumed feeds the :class:`HistoryRecorder`.
 """
 
@@ -156,6 +158,23 @@ class PlaybackQueue:
         self._interrupt.set()
         if self._sink is not None:
             self._sink.stop()
+
+    def skip_current(self) -> bool:
+        """Skip the sentence being spoken: its clip stops and the queue goes
+        on with the next segment. Unlike :meth:`stop_now` (an interrupt),
+        nothing is dropped: the skipped text was shown when its audio
+        started and stays in the history, and the next voice text still
+        waits for its own audio. False when no clip plays (a text still
+        waiting for its audio is not being spoken yet)."""
+        if not self._playing or self._sink is None:
+            return False
+        self._sink.stop()
+        return True
+
+    @property
+    def speaking(self) -> bool:
+        """A voice segment's clip is playing now."""
+        return self._playing
 
     def set_muted(self, muted: bool) -> None:
         """Speech cannot (or can again) be heard. Muting releases a text

@@ -332,6 +332,22 @@ _TEXTS: dict[str, tuple[str, str]] = {
     "approve": ("Approve", "批准"),
     "reject": ("Reject", "拒绝"),
     "always_allow": ("Always allow this tool", "自动批准此工具"),
+    # the keyboard: approval keys, skipping a sentence, Enter while a reply runs
+    "card_approve_key": ("Approve ({shortcut})", "批准（{shortcut}）"),
+    "card_reject_key": ("Reject ({shortcut})", "拒绝（{shortcut}）"),
+    "card_keys_description": (
+        "Waiting for your approval: {approve} approves, {reject} rejects, Esc stops the reply",
+        "等待你的批准：{approve} 批准，{reject} 拒绝，Esc 停止回复",
+    ),
+    "skip_sentence": ("Skip this sentence ({shortcut})", "跳过这一句（{shortcut}）"),
+    "reply_running": (
+        "A reply is still running — press Esc to stop it, then send your message",
+        "回复仍在进行中 —— 先按 Esc 停止，再发送你的消息",
+    ),
+    "reply_waits_for_approval": (
+        "The reply is waiting for your approval above — {approve} approves, {reject} rejects, Esc stops it",
+        "回复正在等待你在上方批准 —— {approve} 批准，{reject} 拒绝，Esc 停止",
+    ),
     "auto_approved": ("always allowed", "已自动批准"),
     "arguments": ("Arguments", "参数"),
     "result": ("Result", "结果"),

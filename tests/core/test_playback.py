@@ -331,3 +331,85 @@ async def test_a_muted_queue_shows_streamed_voice_text_at_once_and_plays_nothing
         await runner
     assert sink.log == []
     assert view.events == [("text", "quiet"), ("turn_end", None)]
+
+
+async def test_skipping_stops_only_the_sentence_spoken_and_the_next_one_plays() -> None:
+    bus, view, sink, queue, runner = speaking_queue()
+    async with asyncio.timeout(5):
+        push_text(bus, 1, "One. ", voice=True)
+        push_audio(bus, 1, b"c1")
+        push_text(bus, 2, "Two. ", voice=True)
+        push_audio(bus, 2, b"c2")
+        push_text(bus, 3, "Three.")
+        await sink.wait_for_plays(1)
+        assert queue.speaking
+        assert queue.skip_current()
+        await sink.wait_for_plays(2)
+        assert view.events == [("text", "One. "), ("text", "Two. ")]
+        sink.finish()
+        bus.push(TurnEndMessage())
+        await runner
+    assert sink.log == [("play", b"c1", "audio/wav"), ("stop",), ("stopped", 0),
+                        ("play", b"c2", "audio/wav"), ("end", 1)]
+    assert view.events == [("text", "One. "), ("text", "Two. "), ("text", "Three."), ("turn_end", None)]
+    assert queue.history.messages == [{"role": "assistant", "content": "One. Two. Three."}]
+    assert not queue.speaking
+
+
+async def test_skipping_with_no_clip_playing_changes_nothing() -> None:
+    bus, view, sink, queue, runner = speaking_queue()
+    async with asyncio.timeout(5):
+        assert not queue.skip_current()  # nothing yet
+        push_text(bus, 1, "One.", voice=True)
+        await until(lambda: queue.waiting_audio == 1)
+        assert not queue.skip_current()  # waiting for its audio is not speaking
+        assert (queue.waiting_audio, view.events, sink.log) == (1, [], [])
+        push_audio(bus, 1, b"c1")
+        await sink.wait_for_plays(1)
+        sink.finish()
+        bus.push(TurnEndMessage())
+        await runner
+    assert sink.log == [("play", b"c1", "audio/wav"), ("end", 0)]
+    assert view.events == [("text", "One."), ("turn_end", None)]
+
+
+async def test_skipping_the_narration_reaches_the_approval_behind_it_without_interrupting() -> None:
+    bus, view, sink, queue, runner = speaking_queue()
+    async with asyncio.timeout(5):
+        push_text(bus, 1, "I will now explain at length what this command does. ", voice=True)
+        push_audio(bus, 1, b"long")
+        bus.push(approval())
+        await sink.wait_for_plays(1)
+        assert queue.waiting_approval is None  # held back by the speech
+        assert queue.skip_current()
+        await view.wait_for("approval")
+        assert queue.waiting_approval == "t1"
+        queue.answer("t1", True)
+        bus.push(TurnEndMessage())
+        await runner
+    assert [kind for kind, _ in view.events] == ["text", "approval", "turn_end"]
+    assert sink.log == [("play", b"long", "audio/wav"), ("stop",), ("stopped", 0)]
+
+
+async def test_skipping_a_stream_goes_on_to_the_next_segment() -> None:
+    bus, view, sink, queue, runner = speaking_queue()
+    first, second = SpeechStream(sample_rate=22050, engine="fake"), SpeechStream(sample_rate=22050, engine="fake")
+    first.feed(b"A1")
+    second.feed(b"B1")
+    async with asyncio.timeout(5):
+        push_text(bus, 1, "one", voice=True)
+        push_stream(bus, 1, first)
+        push_text(bus, 2, "two", voice=True)
+        push_stream(bus, 2, second)
+        await sink.wait_for_plays(1)
+        assert queue.skip_current()
+        await sink.wait_for_plays(2)
+        first.feed(b"A2")  # still being produced: never reaches the sink
+        first.finish()
+        second.finish()
+        sink.finish()
+        bus.push(TurnEndMessage())
+        await runner
+    assert sink.log == [("stream", first.mime), ("stop",), ("stopped", 0), ("stream", second.mime), ("end", 1)]
+    assert sink.plays[0] == (b"A1", first.mime)
+    assert view.events == [("text", "one"), ("text", "two"), ("turn_end", None)]
