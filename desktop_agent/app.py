@@ -41,6 +41,8 @@ from desktop_agent.ui.window_deps import WindowDeps
 if TYPE_CHECKING:
     import asyncio
 
+    from PySide6.QtMultimedia import QAudioDevice
+
     from desktop_agent.core.conversation import Conversation
     from desktop_agent.core.ports import AudioSink, SpeechRecognizer
     from desktop_agent.core.wire import WireProfileName
@@ -248,15 +250,21 @@ def window_deps(services: Services, sink: AudioSink | None) -> WindowDeps:
     from desktop_agent.mcp_engine.servers_file import resolve_path
     from desktop_agent.skills_engine import user_skills_dir
     from desktop_agent.storage import secrets
+    from desktop_agent.ui import audio_devices
     from desktop_agent.ui.deferred_audio import DeferredMicrophone
     from desktop_agent.voice.downloads import ModelDownloads
     from desktop_agent.voice.stt.models import default_store
     from desktop_agent.voice.vad import WebRtcVad
 
-    # Opened at the first press: no microphone is said then, and the button
-    # stays unavailable with the reason (voice_input keeps a failed one so).
-    audio_input = DeferredMicrophone()
+    # Opened at the first press, the devices looked at when the mic button is
+    # reached (ui/device_glue.py); the setting's device, read at every press.
+    audio_input = DeferredMicrophone(audio_devices.shared(), lambda: services.settings.audio_input_id)
     recognizer, answer_recognizer, speech_note = speech_recognizers(services.settings, services.read_key)
+    if sink is not None:  # what it plays is known to the microphone's echo gate (core/voice_output.py)
+        from desktop_agent.core.voice_output import OutputTap
+
+        sink = OutputTap(sink)
+
     async def say(text: str) -> None:
         """The spoken approval question, through the same engine and speaker
         as replies (the queue is held by the approval, so the speaker is free)."""
@@ -429,10 +437,20 @@ def deferred_sink(services: Services, window: MainWindow) -> DeferredSink:
         if controller is not None:
             controller.push_audio(controller.settings.volume, controller.settings.muted)
 
+    def back(device: str) -> None:
+        # An output plugged in while there was none: replies are spoken again from the next one.
+        window.show_notice("system", functools.partial(tr, "audio_output_back", device=device))
+        controller = window.controller
+        if controller is not None:
+            controller.push_audio(controller.settings.volume, controller.settings.muted)
+
+    from desktop_agent.ui import audio_devices
+
     settings = services.settings
     return DeferredSink(
         lambda volume, muted: _make_sink(services, volume=volume, muted=muted),
         volume=settings.volume, muted=settings.muted, on_missing=missing,
+        devices=audio_devices.shared(), chosen=lambda: services.settings.audio_output_id, on_back=back,
     )
 
 
@@ -441,20 +459,28 @@ def _make_sink(services: Services, *, volume: float | None = None, muted: bool |
     unusable here, or it lists no audio output device (a player there still
     plays in real time, silently, and would only hold the text back). The
     window then says so in one line (:func:`window_deps`); why is logged. A
-    device plugged in later is used after a restart."""
+    device plugged in later is used from the next clip (``DeferredSink``);
+    the one the settings name, at every clip."""
     import logging
 
     log = logging.getLogger(__name__)
     try:
-        from desktop_agent.ui.audio_sink import QtAudioSink, no_output_reason
+        from desktop_agent.ui import audio_devices
+        from desktop_agent.ui.audio_sink import QtAudioSink
 
-        reason = no_output_reason()
-        if reason is not None:
-            log.warning("no audio output (%s); replies will be shown, not spoken", reason)
+        devices = audio_devices.shared()
+        if not devices.outputs():
+            log.warning("no audio output (QtMultimedia lists none); replies will be shown, not spoken")
             return None
+
+        def device() -> QAudioDevice | None:
+            chosen = devices.output(services.settings.audio_output_id)
+            return devices.qt_device(chosen, output=True) if chosen is not None else None
+
         settings = services.settings
         return QtAudioSink(
-            volume=settings.volume if volume is None else volume, muted=settings.muted if muted is None else muted
+            volume=settings.volume if volume is None else volume, muted=settings.muted if muted is None else muted,
+            device=device,
         )
     except Exception:  # no QtMultimedia backend: text still shows
         log.exception("no audio output; replies will be shown, not spoken")

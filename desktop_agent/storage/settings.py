@@ -83,6 +83,10 @@ _PHRASES = {
     "wire_profiles": f"must map base URLs to one of {', '.join(WIRE_PROFILE_NAMES)}",
     "hooks_enabled": "must map hook names to true or false",
     "enabled_skills": "must be a list of skill names, or null for all",
+    "audio_input_id": "must be a device id (text, at most 1024 characters; empty: the system default)",
+    "audio_output_id": "must be a device id (text, at most 1024 characters; empty: the system default)",
+    "audio_input_name": "must be a device name (text, at most 1024 characters)",
+    "audio_output_name": "must be a device name (text, at most 1024 characters)",
 }
 _TYPE_PHRASES = {"bool_type": "must be true or false", "string_type": "must be a string"}
 _short = reprlib.Repr()
@@ -148,6 +152,15 @@ class Settings:
     echo cancellation (no headset) its own voice would interrupt it."""
     barge_in_ms: int = 300
     """How long speech must last before it interrupts (``barge_in``)."""
+    audio_input_id: str = ""
+    """The microphone (its device id, ``ui/device_choice.id_text``); empty:
+    the system's default. Read at every press: a change applies from the next
+    utterance; while the device is unplugged the default is used."""
+    audio_input_name: str = ""
+    """That microphone's name, shown while it is not connected."""
+    audio_output_id: str = ""
+    """The speaker, as ``audio_input_id``; a change applies from the next clip."""
+    audio_output_name: str = ""
     stt_engine: str = "auto"
     """Speech recognition engine: ``auto`` (the default: Whisper when a
     Whisper model is on disk, else SenseVoice when its model is, else
@@ -259,6 +272,10 @@ _CHECKS: dict[str, Any] = {
     "volume": Annotated[float, Field(ge=0.0, le=1.0)],
     "max_steps": Annotated[int, Field(ge=1, le=MAX_STEPS_LIMIT)],
     "barge_in_ms": Annotated[int, Field(ge=30, le=5000)],
+    "audio_input_id": Annotated[str, Field(max_length=1024)],
+    "audio_input_name": Annotated[str, Field(max_length=1024)],
+    "audio_output_id": Annotated[str, Field(max_length=1024)],
+    "audio_output_name": Annotated[str, Field(max_length=1024)],
     "approval_timeout_s": Annotated[float, Field(gt=0, le=APPROVAL_TIMEOUT_LIMIT_S, allow_inf_nan=False)],
     "context_tokens": Annotated[int, Field(ge=CONTEXT_TOKENS_MIN, le=CONTEXT_TOKENS_LIMIT)],
 }

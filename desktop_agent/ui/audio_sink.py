@@ -28,6 +28,11 @@ first samples sound before synthesis ends. A ``QAudioSink`` cannot open
 without an output device (STACK.md: it "simply fails"); then the stream is
 awaited and played whole through the player, as before.
 
+Which output: ``device`` (a function, asked at every clip) names the
+device the settings choose, so a choice made in Settings, or a device
+plugged in, is used from the next clip; None (or no function) is the
+system's default.
+
 A watchdog bounds every play: ``load_timeout_s`` until the duration is
 known, then the duration (at the playback rate) plus ``end_slack_s``, so a
 backend that never reports the end cannot stall the queue.
@@ -45,7 +50,15 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QIODevice, QObject, QUrl, Signal
-from PySide6.QtMultimedia import QAudioFormat, QAudioOutput, QAudioSink, QMediaDevices, QMediaPlayer, QtAudio
+from PySide6.QtMultimedia import (
+    QAudioDevice,
+    QAudioFormat,
+    QAudioOutput,
+    QAudioSink,
+    QMediaDevices,
+    QMediaPlayer,
+    QtAudio,
+)
 
 from desktop_agent.core.speech_stream import SpeechStream
 
@@ -108,8 +121,10 @@ class QtAudioSink(QObject):
         playback_rate: float = 1.0,
         load_timeout_s: float = 5.0,
         end_slack_s: float = 2.0,
+        device: Callable[[], QAudioDevice | None] | None = None,
     ) -> None:
         super().__init__(parent)
+        self._device = device
         self._output = QAudioOutput(self)
         self._player = QMediaPlayer(self)
         self._player.setAudioOutput(self._output)
@@ -189,6 +204,9 @@ class QtAudioSink(QObject):
         clip = self._clip
         done: asyncio.Future[str] = loop.create_future()
         self._pending = (clip, done)
+        device = self.output_device()
+        if device != self._output.device():
+            self._output.setDevice(device)
         self._set_source(audio, mime, clip)
         self._player.setPlaybackRate(self._rate)
         self._arm_watchdog(self._load_timeout_s)
@@ -253,10 +271,15 @@ class QtAudioSink(QObject):
 
     # --------------------------------------------------------------- private
 
+    def output_device(self) -> QAudioDevice:
+        """The device the next clip goes to: the chosen one, else the default."""
+        chosen = self._device() if self._device is not None else None
+        return chosen if chosen is not None and not chosen.isNull() else QMediaDevices.defaultAudioOutput()
+
     def _open_output(self, stream: SpeechStream) -> QAudioSink | None:
         if stream.sample_width != 2:
             return None
-        device = QMediaDevices.defaultAudioOutput()
+        device = self.output_device()
         if device.isNull():
             return None
         fmt = QAudioFormat()

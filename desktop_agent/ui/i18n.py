@@ -202,6 +202,28 @@ _TEXTS: dict[str, tuple[str, str]] = {
     "mic_stt_error": ("Speech recognition failed: {error}", "语音识别失败：{error}"),
     "hands_free": ("Hands-free: listen for speech and send each sentence", "免提：自动聆听并发送每一句话"),
     "hands_free_short": ("Hands-free", "免提"),
+    # audio devices (ui/device_glue.py, ui/settings_voice.py, app.deferred_sink)
+    "mic_lost_kept": (
+        "The microphone “{device}” was disconnected — what you said until then is being recognised",
+        "麦克风“{device}”已断开 —— 断开前说的话正在识别",
+    ),
+    "mic_lost": ("The microphone “{device}” was disconnected", "麦克风“{device}”已断开"),
+    "audio_output_back": (
+        "Speaker found (“{device}”) — replies are spoken again",
+        "已找到扬声器（“{device}”）—— 回复将重新朗读",
+    ),
+    "settings_mic_device": ("Microphone", "麦克风"),
+    "settings_speaker_device": ("Speaker", "扬声器"),
+    "device_system_default": ("System default", "系统默认"),
+    "device_system_default_named": ("System default ({device})", "系统默认（{device}）"),
+    "device_not_connected": ("{device} (not connected)", "{device}（未连接）"),
+    "settings_no_microphone": ("No microphone is connected", "未连接麦克风"),
+    "settings_no_speaker": ("No speaker is connected", "未连接扬声器"),
+    "settings_devices_note": (
+        "Used from the next utterance or reply. A chosen device that is unplugged is used again when it "
+        "comes back; the system default meanwhile.",
+        "从下一句话或下一条回复起生效。所选设备拔出后，重新连接时会再次使用；其间使用系统默认设备。",
+    ),
     "voice_approval_ask": ("{tool} needs your approval: say yes or no", "{tool} 需要你的批准：请说可以或不行"),
     "voice_approval_again": ("Please say yes or no", "请说可以或不行"),
     "voice_approval_unclear": ("Not understood; answer on the card", "没有听懂，请在卡片上回答"),

@@ -43,9 +43,12 @@ def capture_format(device: QAudioDevice) -> QAudioFormat:
 
 
 class QtAudioInput(QObject):
+    """The microphone ``device`` (None: the system's default), which may be
+    changed between uses: the next :meth:`start` opens the one set then."""
+
     def __init__(self, device: QAudioDevice | None = None, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self._device = device
+        self.device = device
         self._source: QAudioSource | None = None
         self._io: QIODevice | None = None
         self._on_frames: Callable[[bytes], None] | None = None
@@ -53,7 +56,7 @@ class QtAudioInput(QObject):
 
     def start(self, on_frames: Callable[[bytes], None]) -> None:
         self.stop()
-        device = self._device if self._device is not None else QMediaDevices.defaultAudioInput()
+        device = self.device if self.device is not None else QMediaDevices.defaultAudioInput()
         if device.isNull():
             raise OSError(tr("mic_none"))
         fmt = capture_format(device)

@@ -3,11 +3,14 @@
 Signals (``MicButton``):
     talk_started()    pressed (mouse down) while ``idle``
     talk_ended()      released after ``talk_started``
+    about_to_use()    the pointer or the keyboard focus reached the button: a
+                      press may follow (the devices are looked at then, not
+                      at idle: see ``ui/device_glue.py``)
 
 States, each an icon and a tooltip: ``idle`` (a microphone in the text
 colour), ``listening`` (red, a filled dot), ``recognising`` (amber, three
 dots), ``unavailable`` (grey, struck through; disabled, the reason in the
-tooltip).
+tooltip and in the accessible description, which screen readers say).
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from __future__ import annotations
 from typing import Literal
 
 from PySide6.QtCore import QEvent, QPointF, QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QIcon, QPainter, QPalette, QPen, QPixmap
+from PySide6.QtGui import QColor, QEnterEvent, QFocusEvent, QIcon, QPainter, QPalette, QPen, QPixmap
 from PySide6.QtWidgets import QToolButton, QWidget
 
 from desktop_agent.ui.i18n import tr
@@ -60,6 +63,7 @@ def mic_icon(state: MicState, text_colour: QColor, size: int = 28) -> QIcon:
 class MicButton(QToolButton):
     talk_started = Signal()
     talk_ended = Signal()
+    about_to_use = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -102,6 +106,7 @@ class MicButton(QToolButton):
         }
         self.setToolTip(tips[self._state])
         self.setAccessibleName(tips[self._state])
+        self.setAccessibleDescription(self._reason if self._state == "unavailable" else "")
         self.setEnabled(self._state != "unavailable")
         self.setProperty("mic_state", self._state)
 
@@ -114,6 +119,14 @@ class MicButton(QToolButton):
         if self._held:
             self._held = False
             self.talk_ended.emit()
+
+    def enterEvent(self, event: QEnterEvent) -> None:
+        super().enterEvent(event)
+        self.about_to_use.emit()
+
+    def focusInEvent(self, event: QFocusEvent) -> None:
+        super().focusInEvent(event)
+        self.about_to_use.emit()
 
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)

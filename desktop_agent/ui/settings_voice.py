@@ -1,6 +1,7 @@
 """The Settings dialog's Voice page (issue 13): speech output (engine,
-voice with a ▶ preview, rate, speak every reply) and speech input
-(:class:`SttSettingsBox`, send at once, barge-in and why it is off).
+voice with a ▶ preview, rate, speak every reply), speech input
+(:class:`SttSettingsBox`, send at once, barge-in and why it is off), and the
+microphone and speaker (``ui/device_rows.py``).
 
 The preview speaks a short sample through the window's own engine and
 speaker (``WindowDeps.preview_voice``) with the page's values, before they
@@ -36,6 +37,7 @@ from desktop_agent.ui.stt_settings import SttSettingsBox
 from desktop_agent.ui.voice_engines import EngineList
 
 if TYPE_CHECKING:
+    from desktop_agent.ui.audio_devices import AudioDevices
     from desktop_agent.voice.downloads import ModelDownloads
     from desktop_agent.voice.stt.sources import ModelSource
 
@@ -80,6 +82,7 @@ class VoicePage(QScrollArea):
         *,
         preview: VoicePreview | None = None,
         downloads: ModelDownloads | None = None,
+        devices: AudioDevices | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
@@ -156,6 +159,10 @@ class VoicePage(QScrollArea):
             downloads = ModelDownloads(default_store())
         self.engines = EngineList(downloads, self._source, self)
         self.stt.source_changed.connect(self.engines.refresh)
+        from desktop_agent.ui import audio_devices
+        from desktop_agent.ui.device_rows import DeviceRows
+
+        self.devices = DeviceRows(devices or audio_devices.shared(), settings, self)
 
         form = QFormLayout()
         form.addRow(self.texts.label("settings_tts", self), self.tts_engine)
@@ -167,6 +174,9 @@ class VoicePage(QScrollArea):
         form.addRow(self.texts.label("settings_speech_input", self), self.send_at_once)
         form.addRow("", barge_row)
         form.addRow("", self.barge_in_note)
+        form.addRow(self.texts.label("settings_mic_device", self), self.devices.mic)
+        form.addRow(self.texts.label("settings_speaker_device", self), self.devices.speaker)
+        form.addRow("", self.devices.note)
         form.addRow(self.texts.label("settings_engines", self), self.engines)
         layout = QVBoxLayout(content)
         layout.addLayout(form)
@@ -184,6 +194,7 @@ class VoicePage(QScrollArea):
         self.texts.retranslate()
         self.stt.retranslate()
         self.engines.retranslate()
+        self.devices.retranslate()
 
     def engine(self) -> str:
         """The chosen speech engine's key (``auto``, ``edge``…)."""
@@ -205,7 +216,7 @@ class VoicePage(QScrollArea):
             barge_in=self.barge_in.isChecked(),
             barge_in_ms=self.barge_in_ms.value(),
         )
-        return self.stt.apply_to(settings)
+        return self.stt.apply_to(self.devices.apply_to(settings))
 
     # ------------------------------------------------------------ preview
 
