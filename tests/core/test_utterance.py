@@ -55,3 +55,33 @@ def test_a_long_utterance_is_cut_at_the_maximum() -> None:
     events = detector.feed(frames("s" * 30))
     assert [e.type for e in events][:2] == ["speech_start", "utterance_end"]
     assert len(events[1].pcm) == 10 * FRAME
+
+
+def test_speech_with_a_dropped_frame_starts_at_once() -> None:
+    # A VAD drops single frames inside words; "in a row" waited for the
+    # first unbroken run (barge-in fired ~900 ms into "what time is it").
+    detector = UtteranceDetector(Loudness(), UtteranceTimings(min_speech_ms=120, pre_roll_ms=30))
+    events = detector.feed(frames(".sss.s"))
+    assert [e.type for e in events] == ["speech_start"]
+    assert detector.partial() == frames(".sss.s")
+
+
+def test_real_speech_starts_within_the_onset_window() -> None:
+    from pathlib import Path
+
+    from desktop_agent.voice.pcm import read_wav16
+    from desktop_agent.voice.vad import WebRtcVad
+
+    pcm = read_wav16(Path(__file__).parents[1] / "voice" / "data" / "what_time.wav")
+    vad = WebRtcVad()
+    detector = UtteranceDetector(vad, UtteranceTimings(min_speech_ms=150))
+    frame = vad.frame_bytes
+    started = next(i for i in range(0, len(pcm), frame) if detector.feed(pcm[i : i + frame]))
+    onset = next(i for i in range(0, len(pcm), frame) if WebRtcVad().is_speech(pcm[i : i + frame]))
+    assert (started - onset) // frame * 30 <= 150  # ms of audio after the first speech frame
+
+
+def test_nothing_is_kept_before_speech_starts() -> None:
+    detector = UtteranceDetector(Loudness())
+    detector.feed(frames("..s"))
+    assert detector.partial() == b""
