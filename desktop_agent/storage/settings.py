@@ -49,6 +49,8 @@ LanguageChoice = Literal["system", "en", "zh"]
 LANGUAGES: tuple[str, ...] = get_args(LanguageChoice)
 ThemeChoice = Literal["system", "light", "dark"]
 THEMES: tuple[str, ...] = get_args(ThemeChoice)
+VoiceSend = Literal["at_once", "countdown", "review"]
+VOICE_SEND: tuple[str, ...] = get_args(VoiceSend)
 
 
 class SettingsError(ValueError):
@@ -72,6 +74,8 @@ _PHRASES = {
     "volume": "must be between 0 and 1",
     "language": f"must be one of {', '.join(LANGUAGES)}",
     "theme": f"must be one of {', '.join(THEMES)}",
+    "voice_send": f"must be one of {', '.join(VOICE_SEND)}",
+    "barge_in_min_words": "must be a whole number of words from 1 to 20",
     "tts_rate": "must be a percentage like +10% or -20%",
     "piper_voice_en": _PIPER_VOICE_PHRASE,
     "piper_voice_zh": _PIPER_VOICE_PHRASE,
@@ -142,16 +146,22 @@ class Settings:
     hooks_enabled: dict[str, bool] = field(default_factory=dict)
     """The user's choice per prompt hook (DESIGN §9), by name; overrides the
     ``enabled`` of its ``hooks.json``. Hooks not named keep the file's."""
-    voice_send_at_once: bool = True
-    """Speech input (issue 11): a push-to-talk transcript is sent at once;
-    False leaves it in the input box to edit."""
+    voice_send: str = "countdown"
+    """A push-to-talk transcript: ``at_once`` (sent), ``countdown`` (put in
+    the input and sent after a short countdown that any key stops) or
+    ``review`` (left in the input). Replaces ``voice_send_at_once`` (false
+    is ``review``; true, which every file saved before had, ``countdown``)."""
     hands_free: bool = False
     """Listen for speech all the time and send each sentence (issue 11)."""
     barge_in: bool = False
-    """Speaking interrupts the assistant's speech. Off by default: without
-    echo cancellation (no headset) its own voice would interrupt it."""
-    barge_in_ms: int = 300
-    """How long speech must last before it interrupts (``barge_in``)."""
+    """Speaking interrupts the assistant's speech (hands-free). Its own
+    voice is kept out by the echo gate (``core/voice_echo.py``)."""
+    barge_in_ms: int = 150
+    """How much speech (a dropped frame forgiven) interrupts (``barge_in``).
+    Files saved before it meant speech in a row have 300: read as 150."""
+    barge_in_min_words: int = 2
+    """What follows a barge-in becomes a turn only with this many words (a
+    Chinese character is one; fillers and noise notes do not count)."""
     audio_input_id: str = ""
     """The microphone (its device id, ``ui/device_choice.id_text``); empty:
     the system's default. Read at every press: a change applies from the next
@@ -245,7 +255,13 @@ class Settings:
             values["enabled_skills"] = tuple(values["enabled_skills"])
         if "stt_model_source" not in values and values.get("stt_model_base_url"):
             values["stt_model_source"] = "custom"  # a mirror saved before a source could be picked
-        return cls(extra=dict(model.model_extra or {}), **values)
+        extra = dict(model.model_extra or {})
+        if "voice_send" not in values and isinstance(extra.get("voice_send_at_once"), bool):
+            # Saved before the countdown: every such file says true (the old default).
+            values["voice_send"] = "countdown" if extra.pop("voice_send_at_once") else "review"
+            if values.get("barge_in_ms") == 300:  # the old default, when it meant "in a row"
+                del values["barge_in_ms"]
+        return cls(extra=extra, **values)
 
     @staticmethod
     def _checked(data: object) -> BaseModel:
@@ -272,6 +288,8 @@ _CHECKS: dict[str, Any] = {
     "volume": Annotated[float, Field(ge=0.0, le=1.0)],
     "max_steps": Annotated[int, Field(ge=1, le=MAX_STEPS_LIMIT)],
     "barge_in_ms": Annotated[int, Field(ge=30, le=5000)],
+    "barge_in_min_words": Annotated[int, Field(ge=1, le=20)],
+    "voice_send": VoiceSend,
     "audio_input_id": Annotated[str, Field(max_length=1024)],
     "audio_input_name": Annotated[str, Field(max_length=1024)],
     "audio_output_id": Annotated[str, Field(max_length=1024)],

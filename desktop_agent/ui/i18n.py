@@ -227,6 +227,37 @@ _TEXTS: dict[str, tuple[str, str]] = {
     "voice_approval_ask": ("{tool} needs your approval: say yes or no", "{tool} 需要你的批准：请说可以或不行"),
     "voice_approval_again": ("Please say yes or no", "请说可以或不行"),
     "voice_approval_unclear": ("Not understood; answer on the card", "没有听懂，请在卡片上回答"),
+    # the voice interaction (core/voice_machine.py, ui/voice_input.py, ui/send_countdown.py)
+    "voice_hint": (
+        "{tool} needs your approval — say “yes” or “no”, or use the buttons",
+        "{tool} 需要你的批准 —— 请说“可以”或“不行”，或点击按钮",
+    ),
+    "voice_hint_again": (
+        "Not understood — say “yes” or “no” once more, or use the buttons",
+        "没有听懂 —— 请再说一次“可以”或“不行”，或点击按钮",
+    ),
+    "voice_barge_unclear": ("Not understood — nothing was sent", "没有听懂 —— 没有发送任何内容"),
+    "voice_countdown": (
+        "Sending in {seconds} s — press any key or click the text to edit it",
+        "{seconds} 秒后发送 —— 按任意键或点击文字即可编辑",
+    ),
+    "voice_send_mode_at_once": ("Send recognised speech at once", "识别后立即发送"),
+    "voice_send_mode_countdown": (
+        "Show recognised speech, send it after 2 s (any key lets you edit)",
+        "先显示识别结果，2 秒后发送（按任意键可编辑）",
+    ),
+    "voice_send_mode_review": ("Show recognised speech; I send it myself", "先显示识别结果，由我自己发送"),
+    "barge_in_words": (" words at least", " 个字词以上"),
+    "barge_in_words_tip": (
+        "What you say over the assistant is sent only with at least this many words (a Chinese character "
+        "counts as one); fillers such as “um” and coughs never are",
+        "在助手说话时你说的话，至少有这么多个词才会发送（一个汉字算一个）；“嗯”之类的语气词和咳嗽永远不会发送",
+    ),
+    "barge_in_gated": (
+        "Interrupt the assistant by speaking (hands-free). Its own voice is ignored: while it speaks, speak "
+        "louder than it sounds at the microphone — a headset works best",
+        "说话即可打断助手（免提时）。助手自己的声音会被忽略：它说话时，你的声音要比麦克风听到的它的声音更大 —— 使用耳机效果最好",
+    ),
     "approved_by_voice": ("approved by voice", "已通过语音批准"),
     "rejected_by_voice": ("rejected by voice", "已通过语音拒绝"),
     "voice_send_at_once": ("Send recognised speech at once", "识别后立即发送"),

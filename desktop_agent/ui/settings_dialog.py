@@ -142,7 +142,7 @@ class SettingsDialog(QDialog):
         self.base_url, self.model, self.api_key = m.base_url, m.model, m.api_key
         self.forget_key, self.key_note = m.forget_key, m.key_note
         self.tts_engine, self.voice, self.speak_all, self.stt = v.tts_engine, v.voice, v.speak_all, v.stt
-        self.send_at_once, self.barge_in, self.barge_in_ms = v.send_at_once, v.barge_in, v.barge_in_ms
+        self.voice_send, self.barge_in, self.barge_in_ms = v.voice_send, v.barge_in, v.barge_in_ms
         self.barge_in_note = v.barge_in_note
         self.mcp_file, self.allowed, self.revoke = t.mcp_file, t.allowed, t.revoke
         self.max_steps, self.approval_timeout = t.max_steps, t.approval_timeout

@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_agent.storage.settings import TTS_ENGINES, Settings
+from desktop_agent.storage.settings import TTS_ENGINES, VOICE_SEND, Settings
 from desktop_agent.ui.i18n import tr
 from desktop_agent.ui.retranslate import Texts, item_text
 from desktop_agent.ui.stt_settings import SttSettingsBox
@@ -131,24 +131,32 @@ class VoicePage(QScrollArea):
         self.speak_all.setChecked(settings.speak_every_reply)
 
         self.stt = SttSettingsBox(settings, self)
-        self.send_at_once = QCheckBox(self)
-        self.texts.bind(self.send_at_once.setText, "voice_send_at_once")
-        self.send_at_once.setChecked(settings.voice_send_at_once)
+        self.voice_send = QComboBox(self)  # a push-to-talk transcript: sent, counted down, or left
+        for index, mode in enumerate(VOICE_SEND):
+            self.voice_send.addItem("", mode)
+            self.texts.bind(item_text(self.voice_send, index), f"voice_send_mode_{mode}")
+        self.voice_send.setCurrentIndex(max(0, self.voice_send.findData(settings.voice_send)))
         self.barge_in = QCheckBox(self)
         self.texts.bind(self.barge_in.setText, "settings_barge_in")
-        self.texts.bind(self.barge_in.setToolTip, "barge_in")
+        self.texts.bind(self.barge_in.setToolTip, "barge_in_gated")
         self.barge_in.setChecked(settings.barge_in)
         self.barge_in_ms = QSpinBox(self)
         self.barge_in_ms.setRange(30, 5000)
-        self.barge_in_ms.setSingleStep(50)
+        self.barge_in_ms.setSingleStep(30)
         self.barge_in_ms.setSuffix(" ms")
         self.barge_in_ms.setValue(settings.barge_in_ms)
-        self.texts.bind(self.barge_in_ms.setToolTip, "barge_in")
+        self.texts.bind(self.barge_in_ms.setToolTip, "barge_in_gated")
+        self.barge_in_words = QSpinBox(self)
+        self.barge_in_words.setRange(1, 20)
+        self.texts.bind(self.barge_in_words.setSuffix, "barge_in_words")
+        self.texts.bind(self.barge_in_words.setToolTip, "barge_in_words_tip")
+        self.barge_in_words.setValue(settings.barge_in_min_words)
         barge_row = QHBoxLayout()
         barge_row.addWidget(self.barge_in, 1)
         barge_row.addWidget(self.barge_in_ms)
+        barge_row.addWidget(self.barge_in_words)
         self.barge_in_note = QLabel(self)
-        self.texts.bind(self.barge_in_note.setText, "barge_in")
+        self.texts.bind(self.barge_in_note.setText, "barge_in_gated")
         self.barge_in_note.setWordWrap(True)
         self.barge_in_note.setObjectName("cardMuted")
 
@@ -171,7 +179,7 @@ class VoicePage(QScrollArea):
         form.addRow("", self.preview_note)
         form.addRow("", self.speak_all)
         form.addRow(self.texts.label("settings_stt", self), self.stt)
-        form.addRow(self.texts.label("settings_speech_input", self), self.send_at_once)
+        form.addRow(self.texts.label("settings_speech_input", self), self.voice_send)
         form.addRow("", barge_row)
         form.addRow("", self.barge_in_note)
         form.addRow(self.texts.label("settings_mic_device", self), self.devices.mic)
@@ -212,9 +220,10 @@ class VoicePage(QScrollArea):
             voice=self.voice.currentText().strip(),
             tts_rate=rate_text(self.rate.value()),
             speak_every_reply=self.speak_all.isChecked(),
-            voice_send_at_once=self.send_at_once.isChecked(),
+            voice_send=str(self.voice_send.currentData()),
             barge_in=self.barge_in.isChecked(),
             barge_in_ms=self.barge_in_ms.value(),
+            barge_in_min_words=self.barge_in_words.value(),
         )
         return self.stt.apply_to(self.devices.apply_to(settings))
 

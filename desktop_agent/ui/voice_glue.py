@@ -1,293 +1,116 @@
-"""Connects :class:`~desktop_agent.ui.voice_input.VoiceInput` to the main
-window: the mic button and hands-free switch, Space/Esc in an empty input,
-transcripts into the input (sent at once or left to edit), the turn's
-start and end, barge-in as the Interrupt button, and approval by voice.
+"""Connects speech input (:class:`~desktop_agent.ui.voice_input.VoiceInput`,
+over the core's voice session) to the main window: the mic button and the
+hands-free switch, Space and Esc in the input, the transcript into the input
+(sent, counted down, or left to review), the countdown and the approval
+hint on a line above the input, the turn's start, end and speech, barge-in
+as the Interrupt button, and approval by voice as the card's buttons — so
+nothing here decides a turn. The recognisers and their models are
+:class:`~desktop_agent.ui.voice_models.VoiceModels`'.
 
 The keys: Space held in an empty input talks (auto-repeat swallowed), its
-release ends the utterance; Esc cancels what is heard or recognised.
+release ends the utterance; Esc cancels what is heard or recognised, or
+stops the countdown; any other key, or a click in the input, stops the
+countdown and leaves the text to edit (Enter then sends it at once).
 """
 
 from __future__ import annotations
 
-import asyncio
-import functools
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from typing import TYPE_CHECKING, cast
 
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QKeyEvent
+from PySide6.QtWidgets import QBoxLayout, QLayout, QWidget
 
-from desktop_agent.core.ports import STTError
-from desktop_agent.ui.i18n import tr
+from desktop_agent.core.voice_output import OutputTap
+from desktop_agent.core.voice_session import SEND_MODES, SendMode, VoiceConfig
+from desktop_agent.ui.send_countdown import VoiceLine
 from desktop_agent.ui.voice_input import VoiceInput
+from desktop_agent.ui.voice_models import VoiceModels
 
 if TYPE_CHECKING:
-    from desktop_agent.core.ports import SpeechRecognizer
     from desktop_agent.storage.settings import Settings
     from desktop_agent.ui.main_window import MainWindow
     from desktop_agent.ui.mic_button import MicState
     from desktop_agent.ui.window_deps import WindowDeps
-    from desktop_agent.voice.stt.models import DownloadProgress
-    from desktop_agent.voice.stt.models import ModelDownloadError as DownloadError
 
 
-def _engine_settings(settings: Settings) -> tuple[str, ...]:
-    """The settings that choose and configure the recognisers."""
-    return (settings.stt_engine, settings.stt_base_url, settings.stt_model, settings.stt_model_base_url,
-            settings.stt_model_dir, settings.base_url, settings.stt_model_source, settings.stt_whisper_model)
+def voice_config(settings: Settings) -> VoiceConfig:
+    send: SendMode = settings.voice_send if settings.voice_send in SEND_MODES else "countdown"
+    return VoiceConfig(send=send, barge_in=settings.barge_in, barge_in_ms=settings.barge_in_ms,
+                       barge_in_min_words=settings.barge_in_min_words)
 
 
 class VoiceGlue(QObject):
+    clock: Callable[[], float] = time.monotonic
+    """The voice session's clock (the countdown); tests put a FakeClock's here."""
+
     def __init__(self, window: MainWindow, deps: WindowDeps) -> None:
         super().__init__(window)
-        self._preparing: set[asyncio.Task[None]] = set()
         self._window = window
         self._space_talk = False
-        settings = deps.settings
-        self.voice = VoiceInput(
-            deps.audio_input,
-            deps.recognizer,
-            vad=deps.vad,
-            answer_recognizer=deps.answer_recognizer,
-            unavailable=deps.speech_input_note,
-            parent=self,
-        )
-        self._make_recognizers = deps.make_recognizers
-        self._engine = _engine_settings(settings)
-        self._downloads = deps.model_downloads
-        self._settings = settings
-        self._offer: asyncio.Future[bool] | None = None
-        """The first download's offer, while it waits for the user's answer."""
-        self._offered = False
-        """The offer was made this session (it is not made twice)."""
-        self._listen_to_downloads(deps.recognizer)
-        self.apply(settings)
-        voice = self.voice
         self._say_line = deps.say
-        if deps.say is not None:
-            voice.speak = self._say
+        voice = self.voice = VoiceInput(
+            deps.audio_input, deps.recognizer, vad=deps.vad, answer_recognizer=deps.answer_recognizer,
+            speak=self._say if deps.say is not None else None, config=voice_config(deps.settings),
+            unavailable=deps.speech_input_note, clock=self.clock, parent=self,
+        )  # fmt: skip
+        self.models = VoiceModels(window, voice, deps)
+        if isinstance(deps.sink, OutputTap):
+            voice.attach_output(deps.sink)  # our own voice is known to the echo gate
+        self.line = VoiceLine(window)
+        _place_below(window.model_download, self.line)
         window.mic.set_state("unavailable" if not voice.available else "idle", voice.reason)
         window.hands_free_button.setEnabled(voice.available)
         voice.state_changed.connect(self._on_state)
-        voice.transcript.connect(self._on_transcript)
+        voice.put_text.connect(self._put_text)
+        voice.send_input.connect(self._send_input)
+        voice.countdown.connect(self.line.show_countdown)
+        voice.hint.connect(self.line.show_hint)
         voice.notice.connect(window.show_notice)
         voice.barge_in.connect(self._on_barge_in)
         voice.approval_answer.connect(self._on_approval_answer)
-        window.mic.talk_started.connect(self._offer_if_needed)
+        window.mic.talk_started.connect(self.models.offer_if_needed)
         window.mic.talk_started.connect(voice.start_talk)
         window.mic.talk_ended.connect(voice.end_talk)
         window.hands_free_button.toggled.connect(self._on_hands_free)
         window.waiting_for_user.connect(self._on_waiting)
         window.card_changed.connect(self._on_card)
-        window.turn_finished.connect(lambda _status: voice.set_busy(False))
+        window.turn_finished.connect(lambda _status: voice.set_busy(self._busy()))
         controller = window.controller
         if controller is not None:
-            controller.phase_changed.connect(lambda phase: voice.set_busy(phase != "send" or controller.busy))
+            controller.phase_changed.connect(lambda _phase: voice.set_busy(self._busy()))
+            speaking = getattr(controller, "speaking_changed", None)
+            if speaking is not None:
+                speaking.connect(voice.set_playing)
         window.input.installEventFilter(self)
+        window.input.viewport().installEventFilter(self)
         window.closed.connect(voice.close)
-        window.model_download.cancel_requested.connect(self._cancel_download)
-        window.model_download.retry_requested.connect(self._retry_download)
-        window.model_download.source_requested.connect(self._try_source)
-        window.model_download.offer_answered.connect(self._offer_answered)
-        voice.heard_instead.connect(self._on_heard_instead)
-        if self._downloads is not None:
-            self._downloads.listen(self._on_download_state)
-        voice.before_recognise = self._offer_gate
-        self._set_stand_ins(deps.recognizer)
-        if settings.hands_free and voice.available:
+        from desktop_agent.ui.deferred_audio import DeferredMicrophone
+
+        if isinstance(deps.audio_input, DeferredMicrophone):  # hot-plug: ui/device_glue.py
+            from desktop_agent.ui.device_glue import DeviceGlue
+
+            self.devices = DeviceGlue(window, voice, deps.audio_input)
+        if deps.settings.hands_free and voice.available:
             window.hands_free_button.setChecked(True)
 
+    @property
+    def hearing(self) -> bool:
+        """Esc is push-to-talk's: it cancels what is recorded or recognised."""
+        return self.voice.mode == "talk" or self.voice.state == "recognising"
+
     def apply(self, settings: Settings) -> None:
-        """Settings changed (or first read). Another recognition engine (or
-        its endpoint, model, model folder) is used at once, no restart; a
-        SenseVoice model not yet on disk starts downloading now, its
-        progress shown, rather than at the first utterance."""
-        self.voice.send_at_once = settings.voice_send_at_once
-        self.voice.barge_in_ms = settings.barge_in_ms if settings.barge_in else None
-        self._settings = settings
-        engine = _engine_settings(settings)
-        if engine == self._engine or self._make_recognizers is None:
-            return  # nothing to fetch again: a failure already said stays said once
-        self._engine = engine
-        self._use(settings)
+        """Settings changed: how speech is sent, barge-in, and the engine
+        (:meth:`VoiceModels.apply`)."""
+        self.voice.configure(voice_config(settings))
+        self.models.apply(settings)
 
-    def _use(self, settings: Settings) -> None:
-        """Build the recognisers the settings name and start fetching a
-        model that is not here yet."""
-        assert self._make_recognizers is not None
-        recognizer, answers, reason = self._make_recognizers(settings)
-        self._listen_to_downloads(recognizer)
-        self._set_stand_ins(recognizer)
-        self.voice.set_recognizers(recognizer, answers, reason)
-        window = self._window
-        window.mic.set_state("unavailable" if not self.voice.available else "idle", self.voice.reason)
-        window.hands_free_button.setEnabled(self.voice.available)
-        prepare = getattr(recognizer, "prepare", None)
-        if prepare is not None and not getattr(recognizer, "ready", True):
-            task = asyncio.ensure_future(self._prepare(prepare))
-            self._preparing.add(task)
-            task.add_done_callback(self._preparing.discard)
-
-    def _listen_to_downloads(self, recognizer: object) -> None:
-        """A recogniser that downloads its model reports to the window's
-        panel (progress; why it failed, with Retry and another source) and
-        to the window's downloads, which Settings → Voice shows too."""
-        if recognizer is None or not hasattr(recognizer, "on_progress"):
-            return
-        spec = getattr(recognizer, "spec", None)
-        key = spec.key if spec is not None else ""
-        downloads = self._downloads
-
-        def progress(report: DownloadProgress) -> None:
-            self._window.model_progress(report)
-            if downloads is not None and key:
-                downloads.progress(report, key)
-
-        def failed(error: DownloadError) -> None:
-            self._window.model_download.failed_download(error, kept=self.voice.state == "recognising")
-            if downloads is not None and key:
-                downloads.failed(error, key)
-
-        fetching: Any = recognizer  # a ModelFetch (Whisper, SenseVoice): these callbacks are its own
-        fetching.on_progress = progress
-        if hasattr(fetching, "on_download_error"):
-            fetching.on_failure = None  # said once, by failed(), with what can be done
-            fetching.on_download_error = failed
-        elif hasattr(fetching, "on_failure"):
-            fetching.on_failure = self._window.model_download.failed
-
-    def _set_stand_ins(self, recognizer: SpeechRecognizer | None) -> None:
-        """pocketsphinx (its model is in its wheel) hears an utterance whose
-        chosen engine's model cannot be downloaded."""
-        from desktop_agent.voice.stt.sphinx import PocketsphinxRecognizer
-
-        stand_ins: list[SpeechRecognizer] = []
-        if recognizer is not None and recognizer.name != "pocketsphinx":
-            stand_ins.append(PocketsphinxRecognizer("dictation"))
-        self.voice.stand_ins = stand_ins
-
-    def _retry_download(self) -> None:
-        """The panel's Retry: fetch the model again from the same source."""
-        recognizer = self.voice.recognizer
-        prepare = getattr(recognizer, "prepare", None)
-        if prepare is not None:
-            task = asyncio.ensure_future(self._prepare(prepare))
-            self._preparing.add(task)
-            task.add_done_callback(self._preparing.discard)
-
-    def _try_source(self, source: str) -> None:
-        """The panel's "Try ModelScope": that source from now on (saved, as
-        if chosen in Settings), and the model fetched from it."""
+    def _busy(self) -> bool:
         controller = self._window.controller
-        if controller is None:
-            return
-        from dataclasses import replace
-
-        settings = replace(controller.settings, stt_model_source=source)
-        controller.save_settings(settings)
-        self.apply(settings)
-        if self.voice.recognizer is not None and not getattr(self.voice.recognizer, "ready", True):
-            return  # apply() started the download from the new source
-        self._retry_download()
-
-    def _on_download_state(self, state: object) -> None:
-        """A model arrived (from Settings → Voice, the offer, a retry): an
-        engine that waited for it, or ``auto``, uses it from now on."""
-        if getattr(state, "phase", "") != "done" or self._make_recognizers is None:
-            return
-        if self._settings.stt_engine == "auto" or not getattr(self.voice.recognizer, "ready", True):
-            self._use(self._settings)
-
-    def _on_heard_instead(self, engine: str, failure: object) -> None:
-        wanted = str(getattr(failure, "fields", {}).get("model", "")) or self._settings.stt_engine
-        self._window.show_notice("system", functools.partial(tr, "mic_heard_instead", engine=engine, wanted=wanted))
-
-    # ------------------------------------------------------------ the first download's offer
-
-    def offer_needed(self) -> bool:
-        """Speech input is about to start with no offline model for Chinese
-        and English on this computer (``auto`` fell back to pocketsphinx),
-        and the user was not asked yet this session."""
-        if self._offered or self._downloads is None or self._settings.stt_engine != "auto":
-            return False
-        recognizer = self.voice.recognizer
-        return recognizer is not None and recognizer.name == "pocketsphinx"
-
-    def _offer_if_needed(self) -> None:
-        if self.offer_needed():
-            self.offer_download()
-
-    def offer_download(self) -> None:
-        """Ask once (the panel above the input): the model, its size, its source."""
-        from desktop_agent.voice.stt.whisper_models import WHISPER_MODELS
-
-        self._offered = True
-        spec = WHISPER_MODELS.get(self._settings.stt_whisper_model) or WHISPER_MODELS["base"]
-        self._offer = asyncio.get_running_loop().create_future()
-        self._window.model_download.offer(spec.label, spec.total_size, self._settings.stt_model_source)
-
-    async def _offer_gate(self) -> None:
-        """An utterance heard while the offer is open waits for its answer;
-        Download then fetches the model (the panel shows how far) and the
-        utterance is heard by it."""
-        offer = self._offer
-        if offer is None:
-            return
-        accepted = await offer
-        self._offer = None
-        if not accepted:
-            return
-        await self._fetch_offered()
-
-    def _offer_answered(self, accepted: bool) -> None:
-        offer = self._offer
-        if offer is not None and not offer.done():
-            offer.set_result(accepted)
-        elif accepted:  # answered after the utterance went on without it
-            task = asyncio.ensure_future(self._fetch_offered())
-            self._preparing.add(task)
-            task.add_done_callback(self._preparing.discard)
-
-    async def _fetch_offered(self) -> None:
-        """Download the offered Whisper model, then use it (``auto`` now finds it)."""
-        from desktop_agent.voice.stt.sources import pick_source
-        from desktop_agent.voice.stt.whisper_models import WHISPER_MODELS
-
-        downloads, settings = self._downloads, self._settings
-        assert downloads is not None
-        spec = WHISPER_MODELS.get(settings.stt_whisper_model) or WHISPER_MODELS["base"]
-        try:
-            source = pick_source(settings.stt_model_source, settings.stt_model_base_url)
-        except STTError as exc:
-            self._window.show_notice("warning", functools.partial(tr, "mic_stt_error", error=str(exc)))
-            return
-        stop = downloads.listen(lambda state: self._window.model_progress(state.progress)
-                                if state.key == spec.key and state.progress is not None else None)
-        from desktop_agent.voice.stt.models import ModelDownloadError
-
-        try:
-            await downloads.start(spec, source.base_url(spec))
-        except ModelDownloadError as error:
-            self._window.model_download.failed_download(error, kept=self.voice.state == "recognising")
-            return
-        finally:
-            stop()
-        self._window.model_download.finished()  # _on_download_state has switched to the model
-
-    def _cancel_download(self) -> None:
-        """The panel's Cancel: stop the download, whether Settings started it
-        or an utterance waits for it (what was heard is dropped)."""
-        for task in list(self._preparing):
-            task.cancel()
-        if self.voice.state == "recognising":
-            self.voice.cancel()
-
-    async def _prepare(self, prepare: Callable[[], Awaitable[None]]) -> None:
-        try:
-            await prepare()
-        except STTError as exc:
-            if self._window.model_download.state != "failed":  # a download failure is on the panel already
-                self._window.show_notice("warning", functools.partial(tr, "mic_stt_error", error=str(exc)))
+        return controller is not None and (controller.busy or controller.phase != "send")
 
     async def _say(self, text: str) -> None:
         controller = self._window.controller
@@ -296,30 +119,31 @@ class VoiceGlue(QObject):
             await say(text)
 
     def _on_state(self, state: str, reason: str) -> None:
-        mic_state: MicState = state if state in ("idle", "listening", "recognising", "unavailable") else "idle"  # type: ignore[assignment]
+        mic_state = cast("MicState", state if state in ("idle", "listening", "recognising", "unavailable") else "idle")
         self._window.mic.set_state(mic_state, reason)
         if state == "unavailable":
             self._window.hands_free_button.setChecked(False)
-            self._window.hands_free_button.setEnabled(False)
+        self._window.hands_free_button.setEnabled(self.voice.available)
 
     def _on_hands_free(self, on: bool) -> None:
         self.voice.set_hands_free(on)
         controller = self._window.controller
         if controller is not None and on != controller.settings.hands_free:
-            from dataclasses import replace
-
             controller.save_settings(replace(controller.settings, hands_free=on))
 
-    def _on_transcript(self, text: str, send: bool) -> None:
+    def _put_text(self, text: str) -> None:
         box = self._window.input
         existing = box.toPlainText().strip()
-        combined = f"{existing} {text}" if existing else text
-        if send and self._window.send_text(combined):
-            box.clear()
-            return
-        box.setPlainText(combined)
+        box.setPlainText(f"{existing} {text}" if existing else text)
         box.moveCursor(box.textCursor().MoveOperation.End)
         box.setFocus()
+
+    def _send_input(self) -> None:
+        """What Enter does; a turn that could not start leaves the text there."""
+        box = self._window.input
+        if self._window.send_text(box.toPlainText()):
+            box.clear()
+        self.voice.set_busy(self._busy())
 
     def _on_barge_in(self) -> None:
         controller = self._window.controller
@@ -346,23 +170,31 @@ class VoiceGlue(QObject):
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         kind = event.type()
+        if kind == QEvent.Type.MouseButtonPress and self.line.counting:
+            self.voice.input_touched()  # a click in the text: the user edits it
+            return False
         if kind not in (QEvent.Type.KeyPress, QEvent.Type.KeyRelease) or not isinstance(event, QKeyEvent):
             return False
         key = event.key()
-        hearing = self.voice.mode == "talk" or self.voice.state == "recognising"
-        if key == Qt.Key.Key_Escape and kind == QEvent.Type.KeyPress and hearing:
+        if key == Qt.Key.Key_Escape and kind == QEvent.Type.KeyPress and self.voice.cancel():
             self._space_talk = False
             self._window.mic.cancel_hold()
-            self.voice.cancel()
             return True
+        if kind == QEvent.Type.KeyPress and self.line.counting:
+            self.voice.input_touched()  # any key stops the countdown; it still does what it does
         if key != Qt.Key.Key_Space or event.modifiers() != Qt.KeyboardModifier.NoModifier:
             return False
-        if kind == QEvent.Type.KeyPress:
+        return self._space(event)
+
+    def _space(self, event: QKeyEvent) -> bool:
+        """Space held in an empty input talks; True when the key was taken."""
+        if event.type() == QEvent.Type.KeyPress:
             if self._space_talk:
                 return True  # auto-repeat while held
-            if self._window.input.toPlainText() == "" and not event.isAutoRepeat():
-                self._offer_if_needed()
-            if self._window.input.toPlainText() == "" and not event.isAutoRepeat() and self.voice.start_talk():
+            if self._window.input.toPlainText() != "" or event.isAutoRepeat():
+                return False
+            self.models.offer_if_needed()
+            if self.voice.start_talk():
                 self._space_talk = True
                 return True
             return False
@@ -372,3 +204,25 @@ class VoiceGlue(QObject):
                 self.voice.end_talk()
             return True
         return False
+
+
+def _place_below(widget: QWidget, line: QWidget) -> None:
+    """Put ``line`` right below ``widget`` in the layout that holds it (the
+    model download panel, right above the input row)."""
+    parent = widget.parentWidget()
+    layout = _holding(parent.layout(), widget) if parent is not None else None
+    if layout is not None:
+        layout.insertWidget(layout.indexOf(widget) + 1, line)
+
+
+def _holding(layout: QLayout | None, widget: QWidget) -> QBoxLayout | None:
+    if layout is None:
+        return None
+    if isinstance(layout, QBoxLayout) and layout.indexOf(widget) >= 0:
+        return layout
+    for index in range(layout.count()):
+        item = layout.itemAt(index)
+        found = _holding(item.layout() if item is not None else None, widget)
+        if found is not None:
+            return found
+    return None

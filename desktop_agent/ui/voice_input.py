@@ -1,29 +1,25 @@
-"""Speech input in the window (issue 11): push-to-talk, hands-free,
-barge-in and approval by voice, over the ``AudioInput`` and
-``SpeechRecognizer`` ports. The window turns what this says into clicks
-(send, interrupt, approve); this object only listens and recognises.
+"""Speech input in the window: the thin adapter between
+:class:`~desktop_agent.core.voice_machine.VoiceSession` (which decides) and
+the microphone, the VAD, the recognisers and the window (which act).
 
-- Push-to-talk: :meth:`start_talk` … :meth:`end_talk` records, then
-  recognises the whole recording; :meth:`cancel` drops it.
-- Hands-free (:meth:`set_hands_free`): the VAD cuts utterances
-  (``core.utterance``); each transcript is sent. Nothing is heard while a
-  turn runs (:meth:`set_busy`; no barge-in by default, since without echo
-  cancellation the assistant would hear itself); listening resumes when
-  the turn, its speech included, is over.
-- Barge-in (``barge_in_ms`` not None): while busy, that much speech in a
-  row emits ``barge_in`` (the window interrupts the turn).
-- Approval by voice (:meth:`ask_approval`, hands-free only): one utterance
-  is heard and read by ``parse_answer``; unclear asks once more, then
-  leaves the card to the mouse. Nothing unclear ever approves.
+It feeds the session what happens — a press, frames cut into utterances
+by ``core.utterance`` behind the echo gate (``core.voice_echo``), a
+recognition's text, the turn, the cards, the clock — and performs what the
+session returns: it opens and closes the microphone, runs the recognisers
+(a task each), says the approval question, and tells the window the rest
+through its signals. Nothing here decides what an utterance is for.
 
 Signals:
     state_changed(state: str, reason: str)
                       the mic button's state (``idle``, ``listening``,
                       ``recognising``, ``unavailable`` with the reason)
-    transcript(text: str, send: bool)
-                      a final transcript; ``send``: send it at once
+    put_text(text: str)   add this to the input box
+    send_input()          send what the input holds (as Enter)
+    countdown(remaining: float, total: float)
+                      the preview countdown (``remaining`` < 0: it is over)
+    hint(text: str)       the line saying a spoken answer is awaited ("" hides it)
     notice(level: str, text: str)   a line for the conversation
-    barge_in()        the user spoke over the assistant
+    barge_in()        the user spoke over the assistant: stop it now
     approval_answer(tool_call_id: str, approved: bool)
                       a clear spoken yes or no
     heard_instead(engine: str, failure: ModelDownloadError)
@@ -35,33 +31,46 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Literal
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 
+from desktop_agent.core import voice_session as vs
 from desktop_agent.core.ports import STTError
-from desktop_agent.core.utterance import UtteranceDetector, UtteranceTimings
-from desktop_agent.core.voice_answer import Answer, parse_answer
+from desktop_agent.core.utterance import UtteranceDetector
+from desktop_agent.core.voice_echo import EchoGate
+from desktop_agent.core.voice_machine import VoiceSession
 from desktop_agent.ui.i18n import tr
 
 if TYPE_CHECKING:
     from desktop_agent.core.ports import AudioInput, SpeechRecognizer
     from desktop_agent.core.utterance import FrameClassifier
+    from desktop_agent.core.voice_output import OutputTap
 
 log = logging.getLogger(__name__)
 
 Mode = Literal["off", "talk", "utterance", "barge", "approval"]
-APPROVAL_TIMINGS = UtteranceTimings(start_timeout_ms=8000, max_utterance_ms=8000)
-HANDS_FREE_TIMINGS = UtteranceTimings()
+_MODES: dict[str | None, Mode] = {None: "off", "push": "talk", "utterance": "utterance", "barge": "barge",
+                                  "answer": "approval"}
 PROMPT_TIMEOUT_S = 15.0
 """The longest the spoken approval question may take before listening anyway."""
+TICK_MS = 100
 RATE = 16000
+_HEARS_ANSWERS = ("whisper", "sensevoice")
+"""Engines that hear a yes or a no (是, 不) as well as anything: they hear
+approval answers too. The others leave them to the answers recogniser
+(pocketsphinx's yes/no grammar)."""
 
 
 class VoiceInput(QObject):
     state_changed = Signal(str, str)
-    transcript = Signal(str, bool)
+    put_text = Signal(str)
+    send_input = Signal()
+    countdown = Signal(float, float)
+    hint = Signal(str)
     notice = Signal(str, str)
     barge_in = Signal()
     approval_answer = Signal(str, bool)
@@ -74,63 +83,39 @@ class VoiceInput(QObject):
         *,
         vad: Callable[[], FrameClassifier] | None = None,
         answer_recognizer: SpeechRecognizer | None = None,
-        parse_answer: Callable[[str], Answer | None] = parse_answer,
         speak: Callable[[str], Awaitable[None]] | None = None,
-        send_at_once: bool = True,
+        config: vs.VoiceConfig = vs.VoiceConfig(),
         unavailable: str | None = None,
+        clock: Callable[[], float] = time.monotonic,
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
-        self._audio, self._recognizer, self._vad = audio, recognizer, vad
-        self._parse = parse_answer
+        self._audio, self._vad = audio, vad
+        self._recognizer, self._answer_recognizer = recognizer, answer_recognizer
         self.speak = speak
-        """Says the approval question aloud (returns when it was heard);
-        None: it is only shown."""
-        self._prompt: asyncio.Task[None] | None = None
-        self._answers = answer_recognizer or recognizer
-        """Hears approval answers (pocketsphinx: its yes/no grammar)."""
-        self.send_at_once = send_at_once
-        self.barge_in_ms: int | None = None
-        self._reason = unavailable or (tr("mic_none") if audio is None else None)
-        if self._reason is None and recognizer is None:
-            self._reason = tr("mic_no_recognizer")
-        self._engine_reasons: tuple[str, ...] = (
-            (self._reason,) if self._reason is not None and audio is not None else ())
-        """Reasons that come from the recogniser, not the microphone: another
-        engine can lift them."""
-        self._state = "unavailable" if self._reason else "idle"
-        self._mode: Mode = "off"
-        self._hands_free = False
-        self._busy = False
+        """Says the approval question aloud (returns when it was heard); None: it is only shown."""
+        self.gate = EchoGate(vad(), clock) if vad is not None else None
+        """Our own voice is not the user's (fed by :meth:`attach_output`)."""
+        self._gated = False
+        engine = unavailable or (tr("mic_no_recognizer") if recognizer is None else None)
+        self.session = VoiceSession(clock, replace(config, speaks=speak is not None), reason=engine,
+                                    mic_reason=tr("mic_none") if audio is None else None)
+        self._shown: tuple[str, str] = (self.session.state.button, self.reason)
+        self._queue: list[vs.Event] = []
+        self._dispatching = False
         self._buffer: list[bytes] = []
         self._detector: UtteranceDetector | None = None
         self._task: asyncio.Task[None] | None = None
-        self._approval: tuple[str, str, int] | None = None
-        """The approval being asked: tool_call_id, tool name, tries so far."""
+        self._prompt: asyncio.Task[None] | None = None
+        self._ticker = QTimer(self)
+        self._ticker.setInterval(TICK_MS)
+        self._ticker.timeout.connect(self.tick)
         self.stand_ins: list[SpeechRecognizer] = []
         """Recognisers that may hear an utterance when the chosen one's model
         cannot be downloaded (``heard_instead`` then says which)."""
         self.before_recognise: Callable[[], Awaitable[None]] | None = None
         """Awaited before an utterance is recognised (the first download's
         offer: the utterance waits for the user's answer)."""
-
-    def set_recognizers(
-        self, recognizer: SpeechRecognizer | None, answers: SpeechRecognizer | None, reason: str | None
-    ) -> None:
-        """Use other recognisers from now on (the Settings changed the engine);
-        an utterance being recognised finishes with the old one. ``reason``:
-        why there is none. A microphone that failed stays unavailable."""
-        self._recognizer, self._answers = recognizer, answers or recognizer
-        if self._audio is None or self._reason not in (None, *self._engine_reasons):
-            return
-        self._reason = reason or (tr("mic_no_recognizer") if recognizer is None else None)
-        self._engine_reasons = (self._reason,) if self._reason else ()
-        if self._reason is not None:
-            self._stop_audio()
-            self._hands_free = False
-            self._set_state("unavailable")
-        elif self._state == "unavailable":
-            self._set_state("idle")
 
     # ------------------------------------------------------------ state
 
@@ -140,165 +125,238 @@ class VoiceInput(QObject):
         return self._recognizer
 
     @property
+    def answers(self) -> SpeechRecognizer | None:
+        """What hears approval answers: the dictation engine when it is
+        Whisper or SenseVoice, else the answers recogniser."""
+        recognizer = self._recognizer
+        if recognizer is not None and recognizer.name in _HEARS_ANSWERS:
+            return recognizer
+        return self._answer_recognizer or recognizer
+
+    @property
     def state(self) -> str:
-        return self._state
+        return self.session.state.button
 
     @property
     def reason(self) -> str:
-        return self._reason or ""
+        return self.session.state.reason or ""
 
     @property
     def available(self) -> bool:
-        return self._reason is None
+        return self.session.state.reason is None
 
     @property
     def hands_free(self) -> bool:
-        return self._hands_free
+        return self.session.state.hands_free
 
     @property
     def mode(self) -> Mode:
-        return self._mode
+        """What the microphone is open for (``talk``: push-to-talk)."""
+        return _MODES[self.session.state.capture]
 
-    def _set_state(self, state: str) -> None:
-        if state != self._state:
-            self._state = state
-            self.state_changed.emit(state, self.reason)
+    @property
+    def config(self) -> vs.VoiceConfig:
+        return self.session.state.config
 
-    def _fail(self, reason: str) -> None:
-        """The microphone cannot be used: say so once, disable the button."""
-        self._stop_audio()
-        self._reason = reason
-        self._hands_free = False
-        self.notice.emit("warning", tr("mic_unavailable", reason=reason))
-        self._set_state("unavailable")
+    # ------------------------------------------------------------ what happens
 
-    def _start_audio(self, mode: Mode, timings: UtteranceTimings | None = None) -> bool:
-        audio = self._audio
-        if audio is None or not self.available:
-            return False
-        self._stop_audio()
-        self._buffer = []
-        self._detector = None
-        if timings is not None:
-            if self._vad is None:
-                self._fail(tr("mic_no_recognizer"))
-                return False
-            self._detector = UtteranceDetector(self._vad(), timings)
-        self._mode = mode
-        try:
-            audio.start(self._on_frames)
-        except OSError as exc:
-            self._mode = "off"
-            self._fail(str(exc) or tr("mic_none"))
-            return False
-        return True
+    def configure(self, config: vs.VoiceConfig) -> None:
+        self._feed(vs.Configure(replace(config, speaks=self.speak is not None, echo_gated=self._gated)))
 
-    def _stop_audio(self) -> None:
-        if self._mode != "off" and self._audio is not None:
-            self._audio.stop()
-        self._mode = "off"
+    def attach_output(self, tap: OutputTap) -> None:
+        """Our speaker tells the echo gate what it plays: an answer can then
+        be heard while the question is still said."""
+        if self.gate is not None:
+            tap.listen(self.gate)
+            self._gated = True
+            self.configure(self.config)
 
-    # ----------------------------------------------------- push-to-talk
+    def set_recognizers(
+        self, recognizer: SpeechRecognizer | None, answers: SpeechRecognizer | None, reason: str | None
+    ) -> None:
+        """Use other recognisers from now on (the Settings changed the engine);
+        an utterance being recognised finishes with the old one. ``reason``:
+        why there is none."""
+        self._recognizer, self._answer_recognizer = recognizer, answers
+        self._feed(vs.EngineReason(reason or (tr("mic_no_recognizer") if recognizer is None else None)))
+
+    def set_microphone(self, reason: str | None) -> None:
+        """The device watcher (``ui/device_glue.py``): no microphone now
+        (``reason``; the watcher says so itself), or one again (None)."""
+        if self._audio is None:
+            return
+        self._feed(vs.DeviceLost(reason, self._kept(), announce=False) if reason is not None else vs.DeviceBack())
+
+    def device_lost(self, reason: str) -> None:
+        """The microphone went away while open: what it recorded is kept
+        and recognised (into the input, not sent), and a line says so."""
+        self._feed(vs.DeviceLost(reason, self._kept()))
+
+    def _kept(self) -> bytes:
+        """What the open capture has recorded of the user so far."""
+        if self.mode == "talk":
+            return b"".join(self._buffer)
+        return self._detector.partial() if self._detector is not None else b""
 
     def start_talk(self) -> bool:
-        if self._state != "idle" or self._mode in ("talk", "approval"):
-            return False
-        if not self._start_audio("talk"):
-            return False
-        self._set_state("listening")
-        return True
+        """Push-to-talk pressed; False when it cannot record now."""
+        self._feed(vs.Press())
+        return self.mode == "talk"
 
     def end_talk(self) -> None:
-        if self._mode != "talk":
-            return
-        self._stop_audio()
-        pcm, self._buffer = b"".join(self._buffer), []
-        self._recognise(pcm, "talk")
+        if self.mode == "talk":
+            self._feed(vs.Release(b"".join(self._buffer)))
 
-    def cancel(self) -> None:
-        """Esc: drop what is being recorded or recognised."""
-        if self._mode == "talk":
-            self._stop_audio()
-            self._buffer = []
-        if self._task is not None and not self._task.done():
-            self._task.cancel()
-        self._task = None
-        if self.available:
-            self._set_state("idle")
-            self._resume()
-
-    def close(self) -> None:
-        """The window closed: release the microphone, stop everything."""
-        self._hands_free = False
-        self._approval = None
-        for task in (self._task, self._prompt):
-            if task is not None and not task.done():
-                task.cancel()
-        self._stop_audio()
-
-    # -------------------------------------------------------- hands-free
+    def cancel(self) -> bool:
+        """Esc: drop what is recorded or recognised, or stop the countdown;
+        False when there was nothing of the kind."""
+        if not self.session.cancellable:
+            return False
+        self._feed(vs.Cancel())
+        return True
 
     def set_hands_free(self, on: bool) -> None:
-        self._hands_free = on and self.available
-        if self._hands_free:
-            self._resume()
-        elif self._mode in ("utterance", "barge"):
-            self._stop_audio()
-            if self.available:
-                self._set_state("idle")
+        self._feed(vs.HandsFree(on))
 
     def set_busy(self, busy: bool) -> None:
         """A turn runs (its reply being written or spoken) or is over."""
-        self._busy = busy
-        if self._mode in ("utterance", "barge"):
-            self._stop_audio()
-            self._set_state("idle")
-        self._resume()
+        self._feed(vs.TurnBusy(busy))
 
-    def _resume(self) -> None:
-        """Listen as the situation asks (nothing else in progress)."""
-        if not self._hands_free or self._mode != "off" or (self._task is not None and not self._task.done()):
-            return
-        if not self._busy:
-            if self._start_audio("utterance", HANDS_FREE_TIMINGS):
-                self._set_state("listening")
-        elif self.barge_in_ms is not None:
-            self._start_audio("barge", UtteranceTimings(min_speech_ms=self.barge_in_ms))
-
-    # -------------------------------------------------- approval by voice
+    def set_playing(self, playing: bool) -> None:
+        self._feed(vs.Playback(playing))
 
     def ask_approval(self, tool_call_id: str, tool_name: str) -> bool:
-        """Ask for a spoken yes or no (hands-free only); False when not asked."""
-        if not self._hands_free or not self.available:
-            return False
-        self._approval = (tool_call_id, tool_name, 0)
-        self._ask()
-        return True
+        """A card waits; True when a spoken answer is listened for."""
+        self._feed(vs.ApprovalPending(tool_call_id, tool_name))
+        approval = self.session.state.approval
+        return approval is not None and approval.listening
 
     def drop_approval(self, tool_call_id: str) -> None:
-        """The approval was answered otherwise (a click) or lost."""
-        if self._approval is not None and self._approval[0] == tool_call_id:
-            self._approval = None
-            if self._prompt is not None:
-                self._prompt.cancel()
+        """The approval was answered otherwise (a click, a key) or lost."""
+        self._feed(vs.ApprovalSettled(tool_call_id))
+
+    def input_touched(self) -> None:
+        self._feed(vs.InputTouched())
+
+    def tick(self) -> None:
+        self._feed(vs.Tick())
+
+    def close(self) -> None:
+        """The window closed: release the microphone, stop everything."""
+        self._feed(vs.Close())
+        self._ticker.stop()
+
+    def _feed(self, event: vs.Event) -> None:
+        """Events that actions cause (a send starting a turn) wait their turn."""
+        self._queue.append(event)
+        if self._dispatching:
+            return
+        self._dispatching = True
+        try:
+            while self._queue:
+                for action in self.session.handle(self._queue.pop(0)):
+                    self._perform(action)
+        finally:
+            self._dispatching = False
+        shown = (self.state, self.reason)
+        if shown != self._shown:
+            self._shown = shown
+            self.state_changed.emit(*shown)
+
+    # ------------------------------------------------------------ what is done
+
+    def _perform(self, action: vs.Action) -> None:
+        match action:
+            case vs.StartCapture():
+                self._start_capture(action)
+            case vs.StopCapture():
+                self._stop_capture()
+            case vs.Recognise():
+                self._task = asyncio.ensure_future(self._recognise(action))
+            case vs.DropRecognition():
+                if self._task is not None:
+                    self._task.cancel()
+                self._task = None
+            case vs.InterruptTurn():
+                self.barge_in.emit()
+            case vs.PutInInput():
+                self.put_text.emit(action.text)
+            case vs.SendInput():
+                self.send_input.emit()
+            case vs.ShowCountdown(remaining_s=None):
+                self._ticker.stop()
+                self.countdown.emit(-1.0, 0.0)
+            case vs.ShowCountdown():
+                self._ticker.start()
+                self.countdown.emit(action.remaining_s, action.total_s)
+            case vs.AskApproval():
+                self._ask(action)
+            case vs.StopQuestion():
+                if self._prompt is not None:
+                    self._prompt.cancel()
                 self._prompt = None
-            if self._mode == "approval":
-                self._stop_audio()
-                self._set_state("idle")
-            self._resume()
+            case vs.ShowHint():
+                self.hint.emit(tr("voice_hint_again" if action.again else "voice_hint", tool=action.tool)
+                               if action.tool is not None else "")
+            case vs.AnswerApproval():
+                self.approval_answer.emit(action.tool_call_id, action.approved)
+            case vs.Notice():
+                self.notice.emit(*_notice(action))
 
-    def _ask(self) -> None:
-        assert self._approval is not None
-        _ident, tool, tries = self._approval
-        question = tr("voice_approval_ask" if tries == 0 else "voice_approval_again", tool=tool)
-        self.notice.emit("system", question)
-        if self.speak is None:
-            self._listen_for_answer()
-        else:
-            self._prompt = asyncio.ensure_future(self._say_then_listen(self.speak, question))
+    def _start_capture(self, action: vs.StartCapture) -> None:
+        audio = self._audio
+        if audio is None:
+            return
+        self._stop_capture()
+        self._detector = None
+        if action.timings is not None:
+            if self._vad is None or self.gate is None:
+                self._feed(vs.MicFailed(tr("mic_no_recognizer")))
+                return
+            self.gate.inner = self._vad()
+            self._detector = UtteranceDetector(self.gate, action.timings)
+        try:
+            audio.start(self._on_frames)
+        except OSError as exc:
+            self._detector = None
+            self._feed(vs.MicFailed(str(exc) or tr("mic_none")))
 
-    async def _say_then_listen(self, speak: Callable[[str], Awaitable[None]], question: str) -> None:
-        """Listen only once the question was said: the microphone would hear it."""
+    def _stop_capture(self) -> None:
+        if self._audio is not None:
+            self._audio.stop()
+        self._buffer = []
+        self._detector = None
+
+    def _on_frames(self, pcm: bytes) -> None:
+        if self.mode == "talk":
+            self._buffer.append(pcm)
+            return
+        detector = self._detector
+        if detector is None:
+            return
+        for event in detector.feed(pcm):
+            if event.type == "speech_start":
+                self._feed(vs.SpeechStart())
+            elif event.type == "utterance_end":
+                self._feed(vs.SpeechEnd(event.pcm))
+            else:
+                self._feed(vs.NoSpeech())
+            if self._detector is not detector:
+                return  # the capture was closed (or another opened) meanwhile
+
+    def _ask(self, action: vs.AskApproval) -> None:
+        if action.again:
+            self.notice.emit("system", tr("voice_approval_again"))
+        speak = self.speak
+        if not action.speak:
+            return
+        if speak is None:
+            self._feed(vs.QuestionSaid())
+            return
+        question = tr("voice_approval_again" if action.again else "voice_approval_ask", tool=action.tool)
+        self._prompt = asyncio.ensure_future(self._say(speak, question))
+
+    async def _say(self, speak: Callable[[str], Awaitable[None]], question: str) -> None:
         try:
             async with asyncio.timeout(PROMPT_TIMEOUT_S):
                 await speak(question)
@@ -307,90 +365,48 @@ class VoiceInput(QObject):
         except Exception:  # TimeoutError or a TTS failure: the question is on screen
             log.warning("could not say the approval question", exc_info=True)
         self._prompt = None
-        if self._approval is not None:
-            self._listen_for_answer()
+        self._feed(vs.QuestionSaid())
 
-    def _listen_for_answer(self) -> None:
-        if self._start_audio("approval", APPROVAL_TIMINGS):
-            self._set_state("listening")
-
-    def _answered(self, text: str | None) -> None:
-        approval, self._approval = self._approval, None
-        if approval is None:
-            return
-        ident, tool, tries = approval
-        answer = self._parse(text) if text else None
-        if answer is not None:
-            self.approval_answer.emit(ident, answer == "yes")
-        elif tries == 0:
-            self._approval = (ident, tool, 1)
-            self._ask()
-            return
-        else:
-            self.notice.emit("system", tr("voice_approval_unclear"))
-        self._resume()
-
-    # ------------------------------------------------------------ frames
-
-    def _on_frames(self, pcm: bytes) -> None:
-        mode = self._mode
-        if mode == "talk":
-            self._buffer.append(pcm)
-            return
-        detector = self._detector
-        if detector is None:
-            return
-        for event in detector.feed(pcm):
-            if event.type == "speech_start" and mode == "barge":
-                self._stop_audio()
-                self.barge_in.emit()
-                return
-            if event.type == "utterance_end":
-                self._stop_audio()
-                self._recognise(event.pcm, mode)
-                return
-            if event.type == "no_speech":
-                self._stop_audio()
-                self._set_state("idle")
-                self._answered(None)
-                return
-
-    def _recognise(self, pcm: bytes, purpose: Mode) -> None:
-        self._set_state("recognising")
-        self._task = asyncio.ensure_future(self._transcribe(pcm, purpose))
-
-    async def _transcribe(self, pcm: bytes, purpose: Mode) -> None:
-        text: str | None = None
+    async def _recognise(self, action: vs.Recognise) -> None:
+        text, failed = "", False
         try:
-            if purpose != "approval" and self.before_recognise is not None:
-                await self.before_recognise()  # the offer of a model: its answer may change the engine
-            recognizer = self._answers if purpose == "approval" else self._recognizer
-            if recognizer is not None and pcm:
-                if purpose == "approval":
-                    text = (await recognizer.transcribe(pcm, RATE)).strip()
-                else:
-                    # A model that cannot be downloaded never loses the words:
-                    # the best ready stand-in hears them, and says so.
-                    from desktop_agent.voice.stt.fallback import RecognizerChain
-
-                    heard = await RecognizerChain(recognizer, self.stand_ins).recognise(pcm, RATE)
-                    text = heard.text.strip()
-                    if heard.failure is not None:
-                        self.heard_instead.emit(heard.engine, heard.failure)
+            text = await self._transcribe(action)
         except STTError as exc:
+            failed = True
             self.notice.emit("warning", tr("mic_stt_error", error=exc))
         except Exception as exc:  # a broken engine must not take the window down
+            failed = True
             log.exception("speech recognition failed")
             self.notice.emit("warning", tr("mic_stt_error", error=type(exc).__name__))
-        finally:
+        if self._task is asyncio.current_task():
             self._task = None
-            if self.available:
-                self._set_state("idle")
-        if purpose == "approval":
-            self._answered(text)
-            return
-        if text:
-            self.transcript.emit(text, self.send_at_once or purpose == "utterance")
-        elif text is not None and purpose == "talk":  # hands-free just listens on
-            self.notice.emit("system", tr("mic_heard_nothing"))
-        self._resume()
+        self._feed(vs.Heard(action.ident, text, failed=failed))
+
+    async def _transcribe(self, action: vs.Recognise) -> str:
+        if action.engine == "answer":
+            answers = self.answers
+            return (await answers.transcribe(action.pcm, RATE)).strip() if answers is not None and action.pcm else ""
+        if self.before_recognise is not None:
+            await self.before_recognise()  # the offer of a model: its answer may change the engine
+        recognizer = self._recognizer
+        if recognizer is None or not action.pcm:
+            return ""
+        # A model that cannot be downloaded never loses the words: the best
+        # ready stand-in hears them, and says so.
+        from desktop_agent.voice.stt.fallback import RecognizerChain
+
+        heard = await RecognizerChain(recognizer, self.stand_ins).recognise(action.pcm, RATE)
+        if heard.failure is not None:
+            self.heard_instead.emit(heard.engine, heard.failure)
+        return heard.text.strip()
+
+
+def _notice(notice: vs.Notice) -> tuple[str, str]:
+    """The line a notice is, in the window's language."""
+    if notice.kind == "mic_unavailable":
+        return "warning", tr("mic_unavailable", reason=notice.reason)
+    if notice.kind == "mic_lost":
+        return "warning", tr("mic_lost_kept" if notice.kept else "mic_lost", device=notice.reason)
+    key = {"heard_nothing": "mic_heard_nothing", "barge_unclear": "voice_barge_unclear",
+           "answer_on_card": "voice_approval_unclear"}[notice.kind]
+    return "system", tr(key)

@@ -104,7 +104,7 @@ async def test_a_failed_download_keeps_the_words_says_it_once_and_retry_fetches_
     served["/m/model.bin"] = ServedFile(status=404)
     async with ScriptedFileServer(served) as files:
         settings = Settings(stt_engine="whisper", stt_model_source="custom", stt_model_base_url=files.url("/m"),
-                            voice_send_at_once=False)
+                            voice_send="review")
 
         def make(s: Settings) -> Built:
             return WhisperRecognizer(store, source=ModelSource("custom", s.stt_model_base_url)), None, None
@@ -186,7 +186,7 @@ async def test_the_first_talk_with_no_offline_model_offers_it_and_holds_the_word
     store = ModelStore(tmp_path / "models")
     async with ScriptedFileServer(_real_model()) as files:
         settings = Settings(stt_engine="auto", stt_model_source="custom", stt_model_base_url=files.url("/m"),
-                            voice_send_at_once=False)
+                            voice_send="review")
 
         def make(s: Settings) -> Built:  # what "auto" resolves to: Whisper once its model is here
             if store.ready(WHISPER_BASE):
@@ -217,7 +217,7 @@ async def test_not_now_hears_it_with_pocketsphinx_and_does_not_ask_again(qtbot: 
     store = ModelStore(tmp_path / "models")
     audio = WavAudioInput([FIXTURES / "en3.wav", FIXTURES / "en3.wav"], speed=0, tail_s=0.3)
     window = _window(qtbot, lambda _s: (PocketsphinxRecognizer("dictation"), None, None), audio, store,
-                     Settings(stt_engine="auto", voice_send_at_once=False))
+                     Settings(stt_engine="auto", voice_send="review"))
     await _talk(window, audio)
     assert window.model_download.state == "offer"
     window.model_download.button.click()  # Not now

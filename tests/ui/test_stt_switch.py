@@ -110,7 +110,7 @@ def _window(qtbot: QtBot, make: Callable[[Settings], Built], audio: WavAudioInpu
     qtbot.add_widget(window)
     deps = offline_deps()
     window.attach(replace(deps, audio_input=audio, recognizer=None, vad=WebRtcVad, make_recognizers=make,
-                          settings=replace(deps.settings, voice_send_at_once=False)))
+                          settings=replace(deps.settings, voice_send="review")))
     window.show()
     qtbot.wait_exposed(window)
     return window
