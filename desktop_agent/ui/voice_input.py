@@ -44,6 +44,7 @@ from desktop_agent.core.utterance import UtteranceDetector
 from desktop_agent.core.voice_echo import EchoGate
 from desktop_agent.core.voice_machine import VoiceSession
 from desktop_agent.ui.i18n import tr
+from desktop_agent.ui.voice_hearing import hear, notice_line
 
 if TYPE_CHECKING:
     from desktop_agent.core.ports import AudioInput, SpeechRecognizer
@@ -58,7 +59,6 @@ _MODES: dict[str | None, Mode] = {None: "off", "push": "talk", "utterance": "utt
 PROMPT_TIMEOUT_S = 15.0
 """The longest the spoken approval question may take before listening anyway."""
 TICK_MS = 100
-RATE = 16000
 _HEARS_ANSWERS = ("whisper", "sensevoice")
 """Engines that hear a yes or a no (是, 不) as well as anything: they hear
 approval answers too. The others leave them to the answers recogniser
@@ -301,7 +301,7 @@ class VoiceInput(QObject):
             case vs.AnswerApproval():
                 self.approval_answer.emit(action.tool_call_id, action.approved)
             case vs.Notice():
-                self.notice.emit(*_notice(action))
+                self.notice.emit(*notice_line(action))
 
     def _start_capture(self, action: vs.StartCapture) -> None:
         audio = self._audio
@@ -370,7 +370,8 @@ class VoiceInput(QObject):
     async def _recognise(self, action: vs.Recognise) -> None:
         text, failed = "", False
         try:
-            text = await self._transcribe(action)
+            text = await hear(action, lambda: self._recognizer, self.answers, self.stand_ins,
+                              self.before_recognise, self.heard_instead.emit)
         except STTError as exc:
             failed = True
             self.notice.emit("warning", tr("mic_stt_error", error=exc))
@@ -381,32 +382,3 @@ class VoiceInput(QObject):
         if self._task is asyncio.current_task():
             self._task = None
         self._feed(vs.Heard(action.ident, text, failed=failed))
-
-    async def _transcribe(self, action: vs.Recognise) -> str:
-        if action.engine == "answer":
-            answers = self.answers
-            return (await answers.transcribe(action.pcm, RATE)).strip() if answers is not None and action.pcm else ""
-        if self.before_recognise is not None:
-            await self.before_recognise()  # the offer of a model: its answer may change the engine
-        recognizer = self._recognizer
-        if recognizer is None or not action.pcm:
-            return ""
-        # A model that cannot be downloaded never loses the words: the best
-        # ready stand-in hears them, and says so.
-        from desktop_agent.voice.stt.fallback import RecognizerChain
-
-        heard = await RecognizerChain(recognizer, self.stand_ins).recognise(action.pcm, RATE)
-        if heard.failure is not None:
-            self.heard_instead.emit(heard.engine, heard.failure)
-        return heard.text.strip()
-
-
-def _notice(notice: vs.Notice) -> tuple[str, str]:
-    """The line a notice is, in the window's language."""
-    if notice.kind == "mic_unavailable":
-        return "warning", tr("mic_unavailable", reason=notice.reason)
-    if notice.kind == "mic_lost":
-        return "warning", tr("mic_lost_kept" if notice.kept else "mic_lost", device=notice.reason)
-    key = {"heard_nothing": "mic_heard_nothing", "barge_unclear": "voice_barge_unclear",
-           "answer_on_card": "voice_approval_unclear"}[notice.kind]
-    return "system", tr(key)
