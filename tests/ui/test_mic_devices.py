@@ -111,6 +111,14 @@ def test_without_a_microphone_the_button_says_why_before_it_is_pressed(qtbot: Qt
     assert mic.toolTip() == "Speech input unavailable: no microphone found"
     assert mic.accessibleDescription() == "no microphone found"
     assert bubbles(window) == []  # the button says it; nothing in the conversation
+    from desktop_agent.ui import i18n
+
+    i18n.set_language("zh")
+    try:
+        mic.retranslate()
+        assert (mic.toolTip(), mic.accessibleDescription()) == ("语音输入不可用：未找到麦克风", "未找到麦克风")
+    finally:
+        i18n.set_language("en")
 
 
 def test_a_microphone_plugged_in_is_usable_at_once_and_unplugged_unusable(qtbot: QtBot) -> None:
