@@ -21,7 +21,9 @@
    Target ≤ 100 ms.
 
 4–7 (issue 11: streamed speech, speech input, barge-in, pocketsphinx's
-real-time factor) are described in ``benchmarks/voice_latency.py``.
+real-time factor; issue 23: end of speech → request and speech onset →
+playback stopped, beside the figures before) are described in
+``benchmarks/voice_latency.py``.
 
 8 (issue 22: Piper against espeak-ng, first token → first audible sample,
 side by side; Piper's real-time factor) is in ``benchmarks/piper_latency.py``.
@@ -29,7 +31,7 @@ side by side; Piper's real-time factor) is in ``benchmarks/piper_latency.py``.
 Everything runs on a qasync loop (the window's loop); sections 1 and 2 also
 on plain asyncio (the headless CLI's loop).
 
-Run: ``.venv/bin/python benchmarks/bench_voice.py [--runs 20] [--issue11 | --piper]``
+Run: ``.venv/bin/python benchmarks/bench_voice.py [--runs 20] [--issue11 | --piper | --barge]``
 """
 
 from __future__ import annotations
@@ -418,19 +420,22 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--issue11", action="store_true", help="only sections 4–7")
     parser.add_argument("--piper", action="store_true", help="only section 8 (Piper against espeak-ng)")
+    parser.add_argument("--barge", action="store_true", help="only section 6 (barge-in)")
     args = parser.parse_args()
     have_espeak = shutil.which("espeak-ng") is not None
     app = QApplication.instance() or QApplication([])
     assert isinstance(app, QApplication)
     rows: list[Row] = []
-    if not args.issue11 and not args.piper:
+    if args.barge:
+        rows += [Row(*row) for row in run_qt_rows(app, lambda: window_rows(args.runs, only_barge_in=True))]
+    if not args.issue11 and not args.piper and not args.barge:
         rows += run_plain(lambda: pipeline_rows("asyncio", args.runs, have_espeak))
         rows += run_qt(app, lambda: qt_rows(args.runs, have_espeak))
-    if have_espeak and not args.piper:
+    if have_espeak and not args.piper and not args.barge:
         rows += [Row(*row) for row in run_plain_rows(lambda: first_sample_rows(args.runs))]
         rows += [Row(*row) for row in run_qt_rows(app, lambda: window_rows(args.runs))]
     piper: IssueRows = []
-    if have_espeak and not args.issue11:
+    if have_espeak and not args.issue11 and not args.barge:
         piper = run_plain_rows(lambda: piper_rows(args.runs))
         rows += [Row(*row) for row in piper]
     header = ["measure", "n", "p50 ms", "p95 ms", "max ms", "target", ""]
