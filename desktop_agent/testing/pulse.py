@@ -3,8 +3,11 @@ speaker and a virtual microphone (no machine here has a sound card).
 
 - :class:`PulseServer` runs ``pulseaudio`` in a folder of its own (its
   socket, runtime dir and home there; as root it runs in user mode with one
-  warning), with no device until a test adds one, and dies with the process
-  that started it (``setpriv --pdeathsig``), so a killed test leaves none.
+  warning), with no device until a test adds one. It and every tool started
+  for it (``paplay``, ``parec``) share one process group, which a watchdog
+  kills when the process that started them dies, so a killed test leaves
+  none behind (``--pdeathsig`` does not survive pulseaudio dropping its
+  capabilities).
 - :class:`VirtualAudio` adds and removes devices on it: a speaker is a null
   sink (what the app plays is recorded from its monitor, :meth:`record_speaker`);
   a microphone is a null sink fed by ``paplay`` (:meth:`play_into_mic`)
@@ -60,6 +63,14 @@ class PulseServer:
         self.folder = Path(tempfile.mkdtemp(prefix="da-pulse-"))  # short: a socket path has 108 bytes
         self.address = f"unix:{self.folder / 'native'}"
         self._process: subprocess.Popen[bytes] | None = None
+        self._watchdog: subprocess.Popen[bytes] | None = None
+
+    @property
+    def group(self) -> int:
+        """The process group of the server and the tools started for it."""
+        if self._process is None:
+            raise PulseError("the sound server is not running")
+        return self._process.pid
 
     def start(self, timeout_s: float = 10.0) -> None:
         if not installed():
@@ -72,12 +83,15 @@ class PulseServer:
             f"--log-target=file:{self.folder / 'pulseaudio.log'}",
             "-L", f"module-native-protocol-unix auth-anonymous=1 socket={self.folder / 'native'}",
         ]
-        if shutil.which("setpriv"):
-            command = ["setpriv", "--pdeathsig", "TERM", *command]
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(self.folder),
                "XDG_RUNTIME_DIR": str(run), "XDG_CONFIG_HOME": str(self.folder / "config")}
         self._process = subprocess.Popen(command, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                         stderr=subprocess.DEVNULL, start_new_session=True)
+                                         stderr=subprocess.DEVNULL, process_group=0)  # tools join it: same session
+        self._watchdog = subprocess.Popen(
+            ["sh", "-c", f"while grep -qs '^State:[[:space:]]*[^ZX]' /proc/{os.getpid()}/status; do sleep 0.5; done; "
+                         f"kill -KILL -{self.group}"],  # a dead parent may linger as a zombie: kill -0 is not enough
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+        )
         deadline = time.monotonic() + timeout_s
         while True:
             if self._process.poll() is not None:
@@ -105,14 +119,14 @@ class PulseServer:
 
     def close(self) -> None:
         process, self._process = self._process, None
-        if process is not None and process.poll() is None:
+        if process is not None:
             with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGTERM)
-            try:
-                process.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait(timeout=5)
+                os.killpg(process.pid, signal.SIGKILL)  # the server and every tool left
+            process.wait(timeout=5)
+        watchdog, self._watchdog = self._watchdog, None
+        if watchdog is not None:
+            watchdog.kill()
+            watchdog.wait(timeout=5)
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
@@ -196,7 +210,7 @@ class VirtualAudio:
             reader = subprocess.Popen(
                 ["parec", f"--device={source}", "--format=s16le", f"--rate={RATE}", "--channels=1",
                  "--latency-msec=20", "--raw"],
-                env=self.server.client_env(), stdout=out, stderr=subprocess.DEVNULL,
+                env=self.server.client_env(), stdout=out, stderr=subprocess.DEVNULL, process_group=self.server.group,
             )
         deadline = time.monotonic() + timeout_s
         while sink.stat().st_size == 0:
@@ -241,7 +255,7 @@ class VirtualAudio:
     def start_playing(self, wav: Path, mic: str = MICROPHONE) -> subprocess.Popen[bytes]:
         """Start saying ``wav`` into the microphone ``mic`` (in real time)."""
         process = subprocess.Popen(["paplay", f"--device={mic}_feed", str(wav)], env=self.server.client_env(),
-                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, process_group=self.server.group)
         self._children.append(process)
         return process
 
@@ -263,7 +277,7 @@ class VirtualAudio:
             process = subprocess.Popen(
                 ["parec", f"--device={speaker}.monitor", "--format=s16le", f"--rate={RATE}", "--channels=1",
                  "--latency-msec=20", "--raw"],
-                env=self.server.client_env(), stdout=out, stderr=subprocess.DEVNULL,
+                env=self.server.client_env(), stdout=out, stderr=subprocess.DEVNULL, process_group=self.server.group,
             )
         self._children.append(process)
         return Recording(path, process)
