@@ -61,6 +61,7 @@ from desktop_agent.ui.settings_glue import (
 )
 from desktop_agent.ui.status_bar import StatusBar, server_views
 from desktop_agent.ui.theme import apply_theme, forced_theme
+from desktop_agent.ui.window_keys import WindowKeys
 
 if TYPE_CHECKING:
     import asyncio
@@ -170,6 +171,8 @@ class MainWindow(QMainWindow):
         self.setStatusBar(self.status)
         self.status.retry_requested.connect(self._retry_server)
 
+        self.keys = WindowKeys(self)
+        """Esc, Shift+Esc, Enter while a reply runs, the approval keys and cards' focus."""
         self.input.submitted.connect(self._on_send)
         self.send_button.send_requested.connect(self._on_send)
         self.send_button.interrupt_requested.connect(self.interrupt)
@@ -224,6 +227,8 @@ class MainWindow(QMainWindow):
         controller.phase_changed.connect(self._on_phase)
         controller.notice.connect(self.show_notice)
         controller.model_changed.connect(self._on_model_changed)
+        controller.speaking_changed.connect(self.audio.set_speaking)
+        self.audio.skip_requested.connect(controller.skip_speech)
         if self.notifier is None:
             self.notifier = Notifier(self, tray_available=self._tray)
         self.audio.set_state(deps.settings.volume, deps.settings.muted)
@@ -391,6 +396,8 @@ class MainWindow(QMainWindow):
     def _on_send(self) -> None:
         if self.send_text(self.input.toPlainText()):
             self.input.clear()
+        elif self.input.toPlainText().strip():
+            self.keys.say_busy()  # the model still replies: say so, keep the text
 
     def _on_phase(self, phase: ButtonPhase) -> None:
         self.send_button.set_phase(phase)
@@ -431,6 +438,8 @@ class MainWindow(QMainWindow):
             form.finish(reply.ended)
 
     def _attention(self, kind: str, ident: str, text: str) -> None:
+        if kind == "approval":
+            self.keys.approval_shown(ident)
         if self.notifier is not None:
             self.notifier.attention(tr("app_title"), text)
         self.waiting_for_user.emit(kind, ident)

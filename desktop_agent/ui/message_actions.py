@@ -139,8 +139,9 @@ class ChatActions(QObject):
         controller.phase_changed.connect(lambda _phase: self.refresh())
         controller.turn_finished.connect(lambda _status: self.refresh())
         input_box.textChanged.connect(self._on_text_changed)
-        QShortcut(QKeySequence(Qt.Key.Key_Escape), input_box, self.cancel_edit,
-                  context=Qt.ShortcutContext.WidgetShortcut)
+        self._esc = QShortcut(QKeySequence(Qt.Key.Key_Escape), input_box, self.cancel_edit,
+                              context=Qt.ShortcutContext.WidgetShortcut)
+        self._esc.setEnabled(False)  # only while editing: otherwise Esc is the window's (it stops a turn)
         self.refresh()
 
     @property
@@ -180,6 +181,7 @@ class ChatActions(QObject):
             return
         self._input.setPlainText(user.text())
         self._edited = user  # after setPlainText: its textChanged must not end the edit
+        self._esc.setEnabled(True)
         self._input.setFocus()
         self._input.moveCursor(self._input.textCursor().MoveOperation.End)
         self._hint(tr("msg_editing"))
@@ -204,6 +206,7 @@ class ChatActions(QObject):
 
     def _end_edit(self) -> None:
         self._edited = None
+        self._esc.setEnabled(False)
         self._hint("")
 
     def _on_text_changed(self) -> None:

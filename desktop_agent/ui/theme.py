@@ -109,6 +109,7 @@ QFrame#toolCard, QFrame#formCard, QFrame#visualCard {{
     background: {c.card}; border: 1px solid {c.border}; border-radius: 8px; }}
 QFrame#toolCard[phase="approval"] {{ border: 1px solid {c.accent}; }}
 QFrame#toolCard[risk="destructive"] {{ border: 2px solid {c.reject}; }}
+QFrame#toolCard:focus {{ border: 3px solid {c.accent}; }}
 QLabel#cardRisk {{ color: {c.reject}; font-weight: bold; }}
 QLabel#cardRisk[risk="open_world"] {{ color: {c.muted}; font-weight: normal; }}
 QFrame#toolCard[phase="rejected"], QFrame#toolCard[phase="invalidated"] {{ background: {c.card_header}; }}
@@ -142,6 +143,7 @@ QListWidget#conversationList::item:selected {{ background: {c.user_bubble}; colo
 QListWidget#conversationList::item:hover {{ background: {c.border}; }}
 QPushButton#approve {{ background: {c.approve}; color: white; border-radius: 4px; padding: 4px 14px; }}
 QPushButton#reject {{ background: {c.reject}; color: white; border-radius: 4px; padding: 4px 14px; }}
+QPushButton#approve:focus, QPushButton#reject:focus {{ border: 2px solid {c.text}; padding: 2px 12px; }}
 QPushButton#send[phase="interrupt"] {{ background: {c.reject}; color: white; }}
 QPushButton#send[phase="interrupting"] {{ background: {c.interrupting}; color: #f4eaea; }}
 QPushButton#send {{ border-radius: 6px; padding: 6px 16px; background: {c.accent}; color: white; }}

@@ -2,10 +2,9 @@
 
 Signals:
     answered(tool_call_id: str, approved: bool, always_allow: bool)
-        Approve or Reject was clicked (the checkbox rides along). On a
-        destructive tool's card, Approve with "Always allow" ticked first
-        asks again on the card (issue 14): "Yes, always allow" answers with
-        the box, "Just this once" without it, "Back" returns to the buttons.
+        Approve or Reject was clicked or its key pressed (the checkbox
+        rides along); the row and its second question for a destructive
+        tool are :class:`~desktop_agent.ui.card_approval.ApprovalControls`.
 
 A ``sub_agent`` card holds its agent's calls as cards of their own (each
 with its own buttons) in :attr:`ToolCardWidget.nested`.
@@ -14,6 +13,11 @@ Which state follows which message is decided in :mod:`card_state`; this
 widget only shows one state at a time. The details toggle (whether the user
 opened a finished card) and the always-allow confirmation step are the only
 state it keeps of its own.
+
+A card waiting for its answer can hold the keyboard (the window gives it
+focus when it appears, ``ui/window_keys.py``): it is in the Tab chain then,
+drawn with a focus ring, and keeps the keyboard as it is answered, so that
+the window, not Qt's focus chain, says where it goes next.
 
 A language switch (Settings → Appearance, issue 13) reaches the card
 through :meth:`ToolCardWidget.retranslate`: its fixed texts are bound once
@@ -29,13 +33,12 @@ from collections.abc import Callable
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QFontDatabase, QPixmap
 from PySide6.QtWidgets import (
-    QCheckBox,
+    QApplication,
     QFrame,
     QHBoxLayout,
     QLabel,
     QPlainTextEdit,
     QProgressBar,
-    QPushButton,
     QStyle,
     QToolButton,
     QVBoxLayout,
@@ -43,6 +46,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_agent.core.ports import ImageContent
+from desktop_agent.ui.card_approval import ApprovalControls
 from desktop_agent.ui.card_state import (
     ToolCardState,
 )
@@ -117,9 +121,6 @@ class ToolCardWidget(QFrame):
         self.setObjectName("toolCard")
         self.state = state
         self._expanded = False
-        self._confirming = False
-        """Approve with "Always allow" was clicked on a destructive tool's
-        card: the card asks once more before answering."""
         self._shown_images: tuple[ImageContent, ...] = ()
         self._texts = Texts()
         """The card's fixed texts, set again by :meth:`retranslate`."""
@@ -212,49 +213,18 @@ class ToolCardWidget(QFrame):
         self._images_layout.setContentsMargins(0, 0, 0, 0)
         self._images_layout.addStretch(1)
 
-        self.approve_button = QPushButton(self)
-        self._texts.bind(self.approve_button.setText, "approve")
-        self.approve_button.setObjectName("approve")
-        self.reject_button = QPushButton(self)
-        self._texts.bind(self.reject_button.setText, "reject")
-        self.reject_button.setObjectName("reject")
-        self.always = QCheckBox(self)
-        self._texts.bind(self.always.setText, "always_allow")
-        self.approval_row = QWidget(self)
-        row = QHBoxLayout(self.approval_row)
-        row.setContentsMargins(0, 2, 0, 0)
-        row.addWidget(self.approve_button)
-        row.addWidget(self.reject_button)
-        row.addSpacing(8)
-        row.addWidget(self.always)
-        row.addStretch(1)
-        self.approve_button.clicked.connect(lambda: self._answer(True))
-        self.reject_button.clicked.connect(lambda: self._answer(False))
-
-        self.confirm_text = self._texts.label("card_confirm_always_text", self)
-        self.confirm_text.setObjectName("cardRisk")
-        self.confirm_text.setWordWrap(True)
-        self.confirm_always = QPushButton(self)
-        self._texts.bind(self.confirm_always.setText, "card_confirm_always")
-        self.confirm_always.setObjectName("reject")  # red: the risky choice
-        self.confirm_once = QPushButton(self)
-        self._texts.bind(self.confirm_once.setText, "card_confirm_once")
-        self.confirm_once.setObjectName("approve")
-        self.confirm_back = QPushButton(self)
-        self._texts.bind(self.confirm_back.setText, "card_confirm_back")
-        self.confirm_row = QWidget(self)
-        confirm = QVBoxLayout(self.confirm_row)
-        confirm.setContentsMargins(0, 2, 0, 0)
-        confirm.addWidget(self.confirm_text)
-        confirm_buttons = QHBoxLayout()
-        confirm_buttons.addWidget(self.confirm_always)
-        confirm_buttons.addWidget(self.confirm_once)
-        confirm_buttons.addWidget(self.confirm_back)
-        confirm_buttons.addStretch(1)
-        confirm.addLayout(confirm_buttons)
-        self.confirm_always.clicked.connect(lambda: self._confirmed(True))
-        self.confirm_once.clicked.connect(lambda: self._confirmed(False))
-        self.confirm_back.clicked.connect(self._back)
+        self.approval = ApprovalControls(self._texts, self)
+        """Approve and Reject (with their keys), "Always allow" and its second question."""
+        self.approval.answered.connect(lambda ok, always: self.answered.emit(self.state.tool_call_id, ok, always))
+        self.approve_button = self.approval.approve_button
+        self.reject_button = self.approval.reject_button
+        self.always = self.approval.always
+        self.approval_row = self.approval.approval_row
+        self.confirm_text = self.approval.confirm_text
+        self.confirm_always = self.approval.confirm_always
+        self.confirm_once = self.approval.confirm_once
+        self.confirm_back = self.approval.confirm_back
+        self.confirm_row = self.approval.confirm_row
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(10, 8, 10, 8)
@@ -265,8 +235,7 @@ class ToolCardWidget(QFrame):
         layout.addWidget(self.progress_bar)
         layout.addWidget(self.progress_caption)
         layout.addWidget(self.live_row)
-        layout.addWidget(self.approval_row)
-        layout.addWidget(self.confirm_row)
+        layout.addWidget(self.approval)
         layout.addWidget(self.reason)
         layout.addWidget(self.nested)
         layout.addWidget(self.output_label)
@@ -279,10 +248,14 @@ class ToolCardWidget(QFrame):
     # --------------------------------------------------------------- render
 
     def show_state(self, state: ToolCardState) -> None:
-        self.state = state
         phase = state.phase
-        if phase != "approval":
-            self._confirming = False
+        if phase != "approval" and self.state.phase == "approval" and self._keyboard_inside():
+            # The buttons are about to hide; the card keeps the keyboard
+            # rather than Qt passing it on down the focus chain, and the
+            # window decides where it goes next (``ui/window_keys.py``).
+            self.setFocus(Qt.FocusReason.OtherFocusReason)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus if phase == "approval" else Qt.FocusPolicy.NoFocus)
+        self.state = state
         risk = "destructive" if state.destructive and state.pending else ""
         if self.property("phase") != phase or (self.property("risk") or "") != risk:
             self.setProperty("phase", phase)
@@ -334,8 +307,7 @@ class ToolCardWidget(QFrame):
             self.risk.style().unpolish(self.risk)
             self.risk.style().polish(self.risk)
         self.risk.setVisible(bool(risk_line))
-        self.approval_row.setVisible(phase == "approval" and not self._confirming)
-        self.confirm_row.setVisible(phase == "approval" and self._confirming)
+        self.approval.show_pending(phase == "approval", destructive=state.destructive)
         outcome = outcome_text(state) or cut_note(state)
         self.reason.setText(outcome)
         self.reason.setVisible(bool(outcome))
@@ -440,27 +412,26 @@ class ToolCardWidget(QFrame):
     # --------------------------------------------------------------- input
 
     def _answer(self, approved: bool) -> None:
-        if self.state.phase != "approval":
-            return
-        always = approved and self.always.isChecked()
-        if always and self.state.destructive:
-            self._confirming = True  # a destructive tool is always-allowed only when asked twice
-            self.show_state(self.state)
-            return
-        self.answered.emit(self.state.tool_call_id, approved, always)
+        """Approve or Reject, as if clicked (the window's keys come here)."""
+        if self.state.phase == "approval":
+            self.approval.answer(approved)
 
-    def _confirmed(self, always: bool) -> None:
-        """The confirmation step's answer: approve, with or without the box."""
-        if self.state.phase != "approval" or not self._confirming:
-            return
-        self._confirming = False
-        if not always:
-            self.always.setChecked(False)
-        self.answered.emit(self.state.tool_call_id, True, always)
+    def answer_key(self, approved: bool) -> None:
+        """Alt+A or Alt+R while this card waits: as the button, shown pressed."""
+        button = self.approve_button if approved else self.reject_button
+        if self.state.phase == "approval" and button.isVisibleTo(self):
+            button.animateClick()
+        else:
+            self._answer(approved)  # the second question: Reject still works, Approve waits
 
-    def _back(self) -> None:
-        self._confirming = False
-        self.show_state(self.state)
+    def answer_chain(self) -> list[QWidget]:
+        """The card, then what answers it, in Tab order."""
+        a = self.approval
+        return [self, a.approve_button, a.reject_button, a.always, a.confirm_always, a.confirm_once, a.confirm_back]
+
+    def _keyboard_inside(self) -> bool:
+        focused = QApplication.focusWidget()
+        return focused is not None and (focused is self or self.isAncestorOf(focused))
 
     def _on_live_more(self) -> None:
         self._live_more = not self._live_more

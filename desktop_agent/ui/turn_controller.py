@@ -24,6 +24,9 @@ Signals:
                                 ``system`` (one plain line)
     model_changed(applied: AppliedSettings)
                                 settings were applied; the model in use now
+    speaking_changed(speaking: bool)
+                                a turn's speech started or stopped playing
+                                (skipping a sentence can act only meanwhile)
 
 The window imports this module when it is attached to its services, not
 before it is shown (start-up: the window shows first).
@@ -43,6 +46,7 @@ from desktop_agent.core.approval import allow_key, auto_decider
 from desktop_agent.core.display_log import ToolFacts
 from desktop_agent.core.forms import FormAnswerError
 from desktop_agent.core.playback import PlaybackView
+from desktop_agent.core.speaking_sink import SpeakingSink
 from desktop_agent.ui.i18n import tr
 from desktop_agent.ui.os_wording import os_error_text
 
@@ -126,6 +130,7 @@ class TurnController(QObject, Generic[V]):
     phase_changed = Signal(str)
     notice = Signal(str, str)
     model_changed = Signal(object)
+    speaking_changed = Signal(bool)
 
     def __init__(self, deps: WindowDeps, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -136,6 +141,9 @@ class TurnController(QObject, Generic[V]):
         self._view: V | None = None
         self._turn_task: asyncio.Task[None] | None = None
         self._muted = deps.settings.muted
+        sink = deps.sink
+        self._speaker = SpeakingSink(sink, self.speaking_changed.emit) if sink is not None else None
+        """The turns' speaker, telling :attr:`speaking_changed` as clips start and end."""
 
     # ------------------------------------------------------------ state
 
@@ -177,6 +185,16 @@ class TurnController(QObject, Generic[V]):
         """A turn task is running (perhaps only the tail of an interrupted one)."""
         return self._turn_task is not None and not self._turn_task.done()
 
+    @property
+    def replying(self) -> bool:
+        """The model's side of a turn still runs (not only its last words' speech)."""
+        return self.busy and self._conversation.replying
+
+    @property
+    def speaking(self) -> bool:
+        """A turn's speech is playing now."""
+        return self._speaker is not None and self._speaker.speaking
+
     def _say(self, level: str, text: str, *, with_next_turn: bool = False) -> None:
         """A notice that belongs to the conversation: shown now, and kept in
         its display log so a restore shows it too."""
@@ -194,13 +212,18 @@ class TurnController(QObject, Generic[V]):
         """Start a turn with ``text``. ``open_view`` is called (with the
         stripped text) only once the turn is accepted: it shows the user's
         words and returns the turn's view. False when no turn can start now
-        (empty text, Interrupting…, a turn running that was not interrupted)."""
+        (empty text, Interrupting…, a turn running that was not interrupted).
+        A turn whose reply is complete and only speaks its last words is
+        stopped as Interrupt stops it, and the new one follows: a message
+        sent then must not wait for the speech, nor be ignored."""
         text = text.strip()
         if not text or self._phase == "interrupting":
             return False
         previous = self._turn_task if self.busy else None
         if previous is not None and self._view is not None and not self._view.tracker.interrupted_seen:
-            return False  # a turn is running; the button says Interrupt
+            if self.replying:
+                return False  # a turn is running; the button says Interrupt
+            self.interrupt()  # only its last words are still spoken: they stop, as Esc stops them
         view = open_view(text)
         self._set_phase("interrupt")  # at once: the click was heard
         if previous is None:
@@ -248,7 +271,7 @@ class TurnController(QObject, Generic[V]):
         conversation = self._conversation
         try:
             outcome = await conversation.run_turn(
-                text, view, sink=self._deps.sink, auto_approve=self.auto_approval, muted=self.speech_muted,
+                text, view, sink=self._speaker, auto_approve=self.auto_approval, muted=self.speech_muted,
                 describe_tool=self.tool_facts,
             )
             status = outcome.status
@@ -308,9 +331,17 @@ class TurnController(QObject, Generic[V]):
             self._set_phase("send")  # nothing was running any more
         elif tail:
             # The reply was complete; only its speech still played. It stops
-            # now, and no ``interrupted`` will come to free the button.
+            # now, and no ``interrupted`` will come to free the button (or
+            # to let the next message start while the tail winds down).
+            view.tracker.interrupted_seen = True
             self.notice.emit("system", tr("sys_speech_stopped"))
             self._set_phase("send")
+
+    def skip_speech(self) -> bool:
+        """Skip the sentence being spoken; the turn goes on with the next
+        (``PlaybackQueue.skip_current``). False when nothing was spoken."""
+        queue = self._conversation.queue
+        return queue is not None and queue.skip_current()
 
     def on_interrupted(self, _reason: str) -> None:
         """The view consumed ``interrupted``: a new turn may start."""

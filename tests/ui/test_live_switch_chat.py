@@ -128,8 +128,8 @@ def expected(lang: Language) -> dict[str, str]:
     return {
         "pending title": t("card_approval", name="run_command"),
         "risk": t("card_risk_destructive") + " · " + t("card_risk_open_world"),
-        "approve": t("approve"),
-        "reject": t("reject"),
+        "approve": t("card_approve_key", shortcut="Alt+A"),
+        "reject": t("card_reject_key", shortcut="Alt+R"),
         "always": t("always_allow"),
         "confirm": t("card_confirm_always_text"),
         "done title": t("card_done", name="run_command"),

@@ -281,7 +281,7 @@ CARDS: dict[str, list[dict[str, object]]] = {
             "phase": "approval",
             "title": "run_command needs your approval",
             "arguments": ARGS_TEXT,
-            "buttons": ["Approve", "Reject"],
+            "buttons": ["Approve (Alt+A)", "Reject (Alt+R)"],
         }
     ],
     "executing": [
@@ -475,7 +475,7 @@ def test_chinese_window_screenshot_renders_cjk(qtbot: QtBot, chinese: None) -> N
             "phase": "approval",
             "title": "run_command 需要授权",
             "arguments": ARGS_TEXT,
-            "buttons": ["批准", "拒绝"],
+            "buttons": ["批准（Alt+A）", "拒绝（Alt+R）"],
         },
     )
     assert painted(window, image)["bubbles"] == [
@@ -586,7 +586,7 @@ def test_window_screenshot_of_a_sub_agent_with_a_nested_approval(window: MainWin
             "phase": "approval",
             "title": "Sub-agent wants to run run_command",
             "arguments": "command: du -h ~/Documents/report.pdf",
-            "buttons": ["Approve", "Reject"],
+            "buttons": ["Approve (Alt+A)", "Reject (Alt+R)"],
         },
     ]
     assert [c for c in window.findChildren(ToolCardWidget) if c.parentWidget() is not parent.nested] == [parent]

@@ -6,13 +6,14 @@ from collections.abc import Callable
 from dataclasses import replace
 
 import pytest
-from PySide6.QtCore import QBuffer, QByteArray, QIODevice
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice, Qt
 from PySide6.QtGui import QColor, QImage
-from PySide6.QtWidgets import QLabel
+from PySide6.QtWidgets import QApplication, QLabel
 from pytestqt.qtbot import QtBot
 
 from desktop_agent.core.budget import Budget, cut_result, result_cut
 from desktop_agent.core.ports import ImageContent
+from desktop_agent.core.risk import ToolAnnotations
 from desktop_agent.ui.card_state import Progress, ToolCardState
 from desktop_agent.ui.tool_card import ToolCardWidget
 
@@ -273,3 +274,49 @@ def test_the_header_keeps_one_layout_in_every_state_and_when_opened(make: Make, 
             card.set_expanded(False)
     assert len(set(positions)) == 1, positions
     assert positions[0] < 60  # left, beside the indicator: never centred
+
+
+def test_a_waiting_card_can_take_the_keyboard_and_names_its_keys_on_the_buttons(make: Make) -> None:
+    card = make(ToolCardState("c1", "run_command", "approval", ARGS, task_id="t1"))
+    assert card.focusPolicy() == Qt.FocusPolicy.StrongFocus
+    assert (card.approve_button.text(), card.reject_button.text()) == ("Approve (Alt+A)", "Reject (Alt+R)")
+    assert card.answer_chain() == [card, card.approve_button, card.reject_button, card.always,
+                                   card.confirm_always, card.confirm_once, card.confirm_back]
+    card.show_state(ToolCardState("c1", "run_command", "executing", ARGS))
+    assert card.focusPolicy() == Qt.FocusPolicy.NoFocus  # an answered card is out of the Tab chain
+
+
+def test_the_approval_keys_press_the_buttons(make: Make, qtbot: QtBot) -> None:
+    card = make(ToolCardState("c1", "run_command", "approval", ARGS, task_id="t1"))
+    with qtbot.wait_signal(card.answered) as approve:
+        card.answer_key(True)
+    with qtbot.wait_signal(card.answered) as reject:
+        card.answer_key(False)
+    assert [approve.args, reject.args] == [["c1", True, False], ["c1", False, False]]
+
+
+def test_on_the_second_question_alt_a_waits_and_alt_r_still_rejects(qtbot: QtBot) -> None:
+    destructive = ToolAnnotations(destructive=True)
+    card = ToolCardWidget(ToolCardState("c1", "run_command", "approval", ARGS, task_id="t1", annotations=destructive))
+    qtbot.add_widget(card)
+    card.show()
+    got: list[tuple[str, bool, bool]] = []
+    card.answered.connect(lambda *args: got.append(args))
+    card.always.setChecked(True)
+    card.approve_button.click()  # "Always allow a tool that may change or delete data?"
+    card.answer_key(True)
+    assert got == [] and card.confirm_row.isVisibleTo(card)
+    card.answer_key(False)
+    assert got == [("c1", False, False)]
+
+
+def test_an_answered_card_keeps_the_keyboard_instead_of_passing_it_down_the_chain(
+    make: Make, qtbot: QtBot
+) -> None:
+    card = make(ToolCardState("c1", "run_command", "approval", ARGS, task_id="t1"))
+    card.activateWindow()
+    qtbot.wait_until(lambda: QApplication.activeWindow() is card)
+    card.approve_button.setFocus()
+    assert QApplication.focusWidget() is card.approve_button
+    card.show_state(ToolCardState("c1", "run_command", "executing", ARGS))
+    assert QApplication.focusWidget() is card  # the window decides where it goes next

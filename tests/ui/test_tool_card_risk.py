@@ -181,7 +181,7 @@ def test_screenshot_of_a_destructive_card_in_english(qtbot: QtBot) -> None:
     assert shown(card) == {
         "title": "run_command needs your approval",
         "risk": "May change or delete data · Reaches outside this computer",
-        "buttons": ["Approve", "Reject"],
+        "buttons": ["Approve (Alt+A)", "Reject (Alt+R)"],
         "always": "Always allow this tool",
         "confirm": [],
     }
@@ -200,7 +200,7 @@ def test_screenshot_of_a_destructive_card_in_chinese(qtbot: QtBot, chinese: None
     assert shown(card) == {
         "title": "run_command 需要授权",
         "risk": "可能修改或删除数据 · 会访问本机以外的资源",
-        "buttons": ["批准", "拒绝"],
+        "buttons": ["批准（Alt+A）", "拒绝（Alt+R）"],
         "always": "自动批准此工具",
         "confirm": [],
     }
