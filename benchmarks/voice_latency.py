@@ -36,9 +36,9 @@
 
    Side by side, this machine (2 busy cores), 10 runs, the code before
    (ee365b2) and after: section 6, speech onset → playback stopped 919 ms
-   (918 ms of detection + 1.3 ms) → 259 ms p50 / 259 ms p95 (258 ms of
-   detection: this clip's first "s" is not speech to the VAD, which calls
-   the first 90 ms silence; + 1.5 ms); section 5, end of speech → first
+   (918 ms of detection + 1.3 ms) → 209 ms p50 / 215 ms p95 (208 ms of
+   detection — this clip's first "s" is not speech to the VAD, which calls
+   its first 90 ms silence — + 1.6 ms); section 5, end of speech → first
    LLM request 20.5 ms p50 / 30.7 ms p95 → 20.8 / 34.8 (the transcript now
    goes through the input like a typed message).
 7. Pocketsphinx real-time factor (recognition time / audio time) over the
@@ -361,10 +361,10 @@ async def utterance_rows(clips: list[bytes]) -> WindowResult:
     return WindowResult(to_transcript, to_request, between, rtf, sphinx)
 
 
-LEAD_S = 1.5
+LEAD_S = 2.0
 """Into the reply before the user speaks: the echo gate learns how loud our
-voice is at the microphone from its first ~0.9 s (until then it assumes as
-loud as played, and only a louder voice would interrupt)."""
+voice is at the microphone from 1 s after the microphone opened, for 0.6 s
+(until then it assumes as loud as played: only a louder voice interrupts)."""
 
 
 def onset_s(pcm: bytes, threshold: int = 1000) -> float:

@@ -10,21 +10,30 @@ what we play and roughly when: the PCM of every clip (streamed or WAV) as
 it is handed to the speaker. So, like a speakerphone's half-duplex switch,
 a microphone frame counts as the user only when it is louder, by
 ``margin_db``, than our own output could make it there: the loudest
-output of the last ``latency_s`` (the device buffer and the room), times
-the coupling from speaker to microphone.
+output of the last ``latency_s`` (the device buffers and the room: 1 s,
+since PulseAudio through QAudioSink was measured at ~0.8 s from a clip's
+start to its echo in the virtual microphone), times the coupling from
+speaker to microphone.
 
-The coupling is learnt while we play: a high percentile (the 95th) of the
-ratio of microphone to output level over recent frames not taken for the
-user — not the largest, since the unvoiced start of the user's own speech
-("s" in "search"), which the VAD does not call speech, would otherwise
-teach the gate that our voice is as loud as the user's and hold the
-barge-in back (~270 ms more, measured). Until ``learn_after`` frames of our
-voice have been heard it is assumed to be 0 dB — the
-microphone hears us as loud as we play (a headset-less laptop at full
-volume, or the virtual microphone a test loops our output into) — so the
-first sentences are safe from ourselves, at the price of needing a raised
-voice to interrupt them. A clip whose samples cannot be read (MP3) counts
-as played at full scale throughout.
+The coupling is learnt while we play, as a speakerphone learns its room:
+the largest ratio of microphone to output level over the first
+``learn_after`` frames of our voice the microphone can hear — from
+``latency_s`` after a reply began after a silence, or after the microphone
+opened (its first frames precede our echo and would teach the gate we are
+inaudible) — and then kept, not adapted, for the rest of the reply: while
+the user talks over us any adaptation learns the user as echo (the
+unvoiced start of a word, "s" in "search", is not speech to the VAD, and
+held the barge-in back ~270 ms when it was learnt). Each reply learns
+afresh; until the first estimate, 0 dB — the microphone hears us as loud
+as we play (a laptop with no headset at full volume, or the virtual
+microphone a test loops our output into). So the first sentences are safe
+from ourselves, at the price of a raised voice to interrupt them: at a
+normal voice a barge-in is possible ~1.6 s into a reply (``latency_s`` +
+``learn_after`` frames), earlier where the previous reply's estimate still
+holds. Someone talking while it learns makes it think our voice louder:
+harder to interrupt, never easier. ``margin_db`` covers what a short
+learning misses (our loudest syllables). A clip whose samples cannot be
+read (MP3) counts as played at full scale throughout.
 
 Pure: levels and an injected clock, no audio library.
 """
@@ -98,10 +107,9 @@ class EchoGate:
         inner: FrameClassifier,
         clock: Callable[[], float],
         *,
-        margin_db: float = 3.0,
-        latency_s: float = 0.3,
+        margin_db: float = 6.0,
+        latency_s: float = 1.0,
         learn_after: int = 20,
-        memory: int = 200,
     ) -> None:
         self.inner = inner
         """The VAD behind the gate (a fresh one for each capture: WebRTC's keeps state)."""
@@ -109,9 +117,22 @@ class EchoGate:
         self.margin_db = margin_db
         self.latency_s = latency_s
         self._learn_after = learn_after
-        """Frames of our voice heard before the learnt coupling is trusted."""
-        self._ratios: deque[float] = deque(maxlen=memory)
+        """Frames of our voice each estimate of the coupling is learnt from."""
+        self._estimate: float | None = None
+        self._ratios: list[float] = []
+        """The ratios of the estimate being learnt."""
         self._clips: deque[_Clip] = deque(maxlen=8)
+        self._learn_from = float("-inf")
+        """Before this, what the microphone hears says nothing of our voice:
+        it may not have reached it yet (a clip just begun, a capture just opened)."""
+
+    def capture_started(self) -> None:
+        """The microphone was opened (its first frames may predate our echo)."""
+        self._relearn(self._clock() + self.latency_s)
+
+    def _relearn(self, start: float) -> None:
+        self._learn_from = max(self._learn_from, start)
+        self._ratios = []
 
     @property
     def frame_bytes(self) -> int:
@@ -121,13 +142,17 @@ class EchoGate:
 
     def play_started(self, rate: int, channels: int = 1) -> None:
         """A clip begins to play: ``rate`` samples a second of 16-bit PCM."""
-        self.play_stopped()
-        self._clips.append(_Clip(self._clock(), max(1, rate * channels * 2), []))
+        self._begin(_Clip(self._clock(), max(1, rate * channels * 2), []))
 
     def play_unknown(self) -> None:
         """A clip whose samples cannot be read begins to play."""
+        self._begin(_Clip(self._clock(), 1, [], unknown=True))
+
+    def _begin(self, clip: _Clip) -> None:
+        if not self.active:  # a reply after a silence: its echo comes only after the latency
+            self._relearn(clip.start + self.latency_s)
         self.play_stopped()
-        self._clips.append(_Clip(self._clock(), 1, [], unknown=True))
+        self._clips.append(clip)
 
     def play_pcm(self, pcm: bytes) -> None:
         """More of the playing clip's PCM, in order."""
@@ -152,10 +177,7 @@ class EchoGate:
 
     def coupling_db(self) -> float:
         """How much quieter our voice is at the microphone than as played."""
-        if len(self._ratios) < self._learn_after:
-            return 0.0
-        ratios = sorted(self._ratios)
-        return ratios[int(0.95 * (len(ratios) - 1))]
+        return self._estimate if self._estimate is not None else 0.0
 
     def _output_db(self, now: float) -> float | None:
         """The loudest output that can be heard now; None: none can."""
@@ -184,6 +206,9 @@ class EchoGate:
         mic = level_db(frame)
         if speech and mic >= output + self.coupling_db() + self.margin_db:
             return True
-        if output > -50.0:  # our voice is what the microphone hears: learn how loud
+        learning = len(self._ratios) < self._learn_after and self._clock() >= self._learn_from
+        if output > -50.0 and learning:  # our voice is what it hears: learn how loud
             self._ratios.append(mic - output)
+            if len(self._ratios) == self._learn_after:
+                self._estimate = max(self._ratios)
         return False

@@ -314,6 +314,7 @@ class VoiceInput(QObject):
                 self._feed(vs.MicFailed(tr("mic_no_recognizer")))
                 return
             self.gate.inner = self._vad()
+            self.gate.capture_started()
             self._detector = UtteranceDetector(self.gate, action.timings)
         try:
             audio.start(self._on_frames)

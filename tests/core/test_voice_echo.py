@@ -77,7 +77,7 @@ def test_the_user_over_our_voice_is_heard_once_the_coupling_is_learnt() -> None:
     gate = playing(clock, OURS + OURS)
     assert "#" not in heard(gate, clock, echo)  # our voice alone, learnt meanwhile
     assert -22 < gate.coupling_db() < -18
-    user_over_us = mixed(echo[: len(USER)], scaled(USER, 0.5))  # ~10 dB above our echo
+    user_over_us = mixed(echo[: len(USER)], scaled(USER, 1.0))  # ~20 dB above our echo
     detector = UtteranceDetector(gate, UtteranceTimings(min_speech_ms=120))
     started = []
     for i in range(0, len(USER), FRAME):
@@ -100,7 +100,7 @@ def test_after_playback_and_its_echo_it_is_the_vad_again() -> None:
     heard(gate, clock, scaled(OURS, 0.1)[: 16000 * 2])
     gate.play_stopped()
     assert gate.active
-    clock.advance(0.3)
+    clock.advance(gate.latency_s)
     assert not gate.active
     assert "#" in heard(gate, clock, scaled(USER, 0.2))
 

@@ -41,7 +41,7 @@ VOICE = Path(__file__).parents[1] / "voice"
 OUR_VOICE = read_wav16(VOICE / "fixtures" / "en2.wav")  # 3.2 s of espeak-ng, what every sentence sounds like
 USER = read_wav16(VOICE / "data" / "what_time.wav")
 REPLY = "<voice>Here is a long answer. It goes on for a while.</voice>"
-LISTENED_S = 1.5
+LISTENED_S = 2.0
 """The user lets the reply play this long first (the echo gate learns how loud it is here)."""
 
 
