@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -11,11 +11,13 @@ from PySide6.QtWidgets import QApplication
 
 from desktop_agent.app import _make_sink, window_deps
 from desktop_agent.services import build_services
+from desktop_agent.testing.fake_devices import ScriptedDevices
 from desktop_agent.testing.fake_sink import FakeAudioSink
-from desktop_agent.ui import audio_sink
+from desktop_agent.ui import audio_devices, audio_sink
+from desktop_agent.ui.device_choice import Device
 from desktop_agent.ui.i18n import text_in, tr
 
-NO_DEVICE = "QtMultimedia lists no audio output device"
+NO_DEVICE = "QtMultimedia lists none"
 
 
 def worded(warnings: Sequence[str | Callable[[], str]]) -> list[str]:
@@ -30,10 +32,18 @@ def no_servers(tmp_path: Path) -> Path:
     return path
 
 
+@pytest.fixture
+def devices() -> Iterator[ScriptedDevices]:
+    """The machine's sound devices, scripted (none until a test plugs one in)."""
+    scripted = ScriptedDevices()
+    before = audio_devices.set_shared(scripted.watcher())
+    yield scripted
+    audio_devices.set_shared(before)
+
+
 async def test_with_no_audio_output_device_there_is_no_speaker_and_one_line_says_so(
-    qapp: QApplication, no_servers: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+    qapp: QApplication, no_servers: Path, devices: ScriptedDevices, caplog: pytest.LogCaptureFixture
 ) -> None:
-    monkeypatch.setattr(audio_sink, "no_output_reason", lambda: NO_DEVICE)
     services = await build_services(mcp_config=no_servers, tts="none")
     try:
         with caplog.at_level(logging.WARNING, logger="desktop_agent.app"):
@@ -51,9 +61,9 @@ async def test_with_no_audio_output_device_there_is_no_speaker_and_one_line_says
 
 
 async def test_with_an_audio_output_device_the_window_gets_the_qt_speaker(
-    qapp: QApplication, no_servers: Path, monkeypatch: pytest.MonkeyPatch
+    qapp: QApplication, no_servers: Path, devices: ScriptedDevices
 ) -> None:
-    monkeypatch.setattr(audio_sink, "no_output_reason", lambda: None)
+    devices.plug(Device("speakers", "Built-in speakers", default=True), output=True)
     services = await build_services(mcp_config=no_servers, tts="none")
     try:
         sink = _make_sink(services)

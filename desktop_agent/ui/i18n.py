@@ -260,7 +260,6 @@ _TEXTS: dict[str, tuple[str, str]] = {
     ),
     "approved_by_voice": ("approved by voice", "已通过语音批准"),
     "rejected_by_voice": ("rejected by voice", "已通过语音拒绝"),
-    "voice_send_at_once": ("Send recognised speech at once", "识别后立即发送"),
     "settings_speech_input": ("Speech input", "语音输入"),
     "settings_stt": ("Speech recognition", "语音识别"),
     "stt_engine_pocketsphinx": ("Offline, English (pocketsphinx)", "离线，英语（pocketsphinx）"),
@@ -288,10 +287,6 @@ _TEXTS: dict[str, tuple[str, str]] = {
     "settings_bad_address": ("{field}: the address must start with http:// or https:// (got “{value}”)",
                              "{field}：地址必须以 http:// 或 https:// 开头（当前为“{value}”）"),
     "settings_barge_in": ("Speaking interrupts the assistant (barge-in)", "说话打断助手（插话）"),
-    "barge_in": (
-        "Interrupt the assistant by speaking (needs a headset: there is no echo cancellation, so its own voice would interrupt it)",
-        "说话即可打断助手（需要耳机：没有回声消除，助手自己的声音也会打断它）",
-    ),
     # the speech model's first-use download (ui/model_download.py)
     "model_downloading": ("Downloading the speech model: {details}", "正在下载语音识别模型：{details}"),
     "model_download_percent": ("{n} %", "{n}%"),

@@ -66,8 +66,7 @@ async def app_window(qtbot: QtBot, tmp_path: Path, **settings: object) -> AsyncI
     from desktop_agent.services import build_services
     from desktop_agent.storage.paths import settings_path
 
-    saved = {"stt_engine": "whisper", "stt_model_dir": str(whisper_base_dir()), "voice_send": "review",
-             "voice_send_at_once": False, **settings}
+    saved = {"stt_engine": "whisper", "stt_model_dir": str(whisper_base_dir()), "voice_send": "review", **settings}
     settings_path().write_text(json.dumps(saved))
     mcp = tmp_path / "mcp.json"
     mcp.write_text('{"mcpServers": {}}')
