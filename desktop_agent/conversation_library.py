@@ -16,7 +16,6 @@ from typing import Literal
 
 from desktop_agent.core.conversation import Conversation
 from desktop_agent.core.plain_text import plain
-from desktop_agent.storage import conversation_export as export
 from desktop_agent.storage.conversations import ConversationStore, ConversationSummary, SearchHit
 from desktop_agent.storage.user_files import read_user_text
 
@@ -63,6 +62,8 @@ class ConversationLibrary:
         stored = self._store.load(conversation_id)
         if stored is None:
             return None
+        from desktop_agent.storage import conversation_export as export
+
         text = export.to_markdown(stored) if kind == "markdown" else export.to_json(stored)
         return self._store.redact(text)
 
@@ -77,6 +78,10 @@ class ConversationLibrary:
         """Add the conversation in an exported JSON file (or a bare OpenAI
         message list) as a new one; its id. Raises ``ConversationFileError``
         (one line; nothing stored, the other conversations untouched)."""
+        # Here, not at the top: the import's schema (pydantic models) costs an
+        # idle window ~6 MiB it only needs when a file is imported.
+        from desktop_agent.storage import conversation_export as export
+
         imported = export.from_json(text)
         conversation_id = uuid.uuid4().hex
         if not self._store.add(conversation_id, imported.title, imported.messages, imported.events):
@@ -89,4 +94,6 @@ class ConversationLibrary:
         most :data:`~desktop_agent.storage.conversation_export.IMPORT_MAX_BYTES`
         (a named pipe would hang the window), UTF-8. Raises
         ``ConversationFileError`` or ``UserFileError``."""
-        return self.import_text(read_user_text(path, limit=export.IMPORT_MAX_BYTES, encoding="utf-8-sig"))
+        from desktop_agent.storage.conversation_export import IMPORT_MAX_BYTES
+
+        return self.import_text(read_user_text(path, limit=IMPORT_MAX_BYTES, encoding="utf-8-sig"))
