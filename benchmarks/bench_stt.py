@@ -220,7 +220,7 @@ def main() -> int:
     parser.add_argument("--json", action="store_true", help="end with the report as one JSON line")
     parser.add_argument("--child", choices=ENGINES, help=argparse.SUPPRESS)
     args = parser.parse_args()
-    from desktop_agent.voice.stt.whisper import available_cores
+    from desktop_agent.voice.cores import available_cores
 
     threads = args.threads or available_cores()
     if args.child:

@@ -17,7 +17,7 @@ the wording without changing what any of them sees.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any
 
@@ -70,3 +70,17 @@ def _rebuild(english: str, key: str, fields: dict[str, object], frame: str | Non
 
 
 __all__ = ["Notice"]
+
+
+SHOWN_PROBLEMS = 5
+"""How many problems of one file or folder are listed before the rest are counted."""
+
+
+def first_problems(problems: list[str], the_rest: Callable[[int], Notice]) -> list[str]:
+    """The first :data:`SHOWN_PROBLEMS` of ``problems``, then ``the_rest(n)``
+    for the ``n`` left out (nothing when none is)."""
+    shown = problems[:SHOWN_PROBLEMS]
+    more = len(problems) - SHOWN_PROBLEMS
+    if more > 0:
+        shown.append(the_rest(more))
+    return shown

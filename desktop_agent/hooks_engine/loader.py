@@ -19,7 +19,7 @@ otherwise be sent to the model with every request, and a named pipe would
 hang start-up where no signal stops it.
 
 A file of many broken entries does not bury the other warnings: the first
-:data:`SHOWN_PROBLEMS` of each ``hooks.json`` are warned about, then one line
+:data:`~desktop_agent.core.notice.SHOWN_PROBLEMS` of each ``hooks.json`` are warned about, then one line
 counts the rest (the Settings page still lists every entry).
 """
 
@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any, Literal, cast
 
 from desktop_agent.core.hooks import CHECKPOINTS, HOOK_ROLES, Checkpoint, Hook, HookRole
-from desktop_agent.core.notice import Notice
+from desktop_agent.core.notice import Notice, first_problems
 from desktop_agent.storage.paths import bundled_dir, data_dir
 from desktop_agent.storage.user_files import UserFileError, read_user_text
 
@@ -42,7 +42,6 @@ HOOKS_FILE_LIMIT = 1 << 20
 """Bytes: a ``hooks.json`` is a short list; more is not a hooks file."""
 PROMPT_LIMIT = 64 << 10
 """Bytes: a prompt is resent with the requests of its checkpoint, so it stays small."""
-SHOWN_PROBLEMS = 5
 """Warnings per ``hooks.json`` before the rest are counted in one line."""
 
 HookProblemCode = Literal[
@@ -197,16 +196,16 @@ def _read_folder(
         if info.problem is not None:
             problems.append(info.problem)
         out.append((info, hook))
-    warnings.extend(problems[:SHOWN_PROBLEMS])
-    if len(problems) > SHOWN_PROBLEMS:
-        more = len(problems) - SHOWN_PROBLEMS
-        warnings.append(
-            Notice(
+    warnings.extend(
+        first_problems(
+            problems,
+            lambda more: Notice(
                 f"… and {more} more problems in hooks file {path}",
                 "notice_hooks_more",
                 {"file": str(path), "count": str(more)},
-            )
+            ),
         )
+    )
     return out
 
 

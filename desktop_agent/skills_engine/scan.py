@@ -10,7 +10,7 @@ whose SKILL.md is there but is no readable file (a named pipe, a link that
 leads out of the folder) is a broken skill like any other.
 
 A folder of many broken skills does not bury the other warnings: the first
-:data:`SHOWN_PROBLEMS` of each skills folder are warned about, then one line
+:data:`~desktop_agent.core.notice.SHOWN_PROBLEMS` of each skills folder are warned about, then one line
 counts the rest (the Settings page still lists each of them).
 """
 
@@ -21,7 +21,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from desktop_agent.core.notice import Notice
+from desktop_agent.core.notice import Notice, first_problems
 from desktop_agent.skills_engine.skill_file import (
     SKILL_FILE,
     Skill,
@@ -33,7 +33,6 @@ from desktop_agent.storage.paths import bundled_dir, data_dir
 
 log = logging.getLogger(__name__)
 
-SHOWN_PROBLEMS = 5
 """Warnings per skills folder before the rest are counted in one line."""
 
 
@@ -107,17 +106,15 @@ def scan_skills(bundled: Path | None = None, user: Path | None = None) -> SkillS
 
 
 def _summarised(problems: list[str], root: Path) -> list[str]:
-    """The first :data:`SHOWN_PROBLEMS` of ``problems``, then a line counting the rest."""
-    shown = problems[:SHOWN_PROBLEMS]
-    if len(problems) > SHOWN_PROBLEMS:
-        more = len(problems) - SHOWN_PROBLEMS
-        shown.append(
-            Notice(
-                f"… and {more} more skills in {root} are skipped",
-                "notice_skills_more",
-                {"folder": str(root), "count": str(more)},
-            )
-        )
+    """The first :data:`~desktop_agent.core.notice.SHOWN_PROBLEMS` of ``problems``, then a line counting the rest."""
+    shown = first_problems(
+        problems,
+        lambda more: Notice(
+            f"… and {more} more skills in {root} are skipped",
+            "notice_skills_more",
+            {"folder": str(root), "count": str(more)},
+        ),
+    )
     for line in shown:
         log.warning("%s", line)
     return shown

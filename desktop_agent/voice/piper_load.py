@@ -18,11 +18,11 @@ cannot work is refused with one line before anything is synthesised:
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
 from desktop_agent.core.ports import TTSError
+from desktop_agent.voice.cores import available_cores
 from desktop_agent.voice.piper_voices import VoiceError, VoiceLanguage, config_path, read_config
 from desktop_agent.voice.text import one_line
 
@@ -41,17 +41,6 @@ def synthesis_threads() -> int:
     two busy cores (load 4), a 1 s clause: 169 ms with one thread, 265 ms
     with two (p50 of 25 each, interleaved)."""
     return max(1, available_cores() // 2)
-
-
-def available_cores() -> int:
-    """The cores this process may run on (its affinity where the OS says)."""
-    affinity = getattr(os, "sched_getaffinity", None)
-    if affinity is not None:
-        try:
-            return max(1, len(affinity(0)))
-        except OSError:
-            pass
-    return max(1, os.cpu_count() or 1)
 
 
 def load_voice(model: Path, language: VoiceLanguage, threads: int) -> Any:

@@ -61,3 +61,13 @@ def chinese() -> Iterator[None]:
     i18n.set_language("zh")
     yield
     i18n.set_language(previous)
+
+
+@pytest.fixture
+def keep_loop_on_close(qapp: QApplication) -> Iterator[None]:
+    """Closing a window must not quit the qasync loop under the test (a
+    window test closes its window while its loop still runs)."""
+    before = qapp.quitOnLastWindowClosed()
+    qapp.setQuitOnLastWindowClosed(False)
+    yield
+    qapp.setQuitOnLastWindowClosed(before)

@@ -7,7 +7,7 @@ speech goes through the real pipeline into a fake TTS and a fake speaker."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import replace
 from pathlib import Path
@@ -36,19 +36,12 @@ from desktop_agent.ui.i18n import tr
 from desktop_agent.ui.main_window import MainWindow
 from desktop_agent.voice import SpeechPipeline
 
+pytestmark = pytest.mark.usefixtures("keep_loop_on_close")
+
 PLAN = text_reply("Let me check.\n<need_tool>")
 SLOW = text_reply("".join(f"Sentence {n}. " for n in range(40)) + "<no_tool>", delay_s=0.05)
 """A planning round that streams sentence by sentence for about 6 s: long
 enough to be stopped while the text is shown."""
-
-
-@pytest.fixture(autouse=True)
-def _keep_loop_on_close(qapp: QApplication) -> Iterator[None]:
-    """Closing the window must not quit the qasync loop under the test."""
-    before = qapp.quitOnLastWindowClosed()
-    qapp.setQuitOnLastWindowClosed(False)
-    yield
-    qapp.setQuitOnLastWindowClosed(before)
 
 
 @asynccontextmanager

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -28,17 +28,10 @@ from desktop_agent.ui.main_window import MainWindow
 from desktop_agent.ui.theme import LIGHT
 from desktop_agent.ui.tool_card import ToolCardWidget
 
+pytestmark = pytest.mark.usefixtures("keep_loop_on_close")
+
 PLAN = text_reply("Let me check.\n<need_tool>")
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
-
-
-@pytest.fixture(autouse=True)
-def _keep_loop_on_close(qapp: QApplication) -> Iterator[None]:
-    """Closing the window must not quit the qasync loop under the test."""
-    before = qapp.quitOnLastWindowClosed()
-    qapp.setQuitOnLastWindowClosed(False)
-    yield
-    qapp.setQuitOnLastWindowClosed(before)
 
 
 def one_command(command: str = "echo hi") -> list[Reply]:

@@ -6,7 +6,7 @@ while the user talks keeps what was said. Devices are scripted here
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -14,7 +14,6 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from desktop_agent.testing.fake_devices import ScriptedDevices
@@ -28,17 +27,11 @@ from desktop_agent.ui.i18n import tr
 from desktop_agent.ui.main_window import MainWindow
 from desktop_agent.voice.vad import WebRtcVad
 
+pytestmark = pytest.mark.usefixtures("keep_loop_on_close")
+
 DATA = Path(__file__).parents[1] / "voice" / "data"
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
 HEADSET = Device("usb_headset", "USB headset", default=True)
-
-
-@pytest.fixture(autouse=True)
-def _keep_loop_on_close(qapp: QApplication) -> Iterator[None]:
-    before = qapp.quitOnLastWindowClosed()
-    qapp.setQuitOnLastWindowClosed(False)
-    yield
-    qapp.setQuitOnLastWindowClosed(before)
 
 
 class CountingMic(WavAudioInput):

@@ -4,7 +4,6 @@ microphone is a WAV file (none exists here); the recogniser is scripted."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -12,7 +11,6 @@ import pytest
 from PySide6.QtCore import QRect, Qt
 from PySide6.QtGui import QImage
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from desktop_agent.testing.audit_sink import RecordingAuditSink
@@ -26,18 +24,10 @@ from desktop_agent.ui.main_window import MainWindow
 from desktop_agent.ui.tool_card import ToolCardWidget
 from desktop_agent.voice.vad import WebRtcVad
 
+pytestmark = pytest.mark.usefixtures("keep_loop_on_close")
+
 DATA = Path(__file__).parents[1] / "voice" / "data"
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
-
-
-@pytest.fixture(autouse=True)
-def _keep_loop_on_close(qapp: QApplication) -> Iterator[None]:
-    """Closing the window must not quit the qasync loop under the test
-    (``run_on_qasync`` does the same)."""
-    before = qapp.quitOnLastWindowClosed()
-    qapp.setQuitOnLastWindowClosed(False)
-    yield
-    qapp.setQuitOnLastWindowClosed(before)
 
 
 def voice_window(qtbot: QtBot, audio: WavAudioInput, recognizer: ScriptedRecognizer | None) -> MainWindow:

@@ -9,14 +9,13 @@ on real speech; the sources are loopback file servers."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from desktop_agent.core.ports import SpeechRecognizer
@@ -42,16 +41,10 @@ from desktop_agent.voice.stt.whisper import WhisperRecognizer
 from desktop_agent.voice.stt.whisper_models import WHISPER_BASE
 from desktop_agent.voice.vad import WebRtcVad
 
+pytestmark = pytest.mark.usefixtures("keep_loop_on_close")
+
 Built = tuple[SpeechRecognizer | None, SpeechRecognizer | None, str | None]
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
-
-
-@pytest.fixture(autouse=True)
-def _keep_loop_on_close(qapp: QApplication) -> Iterator[None]:
-    before = qapp.quitOnLastWindowClosed()
-    qapp.setQuitOnLastWindowClosed(False)
-    yield
-    qapp.setQuitOnLastWindowClosed(before)
 
 
 async def _until(condition: Callable[[], bool], timeout_s: float = 30) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import replace
 from pathlib import Path
@@ -37,18 +37,10 @@ from desktop_agent.ui.main_window import MainWindow
 if TYPE_CHECKING:
     from desktop_agent.ui.settings_dialog import SettingsDialog
 
-pytestmark = [pytest.mark.integration, pytest.mark.real_audio]
+pytestmark = [pytest.mark.usefixtures("keep_loop_on_close"), pytest.mark.integration, pytest.mark.real_audio]
 
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
 RATE = 16000
-
-
-@pytest.fixture(autouse=True)
-def _keep_loop_on_close(qapp: QApplication) -> Iterator[None]:
-    before = qapp.quitOnLastWindowClosed()
-    qapp.setQuitOnLastWindowClosed(False)
-    yield
-    qapp.setQuitOnLastWindowClosed(before)
 
 
 async def until(condition: Callable[[], bool], timeout_s: float = 10.0) -> None:

@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from desktop_agent.core.ports import SpeechRecognizer
@@ -33,16 +32,10 @@ from desktop_agent.voice.stt.models import DownloadProgress, ModelFile, ModelSpe
 from desktop_agent.voice.stt.sensevoice import SenseVoiceRecognizer
 from desktop_agent.voice.vad import WebRtcVad
 
+pytestmark = pytest.mark.usefixtures("keep_loop_on_close")
+
 DATA = Path(__file__).parents[1] / "voice" / "data"
 Built = tuple[SpeechRecognizer | None, SpeechRecognizer | None, str | None]
-
-
-@pytest.fixture(autouse=True)
-def _keep_loop_on_close(qapp: QApplication) -> Iterator[None]:
-    before = qapp.quitOnLastWindowClosed()
-    qapp.setQuitOnLastWindowClosed(False)
-    yield
-    qapp.setQuitOnLastWindowClosed(before)
 
 
 def test_the_row_shows_only_the_chosen_engines_fields(qtbot: QtBot) -> None:

@@ -8,13 +8,12 @@ tail) stops the reply and sends nothing; a cough sends nothing and says so."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from PySide6.QtWidgets import QApplication
 
 from desktop_agent.core.agent import AgentClient
 from desktop_agent.core.conversation import Conversation
@@ -37,20 +36,14 @@ from desktop_agent.voice.pcm import read_wav16
 from desktop_agent.voice.vad import WebRtcVad
 from desktop_agent.voice.wav import pcm16_wav
 
+pytestmark = pytest.mark.usefixtures("keep_loop_on_close")
+
 VOICE = Path(__file__).parents[1] / "voice"
 OUR_VOICE = read_wav16(VOICE / "fixtures" / "en2.wav")  # 3.2 s of espeak-ng, what every sentence sounds like
 USER = read_wav16(VOICE / "data" / "what_time.wav")
 REPLY = "<voice>Here is a long answer. It goes on for a while.</voice>"
 LISTENED_S = 2.0
 """The user lets the reply play this long first (the echo gate learns how loud it is here)."""
-
-
-@pytest.fixture(autouse=True)
-def _keep_loop_on_close(qapp: QApplication) -> Iterator[None]:
-    before = qapp.quitOnLastWindowClosed()
-    qapp.setQuitOnLastWindowClosed(False)
-    yield
-    qapp.setQuitOnLastWindowClosed(before)
 
 
 class OurVoice:

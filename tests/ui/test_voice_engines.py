@@ -7,11 +7,10 @@ from __future__ import annotations
 
 import asyncio
 import shutil
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import pytest
-from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from desktop_agent.storage.settings import Settings
@@ -24,16 +23,10 @@ from desktop_agent.voice.downloads import ModelDownloads
 from desktop_agent.voice.stt.models import ModelStore
 from desktop_agent.voice.stt.whisper_models import WHISPER_BASE
 
+pytestmark = pytest.mark.usefixtures("keep_loop_on_close")
+
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
 BASE = "faster-whisper-base"
-
-
-@pytest.fixture(autouse=True)
-def _keep_loop_on_close(qapp: QApplication) -> Iterator[None]:
-    before = qapp.quitOnLastWindowClosed()
-    qapp.setQuitOnLastWindowClosed(False)
-    yield
-    qapp.setQuitOnLastWindowClosed(before)
 
 
 async def _until(condition: Callable[[], bool], timeout_s: float = 60) -> None:

@@ -17,12 +17,11 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
-from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from desktop_agent.testing.audit_sink import RecordingAuditSink
@@ -34,17 +33,9 @@ from desktop_agent.ui.bubble import MessageBubble, SystemMessage
 from desktop_agent.ui.i18n import tr
 from desktop_agent.ui.main_window import MainWindow
 
-pytestmark = [pytest.mark.integration, pytest.mark.real_audio]
+pytestmark = [pytest.mark.usefixtures("keep_loop_on_close"), pytest.mark.integration, pytest.mark.real_audio]
 
 REPLY = "<voice>The weather today will be mild with a light wind. Later on, clouds will come in from the west.</voice>"
-
-
-@pytest.fixture(autouse=True)
-def _keep_loop_on_close(qapp: QApplication) -> Iterator[None]:
-    before = qapp.quitOnLastWindowClosed()
-    qapp.setQuitOnLastWindowClosed(False)
-    yield
-    qapp.setQuitOnLastWindowClosed(before)
 
 
 async def until(condition: Callable[[], bool], timeout_s: float = 10.0) -> None:

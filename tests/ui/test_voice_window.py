@@ -15,13 +15,11 @@ Screenshots: ``voice_approval_<en|zh>.png``, ``voice_countdown_<en|zh>.png``.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QRect, Qt
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication
 
 from desktop_agent.core.rejection import REASON_REJECTED
 from desktop_agent.core.voice_output import OutputTap
@@ -43,6 +41,8 @@ from desktop_agent.voice.pcm import read_wav16
 from desktop_agent.voice.vad import WebRtcVad
 from desktop_agent.voice.wav import silent_wav
 
+pytestmark = pytest.mark.usefixtures("keep_loop_on_close")
+
 DATA = Path(__file__).parents[1] / "voice" / "data"
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
 NOON = [text_reply("Let me see.<need_tool>"), text_reply("It is noon.")]
@@ -51,14 +51,6 @@ TOOL_SCRIPT = [
     tool_reply("run_command", {"command": "echo by-voice"}),
     text_reply("Done."),
 ]
-
-
-@pytest.fixture(autouse=True)
-def _keep_loop_on_close(qapp: QApplication) -> Iterator[None]:
-    before = qapp.quitOnLastWindowClosed()
-    qapp.setQuitOnLastWindowClosed(False)
-    yield
-    qapp.setQuitOnLastWindowClosed(before)
 
 
 def cards(window: MainWindow) -> list[ToolCardWidget]:

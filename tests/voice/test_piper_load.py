@@ -12,7 +12,8 @@ import pytest
 from piper import espeakbridge
 from piper.phonemize_espeak import ESPEAK_DATA_DIR
 
-from desktop_agent.voice.piper_load import CHINESE_PROBE, available_cores
+from desktop_agent.voice.cores import available_cores
+from desktop_agent.voice.piper_load import CHINESE_PROBE
 from desktop_agent.voice.text import is_chinese
 
 TONE = re.compile(r"[125ɜ]")

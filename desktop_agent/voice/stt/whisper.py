@@ -31,13 +31,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from desktop_agent.core.ports import STTError
+from desktop_agent.voice.cores import available_cores
 from desktop_agent.voice.pcm import RATE, resample16, to_mono16
 from desktop_agent.voice.stt.model_fetch import ModelFetch
 from desktop_agent.voice.stt.models import DownloadProgress, ModelSpec, ModelStore
@@ -49,18 +49,6 @@ log = logging.getLogger(__name__)
 BEAM_SIZE = 5
 LANGUAGES = ("zh", "en")
 """The languages an utterance is heard in; the likelier one is picked."""
-
-
-def available_cores() -> int:
-    """The cores this process may run on (its affinity mask where the OS
-    has one: a container or ``taskset`` gives fewer than ``cpu_count``)."""
-    affinity = getattr(os, "sched_getaffinity", None)
-    if affinity is not None:
-        try:
-            return max(1, len(affinity(0)))
-        except OSError:
-            pass
-    return max(1, os.cpu_count() or 1)
 
 
 class WhisperRecognizer(ModelFetch):
