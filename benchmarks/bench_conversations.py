@@ -109,7 +109,7 @@ def percentile(values: list[float], share: float) -> float:
 def _open_once(app: Any, draw: Any) -> tuple[float, float, int]:
     """Time one open into a fresh chat: ``draw(chat)`` loads and draws;
     returns (first paint, fully interactive, widgets drawn)."""
-    from desktop_agent.ui.chat_view import ChatView
+    from desktop_agent.ui.chat.chat_view import ChatView
 
     chat = ChatView()
     chat.resize(860, 640)
@@ -144,7 +144,7 @@ def bench_open(folder: Path, messages: int, repeat: int) -> dict[str, Any]:
 
     from desktop_agent.core.display_log import events_from_history
     from desktop_agent.storage.conversations import ConversationStore
-    from desktop_agent.ui.restore import restore
+    from desktop_agent.ui.conversations.restore import restore
 
     app = QApplication.instance() or QApplication([])
     store = ConversationStore(folder / "open.sqlite3")
@@ -181,7 +181,7 @@ def bench_open_hit(folder: Path, messages: int, repeat: int, turn: int = 3) -> d
 
     from desktop_agent.core.display_log import events_from_history
     from desktop_agent.storage.conversations import ConversationStore
-    from desktop_agent.ui.restore import hit_window, restore
+    from desktop_agent.ui.conversations.restore import hit_window, restore
 
     app = QApplication.instance() or QApplication([])
     store = ConversationStore(folder / "open_hit.sqlite3")

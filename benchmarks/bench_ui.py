@@ -126,8 +126,8 @@ def bench_stalls(tokens: int, messages: int, rate: float, *, chatty: bool = Fals
     from desktop_agent.storage.settings import SettingsStore
     from desktop_agent.testing.window_rig import SignalLog, build_window, run_on_qasync
     from desktop_agent.tools import builtin_tools
-    from desktop_agent.ui.runtime import LAZY_IMPORTS, settle_memory, warm_imports
-    from desktop_agent.ui.tool_card import ToolCardWidget
+    from desktop_agent.ui.cards.tool_card import ToolCardWidget
+    from desktop_agent.ui.shell.runtime import LAZY_IMPORTS, settle_memory, warm_imports
 
     app = QApplication.instance() or QApplication([])
     if chatty:

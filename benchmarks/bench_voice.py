@@ -63,7 +63,7 @@ from desktop_agent.core.ports import AudioSink, Speech, TTSEngine
 from desktop_agent.core.stream_parser import Segment, StreamParser
 from desktop_agent.testing.fake_sink import FakeAudioSink
 from desktop_agent.testing.fake_tts import FakeTTS
-from desktop_agent.ui.audio_sink import QtAudioSink
+from desktop_agent.ui.voice.audio_sink import QtAudioSink
 from desktop_agent.voice import EspeakEngine, SpeechPipeline
 from desktop_agent.voice.wav import tone_wav
 

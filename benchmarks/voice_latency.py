@@ -402,8 +402,8 @@ async def barge_in_rows(clip: bytes, runs: int) -> tuple[list[float], list[float
     from desktop_agent.testing.scripted_server import ScriptedLLMServer, text_reply
     from desktop_agent.testing.window_rig import SignalLog
     from desktop_agent.tools import builtin_tools
-    from desktop_agent.ui.main_window import MainWindow
-    from desktop_agent.ui.window_deps import WindowDeps
+    from desktop_agent.ui.shell.main_window import MainWindow
+    from desktop_agent.ui.shell.window_deps import WindowDeps
     from desktop_agent.voice.vad import WebRtcVad
 
     store = SettingsStore()

@@ -34,7 +34,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         asyncio.run(serve(None))
         return 0
     args = build_parser().parse_args(argv)
-    args.argv = argv  # what a second window hands the first (desktop_agent.ui.single_instance)
+    args.argv = argv  # what a second window hands the first (desktop_agent.ui.shell.single_instance)
     if args.self_test:
         from desktop_agent.self_test import run
 

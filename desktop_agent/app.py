@@ -5,7 +5,7 @@ them to the window; and a clean shut-down when the window closes.
 Start-up order is the point of this module: the window is on screen
 *before* asyncio, qasync, the core, openai and mcp are imported (they are
 imported inside the functions below, the heavy ones in a worker thread by
-:func:`desktop_agent.ui.runtime.warm_imports`), so the services are built
+:func:`desktop_agent.ui.shell.runtime.warm_imports`), so the services are built
 while the user already sees the window, and its input already takes text
 (held until the services are attached). The MCP servers then start in the
 background: no server, however slow, holds up the input or Settings.
@@ -31,12 +31,12 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
 from desktop_agent.storage.paths import data_dir
-from desktop_agent.ui import single_instance
-from desktop_agent.ui.fonts import prefer_chinese_sans
 from desktop_agent.ui.i18n import choose_language, set_language, tr
-from desktop_agent.ui.main_window import MainWindow
-from desktop_agent.ui.qt_translations import apply_qt_language
-from desktop_agent.ui.window_deps import WindowDeps
+from desktop_agent.ui.shell import single_instance
+from desktop_agent.ui.shell.fonts import prefer_chinese_sans
+from desktop_agent.ui.shell.main_window import MainWindow
+from desktop_agent.ui.shell.qt_translations import apply_qt_language
+from desktop_agent.ui.shell.window_deps import WindowDeps
 
 if TYPE_CHECKING:
     import asyncio
@@ -48,8 +48,8 @@ if TYPE_CHECKING:
     from desktop_agent.core.wire import WireProfileName
     from desktop_agent.services import Services
     from desktop_agent.storage.settings import Settings
-    from desktop_agent.ui.audio_sink import QtAudioSink
-    from desktop_agent.ui.deferred_audio import DeferredSink
+    from desktop_agent.ui.voice.audio_sink import QtAudioSink
+    from desktop_agent.ui.voice.deferred_audio import DeferredSink
 
 EXIT_OK, EXIT_CONFIG = 0, 2
 
@@ -116,7 +116,7 @@ def _run_window(app: QApplication, args: argparse.Namespace, others: single_inst
 
     import qasync
 
-    from desktop_agent.ui import runtime
+    from desktop_agent.ui.shell import runtime
 
     try:
         with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(app)) as runner:
@@ -159,7 +159,7 @@ async def serve(window: MainWindow, args: argparse.Namespace) -> int:
     attach them, wait, stop the turn, close the services); the exit status."""
     import asyncio
 
-    from desktop_agent.ui import runtime
+    from desktop_agent.ui.shell import runtime
 
     closed = asyncio.Event()
     window.closed.connect(closed.set)
@@ -184,7 +184,7 @@ async def serve(window: MainWindow, args: argparse.Namespace) -> int:
             services.on_mcp_status = lambda _status: window.refresh_status()
             services.start_mcp_in_background()
             window.attach(window_deps(services, sink))
-            from desktop_agent.ui.notice_wording import notice_text
+            from desktop_agent.ui.shell.notice_wording import notice_text
 
             # Each line in the window's language (issue 13); the English one is in the log.
             services.on_notice = lambda text: window.show_notice("warning", lambda: notice_text(text))
@@ -250,14 +250,14 @@ def window_deps(services: Services, sink: AudioSink | None) -> WindowDeps:
     from desktop_agent.mcp_engine.servers_file import resolve_path
     from desktop_agent.skills_engine import user_skills_dir
     from desktop_agent.storage import secrets
-    from desktop_agent.ui import audio_devices
-    from desktop_agent.ui.deferred_audio import DeferredMicrophone
+    from desktop_agent.ui.voice import audio_devices
+    from desktop_agent.ui.voice.deferred_audio import DeferredMicrophone
     from desktop_agent.voice.downloads import ModelDownloads
     from desktop_agent.voice.stt.models import default_store
     from desktop_agent.voice.vad import WebRtcVad
 
     # Opened at the first press, the devices looked at when the mic button is
-    # reached (ui/device_glue.py); the setting's device, read at every press.
+    # reached (ui/voice/device_glue.py); the setting's device, read at every press.
     audio_input = DeferredMicrophone(audio_devices.shared(), lambda: services.settings.audio_input_id)
     recognizer, answer_recognizer, speech_note = speech_recognizers(services.settings, services.read_key)
     if sink is not None:  # what it plays is known to the microphone's echo gate (core/voice_output.py)
@@ -372,7 +372,7 @@ def _warm_openai_once() -> Callable[[], None]:
     an endpoint, and applying one does not hold the window (~2 s here). Once."""
     import asyncio
 
-    from desktop_agent.ui import runtime
+    from desktop_agent.ui.shell import runtime
 
     started: list[asyncio.Task[None]] = []
 
@@ -429,7 +429,7 @@ def deferred_sink(services: Services, window: MainWindow) -> DeferredSink:
     """The window's speaker, made when the first clip plays (``_make_sink``);
     when nothing would be heard, the window says so once, and the turn on
     screen stops holding its text for speech."""
-    from desktop_agent.ui.deferred_audio import DeferredSink
+    from desktop_agent.ui.voice.deferred_audio import DeferredSink
 
     def missing() -> None:
         window.show_notice("warning", functools.partial(tr, "no_audio_output"))
@@ -444,7 +444,7 @@ def deferred_sink(services: Services, window: MainWindow) -> DeferredSink:
         if controller is not None:
             controller.push_audio(controller.settings.volume, controller.settings.muted)
 
-    from desktop_agent.ui import audio_devices
+    from desktop_agent.ui.voice import audio_devices
 
     settings = services.settings
     return DeferredSink(
@@ -465,8 +465,8 @@ def _make_sink(services: Services, *, volume: float | None = None, muted: bool |
 
     log = logging.getLogger(__name__)
     try:
-        from desktop_agent.ui import audio_devices
-        from desktop_agent.ui.audio_sink import QtAudioSink
+        from desktop_agent.ui.voice import audio_devices
+        from desktop_agent.ui.voice.audio_sink import QtAudioSink
 
         devices = audio_devices.shared()
         if not devices.outputs():

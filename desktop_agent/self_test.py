@@ -23,7 +23,7 @@ seen), exit 0 only when all hold:
   whose model is here hears silence as nothing; a missing model is
   reported with its size ("needs a model"), not failed.
 - ``translations``: Qt's Chinese catalogue loads, so Qt's own buttons and
-  menus follow the app into Chinese (``ui/qt_translations.py``).
+  menus follow the app into Chinese (``ui/shell/qt_translations.py``).
 
 The window check and the demo turn run at the same time (the turn is a child
 process). Qt's own messages are kept out of the output.
@@ -124,10 +124,10 @@ def check_window() -> CheckResult:
     from PySide6.QtWidgets import QApplication
 
     from desktop_agent.core.messages import Card, CardField
-    from desktop_agent.ui.card_state import ToolCardState
-    from desktop_agent.ui.main_window import MainWindow
-    from desktop_agent.ui.tool_card import ToolCardWidget
-    from desktop_agent.ui.visual_card import VisualCardWidget
+    from desktop_agent.ui.cards.state import ToolCardState
+    from desktop_agent.ui.cards.tool_card import ToolCardWidget
+    from desktop_agent.ui.cards.visual_card import VisualCardWidget
+    from desktop_agent.ui.shell.main_window import MainWindow
 
     window = MainWindow(tray=False)
     try:
@@ -249,7 +249,7 @@ def check_translations() -> CheckResult:
     """Qt's Chinese catalogue is where Qt looks (the bundle must carry it)."""
     from PySide6.QtCore import QCoreApplication
 
-    from desktop_agent.ui.qt_translations import CATALOGUES, apply_qt_language
+    from desktop_agent.ui.shell.qt_translations import CATALOGUES, apply_qt_language
 
     name = CATALOGUES["zh"]
     try:

@@ -13,9 +13,9 @@ from desktop_agent.app import _make_sink, window_deps
 from desktop_agent.services import build_services
 from desktop_agent.testing.fake_devices import ScriptedDevices
 from desktop_agent.testing.fake_sink import FakeAudioSink
-from desktop_agent.ui import audio_devices, audio_sink
-from desktop_agent.ui.device_choice import Device
 from desktop_agent.ui.i18n import text_in, tr
+from desktop_agent.ui.voice import audio_devices, audio_sink
+from desktop_agent.ui.voice.device_choice import Device
 
 NO_DEVICE = "QtMultimedia lists none"
 

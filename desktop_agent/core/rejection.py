@@ -1,7 +1,7 @@
 """What a call that did not run to its result tells the model (the
 ``tool_rejected`` reason), shared by the main turn and a sub-agent's calls.
 
-The window words these for the user itself (``ui/card_state.py`` maps the
+The window words these for the user itself (``ui/cards/state.py`` maps the
 constants to plain outcomes); these texts are written for the model.
 """
 

@@ -2,7 +2,7 @@
 done (actions), how it is set up (config) and where it stands (state).
 
 :class:`~desktop_agent.core.voice_machine.VoiceSession` turns events into
-actions; the window's adapter (``ui/voice_input.py``) feeds it what the
+actions; the window's adapter (``ui/voice/speech_input.py``) feeds it what the
 microphone, the recognisers, the turn and the cards do, and performs what it
 returns. Both sides are frozen dataclasses with a ``type`` tag (what flows is
 data, STYLE.md), so a test compares whole action lists.

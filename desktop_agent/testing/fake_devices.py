@@ -1,5 +1,5 @@
 """Sound devices a test plugs in and out: a
-:class:`~desktop_agent.ui.audio_devices.DeviceSource` without QtMultimedia
+:class:`~desktop_agent.ui.voice.audio_devices.DeviceSource` without QtMultimedia
 (real ones, on a private sound server, are in ``testing/pulse.py``)."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
-from desktop_agent.ui.audio_devices import AudioDevices
-from desktop_agent.ui.device_choice import Device
+from desktop_agent.ui.voice.audio_devices import AudioDevices
+from desktop_agent.ui.voice.device_choice import Device
 
 if TYPE_CHECKING:
     from PySide6.QtMultimedia import QAudioDevice

@@ -16,7 +16,7 @@ speaker and a virtual microphone (no machine here has a sound card).
 
 Qt connects to the sound server once per process, at the first device
 query, and never again (``PULSE_SERVER`` must name the server before then);
-and Qt 6.11 keeps listing a removed device (``ui/pulse_watch.py``). So a
+and Qt 6.11 keeps listing a removed device (``ui/voice/pulse_watch.py``). So a
 test that uses these devices runs in a process of its own: the
 ``real_audio`` mark (``tests/conftest.py``) runs the test again in a child
 pytest with :data:`CHILD_ENV` set, where the ``pulse_audio`` fixture starts

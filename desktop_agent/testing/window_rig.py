@@ -38,8 +38,8 @@ from desktop_agent.storage.settings import Settings, SettingsStore
 from desktop_agent.testing.scripted_server import Script, ScriptedLLMServer
 from desktop_agent.tools import builtin_tools
 from desktop_agent.tools.sub_agent import SubAgentTool
-from desktop_agent.ui.main_window import MainWindow
-from desktop_agent.ui.window_deps import WindowDeps
+from desktop_agent.ui.shell.main_window import MainWindow
+from desktop_agent.ui.shell.window_deps import WindowDeps
 
 T = TypeVar("T")
 

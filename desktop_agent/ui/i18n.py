@@ -46,7 +46,7 @@ _TEXTS: dict[str, tuple[str, str]] = {
     "conv_delete": ("Delete", "删除"),
     "conv_deleted": ("Deleted “{title}”", "已删除“{title}”"),
     "conv_undo": ("Undo", "撤销"),
-    # sidebar: undo more than one deletion (ui/sidebar.py, QA)
+    # sidebar: undo more than one deletion (ui/conversations/sidebar.py, QA)
     "conv_undo_count": ("Undo ({count})", "撤销（{count}）"),
     "conv_undo_tip": (
         "Brings back “{title}”. Deleted conversations are removed for good when Desktop Agent next starts.",
@@ -189,7 +189,7 @@ _TEXTS: dict[str, tuple[str, str]] = {
     ),
     "outcome_step_timed_out_unknown": ("Stopped: a step got no answer in time", "已停止：有一步未及时获得回答"),
     "sys_speech_stopped": ("Speech stopped", "已停止朗读"),
-    # speech input (ui/mic_button.py, ui/voice_input.py)
+    # speech input (ui/voice/mic_button.py, ui/voice/speech_input.py)
     "mic_idle": ("Hold to talk (or Space in an empty box; Esc cancels)", "按住说话（输入框为空时也可按住空格；Esc 取消）"),
     "mic_listening": ("Listening… release to finish, Esc cancels", "正在听…松开结束，Esc 取消"),
     "mic_recognising": ("Recognising speech…", "正在识别语音…"),
@@ -202,7 +202,7 @@ _TEXTS: dict[str, tuple[str, str]] = {
     "mic_stt_error": ("Speech recognition failed: {error}", "语音识别失败：{error}"),
     "hands_free": ("Hands-free: listen for speech and send each sentence", "免提：自动聆听并发送每一句话"),
     "hands_free_short": ("Hands-free", "免提"),
-    # audio devices (ui/device_glue.py, ui/settings_voice.py, app.deferred_sink)
+    # audio devices (ui/voice/device_glue.py, ui/settings/voice_page.py, app.deferred_sink)
     "mic_lost_kept": (
         "The microphone “{device}” was disconnected — what you said until then is being recognised",
         "麦克风“{device}”已断开 —— 断开前说的话正在识别",
@@ -227,7 +227,7 @@ _TEXTS: dict[str, tuple[str, str]] = {
     "voice_approval_ask": ("{tool} needs your approval: say yes or no", "{tool} 需要你的批准：请说可以或不行"),
     "voice_approval_again": ("Please say yes or no", "请说可以或不行"),
     "voice_approval_unclear": ("Not understood; answer on the card", "没有听懂，请在卡片上回答"),
-    # the voice interaction (core/voice_machine.py, ui/voice_input.py, ui/send_countdown.py)
+    # the voice interaction (core/voice_machine.py, ui/voice/speech_input.py, ui/chat/send_countdown.py)
     "voice_hint": (
         "{tool} needs your approval — say “yes” or “no”, or use the buttons",
         "{tool} 需要你的批准 —— 请说“可以”或“不行”，或点击按钮",
@@ -287,7 +287,7 @@ _TEXTS: dict[str, tuple[str, str]] = {
     "settings_bad_address": ("{field}: the address must start with http:// or https:// (got “{value}”)",
                              "{field}：地址必须以 http:// 或 https:// 开头（当前为“{value}”）"),
     "settings_barge_in": ("Speaking interrupts the assistant (barge-in)", "说话打断助手（插话）"),
-    # the speech model's first-use download (ui/model_download.py)
+    # the speech model's first-use download (ui/voice/model_download.py)
     "model_downloading": ("Downloading the speech model: {details}", "正在下载语音识别模型：{details}"),
     "model_download_percent": ("{n} %", "{n}%"),
     "model_download_size": ("{done} of {total} MB", "{done}/{total} MB"),

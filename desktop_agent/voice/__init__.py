@@ -4,7 +4,7 @@ voice segments concurrently and pushes their audio onto the bus in order.
 
 Speech recognisers (speech input) are in :mod:`desktop_agent.voice.stt`.
 
-Nothing here imports Qt; the player is :mod:`desktop_agent.ui.audio_sink`.
+Nothing here imports Qt; the player is :mod:`desktop_agent.ui.voice.audio_sink`.
 """
 
 from desktop_agent.voice.auto import AutoEngine, SpeechNotice

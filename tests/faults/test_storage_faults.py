@@ -246,7 +246,7 @@ async def test_headless_runs_writing_at_once_each_keep_their_own_conversation(tm
 
 
 def test_a_second_window_hands_its_prompt_to_the_first_and_exits(tmp_path: Path) -> None:
-    from desktop_agent.ui.single_instance import socket_path
+    from desktop_agent.ui.shell.single_instance import socket_path
 
     home = tmp_path / "home"
     home.mkdir()

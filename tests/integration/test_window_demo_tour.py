@@ -15,9 +15,9 @@ from PySide6.QtWidgets import QApplication, QRadioButton, QWidget
 
 from desktop_agent.testing.window_rig import SignalLog, run_on_qasync
 from desktop_agent.ui import i18n
-from desktop_agent.ui.bubble import MessageBubble
-from desktop_agent.ui.main_window import MainWindow
-from desktop_agent.ui.tool_card import ToolCardWidget
+from desktop_agent.ui.cards.tool_card import ToolCardWidget
+from desktop_agent.ui.chat.bubble import MessageBubble
+from desktop_agent.ui.shell.main_window import MainWindow
 
 pytestmark = pytest.mark.integration
 

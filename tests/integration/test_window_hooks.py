@@ -10,7 +10,7 @@ import pytest
 from desktop_agent.core.hooks import HOOK_KEY, Hook
 from desktop_agent.testing.scripted_server import text_reply
 from desktop_agent.testing.window_rig import offline_deps, run_on_qasync, scripted_window
-from desktop_agent.ui.main_window import MainWindow
+from desktop_agent.ui.shell.main_window import MainWindow
 
 pytestmark = pytest.mark.integration
 

@@ -21,7 +21,7 @@ from desktop_agent.storage.conversations import ConversationStore
 from desktop_agent.testing.procs import live_processes
 from desktop_agent.testing.scripted_server import ScriptedLLMServer, text_reply, tool_reply
 from desktop_agent.testing.window_rig import SignalLog, run_on_qasync
-from desktop_agent.ui.main_window import MainWindow
+from desktop_agent.ui.shell.main_window import MainWindow
 
 pytestmark = pytest.mark.integration
 

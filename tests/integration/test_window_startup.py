@@ -21,9 +21,9 @@ from desktop_agent.services import build_services
 from desktop_agent.testing.mcp_servers import SILENT_CODE, gated_entry, silent_entry
 from desktop_agent.testing.procs import live_processes
 from desktop_agent.testing.window_rig import SignalLog, run_on_qasync
-from desktop_agent.ui.bubble import SystemMessage
-from desktop_agent.ui.main_window import MainWindow
-from desktop_agent.ui.status_bar import server_views
+from desktop_agent.ui.chat.bubble import SystemMessage
+from desktop_agent.ui.shell.main_window import MainWindow
+from desktop_agent.ui.shell.status_bar import server_views
 
 pytestmark = pytest.mark.integration
 

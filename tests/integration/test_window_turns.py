@@ -18,11 +18,11 @@ from desktop_agent.storage.settings import SettingsStore
 from desktop_agent.testing.procs import live_processes
 from desktop_agent.testing.scripted_server import Reply, ToolCallScript, text_reply, tool_reply
 from desktop_agent.testing.window_rig import WindowRig, run_on_qasync, scripted_window
-from desktop_agent.ui.bubble import MessageBubble, SystemMessage
-from desktop_agent.ui.form_widget import FormWidget
+from desktop_agent.ui.cards.form_widget import FormWidget
+from desktop_agent.ui.cards.tool_card import ToolCardWidget
+from desktop_agent.ui.chat.bubble import MessageBubble, SystemMessage
+from desktop_agent.ui.chat.turn_view import TurnView
 from desktop_agent.ui.i18n import tr
-from desktop_agent.ui.tool_card import ToolCardWidget
-from desktop_agent.ui.turn_view import TurnView
 
 pytestmark = pytest.mark.integration
 
@@ -379,7 +379,7 @@ def test_the_interrupt_fallback_frees_the_window_when_interrupted_never_comes(qa
 
     from desktop_agent.core.conversation import Conversation
     from desktop_agent.testing.window_rig import SignalLog, offline_deps
-    from desktop_agent.ui.main_window import MainWindow
+    from desktop_agent.ui.shell.main_window import MainWindow
 
     async def main() -> None:
         stuck = StuckConversation()
@@ -411,7 +411,7 @@ class LostApprovalConversation(StuckConversation):
 
     async def run_turn(self, user_text: str, view: object, **_kw: object) -> None:
         from desktop_agent.testing.window_rig import tool_item
-        from desktop_agent.ui.turn_view import TurnView
+        from desktop_agent.ui.chat.turn_view import TurnView
 
         assert isinstance(view, TurnView)
         view.tool_event(tool_item("start", "c1"))
@@ -428,7 +428,7 @@ def test_an_approval_that_was_lost_invalidates_the_waiting_cards(qapp: QApplicat
 
     from desktop_agent.core.conversation import Conversation
     from desktop_agent.testing.window_rig import SignalLog, offline_deps
-    from desktop_agent.ui.main_window import MainWindow
+    from desktop_agent.ui.shell.main_window import MainWindow
 
     async def main() -> None:
         window = MainWindow(interrupt_fallback_ms=50, tray=False)

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 if TYPE_CHECKING:
-    from desktop_agent.ui.main_window import MainWindow
+    from desktop_agent.ui.shell.main_window import MainWindow
 
 
 def _qasync_loop() -> asyncio.AbstractEventLoop:
@@ -41,7 +41,7 @@ def shown_window(qtbot: QtBot) -> Iterator[MainWindow]:
     """A window on the offline demo model, attached and shown at 860×720
     (screenshots feed its chat view directly)."""
     from desktop_agent.testing.window_rig import offline_deps
-    from desktop_agent.ui.main_window import MainWindow
+    from desktop_agent.ui.shell.main_window import MainWindow
 
     window = MainWindow(tray=False)
     qtbot.add_widget(window)

@@ -9,7 +9,7 @@ renamed to its final name; any failure or cancellation removes the
 can trust a file of the right size without hashing 230 MB at every start.
 
 No Qt here: the window and the terminal show :class:`DownloadProgress` each
-their own way (``ui/model_download.py``, ``cli/model_progress.py``).
+their own way (``ui/voice/model_download.py``, ``cli/model_progress.py``).
 """
 
 from __future__ import annotations

@@ -1,0 +1,446 @@
+"""The tool card: a dumb widget that renders a :class:`ToolCardState`.
+
+Signals:
+    answered(tool_call_id: str, approved: bool, always_allow: bool)
+        Approve or Reject was clicked or its key pressed (the checkbox
+        rides along); the row and its second question for a destructive
+        tool are :class:`~desktop_agent.ui.cards.approval.ApprovalControls`.
+
+A ``sub_agent`` card holds its agent's calls as cards of their own (each
+with its own buttons) in :attr:`ToolCardWidget.nested`.
+
+Which state follows which message is decided in :mod:`card_state`; this
+widget only shows one state at a time. The details toggle (whether the user
+opened a finished card) and the always-allow confirmation step are the only
+state it keeps of its own.
+
+A card waiting for its answer can hold the keyboard (the window gives it
+focus when it appears, ``ui/shell/window_keys.py``): it is in the Tab chain then,
+drawn with a focus ring, and keeps the keyboard as it is answered, so that
+the window, not Qt's focus chain, says where it goes next.
+
+A language switch (Settings → Appearance, issue 13) reaches the card
+through :meth:`ToolCardWidget.retranslate`: its fixed texts are bound once
+(:class:`~desktop_agent.ui.shell.retranslate.Texts`), the rest is drawn from the
+state again, nested cards included.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QFontDatabase, QPixmap
+from PySide6.QtWidgets import (
+    QApplication,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QProgressBar,
+    QStyle,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop_agent.core.ports import ImageContent
+from desktop_agent.ui.cards.approval import ApprovalControls
+from desktop_agent.ui.cards.state import (
+    ToolCardState,
+)
+from desktop_agent.ui.cards.wording import (
+    arguments_summary,
+    arguments_text,
+    auto_badge,
+    cut_note,
+    elapsed_caption,
+    outcome_text,
+    output_tail,
+    output_text,
+    partial_text,
+    progress_caption,
+    risk_text,
+    title_for,
+)
+from desktop_agent.ui.i18n import tr
+from desktop_agent.ui.shell.retranslate import Texts
+from desktop_agent.ui.shell.spinner import Spinner
+
+RESULT_MAX_CHARS = 6000
+"""A card shows at most this much of a result (the model got all of it)."""
+IMAGE_MAX_WIDTH = 360
+
+# Style icons, not emoji: many desktops (and this project's CI) have no emoji font.
+_SP = QStyle.StandardPixmap
+_ICONS = {  # preparing and executing show the spinner instead
+    "approval": _SP.SP_MessageBoxQuestion,
+    "done": _SP.SP_DialogApplyButton,
+    "rejected": _SP.SP_DialogCancelButton,
+    "invalidated": _SP.SP_BrowserStop,
+}
+ICON_SIZE = 16
+ELAPSED_AFTER_S = 3.0
+"""A running call with no progress total shows its elapsed time after this."""
+LIVE_LINES = 4
+"""Lines of live output a running card shows; ``LIVE_LINES_MORE`` expanded."""
+LIVE_LINES_MORE = 16
+DETAILS_OUTPUT_MAX_HEIGHT = 260
+NESTED_INDENT_PX = 14
+
+
+def _mono(parent: QWidget) -> QLabel:
+    label = QLabel(parent)
+    label.setObjectName("mono")
+    label.setWordWrap(True)
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    return label
+
+
+def _output_box(parent: QWidget) -> QPlainTextEdit:
+    box = QPlainTextEdit(parent)
+    box.setObjectName("outputBox")
+    box.setReadOnly(True)
+    box.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+    box.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+    box.setFrameShape(QFrame.Shape.NoFrame)
+    return box
+
+
+def _clip(text: str, limit: int = RESULT_MAX_CHARS) -> str:
+    return text if len(text) <= limit else text[:limit] + f"\n… ({len(text) - limit} more characters)"
+
+
+class ToolCardWidget(QFrame):
+    answered = Signal(str, bool, bool)
+
+    def __init__(self, state: ToolCardState, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("toolCard")
+        self.state = state
+        self._expanded = False
+        self._shown_images: tuple[ImageContent, ...] = ()
+        self._texts = Texts()
+        """The card's fixed texts, set again by :meth:`retranslate`."""
+
+        self.clock: Callable[[], float] = time.monotonic
+        """When the call started running is measured with this (tests set it)."""
+        self._started_at: float | None = None
+        self._live_more = False
+        self._details_output_len = -1
+        self._elapsed_timer = QTimer(self)
+        self._elapsed_timer.setInterval(1000)
+        self._elapsed_timer.timeout.connect(self.tick)
+
+        self.icon = QLabel(self)
+        self.spinner = Spinner(self)
+        self.title = QLabel(self)
+        self.title.setObjectName("cardTitle")
+        self.title.setTextFormat(Qt.TextFormat.PlainText)
+        self.server = QLabel(self)
+        self.server.setObjectName("cardMuted")
+        self.server.setTextFormat(Qt.TextFormat.PlainText)
+        self.badge = QLabel(self)
+        self.badge.setObjectName("cardMuted")
+        self.badge.setTextFormat(Qt.TextFormat.PlainText)
+        self.auto_note = QLabel(self)
+        """Why a finished call ran without a click ("always allowed"), kept
+        small so a call approved by hand can be told from one a setting approved."""
+        self.auto_note.setObjectName("cardNote")
+        self.auto_note.setTextFormat(Qt.TextFormat.PlainText)
+        self.toggle = QToolButton(self)
+        self.toggle.setCheckable(True)
+        self.toggle.setAutoRaise(True)
+        self.toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.toggle.setArrowType(Qt.ArrowType.RightArrow)
+        self._texts.bind(self.toggle.setText, "details_show")
+        self.toggle.toggled.connect(self._on_toggle)
+        header = QHBoxLayout()
+        header.setSpacing(6)
+        header.addWidget(self.spinner)
+        header.addWidget(self.icon)
+        header.addWidget(self.title)
+        header.addWidget(self.server)
+        header.addWidget(self.badge)
+        header.addWidget(self.auto_note)
+        header.addStretch(1)
+        header.addWidget(self.toggle)
+
+        self.risk = QLabel(self)
+        """What the tool says of its risk: red for "may change or delete data"."""
+        self.risk.setObjectName("cardRisk")
+        self.risk.setWordWrap(True)
+        self.risk.setTextFormat(Qt.TextFormat.PlainText)
+        self.arguments = _mono(self)
+        self.progress_bar = QProgressBar(self)
+        self.progress_bar.setTextVisible(False)
+        self.progress_bar.setFixedHeight(8)
+        self.progress_caption = QLabel(self)
+        self.progress_caption.setObjectName("cardMuted")
+        self.live_output = _output_box(self)
+        self.live_output.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.live_more = QToolButton(self)
+        self.live_more.setAutoRaise(True)
+        self.live_more.setText(tr("output_more"))
+        self.live_more.clicked.connect(self._on_live_more)
+        self.live_row = QWidget(self)
+        live = QVBoxLayout(self.live_row)
+        live.setContentsMargins(0, 0, 0, 0)
+        live.setSpacing(0)
+        live.addWidget(self.live_output)
+        live.addWidget(self.live_more, 0, Qt.AlignmentFlag.AlignLeft)
+        self.output_label = self._texts.label("output", self)
+        self.output_label.setObjectName("cardMuted")
+        self.output = _output_box(self)
+        self.output.setMaximumHeight(DETAILS_OUTPUT_MAX_HEIGHT)
+        self.result_label = QLabel(self)
+        self.result_label.setObjectName("cardMuted")
+        self.result = _mono(self)
+        self.reason = QLabel(self)
+        self.reason.setObjectName("cardMuted")
+        self.reason.setWordWrap(True)
+        self.nested = QWidget(self)
+        """A sub_agent card's nested cards (its agent's calls), in order."""
+        self.nested.setObjectName("nestedCards")
+        self._nested_layout = QVBoxLayout(self.nested)
+        self._nested_layout.setContentsMargins(NESTED_INDENT_PX, 0, 0, 0)
+        self._nested_layout.setSpacing(6)
+        self.nested.setVisible(False)
+        self.images = QWidget(self)
+        self._images_layout = QHBoxLayout(self.images)
+        self._images_layout.setContentsMargins(0, 0, 0, 0)
+        self._images_layout.addStretch(1)
+
+        self.approval = ApprovalControls(self._texts, self)
+        """Approve and Reject (with their keys), "Always allow" and its second question."""
+        self.approval.answered.connect(lambda ok, always: self.answered.emit(self.state.tool_call_id, ok, always))
+        self.approve_button = self.approval.approve_button
+        self.reject_button = self.approval.reject_button
+        self.always = self.approval.always
+        self.approval_row = self.approval.approval_row
+        self.confirm_text = self.approval.confirm_text
+        self.confirm_always = self.approval.confirm_always
+        self.confirm_once = self.approval.confirm_once
+        self.confirm_back = self.approval.confirm_back
+        self.confirm_row = self.approval.confirm_row
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(10, 8, 10, 8)
+        layout.setSpacing(6)
+        layout.addLayout(header)
+        layout.addWidget(self.risk)
+        layout.addWidget(self.arguments)
+        layout.addWidget(self.progress_bar)
+        layout.addWidget(self.progress_caption)
+        layout.addWidget(self.live_row)
+        layout.addWidget(self.approval)
+        layout.addWidget(self.reason)
+        layout.addWidget(self.nested)
+        layout.addWidget(self.output_label)
+        layout.addWidget(self.output)
+        layout.addWidget(self.result_label)
+        layout.addWidget(self.result)
+        layout.addWidget(self.images)
+        self.show_state(state)
+
+    # --------------------------------------------------------------- render
+
+    def show_state(self, state: ToolCardState) -> None:
+        phase = state.phase
+        if phase != "approval" and self.state.phase == "approval" and self._keyboard_inside():
+            # The buttons are about to hide; the card keeps the keyboard
+            # rather than Qt passing it on down the focus chain, and the
+            # window decides where it goes next (``ui/shell/window_keys.py``).
+            self.setFocus(Qt.FocusReason.OtherFocusReason)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus if phase == "approval" else Qt.FocusPolicy.NoFocus)
+        self.state = state
+        risk = "destructive" if state.destructive and state.pending else ""
+        if self.property("phase") != phase or (self.property("risk") or "") != risk:
+            self.setProperty("phase", phase)
+            self.setProperty("risk", risk)
+            self.style().unpolish(self)
+            self.style().polish(self)
+        terminal = not state.pending
+        args = arguments_text(state.arguments)
+        result = state.result or ""
+        partial = partial_text(state.partial_result)
+
+        self.title.setText(title_for(state))
+        self.server.setText(tr("card_from_server", server=state.server) if state.server else "")
+        self.server.setVisible(bool(state.server))
+        running = phase in ("preparing", "executing")
+        self.spinner.setVisible(running)
+        self.icon.setVisible(not running)
+        if not running:
+            icon = _SP.SP_MessageBoxWarning if phase == "done" and state.is_error else _ICONS[phase]
+            if state.outcome == "not_answered":
+                icon = _SP.SP_MessageBoxInformation
+            self.icon.setPixmap(self.style().standardIcon(icon).pixmap(ICON_SIZE, ICON_SIZE))
+        if state.auto_approved and phase == "executing":
+            self.badge.setText(auto_badge(state))
+        else:
+            self.badge.setText(arguments_summary(state.arguments) if terminal and not self._expanded else "")
+        self.badge.setVisible(bool(self.badge.text()))
+        self.auto_note.setText(auto_badge(state) if state.auto_approved and terminal else "")
+        self.auto_note.setVisible(bool(self.auto_note.text()))
+
+        expandable = terminal and bool(args or result or partial or state.images or state.output)
+        self.toggle.setVisible(expandable)
+        open_details = expandable and self._expanded
+        show_args = bool(args) and (
+            phase == "approval" or (phase == "executing" and not state.form_attached) or open_details
+        )
+        self.arguments.setText(args)
+        self.arguments.setVisible(show_args)
+
+        self._track_running(phase == "executing")
+        self._show_progress(state)
+        self._show_live_output(state, phase == "executing")
+
+        risk_line = risk_text(state) if state.pending or self._expanded else ""
+        self.risk.setText(risk_line)
+        kind = "destructive" if state.destructive else "open_world"
+        if self.risk.property("risk") != kind:
+            self.risk.setProperty("risk", kind)
+            self.risk.style().unpolish(self.risk)
+            self.risk.style().polish(self.risk)
+        self.risk.setVisible(bool(risk_line))
+        self.approval.show_pending(phase == "approval", destructive=state.destructive)
+        outcome = outcome_text(state) or cut_note(state)
+        self.reason.setText(outcome)
+        self.reason.setVisible(bool(outcome))
+
+        show_output = open_details and bool(state.output)
+        if show_output and self._details_output_len != len(state.output) + state.output_cut:
+            self._details_output_len = len(state.output) + state.output_cut
+            self.output.setPlainText(output_text(state))
+        self.output_label.setVisible(show_output)
+        self.output.setVisible(show_output)
+        shown_result = result if phase == "done" else partial
+        self.result_label.setText(tr("result") if phase == "done" else tr("partial_result"))
+        self.result.setText(_clip(shown_result))
+        self.result_label.setVisible(open_details and bool(shown_result))
+        self.result.setVisible(open_details and bool(shown_result))
+        self._render_images(state.images)
+        self.images.setVisible(phase == "done" and bool(state.images))
+
+    def retranslate(self) -> None:
+        """Every text again in the current language (a language switch)."""
+        self._texts.retranslate()
+        self._details_output_len = -1  # "… characters dropped" is said again
+        self.show_state(self.state)
+        for card in self.nested_cards():
+            card.retranslate()
+
+    def tick(self) -> None:
+        """Once a second while running: refresh the elapsed time."""
+        self._show_progress(self.state)
+
+    def _track_running(self, running: bool) -> None:
+        if running and self._started_at is None:
+            self._started_at = self.clock()
+        if running and not self._elapsed_timer.isActive():
+            self._elapsed_timer.start()
+        elif not running and self._elapsed_timer.isActive():
+            self._elapsed_timer.stop()
+
+    def _show_progress(self, state: ToolCardState) -> None:
+        progress = state.progress
+        running = state.phase == "executing"
+        percent = progress.percent if progress is not None else None
+        caption = ""
+        if running and percent is not None and progress is not None:
+            self.progress_bar.setRange(0, 100)
+            self.progress_bar.setValue(percent)
+            caption = progress_caption(progress)
+        elif running:
+            elapsed = self.clock() - self._started_at if self._started_at is not None else 0.0
+            if elapsed >= ELAPSED_AFTER_S:
+                caption = elapsed_caption(elapsed, progress)
+            elif progress is not None:
+                caption = progress_caption(progress)
+        self.progress_bar.setVisible(running and percent is not None)
+        self.progress_caption.setText(caption)
+        self.progress_caption.setVisible(bool(caption))
+
+    def _show_live_output(self, state: ToolCardState, running: bool) -> None:
+        show = running and bool(state.output)
+        self.live_row.setVisible(show)
+        if not show:
+            return
+        lines = LIVE_LINES_MORE if self._live_more else LIVE_LINES
+        self.live_output.setPlainText(output_tail(state, lines))
+        shown = min(lines, self.live_output.document().blockCount())
+        line_height = self.live_output.fontMetrics().lineSpacing()
+        self.live_output.setFixedHeight(shown * line_height + 2 * int(self.live_output.document().documentMargin()) + 4)
+        self.live_output.horizontalScrollBar().setValue(0)
+        self.live_more.setText(tr("output_less") if self._live_more else tr("output_more"))
+        more_exists = state.output.count("\n", max(0, len(state.output) - 64 * 1024)) > LIVE_LINES
+        self.live_more.setVisible(more_exists or self._live_more)
+
+    def _render_images(self, images: tuple[ImageContent, ...]) -> None:
+        if images == self._shown_images:
+            return
+        self._shown_images = images
+        while self._images_layout.count() > 1:
+            item = self._images_layout.takeAt(0)
+            old = item.widget() if item is not None else None
+            if old is not None:
+                old.deleteLater()
+        for image in images:
+            label = QLabel(self.images)
+            pixmap = QPixmap()
+            if pixmap.loadFromData(image.data):
+                if pixmap.width() > IMAGE_MAX_WIDTH:
+                    pixmap = pixmap.scaledToWidth(IMAGE_MAX_WIDTH, Qt.TransformationMode.SmoothTransformation)
+                label.setPixmap(pixmap)
+            else:
+                label.setText(f"[image: {image.mime}, {len(image.data)} bytes]")
+            label.setToolTip(image.mime)
+            self._images_layout.insertWidget(self._images_layout.count() - 1, label)
+
+    def add_nested(self, card: ToolCardWidget) -> None:
+        """Show a sub-agent's call inside this (sub_agent) card."""
+        self._nested_layout.addWidget(card)
+        self.nested.setVisible(True)
+
+    def nested_cards(self) -> list[ToolCardWidget]:
+        return [w for w in self.nested.findChildren(ToolCardWidget) if w.parentWidget() is self.nested]
+
+    # --------------------------------------------------------------- input
+
+    def _answer(self, approved: bool) -> None:
+        """Approve or Reject, as if clicked (the window's keys come here)."""
+        if self.state.phase == "approval":
+            self.approval.answer(approved)
+
+    def answer_key(self, approved: bool) -> None:
+        """Alt+A or Alt+R while this card waits: as the button, shown pressed."""
+        button = self.approve_button if approved else self.reject_button
+        if self.state.phase == "approval" and button.isVisibleTo(self):
+            button.animateClick()
+        else:
+            self._answer(approved)  # the second question: Reject still works, Approve waits
+
+    def answer_chain(self) -> list[QWidget]:
+        """The card, then what answers it, in Tab order."""
+        a = self.approval
+        return [self, a.approve_button, a.reject_button, a.always, a.confirm_always, a.confirm_once, a.confirm_back]
+
+    def _keyboard_inside(self) -> bool:
+        focused = QApplication.focusWidget()
+        return focused is not None and (focused is self or self.isAncestorOf(focused))
+
+    def _on_live_more(self) -> None:
+        self._live_more = not self._live_more
+        self._show_live_output(self.state, self.state.phase == "executing")
+
+    def _on_toggle(self, checked: bool) -> None:
+        self._expanded = checked
+        self.toggle.setArrowType(Qt.ArrowType.DownArrow if checked else Qt.ArrowType.RightArrow)
+        self.show_state(self.state)
+
+    def set_expanded(self, expanded: bool) -> None:
+        self.toggle.setChecked(expanded)

@@ -1,0 +1,324 @@
+"""Message bubbles: the user's text, the assistant's Markdown, notices.
+
+Assistant text arrives as segments that already carry no control tags and
+keep every space and newline (DESIGN §3), so the bubble only concatenates
+them into Markdown source; it knows nothing of the stream parser.
+
+A finished fenced code block becomes a :class:`~desktop_agent.ui.chat.code_block.CodeBlock`
+(highlighted, its language, a Copy button). The user's and the assistant's
+bubbles hold a row of message actions (Copy, and Regenerate or Edit when
+the window offers them), shown while the pointer is over the bubble.
+
+A streaming reply is shown as one label per finished block plus one for the
+block still growing, so each segment re-renders only that last block, not
+the whole reply (a long reply would otherwise cost more with every sentence);
+:mod:`desktop_agent.ui.chat.markdown_blocks` says which blocks are finished, and
+cuts a list around the code blocks inside it.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable, Mapping
+from typing import Literal
+
+from PySide6.QtCore import QEvent, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QEnterEvent
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
+from shiboken6 import isValid
+
+from desktop_agent.ui.chat.code_block import CodeBlock
+from desktop_agent.ui.chat.markdown_blocks import finished_blocks
+from desktop_agent.ui.chat.message_actions import ActionRow
+from desktop_agent.ui.i18n import Language, keys, text_in, tr
+
+BubbleRole = Literal["user", "assistant", "warning", "error"]
+
+HOVER_GRACE_MS = 120
+"""How long a floating action row outlives the pointer leaving its bubble."""
+_INTERACTION = Qt.TextInteractionFlag.TextSelectableByMouse | Qt.TextInteractionFlag.LinksAccessibleByMouse
+_NEWLINES = re.compile(r"\r\n?")
+"""markdown-it counts lines after turning these into newlines; so must we."""
+
+
+def _paragraph_break(source: str) -> str:
+    """What ``source`` needs to end with a blank line; "" when it does or is blank."""
+    if not source.strip():
+        return ""
+    lines = source[-256:].split("\n")
+    if lines[-1].strip():
+        return "\n\n"
+    return "" if len(lines) >= 3 and not lines[-2].strip() else "\n"
+
+
+LIST_INDENT_PX = 40
+"""How far Qt's Markdown indents a list's text per level (QTextDocument's
+indent width): code inside a list item is shown as far in as the item."""
+
+
+def _indented(widget: QWidget, indent: int) -> QWidget:
+    """``widget`` in a holder that leaves ``indent`` pixels on its left."""
+    holder = QWidget(widget.parentWidget())
+    row = QHBoxLayout(holder)
+    row.setContentsMargins(indent, 0, 0, 0)
+    row.addWidget(widget)
+    return holder
+
+
+def _label(parent: QWidget, fmt: Qt.TextFormat) -> QLabel:
+    label = QLabel(parent)
+    label.setWordWrap(True)
+    label.setTextInteractionFlags(_INTERACTION)
+    label.setOpenExternalLinks(True)
+    label.setTextFormat(fmt)
+    label.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
+    return label
+
+
+class MessageBubble(QFrame):
+    """One message. Users' text is plain; everything else is Markdown.
+
+    A user bubble prefers the width of its longest line (the chat view caps
+    it at a share of the view, and the text wraps beyond that).
+
+    Signals:
+        action_requested(kind: str)   its Regenerate or Edit was clicked
+    """
+
+    action_requested = Signal(str)
+
+    def __init__(
+        self, role: BubbleRole, text: str = "", parent: QWidget | None = None, *,
+        wording: Callable[[], str] | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self._wording = wording
+        """A notice's text in the current language (it follows a switch)."""
+        if wording is not None:
+            text = wording()
+        self.setObjectName("bubble")
+        self.setProperty("role", role)
+        self.role: BubbleRole = role
+        self._source = ""
+        """Everything appended: plain text, or Markdown source."""
+        self._natural: int | None = None
+        self._format = Qt.TextFormat.PlainText if role == "user" else Qt.TextFormat.MarkdownText
+        self._done = 0
+        """Where the unfinished block begins in the source."""
+        self.blocks: list[QLabel | CodeBlock] = []
+        """The finished blocks (Markdown bubbles only): labels, and code blocks."""
+        self.label = _label(self, self._format)
+        """The last (or only) label: the block still growing."""
+        self._box = QVBoxLayout(self)
+        self._box.setContentsMargins(12, 8, 12, 8)
+        self._box.setSpacing(6)
+        self._box.addWidget(self.label)
+        self.action_row: ActionRow | None = None
+        """Copy, Regenerate, Edit: the user's and the assistant's messages."""
+        self._pinned = False
+        # A child timer, not QTimer.singleShot(ms, self, ...): it goes with the
+        # bubble, timer and all (a single shot's timer outlived a deleted
+        # bubble under the message actions and crashed the event loop).
+        self._hover_timer = QTimer(self)
+        self._hover_timer.setSingleShot(True)
+        self._hover_timer.setInterval(HOVER_GRACE_MS)
+        self._hover_timer.timeout.connect(self._hide_floating)
+        if role in ("user", "assistant"):
+            self.action_row = ActionRow(self.text, self)
+            self.action_row.requested.connect(self.action_requested)
+            self.action_row.left.connect(self._left_row)
+            self.action_row.hide()
+            # Floating beside a user bubble the row is the chat's child, not the
+            # bubble's: it must go when the bubble goes (Regenerate, Edit, a new
+            # conversation), or a later pointer event reaches a deleted bubble.
+            self.destroyed.connect(self.action_row.deleteLater)
+        if text:
+            self.append(text)
+
+    def retranslate(self) -> None:
+        """Its actions and code blocks' headers in the current language (a
+        language switch); the message itself stays as written, except a
+        notice the app words (:attr:`_wording`), said again."""
+        if self._wording is not None:
+            self._reword(self._wording())
+        if self.action_row is not None:
+            self.action_row.retranslate()
+            if self._pinned:
+                self._natural = None
+                self.updateGeometry()
+        for block in self.blocks:
+            if isinstance(block, CodeBlock):
+                block.retranslate()
+
+    def _reword(self, text: str) -> None:
+        if text == self._source:
+            return
+        for block in self.blocks:
+            holder = block.parentWidget()  # the bubble, or an indent's holder
+            (holder if holder is not None and holder is not self else block).deleteLater()
+        self.blocks.clear()
+        self._source, self._done, self._natural = "", 0, None
+        self.append(text)
+        self.finish()
+        self.updateGeometry()
+
+    def offer_actions(self, *, regenerate: bool, edit: bool, editing: bool = False) -> None:
+        """Which of Regenerate and Edit its actions offer now."""
+        if self.action_row is not None:
+            self.action_row.offer(regenerate=regenerate, edit=edit, editing=editing)
+            if self._pinned:  # a pinned row is part of a user bubble's width; a floating one takes no room
+                self._natural = None
+                self.updateGeometry()
+
+    def pin_actions(self, pinned: bool) -> None:
+        """The last exchange's actions: a row under the text, always in
+        sight (``pinned``). Otherwise they float while the pointer is over
+        the bubble and take no room: beside a user bubble (the space on its
+        left is empty), over an assistant bubble's bottom right corner."""
+        row = self.action_row
+        if row is None or pinned == self._pinned:
+            return
+        self._pinned = pinned
+        row.set_floating(not pinned)
+        if pinned:
+            row.setParent(self)
+            self._box.addWidget(row)
+            row.show()
+        else:
+            self._box.removeWidget(row)
+            row.hide()
+        self._natural = None
+        self.updateGeometry()
+
+    def enterEvent(self, event: QEnterEvent) -> None:
+        row = self.action_row
+        if row is not None and not self._pinned:
+            row.adjustSize()
+            beside = self.parentWidget()
+            if self.role == "user" and beside is not None and self.x() >= row.width() + 4:
+                row.setParent(beside)
+                row.move(self.x() - row.width() - 4, self.y() + self.height() - row.height())
+            else:
+                row.setParent(self)
+                row.move(max(0, self.width() - row.width() - 6), max(0, self.height() - row.height() - 3))
+            row.raise_()
+            row.show()
+        super().enterEvent(event)
+
+    def leaveEvent(self, event: QEvent) -> None:
+        if self.action_row is not None and isValid(self.action_row) and not self._pinned:
+            # The pointer may be on its way to the row beside the bubble.
+            self._hover_timer.start()
+        super().leaveEvent(event)
+
+    def _left_row(self) -> None:
+        if isValid(self):
+            self._hover_timer.start()
+
+    def _hide_floating(self) -> None:
+        row = self.action_row
+        if row is not None and isValid(row) and not self._pinned and not (self.underMouse() or row.underMouse()):
+            row.hide()
+
+    def append(self, text: str, *, new_paragraph: bool = False) -> None:
+        """Add display text (a segment's ``text``: no tags, whitespace kept).
+
+        ``new_paragraph``: the text starts a new agent round; a blank line is
+        put before it, unless the bubble is empty or already ends with one,
+        so two rounds never run into one paragraph.
+        """
+        if new_paragraph:
+            self._source += _paragraph_break(self._source)
+        self._source += _NEWLINES.sub("\n", text) if "\r" in text else text
+        self._natural = None
+        if self.role == "user":
+            self.label.setText(self._source)
+            return
+        self._render(final=False)
+
+    def finish(self) -> None:
+        """The message is complete: its last block is final too."""
+        if self.role != "user":
+            self._render(final=True)
+
+    def _render(self, *, final: bool) -> None:
+        blocks, cut = finished_blocks(self._source[self._done :], final=final)
+        self._done += cut
+        for block in blocks:
+            widget: QLabel | CodeBlock
+            placed: QWidget
+            indent = block.depth * LIST_INDENT_PX
+            if block.code is None:
+                placed = widget = _label(self, self._format)
+                widget.setText(block.markdown)
+                widget.setContentsMargins(indent, 0, 0, 0)
+            else:  # a finished code block: highlighted, its language, a Copy button
+                widget = CodeBlock(block.code, block.language, self)
+                placed = _indented(widget, indent) if indent else widget
+            self._box.insertWidget(self._box.indexOf(self.label), placed)
+            self.blocks.append(widget)
+        tail = self._source[self._done :].strip()
+        self.label.setText(tail)
+        self.label.setVisible(bool(tail) or not self.blocks)
+
+    def natural_width(self) -> int:
+        """Width that shows the longest line unwrapped."""
+        if self._natural is None:
+            metrics = self.label.fontMetrics()
+            lines = self.text().splitlines() or [""]
+            margins = self._box.contentsMargins()
+            widest = max(metrics.horizontalAdvance(line) for line in lines)
+            if self.action_row is not None and self._pinned:
+                widest = max(widest, self.action_row.sizeHint().width())
+            self._natural = widest + margins.left() + margins.right() + 6
+        return self._natural
+
+    def sizeHint(self) -> QSize:
+        if self.role != "user":
+            return super().sizeHint()
+        width = self.natural_width()
+        return QSize(width, self.heightForWidth(width))
+
+    def text(self) -> str:
+        """What the bubble shows (the Markdown source for assistant text)."""
+        return self._source.strip() if self.role != "user" else self._source
+
+
+class SystemMessage(QLabel):
+    """A centred, muted line: the three interrupt messages and the like.
+
+    A line that is one of the app's texts follows a language switch
+    (:meth:`retranslate`): ``key`` (and ``fields``) name it, or, for text
+    that arrives already translated (the controller's notices, a restored
+    conversation's), it is recognised among the texts without fields."""
+
+    def __init__(
+        self, text: str, parent: QWidget | None = None, *, key: str | None = None,
+        fields: Mapping[str, object] | None = None,
+    ) -> None:
+        super().__init__(text, parent)
+        self.setObjectName("systemMessage")
+        self.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.setWordWrap(True)
+        self.key = key if key is not None else _plain_texts().get(text)
+        self._fields = dict(fields or {})
+
+    def retranslate(self) -> None:
+        if self.key is not None:
+            self.setText(tr(self.key, **self._fields))
+
+
+_LANGUAGES: tuple[Language, ...] = ("en", "zh")
+
+
+@functools.cache
+def _plain_texts() -> dict[str, str]:
+    """Every UI text without fields, in both languages, to its key."""
+    out: dict[str, str] = {}
+    for key in sorted(keys()):
+        for lang in _LANGUAGES:
+            text = text_in(lang, key)
+            if "{" not in text:
+                out.setdefault(text, key)
+    return out

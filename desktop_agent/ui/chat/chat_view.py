@@ -1,0 +1,372 @@
+"""The conversation: a scrolling column of bubbles, cards and forms.
+
+It stays at the bottom while new content arrives unless the user scrolled
+up to read. Assistant text goes to the current assistant bubble; anything
+else (a card, a system line, the user's next message) ends that bubble, so
+text after a tool card starts a new one below it.
+
+An empty conversation shows a welcome panel (:meth:`set_welcome`): it sits
+above everything while nothing but notices is in the view, and goes with the
+first message, card or form; clearing the view brings it back.
+
+Signals:
+    action_requested(kind: str, bubble: MessageBubble)
+                                a message's Regenerate or Edit was clicked
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Literal
+
+from PySide6.QtCore import QEvent, QPoint, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QResizeEvent
+from PySide6.QtWidgets import QFrame, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
+from shiboken6 import isValid
+
+from desktop_agent.ui.chat.bubble import BubbleRole, MessageBubble, SystemMessage
+
+CARD_MAX_WIDTH = 760
+SETTLE_MS = 3000
+HIT_MARGIN = 12
+"""Space kept above a search hit taller than the view."""
+USER_SHARE = 0.75
+"""A user bubble is at most this share of the view's width."""
+
+Side = Literal["full", "left", "right", "center"]
+
+
+class _Slot(QWidget):
+    """Holds one message widget at a fixed height for the current width.
+
+    Why not put the messages straight into the column's layout: a column of
+    word-wrapped labels in a resizable scroll area asks *every* label for
+    its height-for-width on each change (measured: ~0.35 ms a message, so
+    a reply streaming into 500 messages stalled the loop for 170 ms per
+    segment). A slot answers from its cached height, and recomputes only
+    when its own widget asks (a ``LayoutRequest``) or the width changes.
+    It also places the widget: full width, at the left up to the widget's
+    maximum width (cards), or at the right at its preferred width, at most
+    ``USER_SHARE`` of the view (user bubbles).
+    """
+
+    def __init__(self, widget: QWidget, side: Side) -> None:
+        super().__init__()
+        widget.setParent(self)
+        self.widget = widget
+        self._side = side
+        self._height = 0
+        self._width = -1
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
+
+    def sizeHint(self) -> QSize:
+        return QSize(0, self._height)
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(0, self._height)
+
+    def event(self, event: QEvent) -> bool:
+        # A slot being destroyed may still get events after its widget is
+        # gone (a message action asked for a new size, then the conversation
+        # was cleared): fitting a deleted widget would crash.
+        if event.type() == QEvent.Type.LayoutRequest and isValid(self.widget):
+            self._fit()
+        return super().event(event)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        if self.width() != self._width and isValid(self.widget):
+            self._fit()
+        super().resizeEvent(event)
+
+    def _fit(self) -> None:
+        available = self._width = self.width()
+        widget = self.widget
+        if self._side == "right":
+            width = min(widget.sizeHint().width(), int(available * USER_SHARE))
+        else:
+            width = min(available, widget.maximumWidth())
+        width = max(width, widget.minimumSizeHint().width() if self._side != "full" else 0, 1)
+        height = widget.heightForWidth(width) if widget.hasHeightForWidth() else -1
+        if height < 0:
+            height = widget.sizeHint().height()
+        x = available - width if self._side == "right" else (available - width) // 2 if self._side == "center" else 0
+        widget.setGeometry(x, 0, width, height)
+        if height != self._height:
+            self._height = height
+            self.updateGeometry()
+
+
+class ChatView(QScrollArea):
+    action_requested = Signal(str, object)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("chat")
+        self.setWidgetResizable(True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        content = QWidget()
+        content.setObjectName("chatContent")
+        self._layout = QVBoxLayout(content)
+        self._layout.setContentsMargins(14, 12, 14, 12)
+        self._layout.setSpacing(10)
+        self._layout.addStretch(1)
+        self.setWidget(content)
+        self._current: MessageBubble | None = None
+        self._welcome: _Slot | None = None
+        self._stick = True
+        self._target: QWidget | None = None
+        """A message scrolled to, kept in view while the layout settles."""
+        self._centre = False
+        """Centre the target (a search hit) rather than just bring it into view."""
+        self._focus: tuple[QWidget, int] | None = None
+        """Within a target taller than the view: the part to show (a label, a y in it)."""
+        self._settle = QTimer(self)  # the view's: a single shot aimed at a message may outlive it
+        self._settle.setSingleShot(True)
+        self._settle.setInterval(SETTLE_MS)
+        self._settle.timeout.connect(self._settled)
+        bar = self.verticalScrollBar()
+        bar.valueChanged.connect(self._on_scrolled)
+        bar.rangeChanged.connect(self._on_range)
+        bar.actionTriggered.connect(self._user_scrolled)
+
+    # ------------------------------------------------------------- adding
+
+    def add_widget(self, widget: QWidget, side: Side = "full") -> QWidget:
+        """Append any widget (full width, or at one side); ends the current
+        assistant bubble."""
+        self.end_bubble()
+        index = self._layout.count() - 1  # before the trailing stretch
+        self._layout.insertWidget(index, _Slot(widget, side))
+        self._show_welcome()
+        return widget
+
+    def set_welcome(self, panel: QWidget) -> None:
+        """The panel an empty conversation shows (replacing any before)."""
+        if self._welcome is not None:
+            self._layout.removeWidget(self._welcome)
+            self._welcome.deleteLater()
+        self._welcome = _Slot(panel, "center")
+        self._layout.insertWidget(0, self._welcome)
+        self._show_welcome()
+
+    @property
+    def welcome(self) -> QWidget | None:
+        """The welcome panel, if one was set (shown or not)."""
+        return self._welcome.widget if self._welcome is not None else None
+
+    def _show_welcome(self) -> None:
+        if self._welcome is not None:
+            self._welcome.setVisible(not any(_is_message(w) for w in self.items()))
+
+    def add_user(self, text: str) -> MessageBubble:
+        bubble = MessageBubble("user", text)
+        bubble.action_requested.connect(lambda kind: self.action_requested.emit(kind, bubble))
+        self._stick, self._target = True, None  # the user's own message always scrolls into view
+        self.add_widget(bubble, "right")
+        return bubble
+
+    def add_assistant_text(self, text: str, *, new_paragraph: bool = False) -> MessageBubble | None:
+        """Append display text (a segment's ``text``: no control tags, its
+        whitespace kept) to the current assistant bubble, or a new one.
+
+        ``new_paragraph``: the first text of a new agent round; the bubble
+        puts a blank line before it so the rounds never run together.
+        Blank text (a round's last segment may be only whitespace, or empty
+        where the round ended with ``<need_tool>``) opens no bubble: None.
+        """
+        if self._current is None:
+            if not text.strip():
+                return None
+            bubble = MessageBubble("assistant")
+            bubble.action_requested.connect(lambda kind: self.action_requested.emit(kind, bubble))
+            self.add_widget(bubble)
+            self._current = bubble
+        self._current.append(text, new_paragraph=new_paragraph)
+        return self._current
+
+    def add_notice(self, role: BubbleRole, text: str | Callable[[], str]) -> MessageBubble:
+        """A warning or error (Markdown); given as a function, its text in
+        the current language, said again on a language switch."""
+        if callable(text):
+            return self._add_bubble(MessageBubble(role, wording=text))
+        return self._add_bubble(MessageBubble(role, text))
+
+    def add_system(self, text: str, *, key: str | None = None, **fields: object) -> SystemMessage:
+        """A system line; ``key`` (with ``fields``): the UI text it is, so it
+        follows a language switch (plain app texts are recognised anyway)."""
+        line = SystemMessage(text, key=key, fields=fields)
+        self.add_widget(line)
+        return line
+
+    def retranslate(self) -> None:
+        """The app's own words on every message, card and form again in the
+        current language (Settings → Appearance, issue 13): each widget
+        that has some says so with a ``retranslate()``; what the user and
+        the model wrote stays as written."""
+        for widget in self.items():
+            retranslate = getattr(widget, "retranslate", None)
+            if callable(retranslate):
+                retranslate()
+
+    def add_card(self, card: QWidget) -> QWidget:
+        card.setMaximumWidth(CARD_MAX_WIDTH)
+        return self.add_widget(card, "left")
+
+    def _add_bubble(self, bubble: MessageBubble) -> MessageBubble:
+        self.add_widget(bubble)
+        return bubble
+
+    def move_to_end(self, widgets: Sequence[QWidget]) -> None:
+        """Move these messages, in this order, below all the others (what
+        the user sent while the earlier conversation was still loading)."""
+        self.end_bubble()
+        for widget in widgets:
+            slot = widget.parentWidget()
+            if isinstance(slot, _Slot) and self._layout.indexOf(slot) >= 0:
+                self._layout.removeWidget(slot)
+                self._layout.insertWidget(self._layout.count() - 1, slot)
+
+    def clear(self) -> None:
+        """Remove every message (a new conversation); the welcome comes back."""
+        self.end_bubble()
+        keep = 1 if self._welcome is None else 2  # the trailing stretch, the welcome
+        while self._layout.count() > keep:
+            item = self._layout.takeAt(keep - 1)
+            widget = item.widget() if item is not None else None
+            if widget is not None:
+                widget.deleteLater()
+        self._stick, self._target = True, None
+        self._show_welcome()
+
+    def remove_from(self, widget: QWidget) -> None:
+        """Remove this message and every one below it (the last exchange,
+        taken back for Regenerate or Edit)."""
+        self.end_bubble()
+        slot = widget.parentWidget()
+        start = self._layout.indexOf(slot) if isinstance(slot, _Slot) else -1
+        if start < 0:
+            return
+        while self._layout.count() - 1 > start:  # the trailing stretch stays
+            item = self._layout.takeAt(start)
+            gone = item.widget() if item is not None else None
+            if gone is not None:
+                gone.hide()
+                gone.deleteLater()
+        self._show_welcome()
+
+    def last_user_bubble(self) -> MessageBubble | None:
+        return next((w for w in reversed(self.items())
+                     if isinstance(w, MessageBubble) and w.role == "user"), None)
+
+    def offer_actions(self, can_redo: bool, *, editing: bool = False) -> None:
+        """Offer Regenerate on the last reply and Edit on the user's last
+        message (``can_redo``: no turn runs), nothing on the others. The
+        last exchange keeps its actions in sight; a turn that ended without
+        a reply offers Regenerate on the user's message."""
+        items = self.items()
+        bubbles = [w for w in items if isinstance(w, MessageBubble) and w.action_row is not None]
+        user = self.last_user_bubble()
+        after = items[items.index(user) + 1 :] if user is not None else []
+        reply = next((w for w in reversed(after) if isinstance(w, MessageBubble) and w.role == "assistant"), None)
+        for bubble in bubbles:
+            if bubble is user:
+                bubble.offer_actions(regenerate=can_redo and reply is None, edit=can_redo, editing=editing)
+            else:
+                bubble.offer_actions(regenerate=can_redo and bubble is reply, edit=False)
+            bubble.pin_actions(can_redo and (bubble is reply or bubble is user))
+
+    # ------------------------------------------------------------- reading
+
+    def items(self) -> list[QWidget]:
+        """The widgets in order, for tests and screenshots."""
+        out: list[QWidget] = []
+        for i in range(self._layout.count()):
+            item = self._layout.itemAt(i)
+            widget = item.widget() if item is not None else None
+            if widget is self._welcome:
+                continue
+            if isinstance(widget, _Slot):
+                out.append(widget.widget)
+            elif widget is not None:
+                out.append(widget)
+        return out
+
+    def end_bubble(self) -> None:
+        """The current assistant bubble is complete; the next assistant text
+        starts a new one."""
+        if self._current is not None:
+            self._current.finish()
+        self._current = None
+
+    # ------------------------------------------------------------ scrolling
+
+    def _on_scrolled(self, value: int) -> None:
+        bar = self.verticalScrollBar()
+        self._stick = value >= bar.maximum() - 8
+
+    def _on_range(self, _minimum: int, maximum: int) -> None:
+        if self._target is not None:
+            self._reveal()
+        elif self._stick:
+            self.verticalScrollBar().setValue(maximum)
+
+    def _user_scrolled(self, _action: int) -> None:
+        self._target = None  # the wheel, keys or the bar: the reader leads now
+
+    def scroll_to_widget(
+        self, widget: QWidget, *, centre: bool = False, focus: tuple[QWidget, int] | None = None
+    ) -> None:
+        """Bring a message into view and keep it there while the messages
+        just drawn settle their heights (slots measure themselves over the
+        next layout passes, issue 14). ``centre``: a search hit, shown whole
+        in the middle, or, when it is taller than the view, from its top or
+        (``focus``: a child and a y in it, where the match is) around that."""
+        self._stick = False
+        self._target, self._centre, self._focus = widget, centre, focus
+        self._settle.start()
+        self._reveal()
+        QTimer.singleShot(0, self, self._after_layout)
+
+    def _after_layout(self) -> None:
+        # Posted behind the layout requests of the messages just drawn: by
+        # now their heights are measured, even where the range did not move.
+        if self._target is not None:
+            self._reveal()
+
+    def _reveal(self) -> None:
+        widget = self._target
+        if widget is None or not isValid(widget):
+            self._target = None  # the message was removed meanwhile (its C++ side is gone)
+            return
+        if not self._centre:
+            self.ensureWidgetVisible(widget, 0, 40)
+            return
+        content = self.widget()
+        if content is None:
+            return
+        top = widget.mapTo(content, QPoint(0, 0)).y()
+        height, view = widget.height(), self.viewport().height()
+        fits = height <= view - 2 * HIT_MARGIN
+        value = top + (height - view) // 2 if fits else top - HIT_MARGIN
+        focus = self._focus
+        if not fits and focus is not None and isValid(focus[0]):
+            at = focus[0].mapTo(content, QPoint(0, focus[1])).y()
+            value = max(value, min(at - view // 2, top + height + HIT_MARGIN - view))  # the match centred
+        self.verticalScrollBar().setValue(value)
+
+    def _settled(self) -> None:
+        self._target = None
+
+    def scroll_to_bottom(self) -> None:
+        self._stick, self._target = True, None
+        bar = self.verticalScrollBar()
+        bar.setValue(bar.maximum())
+
+
+def _is_message(widget: QWidget) -> bool:
+    """What ends the welcome: a message, a card or a form (not a notice or
+    a system line: start-up warnings sit below the welcome)."""
+    if isinstance(widget, MessageBubble):
+        return widget.role in ("user", "assistant")
+    return not isinstance(widget, SystemMessage)

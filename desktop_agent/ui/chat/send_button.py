@@ -1,0 +1,82 @@
+"""The Send ↔ Interrupt button with its two-phase interrupt (seed 000 §4).
+
+Signals:
+    send_requested()        clicked while ``send``
+    interrupt_requested()   clicked while ``interrupt``
+    fallback_fired()        ``interrupting`` lasted ``fallback_ms`` without
+                            ``interrupted`` arriving; the button is back to Send
+
+"Interrupting…" is disabled so the user cannot start a new turn before the
+interrupted turn has handed in its partial results; the fallback keeps a
+broken back end from locking the window.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QTimer, Signal
+from PySide6.QtWidgets import QPushButton, QWidget
+
+from desktop_agent.ui.i18n import tr
+
+if TYPE_CHECKING:
+    from desktop_agent.ui.chat.turn_state import ButtonPhase
+
+INTERRUPT_FALLBACK_MS = 15_000
+
+
+class SendButton(QPushButton):
+    send_requested = Signal()
+    interrupt_requested = Signal()
+    fallback_fired = Signal()
+
+    def __init__(self, parent: QWidget | None = None, *, fallback_ms: int = INTERRUPT_FALLBACK_MS) -> None:
+        super().__init__(parent)
+        self.setObjectName("send")
+        self._phase: ButtonPhase = "send"
+        self._fallback = QTimer(self)
+        self._fallback.setSingleShot(True)
+        self._fallback.setInterval(fallback_ms)
+        self._fallback.timeout.connect(self._on_fallback)
+        self.clicked.connect(self._on_clicked)
+        self._render()
+
+    @property
+    def phase(self) -> ButtonPhase:
+        return self._phase
+
+    @property
+    def fallback_ms(self) -> int:
+        return self._fallback.interval()
+
+    def set_phase(self, phase: ButtonPhase) -> None:
+        if phase == "interrupting":
+            if self._phase != "interrupting":
+                self._fallback.start()
+        else:
+            self._fallback.stop()
+        self._phase = phase
+        self._render()
+
+    def retranslate(self) -> None:
+        """Texts again in the current language (Settings → Appearance)."""
+        self._render()
+
+    def _render(self) -> None:
+        self.setText(tr({"send": "send", "interrupt": "interrupt", "interrupting": "interrupting"}[self._phase]))
+        self.setEnabled(self._phase != "interrupting")
+        self.setProperty("phase", self._phase)
+        self.style().unpolish(self)
+        self.style().polish(self)
+
+    def _on_clicked(self) -> None:
+        if self._phase == "send":
+            self.send_requested.emit()
+        elif self._phase == "interrupt":
+            self.interrupt_requested.emit()
+
+    def _on_fallback(self) -> None:
+        if self._phase == "interrupting":
+            self.set_phase("send")
+            self.fallback_fired.emit()

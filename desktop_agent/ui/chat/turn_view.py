@@ -1,0 +1,262 @@
+"""TurnView: the Qt side of one turn, implementing core's ``PlaybackView``.
+
+The ``PlaybackQueue`` (core) decides the order and the waiting; this class
+only turns each consumed message into widgets in the :class:`ChatView`:
+assistant text into bubbles, each ``tool_call_id`` into its own
+:class:`ToolCardWidget` (so two calls of one tool get two cards; a
+sub-agent's calls, keyed under their parent, go inside the sub_agent card), forms,
+visual cards, notices and the interrupt system messages. User actions go
+out through the callbacks the window passes in; nothing here talks to the
+conversation directly.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any, assert_never
+
+from desktop_agent.core.messages import (
+    CardMessage,
+    ErrorMessage,
+    FormRequestMessage,
+    InterruptedMessage,
+    RoundEndMessage,
+    TextMessage,
+    ToolCallMessage,
+    ToolOutputMessage,
+    ToolProgressMessage,
+    ToolRejectedMessage,
+    TurnEndMessage,
+    WarningMessage,
+)
+from desktop_agent.core.playback import ToolEvent
+from desktop_agent.core.risk import AutoDecider, ToolAnnotations
+from desktop_agent.ui.cards.form_widget import FormWidget
+from desktop_agent.ui.cards.state import (
+    CardUpdate,
+    ToolCardState,
+    answered,
+    apply_message,
+    auto_approved,
+    card_key,
+    invalidate,
+    new_card,
+    not_answered,
+)
+from desktop_agent.ui.cards.tool_card import ToolCardWidget
+from desktop_agent.ui.cards.visual_card import VisualCardWidget
+from desktop_agent.ui.chat.bubble import BubbleRole
+from desktop_agent.ui.chat.chat_view import ChatView
+from desktop_agent.ui.chat.turn_state import TurnTracker
+from desktop_agent.ui.i18n import tr
+
+log = logging.getLogger(__name__)
+
+
+class TurnView:
+    """One turn's view. ``on_card`` is called when a card appears and
+    whenever its phase changes; ``on_attention`` when an approval or a form
+    waits for the user."""
+
+    def __init__(
+        self,
+        chat: ChatView,
+        *,
+        on_answer: Callable[[str, bool, bool], None] = lambda _id, _ok, _always: None,
+        on_form_submit: Callable[[str, dict[str, Any]], None] = lambda _id, _answers: None,
+        on_form_cancel: Callable[[str], None] = lambda _id: None,
+        on_attention: Callable[[str, str, str], None] = lambda _kind, _id, _text: None,
+        on_interrupted: Callable[[str], None] = lambda _reason: None,
+        on_card: Callable[[ToolCardState], None] = lambda _state: None,
+        server_of: Callable[[str], str | None] = lambda _name: None,
+        annotations_of: Callable[[str], ToolAnnotations | None] = lambda _name: None,
+        approval_timeout_s: float | None = None,
+    ) -> None:
+        self.chat = chat
+        self.tracker = TurnTracker()
+        self.cards: dict[str, ToolCardWidget] = {}
+        self.forms: dict[str, FormWidget] = {}
+        """By form_id."""
+        self._form_of_call: dict[str, str] = {}
+        self._on_answer = on_answer
+        self._on_form_submit = on_form_submit
+        self._on_form_cancel = on_form_cancel
+        self._on_attention = on_attention
+        self._on_interrupted = on_interrupted
+        self._on_card = on_card
+        self._server_of = server_of
+        """The MCP server offering a tool name (None: built-in)."""
+        self._annotations_of = annotations_of
+        """What a tool says of its risk (issue 14), by name."""
+        self._approval_timeout_s = approval_timeout_s
+        self._new_round = False
+        """The next text starts a new agent round (a new paragraph)."""
+
+    # ------------------------------------------------------ PlaybackView
+
+    def show_text(self, message: TextMessage) -> None:
+        self.chat.add_assistant_text(message.text, new_paragraph=self._new_round)
+        self._new_round = False
+
+    def round_ended(self, message: RoundEndMessage) -> None:
+        self._new_round = True
+
+    def tool_event(self, message: ToolEvent) -> None:
+        match message:
+            case FormRequestMessage():
+                self._add_form(message)
+            case CardMessage():
+                self.chat.add_card(VisualCardWidget(message.card))
+            case ToolCallMessage() | ToolProgressMessage() | ToolOutputMessage() | ToolRejectedMessage():
+                card = self._card(message)
+                state = self._named(apply_message(card.state, message), card.state)
+                self._render(card, state)
+                if not state.pending:
+                    self._close_form_of(state.tool_call_id)
+            case _:
+                assert_never(message)
+
+    def approval_needed(self, message: ToolCallMessage) -> None:
+        card = self._card(message)
+        self._render(card, self._named(apply_message(card.state, message), card.state))
+        state = card.state
+        self._on_attention("approval", state.tool_call_id, tr("tray_approval", name=state.tool_name))
+
+    def auto_approved(self, message: ToolCallMessage, by: AutoDecider = "always_allow") -> None:
+        card = self._card(message)
+        self._render(card, auto_approved(self._named(apply_message(card.state, message), card.state), by))
+
+    def notice(self, message: WarningMessage | ErrorMessage) -> None:
+        level: BubbleRole = "error" if isinstance(message, ErrorMessage) else "warning"
+        self.chat.add_notice(level, lambda: f"**{tr(level)}:** {message.message}")
+
+    def interrupted(self, message: InterruptedMessage) -> None:
+        self.invalidate_pending()
+        key = self.tracker.on_interrupted(message.reason)
+        if key == "sys_approval_timeout" and any(c.state.outcome == "no_answer" for c in self.cards.values()):
+            key = "sys_form_timeout"  # a form, not an approval, waited in vain
+        if key is not None:
+            self.chat.add_system(tr(key))
+        self._on_interrupted(message.reason)
+
+    def turn_ended(self, message: TurnEndMessage) -> None:
+        self.finish()
+
+    # ------------------------------------------------- from the window
+
+    def card_state(self, tool_call_id: str) -> ToolCardState | None:
+        card = self.cards.get(tool_call_id)
+        return card.state if card is not None else None
+
+    def mark_answered(self, tool_call_id: str, approved: bool) -> str | None:
+        """The user answered a card; returns a system message to show, if any."""
+        card = self.cards.get(tool_call_id)
+        if card is None:
+            return None
+        self._render(card, answered(card.state, approved))
+        if approved:
+            return None
+        key = self.tracker.reject_clicked()
+        if key is not None:
+            self.chat.add_system(tr(key))
+        return key
+
+    def note_voice_answer(self, tool_call_id: str) -> None:
+        """The answer about to be given to this card was spoken (its title
+        says so once answered)."""
+        card = self.cards.get(tool_call_id)
+        if card is not None and card.state.phase == "approval":
+            self._render(card, replace(card.state, by_voice=True))
+
+    def form_answered(self, form_id: str, answers: dict[str, Any] | None) -> None:
+        """A restored form: the answers the user gave (None: cancelled),
+        shown as the live form showed them once sent."""
+        form = self.forms.get(form_id)
+        if form is None:
+            return
+        if answers is None:
+            self._form_cancelled(form_id)
+            form.finish("cancelled")
+        else:
+            form.fill(answers)
+            form.finish("submitted")
+
+    def invalidate_pending(self) -> None:
+        stopped = self.tracker.user_interrupted
+        for card in self.cards.values():
+            if card.state.pending:
+                self._render(card, invalidate(card.state, user_stopped=stopped))
+        for form in self.forms.values():
+            form.finish("closed")
+
+    def finish(self) -> None:
+        """The turn is over: nothing may still look like it is waiting."""
+        self.invalidate_pending()
+        self.chat.end_bubble()
+
+    # ------------------------------------------------------------ helpers
+
+    def _render(self, card: ToolCardWidget, state: ToolCardState) -> None:
+        if state is card.state:
+            return
+        moved = state.phase != card.state.phase
+        card.show_state(state)
+        if moved:
+            self._on_card(state)
+
+    def _named(self, state: ToolCardState, before: ToolCardState) -> ToolCardState:
+        """A name that grew (streamed in pieces) names its server (and its risk) anew."""
+        if state.tool_name == before.tool_name:
+            return state
+        name = state.tool_name
+        return replace(state, server=self._server_of(name), annotations=self._annotations_of(name))
+
+    def _card(self, message: CardUpdate) -> ToolCardWidget:
+        tool_call_id = card_key(message)
+        card = self.cards.get(tool_call_id)
+        if card is None:
+            name = message.tool_name if isinstance(message, ToolCallMessage) else None
+            state = new_card(
+                message,
+                server=self._server_of(name) if name is not None else None,
+                approval_timeout_s=self._approval_timeout_s,
+                annotations=self._annotations_of(name) if name is not None else None,
+            )
+            card = ToolCardWidget(state)
+            card.answered.connect(self._on_answer)
+            self.cards[tool_call_id] = card
+            parent = self.cards.get(message.parent_tool_call_id or "")
+            if parent is not None:
+                parent.add_nested(card)  # a sub-agent's call, inside its sub_agent card
+            else:
+                self.chat.add_card(card)
+            self._on_card(card.state)
+        return card
+
+    def _add_form(self, message: FormRequestMessage) -> None:
+        form_id = message.form_id
+        form = FormWidget(form_id, [q.to_json() for q in message.questions], message.title)
+        form.submitted.connect(self._on_form_submit)
+        form.cancelled.connect(self._form_cancelled)
+        self.forms[form_id] = form
+        tool_call_id = message.tool_call_id
+        self._form_of_call[tool_call_id] = form_id
+        card = self.cards.get(tool_call_id)
+        if card is not None:
+            self._render(card, replace(card.state, form_attached=True))
+        self.chat.add_card(form)
+        self._on_attention("form", form_id, tr("tray_form"))
+
+    def _form_cancelled(self, form_id: str) -> None:
+        tool_call_id = next((c for c, f in self._form_of_call.items() if f == form_id), None)
+        card = self.cards.get(tool_call_id) if tool_call_id is not None else None
+        if card is not None:
+            self._render(card, not_answered(card.state))
+        self._on_form_cancel(form_id)
+
+    def _close_form_of(self, tool_call_id: str) -> None:
+        form_id = self._form_of_call.get(tool_call_id)
+        if form_id is not None and form_id in self.forms:
+            self.forms[form_id].finish("closed")

@@ -1,0 +1,256 @@
+"""The window's side of saved conversations (issue 14): drawing a restored
+conversation from its display log, the sidebar (Ctrl+B) and switching
+between conversations, refused while a turn runs. An opened search hit is
+centred and marked for a moment, the words searched selected in it.
+
+Kept out of ``main_window.py``, which only places the sidebar and calls in
+here; what a restore draws is :mod:`desktop_agent.ui.conversations.restore`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QKeySequence, QShortcut, QTextCursor, QTextDocument
+from PySide6.QtWidgets import QLabel, QWidget
+from shiboken6 import isValid
+
+from desktop_agent.core.display_log import events_from_history, turns
+from desktop_agent.core.plain_text import plain
+from desktop_agent.ui.chat.bubble import MessageBubble
+from desktop_agent.ui.conversations.restore import Restored, hit_window, restore
+from desktop_agent.ui.conversations.search_rows import fold
+from desktop_agent.ui.i18n import tr
+
+if TYPE_CHECKING:
+    from desktop_agent.core.conversation import Conversation
+    from desktop_agent.ui.conversations.sidebar import ConversationSidebar
+    from desktop_agent.ui.shell.main_window import MainWindow
+    from desktop_agent.ui.shell.window_deps import WindowDeps
+
+log = logging.getLogger(__name__)
+
+HIT_MS = 2000
+"""How long an opened search hit's message stays marked (theme: ``hit``)."""
+
+
+def display_events(conversation: Conversation) -> list[Mapping[str, Any]]:
+    """What to draw for a conversation: its display log, or one rebuilt
+    from its history when it has none."""
+    return list(conversation.events) if conversation.events else list(events_from_history(conversation.history))
+
+
+def turn_of(history: Sequence[Mapping[str, Any]], seq: int) -> int:
+    """The turn (0-based) that history message ``seq`` belongs to."""
+    users = sum(1 for m in history[: seq + 1] if m.get("role") == "user" and not m.get("_hook"))
+    return max(users - 1, 0)
+
+
+def draw(
+    window: MainWindow, conversation: Conversation, *, from_turn: int | None = None, to_turn: int | None = None
+) -> Restored:
+    """Draw a saved conversation into the (cleared) chat, with the line
+    that says it was restored under its last message; "Show earlier" draws
+    it again from further back (down to where it was drawn)."""
+    restored: Restored | None = None
+
+    def show_earlier(turn: int) -> None:
+        controller = window.controller
+        if controller is None or controller.conversation is not conversation or controller.busy:
+            return  # another conversation, or a turn on screen: nothing is redrawn under it
+        window.chat.clear()
+        again = draw(window, conversation, from_turn=turn, to_turn=restored.end_turn if restored else None)
+        if window.conversations is not None:
+            window.conversations.last_restore = again
+        window.after_switch()
+
+    def at_end() -> None:
+        window.chat.add_system(tr("restored"))
+        if restored is not None and window.chat_actions is not None:
+            window.chat_actions.refresh()  # drawn later: its last exchange is the conversation's now
+
+    restored = restore(window.chat, display_events(conversation), from_turn=from_turn, to_turn=to_turn,
+                       show_earlier=show_earlier, at_end=at_end)
+    return restored
+
+
+class ConversationsGlue:
+    """Attached by the window when the composition root gave it a library."""
+
+    def __init__(self, window: MainWindow, deps: WindowDeps) -> None:
+        from desktop_agent.ui.conversations.sidebar import ConversationSidebar
+
+        assert deps.library is not None
+        self._window = window
+        self._deps = deps
+        self.sidebar: ConversationSidebar = ConversationSidebar(deps.library, window)
+        window.body.insertWidget(0, self.sidebar)
+        self.sidebar.open_requested.connect(self.open)
+        self.sidebar.new_requested.connect(window.new_conversation)
+        self.sidebar.deleted.connect(self._on_deleted)
+        self.sidebar.imported.connect(lambda conversation_id: self.open(conversation_id))
+        QShortcut(QKeySequence("Ctrl+B"), window, self.toggle)
+        window.turn_finished.connect(lambda _status: self.refresh())
+        self.last_restore: Restored | None = None
+        self._marked: QWidget | None = None
+        # The window's timer, not a single shot aimed at the message: the
+        # message may be deleted first (see MessageBubble's hover timer).
+        self._unmark = QTimer(window)
+        self._unmark.setSingleShot(True)
+        self._unmark.setInterval(HIT_MS)
+        self._unmark.timeout.connect(self._clear_mark)
+        self.refresh()
+        window.new_chat_button.hide()  # the sidebar's ＋ starts one; the bar's only while the sidebar is hidden
+
+    def toggle(self) -> None:
+        """Ctrl+B: hide or show the sidebar; while it is hidden, the ＋
+        beside the input starts a new conversation instead of its own."""
+        show = self.sidebar.isHidden()
+        self.sidebar.setVisible(show)
+        self._window.new_chat_button.setVisible(not show)
+
+    def retranslate(self) -> None:
+        """The sidebar's texts again in the current language (a language switch)."""
+        self.sidebar.retranslate()
+
+    def refresh(self) -> None:
+        controller = self._window.controller
+        self.sidebar.set_current(controller.conversation.conversation_id if controller is not None else None)
+        restored = self.last_restore
+        if restored is not None and restored.tail_hidden(self._window.chat):
+            self._window.chat.offer_actions(False)  # its last exchange on screen is not the conversation's
+
+    def show_end(self) -> None:
+        """Before a turn is sent: a search hit's window that hides the
+        conversation's end is redrawn as an opened conversation is, so the
+        new message follows the real last one."""
+        window, restored = self._window, self.last_restore
+        controller = window.controller
+        if restored is None or controller is None or controller.busy or not restored.tail_hidden(window.chat):
+            return
+        window.chat.clear()
+        self.last_restore = draw(window, controller.conversation)
+        window.after_switch()
+
+    def open(self, conversation_id: str, seq: int = -1, query: str = "") -> bool:
+        """Show a saved conversation (scrolled to message ``seq`` when it is
+        a search hit); False, and the reason said, while a turn runs."""
+        window, controller = self._window, self._window.controller
+        if controller is None:
+            return False
+        if controller.busy or controller.phase != "send":
+            window.status.showMessage(tr("conv_busy"), 8000)
+            window.show_notice("system", tr("conv_busy"))
+            return False
+        if conversation_id != controller.conversation.conversation_id:
+            make = self._deps.open_conversation
+            if make is None or not controller.switch_conversation(lambda old: make(old, conversation_id)):
+                return False
+        conversation = controller.conversation
+        events = display_events(conversation)
+        turn = turn_of(conversation.history, seq) if seq >= 0 else None
+        from_turn, to_turn = hit_window(events, turn)
+        window.chat.clear()
+        self.last_restore = restored = draw(window, conversation, from_turn=from_turn, to_turn=to_turn)
+        window.after_switch()
+        self.refresh()
+        if turn is not None:
+            target = self._target(restored, turn, query, len(turns(events)))
+            if target is not None:
+                self._show_hit(target, query)
+        return True
+
+    def _target(self, restored: Restored, turn: int, query: str, count: int) -> QWidget | None:
+        """The bubble of turn ``turn`` that holds ``query``, else its user bubble."""
+        start = restored.turn_widgets.get(turn)
+        if start is None:
+            return None
+        items = self._window.chat.items()
+        end = restored.turn_widgets.get(turn + 1) if turn + 1 < count else None
+        begin = items.index(start) if start in items else 0
+        stop = items.index(end) if end is not None and end in items else len(items)
+        needle = query.lower()
+        for widget in items[begin:stop]:
+            if isinstance(widget, MessageBubble) and needle and needle in widget.text().lower():
+                return widget
+        return start
+
+    def _show_hit(self, widget: QWidget, query: str) -> None:
+        """Centred once the layout settles, marked for :data:`HIT_MS`, and
+        the words searched selected in it (found in a long reply at a glance)."""
+        self._clear_mark()
+        self._marked = widget
+        _set_hit(widget, True)
+        self._unmark.start()
+        focus = _select(widget, query.strip()) if query.strip() else None
+        self._window.chat.scroll_to_widget(widget, centre=True, focus=focus)
+
+    @property
+    def marked(self) -> QWidget | None:
+        """The opened search hit's message while it is marked."""
+        return self._marked if self._marked is not None and isValid(self._marked) else None
+
+    def _clear_mark(self) -> None:
+        self._unmark.stop()
+        if self._marked is not None and isValid(self._marked):
+            _set_hit(self._marked, False)
+        self._marked = None
+
+    def _on_deleted(self, conversation_id: str) -> None:
+        """Deleting the conversation on screen starts a new one; while its
+        turn runs it is not deleted (the turn would be lost), and that is said."""
+        controller = self._window.controller
+        if controller is not None and controller.conversation.conversation_id == conversation_id:
+            if not self._window.new_conversation():
+                self.sidebar.undo_delete()
+                self._window.status.showMessage(tr("conv_busy"), 8000)
+        self.refresh()
+
+
+def _set_hit(widget: QWidget, on: bool) -> None:
+    widget.setProperty("hit", on)
+    widget.style().unpolish(widget)
+    widget.style().polish(widget)
+    widget.update()
+
+
+def _select(widget: QWidget, query: str) -> tuple[QWidget, int] | None:
+    """Select the first match of ``query`` (or of its plain words, typed
+    with Markdown) in the selectable labels of ``widget``, as they show it;
+    the label and about where in it the match is (for a reply taller than
+    the view), or None when nothing matched."""
+    needles = list(dict.fromkeys(fold(n) for n in (query, plain(query)) if n))
+    for label in widget.findChildren(QLabel):
+        if not label.textInteractionFlags() & Qt.TextInteractionFlag.TextSelectableByMouse:
+            continue
+        document = QTextDocument()
+        fmt = label.textFormat()
+        if fmt == Qt.TextFormat.MarkdownText:
+            document.setMarkdown(label.text())
+        elif fmt == Qt.TextFormat.RichText:
+            document.setHtml(label.text())
+        else:
+            document.setPlainText(label.text())
+        shown = fold(document.toPlainText())  # not .lower(): "İ" grows, and the selection would drift
+        for needle in needles:
+            at = shown.find(needle)
+            if at >= 0:
+                label.setSelection(at, len(needle))
+                return label, _line_y(document, label, at)
+    return None
+
+
+def _line_y(document: QTextDocument, label: QLabel, at: int) -> int:
+    """About where character ``at`` is drawn in ``label``: its line's top,
+    laid out at the label's width and font."""
+    document.setDefaultFont(label.font())
+    document.setTextWidth(max(label.contentsRect().width(), 1))
+    cursor = QTextCursor(document)
+    cursor.setPosition(at)
+    block = cursor.block()
+    line = block.layout().lineForTextPosition(at - block.position())
+    top = document.documentLayout().blockBoundingRect(block).top()
+    return int(top + (line.y() if line.isValid() else 0))

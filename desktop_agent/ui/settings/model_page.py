@@ -1,0 +1,289 @@
+"""The Settings dialog's Model page (issue 13): a provider preset fills the
+address; "Fetch models" asks the endpoint for its models (a searchable
+combo); "Test connection" sends one tiny request and says, in one line,
+how long it took and what came back, or what went wrong. Both run on the
+event loop (:mod:`desktop_agent.llm.endpoint_check`), never blocking it.
+The API key: typed here, kept by the window in the system keyring (or,
+without one, a private file); where, :func:`key_note_text` says in words."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Coroutine
+from dataclasses import replace
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QCompleter,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop_agent.llm.endpoint_check import (
+    PRESETS,
+    CheckResult,
+    address_problem,
+    check_connection,
+    list_models,
+    preset_for,
+)
+from desktop_agent.storage.secrets import KeyStorage
+from desktop_agent.storage.settings import Settings, SettingsError
+from desktop_agent.ui.i18n import tr
+from desktop_agent.ui.shell.retranslate import Texts, item_text
+
+
+class ModelCombo(QComboBox):
+    """An editable combo whose list filters as you type (any part of a name)."""
+
+    def __init__(self, text: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setEditable(True)
+        self.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
+        completer = QCompleter(self.model(), self)
+        completer.setCompletionMode(QCompleter.CompletionMode.PopupCompletion)
+        completer.setFilterMode(Qt.MatchFlag.MatchContains)
+        completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        self.setCompleter(completer)
+        self._completer = completer
+        self.setCurrentText(text)
+
+    def text(self) -> str:
+        return self.currentText()
+
+    def setText(self, text: str) -> None:  # QLineEdit's name, kept for callers
+        self.setCurrentText(text)
+
+    def set_models(self, names: tuple[str, ...]) -> None:
+        current = self.currentText()
+        self.clear()
+        self.addItems(list(names))
+        self.setCurrentText(current)
+
+    def matching(self, fragment: str) -> list[str]:
+        """The listed models the filter shows for ``fragment``."""
+        completer = self._completer
+        completer.setCompletionPrefix(fragment)
+        found: list[str] = []
+        for row in range(completer.completionCount()):
+            completer.setCurrentRow(row)
+            found.append(completer.currentCompletion())
+        return found
+
+
+def key_note_text(storage: KeyStorage) -> str:
+    """Where the key is kept, translated (the storage layer knows no language)."""
+    if storage.where == "keyring":
+        return tr("key_storage_keyring")
+    return tr("key_storage_file", path=str(storage.path))
+
+
+def preset_text(key: str, label: str) -> Callable[[], str]:
+    """A preset's name: a proper name as is, translated where Chinese has
+    its own (通义千问, 智谱)."""
+
+    def text() -> str:
+        try:
+            return tr(f"model_preset_{key}")
+        except KeyError:
+            return label
+
+    return text
+
+
+def failure_text(result: CheckResult) -> str:
+    """A failed check in one translated line."""
+    return tr(f"model_fail_{result.failure or 'other'}", detail=result.detail)
+
+
+class ModelPage(QWidget):
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        has_api_key: bool,
+        key_note: str | KeyStorage,
+        stored_key: Callable[[], str | None] = lambda: None,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.texts = Texts()
+        self._stored_key = stored_key
+        self._tasks: set[asyncio.Task[None]] = set()
+
+        self.preset = QComboBox(self)
+        self.preset.addItem("", "custom")
+        self.texts.bind(item_text(self.preset, 0), "model_preset_custom")
+        self._preset_texts = [preset_text(p.key, p.label) for p in PRESETS]
+        for preset, text in zip(PRESETS, self._preset_texts, strict=True):
+            self.preset.addItem(text(), preset.key)
+        self.base_url = QLineEdit(settings.base_url, self)
+        self.texts.bind(self.base_url.setPlaceholderText, "settings_endpoint_hint")
+        self.address_note = QLabel(self)
+        self.address_note.setObjectName("cardMuted")
+        self.address_note.setWordWrap(True)
+        self.model = ModelCombo(settings.model, self)
+        self.fetch = QPushButton(self)
+        self.texts.bind(self.fetch.setText, "model_fetch")
+        self.fetch.clicked.connect(self.fetch_models)
+        model_row = QHBoxLayout()
+        model_row.addWidget(self.model, 1)
+        model_row.addWidget(self.fetch)
+
+        self.api_key = QLineEdit(self)
+        self.api_key.setEchoMode(QLineEdit.EchoMode.Password)
+        if has_api_key:
+            self.texts.bind(self.api_key.setPlaceholderText, "settings_api_key_set")
+        self.forget_key = QCheckBox(self)
+        self.texts.bind(self.forget_key.setText, "settings_api_key_clear")
+        self.forget_key.setVisible(has_api_key)
+        self._key_storage = key_note if isinstance(key_note, KeyStorage) else None
+        self.key_note = QLabel(key_note if isinstance(key_note, str) else key_note_text(key_note), self)
+        self.key_note.setObjectName("cardMuted")
+        self.key_note.setWordWrap(True)
+
+        self.test = QPushButton(self)
+        self.texts.bind(self.test.setText, "model_test")
+        self.test.clicked.connect(self.test_connection)
+        self.result = QLabel(self)
+        self.result.setWordWrap(True)
+        self.result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        test_row = QHBoxLayout()
+        test_row.addWidget(self.test)
+        test_row.addWidget(self.result, 1)
+
+        form = QFormLayout()
+        form.addRow(self.texts.label("model_provider", self), self.preset)
+        form.addRow(self.texts.label("settings_endpoint", self), self.base_url)
+        form.addRow("", self.address_note)
+        form.addRow(self.texts.label("settings_api_key", self), self.api_key)
+        form.addRow("", self.forget_key)
+        form.addRow("", self.key_note)
+        form.addRow(self.texts.label("settings_model", self), model_row)
+        form.addRow("", test_row)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addStretch(1)
+
+        self.preset.activated.connect(self._on_preset)
+        self.base_url.textChanged.connect(lambda _t: self._sync_preset())
+        self._sync_preset()
+
+    def retranslate(self) -> None:
+        self.texts.retranslate()
+        for index, text in enumerate(self._preset_texts, start=1):  # 0: "Custom", bound above
+            self.preset.setItemText(index, text())
+        if self._key_storage is not None:
+            self.key_note.setText(key_note_text(self._key_storage))
+        self._sync_preset()
+
+    # ------------------------------------------------------------ address
+
+    def _on_preset(self, index: int) -> None:
+        key = self.preset.itemData(index)
+        preset = next((p for p in PRESETS if p.key == key), None)
+        if preset is not None:
+            self.base_url.setText(preset.base_url)
+
+    def _sync_preset(self) -> None:
+        preset = preset_for(self.base_url.text())
+        self.preset.setCurrentIndex(max(0, self.preset.findData(preset.key if preset else "custom")))
+        problem = self.address_problem()
+        self.address_note.setText(problem or "")
+        self.address_note.setVisible(problem is not None)
+
+    def address_problem(self) -> str | None:
+        """Why the address cannot be used, translated; None when it can
+        (or is empty: the offline demo model)."""
+        url = self.base_url.text().strip()
+        problem = address_problem(url) if url else None
+        return tr(f"model_address_{problem}") if problem else None
+
+    def _key(self) -> str | None:
+        typed = self.api_key.text().strip()
+        if typed:
+            return typed
+        return None if self.forget_key.isChecked() else self._stored_key()
+
+    # ------------------------------------------------------------- checks
+
+    def _run(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.ensure_future(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def busy(self) -> bool:
+        return bool(self._tasks)
+
+    def _ready(self) -> str | None:
+        """The address to check, or None with the reason said once: a bad
+        address is already explained under the field, so here only a pointer."""
+        url = self.base_url.text().strip()
+        if self.address_problem() is not None:
+            self.result.setText(tr("model_fix_address"))
+            return None
+        if not url:
+            self.result.setText(tr("model_address_empty"))
+            return None
+        return url
+
+    def fetch_models(self) -> None:
+        url = self._ready()
+        if url is None:
+            return
+        self.fetch.setEnabled(False)
+        self.result.setText(tr("model_fetching"))
+        self._run(self._fetch(url, self._key()))
+
+    async def _fetch(self, url: str, key: str | None) -> None:
+        try:
+            result = await list_models(url, key)
+        finally:
+            self.fetch.setEnabled(True)
+        if result.ok:
+            self.model.set_models(result.models)
+            self.result.setText(tr("model_fetched", count=len(result.models)))
+            if not self.model.text() and result.models:
+                self.model.setText(result.models[0])
+        else:
+            self.result.setText(failure_text(result))
+
+    def test_connection(self) -> None:
+        url = self._ready()
+        if url is None:
+            return
+        self.test.setEnabled(False)
+        self.result.setText(tr("model_testing"))
+        self._run(self._test(url, self._key(), self.model.text().strip()))
+
+    async def _test(self, url: str, key: str | None, model: str) -> None:
+        try:
+            result = await check_connection(url, key, model)
+        finally:
+            self.test.setEnabled(True)
+        if result.ok:
+            self.result.setText(tr("model_test_ok", ms=result.latency_ms, answer=result.answer or "…"))
+        else:
+            self.result.setText(failure_text(result))
+
+    # -------------------------------------------------------------- result
+
+    def apply_to(self, settings: Settings) -> Settings:
+        """Raises :class:`SettingsError` (translated, one line) for a bad address."""
+        problem = self.address_problem()
+        if problem:
+            raise SettingsError(problem)
+        return replace(settings, base_url=self.base_url.text().strip(), model=self.model.text().strip())
+
+    def api_key_edit(self) -> tuple[str | None, bool]:
+        key = self.api_key.text().strip()
+        return key or None, self.forget_key.isChecked() and not key
+

@@ -1,0 +1,410 @@
+"""The Settings dialog's Tools page (issue 13): the MCP servers as a list
+(state, tool count, an enable switch; add, edit, remove, import another
+host's file), the always-allowed tools with Revoke, and the limits of a
+turn (steps, approval timeout).
+
+Server changes are saved to the servers file (atomically, keys we do not
+show kept: :mod:`desktop_agent.mcp_engine.servers_file`) and applied at
+once through :class:`McpControl` — they are not part of OK/Cancel, like a
+file saved in another host. Everything else joins the dialog's edit."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import sys
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass, replace
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop_agent.mcp_engine import servers_file
+from desktop_agent.mcp_engine.config_errors import McpConfigError
+from desktop_agent.storage.settings import Settings
+from desktop_agent.ui.i18n import tr
+from desktop_agent.ui.settings.mcp_server_editor import McpServerEditor
+from desktop_agent.ui.settings.mcp_wording import (
+    allow_entry_text,
+    import_failed,
+    import_outcome,
+    listed,
+    problem,
+    server_line,
+    server_tooltip,
+)
+from desktop_agent.ui.settings.read_only_trust import ReadOnlyTrustBox
+from desktop_agent.ui.shell.retranslate import Texts
+
+if TYPE_CHECKING:
+    from desktop_agent.mcp_engine import ServerStatus
+
+log = logging.getLogger(__name__)
+REFRESH_MS = 500
+
+
+@dataclass(frozen=True)
+class McpControl:
+    """The running servers, as the Tools page needs them."""
+
+    path: Path
+    """The servers file in use."""
+    statuses: Callable[[], Iterable[ServerStatus]]
+    reload: Callable[[], Awaitable[None]]
+    """Read the file again and run what it says (``Services.reload_mcp``)."""
+
+
+class ToolsPage(QWidget):
+    def __init__(self, settings: Settings, *, control: McpControl | None = None, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.texts = Texts()
+        self._control = control
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._entries: dict[str, dict[str, Any]] = {}
+        self._note: Callable[[], str] | None = None
+        """The note's words, kept to say them again in another language."""
+        self._restarting = False
+        """The note says the servers are restarting: replaced once none is starting."""
+        self.editor: McpServerEditor | None = None
+        """The server editor open now (or last opened)."""
+
+        self.mcp_file = QLineEdit(settings.mcp_config_path, self)
+        if control is not None:
+            self.mcp_file.setPlaceholderText(str(control.path))  # the file in use when none is set
+        browse = QPushButton(self)
+        self.texts.bind(browse.setText, "settings_browse")
+        browse.clicked.connect(self._browse)
+        file_row = QHBoxLayout()
+        file_row.addWidget(self.mcp_file, 1)
+        file_row.addWidget(browse)
+
+        self.servers = QListWidget(self)
+        self.servers.setMinimumHeight(110)
+        self.add = QPushButton(self)
+        self.edit = QPushButton(self)
+        self.remove = QPushButton(self)
+        self.import_button = QPushButton(self)
+        for button, key, slot in (
+            (self.add, "mcp_add", self.add_server),
+            (self.edit, "mcp_edit", self.edit_server),
+            (self.remove, "mcp_remove", self.remove_server),
+            (self.import_button, "mcp_import", self.choose_import),
+        ):
+            self.texts.bind(button.setText, key)
+            button.clicked.connect(slot)
+            button.setEnabled(control is not None)
+        buttons = QVBoxLayout()
+        for button in (self.add, self.edit, self.remove, self.import_button):
+            buttons.addWidget(button)
+        buttons.addStretch(1)
+        server_row = QHBoxLayout()
+        server_row.addWidget(self.servers, 1)
+        server_row.addLayout(buttons)
+        self.mcp_note = QLabel(self)
+        self.mcp_note.setObjectName("cardMuted")
+        self.mcp_note.setWordWrap(True)
+        self.texts.bind(self.mcp_note.setText, "mcp_applied_at_once" if control else "mcp_no_control")
+
+        self.allowed = QListWidget(self)
+        self.allowed.setMaximumHeight(100)
+        self.revoke = QPushButton(self)
+        self.texts.bind(self.revoke.setText, "settings_revoke")
+        self.revoke.clicked.connect(self._revoke_selected)
+        self.allowed.currentRowChanged.connect(lambda _row: self._sync_revoke())
+        allowed_row = QHBoxLayout()
+        allowed_row.addWidget(self.allowed, 1)
+        allowed_row.addWidget(self.revoke, 0, Qt.AlignmentFlag.AlignTop)
+        self._allowed_names = list(settings.always_allow)
+        self._fill_allowed(settings.always_allow)
+
+        self.trust = ReadOnlyTrustBox((), settings.trusted_read_only_servers, self)
+        self._trusted = list(settings.trusted_read_only_servers)
+        self.trust.changed.connect(lambda names: setattr(self, "_trusted", list(names)))
+
+        self.max_steps = QSpinBox(self)
+        self.max_steps.setRange(1, 100)
+        self.max_steps.setValue(settings.max_steps)
+        self.approval_timeout = QSpinBox(self)
+        self.approval_timeout.setRange(5, 24 * 3600)
+        self.approval_timeout.setSuffix(" s")
+        self.approval_timeout.setValue(round(settings.approval_timeout_s))
+
+        form = QFormLayout()
+        form.addRow(self.texts.label("settings_mcp_file", self), file_row)
+        form.addRow(self.texts.label("mcp_servers", self), server_row)
+        form.addRow("", self.mcp_note)
+        form.addRow(self.texts.label("settings_always_allow", self), allowed_row)
+        form.addRow("", self.trust)
+        form.addRow(self.texts.label("settings_max_steps", self), self.max_steps)
+        form.addRow(self.texts.label("settings_approval_timeout", self), self.approval_timeout)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addStretch(1)
+
+        self.servers.itemChanged.connect(self._on_item_changed)
+        self.servers.currentRowChanged.connect(lambda _r: self._sync_buttons())
+        self._timer = QTimer(self)
+        self._timer.setInterval(REFRESH_MS)
+        self._timer.timeout.connect(self.refresh)
+        if control is not None:
+            self._timer.start()
+        self.refresh(reread=True)
+
+    def retranslate(self) -> None:
+        self.texts.retranslate()
+        if self._note is not None:
+            self.mcp_note.setText(self._note())
+        self._fill_allowed(tuple(self._allowed_names))
+        self.refresh()
+
+    # -------------------------------------------------------------- servers
+
+    def refresh(self, *, reread: bool = False) -> None:
+        """Show the file's servers with their current state."""
+        if self._control is None:
+            return
+        if reread:
+            try:
+                self._entries = servers_file.entries(servers_file.read_document(self._control.path))
+            except McpConfigError as exc:
+                self._entries = {}
+                self._set_note(partial(problem, exc))
+        statuses = {s.name: s for s in self._control.statuses()}
+        names = list(self._entries)
+        if list(self.trust.boxes) != names:
+            self.trust.set_servers(names, self._trusted)
+        self.servers.blockSignals(True)  # what is set here is no user's toggle
+        if [self.servers.item(i).data(Qt.ItemDataRole.UserRole) for i in range(self.servers.count())] != names:
+            selected = self.selected_name()
+            self.servers.clear()
+            for name in names:
+                item = QListWidgetItem()
+                item.setData(Qt.ItemDataRole.UserRole, name)
+                item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+                self.servers.addItem(item)
+                if name == selected:
+                    self.servers.setCurrentItem(item)
+        # Updated in place (the timer calls this twice a second): no flicker, hover and selection kept.
+        for row, name in enumerate(names):
+            item, entry, status = self.servers.item(row), self._entries[name], statuses.get(name)
+            line = server_line(name, entry, status)
+            item.setText(line)
+            on = servers_file.is_enabled(entry)
+            item.setCheckState(Qt.CheckState.Checked if on else Qt.CheckState.Unchecked)
+            item.setToolTip(server_tooltip(line, status) if on else "")
+        self.servers.blockSignals(False)
+        self._sync_buttons()
+        self._settle_note(names, statuses)
+
+    def _set_note(self, words: Callable[[], str], *, restarting: bool = False) -> None:
+        self._note = words
+        self._restarting = restarting
+        self.mcp_note.setText(words())
+
+    def _settle_note(self, names: list[str], statuses: dict[str, ServerStatus]) -> None:
+        """"Restarting" gives way to what came of it once no server is starting."""
+        if not self._restarting or self.reloading():
+            return
+        running = [n for n in names if servers_file.is_enabled(self._entries[n])]
+        if any(n not in statuses or statuses[n].state == "starting" for n in running):
+            return
+        failed = [n for n in running if statuses[n].state == "failed"]
+        if failed:
+            self._set_note(lambda: tr("mcp_servers_not_running", names=listed(failed)))
+        else:
+            self._set_note(lambda: tr("mcp_servers_ready"))
+
+    def server_lines(self) -> list[str]:
+        return [self.servers.item(i).text() for i in range(self.servers.count())]
+
+    def selected_name(self) -> str | None:
+        item = self.servers.currentItem()
+        return str(item.data(Qt.ItemDataRole.UserRole)) if item is not None else None
+
+    def select(self, name: str) -> None:
+        for i in range(self.servers.count()):
+            if self.servers.item(i).data(Qt.ItemDataRole.UserRole) == name:
+                self.servers.setCurrentRow(i)
+
+    def _sync_buttons(self) -> None:
+        chosen = self._control is not None and self.selected_name() is not None
+        self.edit.setEnabled(chosen)
+        self.remove.setEnabled(chosen)
+
+    def _save(
+        self,
+        change: Callable[[servers_file.Document], servers_file.Document],
+        note: Callable[[], str],
+        *,
+        failed: Callable[[McpConfigError | OSError], str] = lambda exc: tr("mcp_save_failed", reason=problem(exc)),
+    ) -> bool:
+        """Apply ``change`` to the file, save it, and reload the servers;
+        ``note`` says it is done (restarting), ``failed`` why it is not."""
+        assert self._control is not None
+        try:
+            doc = change(servers_file.read_document(self._control.path))
+        except (McpConfigError, OSError) as exc:
+            self._set_note(partial(failed, exc))
+            return False
+        return self._write(doc, note, failed=failed)
+
+    def _write(
+        self,
+        doc: servers_file.Document,
+        note: Callable[[], str],
+        *,
+        failed: Callable[[McpConfigError | OSError], str],
+        restarting: bool = True,
+    ) -> bool:
+        """Save ``doc`` and reload the servers; ``restarting``: ``note``
+        gives way to the servers' state once they are up."""
+        assert self._control is not None
+        try:
+            servers_file.write_document(self._control.path, doc)
+        except (McpConfigError, OSError) as exc:
+            self._set_note(partial(failed, exc))
+            return False
+        self._entries = servers_file.entries(doc)
+        self._set_note(note, restarting=restarting)
+        self.refresh()
+        task = asyncio.ensure_future(self._reload())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return True
+
+    async def _reload(self) -> None:
+        assert self._control is not None
+        try:
+            await self._control.reload()
+        except Exception as exc:  # the file was saved; say why it does not run
+            log.warning("mcp reload failed: %s", exc)
+            self._set_note(partial(_reload_failed, exc))
+        finally:  # done now, so the refresh below may settle the note
+            task = asyncio.current_task()
+            if task is not None:
+                self._tasks.discard(task)  # type: ignore[arg-type]
+        self.refresh()
+
+    def reloading(self) -> bool:
+        return bool(self._tasks)
+
+    def _on_item_changed(self, item: QListWidgetItem) -> None:
+        name = str(item.data(Qt.ItemDataRole.UserRole))
+        enabled = item.checkState() == Qt.CheckState.Checked
+        self._save(lambda doc: servers_file.with_enabled(doc, name, enabled), lambda: tr("mcp_saved"))
+
+    def _open_editor(self, name: str, entry: dict[str, Any] | None) -> McpServerEditor:
+        editor = McpServerEditor(name, entry, taken=frozenset(self._entries), parent=self)
+        old = name or None
+        editor.entry_ready.connect(
+            lambda new, data: self._save(
+                lambda doc: servers_file.with_entry(doc, new, data, old_name=old), lambda: tr("mcp_saved")
+            )
+        )
+        self.editor = editor
+        editor.open()
+        return editor
+
+    def add_server(self) -> McpServerEditor:
+        return self._open_editor("", None)
+
+    def edit_server(self) -> McpServerEditor | None:
+        name = self.selected_name()
+        if name is None:
+            return None
+        return self._open_editor(name, self._entries.get(name))
+
+    def remove_server(self) -> None:
+        name = self.selected_name()
+        if name is not None:
+            self._save(lambda doc: servers_file.without_entry(doc, name), lambda: tr("mcp_removed", name=name))
+
+    def choose_import(self) -> QFileDialog:
+        """The file dialog, opened where Claude Desktop or Cursor keep their file."""
+        folder = servers_file.import_start_folder(Path.home(), sys.platform, os.environ)
+        dialog = QFileDialog(self, tr("mcp_import"), str(folder), "JSON (*.json)")
+        dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
+        for known in ("claude_desktop_config.json", "mcp.json"):
+            if (folder / known).is_file():
+                dialog.selectFile(str(folder / known))
+                break
+        dialog.fileSelected.connect(lambda path: self.import_file(Path(path)))
+        dialog.open()
+        return dialog
+
+    def import_file(self, path: Path) -> bool:
+        """Merge another host's servers (``mcpServers``) into the file: odd
+        names made valid, broken entries skipped, the outcome said in one line."""
+        assert self._control is not None
+        try:
+            found = servers_file.read_import(path)
+            merged, outcome = servers_file.import_servers(servers_file.read_document(self._control.path), found)
+        except McpConfigError as exc:
+            self._set_note(partial(import_failed, exc))
+            return False
+        if not outcome.added:  # nothing to save or restart
+            self._set_note(lambda: import_outcome(outcome)[1])
+            return import_outcome(outcome)[0]
+        # The outcome stays on screen: renames and skips are what to read.
+        return self._write(merged, lambda: import_outcome(outcome)[1], failed=import_failed, restarting=False)
+
+    # ---------------------------------------------------------- always-allow
+
+    def _fill_allowed(self, names: tuple[str, ...]) -> None:
+        self.allowed.clear()
+        self.allowed.addItems([allow_entry_text(name) for name in names])
+        if not names:
+            self.allowed.addItem(tr("settings_none_allowed"))
+            self.allowed.item(0).setFlags(Qt.ItemFlag.NoItemFlags)
+        self._allowed_names = list(names)
+        self._sync_revoke()
+
+    def _sync_revoke(self) -> None:
+        self.revoke.setEnabled(bool(self._allowed_names) and self.allowed.currentRow() >= 0)
+
+    def _revoke_selected(self) -> None:
+        row = self.allowed.currentRow()
+        if 0 <= row < len(self._allowed_names):
+            self._fill_allowed(tuple(n for i, n in enumerate(self._allowed_names) if i != row))
+
+    def allowed_tools(self) -> tuple[str, ...]:
+        return tuple(self._allowed_names)
+
+    # --------------------------------------------------------------- result
+
+    def _browse(self) -> None:
+        dialog = QFileDialog(self, tr("settings_mcp_file"), self.mcp_file.text() or "", "JSON (*.json)")
+        dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
+        dialog.fileSelected.connect(self.mcp_file.setText)
+        dialog.open()
+
+    def apply_to(self, settings: Settings) -> Settings:
+        return replace(
+            settings,
+            mcp_config_path=self.mcp_file.text().strip(),
+            always_allow=self.allowed_tools(),
+            max_steps=self.max_steps.value(),
+            approval_timeout_s=float(self.approval_timeout.value()),
+            trusted_read_only_servers=tuple(self._trusted),
+        )
+
+
+def _reload_failed(exc: Exception) -> str:
+    """Why the saved servers do not run, in the current language."""
+    return tr("mcp_reload_failed", reason=problem(exc) if isinstance(exc, McpConfigError) else str(exc))

@@ -1,0 +1,28 @@
+"""Language and theme choices (Settings → Appearance, issue 13) turned into
+the current language (:func:`set_language`) and colours
+(:func:`set_theme_choice`); windows then retranslate and re-apply their
+style sheet (``MainWindow.retranslate``)."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QLocale
+
+from desktop_agent.ui.i18n import Language, choose_language, set_language
+from desktop_agent.ui.shell.qt_translations import apply_qt_language
+from desktop_agent.ui.shell.theme import set_theme_choice
+
+
+def resolve_language(choice: str) -> Language:
+    """``system``: ``DESKTOP_AGENT_LANG`` or the locale; else the choice."""
+    if choice == "zh":
+        return "zh"
+    if choice == "en":
+        return "en"
+    return choose_language(QLocale.system().name())
+
+
+def apply_appearance(language_choice: str, theme_choice: str) -> None:
+    language = resolve_language(language_choice)
+    set_language(language)
+    apply_qt_language(language)  # Qt's own buttons and menus follow
+    set_theme_choice(theme_choice)

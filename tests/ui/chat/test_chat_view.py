@@ -1,0 +1,121 @@
+"""The chat column: sizes and scrolling."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QApplication, QLabel
+from pytestqt.qtbot import QtBot
+
+from desktop_agent.ui.chat.chat_view import CARD_MAX_WIDTH, ChatView
+
+
+def test_a_short_user_message_is_a_narrow_bubble_on_the_right(qtbot: QtBot) -> None:
+    chat = ChatView()
+    qtbot.add_widget(chat)
+    chat.resize(800, 600)
+    chat.show()
+    bubble = chat.add_user("hi")
+    QApplication.processEvents()
+    content = chat.widget()
+    assert content is not None
+    right_edge = bubble.mapTo(content, bubble.rect().topRight()).x()
+    assert bubble.width() < 200
+    assert right_edge > content.width() - 40
+
+
+def test_a_long_user_message_wraps_at_three_quarters_and_is_not_cut(qtbot: QtBot) -> None:
+    chat = ChatView()
+    qtbot.add_widget(chat)
+    chat.resize(800, 600)
+    chat.show()
+    bubble = chat.add_user("word " * 200)
+    QApplication.processEvents()
+    assert bubble.width() <= int(chat.viewport().width() * 0.75)
+    assert bubble.label.height() >= bubble.label.heightForWidth(bubble.label.width())
+
+
+def test_cards_are_at_most_the_card_width(qtbot: QtBot) -> None:
+    chat = ChatView()
+    qtbot.add_widget(chat)
+    chat.resize(1400, 600)
+    chat.show()
+    card = chat.add_card(QLabel("card"))
+    QApplication.processEvents()
+    assert card.width() == CARD_MAX_WIDTH
+
+
+def test_new_content_keeps_the_view_at_the_bottom_unless_the_user_scrolled_up(qtbot: QtBot) -> None:
+    chat = ChatView()
+    qtbot.add_widget(chat)
+    chat.resize(500, 300)
+    chat.show()
+    bar = chat.verticalScrollBar()
+    for i in range(30):
+        chat.add_system(f"line {i}")
+    qtbot.wait_until(lambda: bar.maximum() > 0, timeout=3000)
+    assert bar.value() == bar.maximum()
+    bar.setValue(0)
+    grown = bar.maximum()
+    chat.add_system("more")
+    qtbot.wait_until(lambda: bar.maximum() > grown, timeout=3000)
+    assert bar.value() == 0
+    grown = bar.maximum()
+    chat.add_user("mine")
+    qtbot.wait_until(lambda: bar.maximum() > grown, timeout=3000)
+    assert bar.value() == bar.maximum()
+
+
+def test_a_streaming_reply_renders_only_its_last_block(qtbot: QtBot) -> None:
+    chat = ChatView()
+    qtbot.add_widget(chat)
+    for segment in ("Hello there.\n\n", "- one\n", "- two\n\n", "Last"):
+        bubble = chat.add_assistant_text(segment)
+    assert bubble is not None
+    assert [b.text() for b in bubble.blocks] == ["Hello there.", "- one\n- two"]
+    assert bubble.label.text() == "Last"
+    assert bubble.text() == "Hello there.\n\n- one\n- two\n\nLast"
+
+
+def test_ending_a_bubble_makes_its_last_block_final(qtbot: QtBot) -> None:
+    chat = ChatView()
+    qtbot.add_widget(chat)
+    bubble = chat.add_assistant_text("Run:\n\n```sh\nls\n```\n")
+    assert bubble is not None
+    assert [b.text() for b in bubble.blocks] == ["Run:"]
+    chat.end_bubble()
+    assert [(b.objectName(), b.text()) for b in bubble.blocks] == [("", "Run:"), ("codeBlock", "ls")]
+    assert not bubble.label.isVisibleTo(bubble)
+    assert bubble.text() == "Run:\n\n```sh\nls\n```"
+
+
+def test_text_of_a_new_round_starts_a_new_paragraph_in_the_same_bubble(qtbot: QtBot) -> None:
+    chat = ChatView()
+    qtbot.add_widget(chat)
+    first = chat.add_assistant_text("Sure, I'll take care of that.", new_paragraph=True)
+    second = chat.add_assistant_text("Let me ask the calendar.", new_paragraph=True)
+    assert first is not None and second is first
+    assert first.text() == "Sure, I'll take care of that.\n\nLet me ask the calendar."
+    chat.end_bubble()
+    assert [b.text() for b in first.blocks] == ["Sure, I'll take care of that.", "Let me ask the calendar."]
+
+
+def test_text_after_a_card_goes_to_a_new_bubble(qtbot: QtBot) -> None:
+    chat = ChatView()
+    qtbot.add_widget(chat)
+    first = chat.add_assistant_text("Looking.")
+    chat.add_card(QLabel("card"))
+    second = chat.add_assistant_text("Found it.", new_paragraph=True)
+    assert first is not None and second is not None and second is not first
+    assert (first.text(), second.text()) == ("Looking.", "Found it.")
+    assert chat.items() == [first, chat.items()[1], second]
+
+
+def test_blank_text_opens_no_bubble_but_keeps_its_line_breaks_in_an_open_one(qtbot: QtBot) -> None:
+    chat = ChatView()
+    qtbot.add_widget(chat)
+    assert chat.add_assistant_text("") is None
+    assert chat.add_assistant_text(" \n") is None
+    assert chat.items() == []
+    bubble = chat.add_assistant_text("All done.")
+    assert chat.add_assistant_text("\n") is bubble
+    chat.add_assistant_text("- item")
+    assert bubble is not None and bubble.text() == "All done.\n- item"

@@ -1,0 +1,40 @@
+"""Enter sends, Shift+Enter starts a new line."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtTest import QTest
+from pytestqt.qtbot import QtBot
+
+from desktop_agent.ui.chat.input_box import InputBox
+
+
+def test_enter_submits_and_keeps_the_text(qtbot: QtBot) -> None:
+    box = InputBox()
+    qtbot.add_widget(box)
+    QTest.keyClicks(box, "hello")
+    with qtbot.wait_signal(box.submitted):
+        QTest.keyClick(box, Qt.Key.Key_Return)
+    assert box.toPlainText() == "hello"
+
+
+def test_shift_enter_inserts_a_new_line_and_does_not_submit(qtbot: QtBot) -> None:
+    box = InputBox()
+    qtbot.add_widget(box)
+    QTest.keyClicks(box, "one")
+    with qtbot.assert_not_emitted(box.submitted):
+        QTest.keyClick(box, Qt.Key.Key_Return, Qt.KeyboardModifier.ShiftModifier)
+    QTest.keyClicks(box, "two")
+    assert box.toPlainText() == "one\ntwo"
+
+
+def test_the_box_grows_with_its_lines_up_to_a_limit(qtbot: QtBot) -> None:
+    box = InputBox()
+    qtbot.add_widget(box)
+    heights = [box.height()]
+    for text in ("a\nb", "a\nb\nc", "\n".join("x" * 12)):
+        box.setPlainText(text)
+        heights.append(box.height())
+    assert heights[0] < heights[1] < heights[2] < heights[3]
+    box.setPlainText("\n".join("y" * 30))
+    assert box.height() == heights[3]

@@ -1,0 +1,32 @@
+"""The Settings dialog's speech-input options (issue 11): how a push-to-talk
+transcript is sent, and barge-in with its onset and its minimum words."""
+
+from __future__ import annotations
+
+from pytestqt.qtbot import QtBot
+
+from desktop_agent.storage.settings import Settings
+from desktop_agent.ui.i18n import tr
+from desktop_agent.ui.settings.dialog import SettingsDialog
+
+
+def test_sending_and_barge_in_are_edited_and_barge_in_says_how_its_own_voice_is_kept_out(qtbot: QtBot) -> None:
+    dialog = SettingsDialog(Settings(), has_api_key=False, key_note="")
+    qtbot.add_widget(dialog)
+    assert dialog.voice_send.currentData() == "countdown" and not dialog.barge_in.isChecked()
+    assert [dialog.voice_send.itemText(i) for i in range(dialog.voice_send.count())] == [
+        tr("voice_send_mode_at_once"), tr("voice_send_mode_countdown"), tr("voice_send_mode_review")]
+    assert dialog.barge_in_ms.value() == 150 and dialog.voice_page.barge_in_words.value() == 2
+    assert dialog.barge_in_note.text() == tr("barge_in_gated")
+    dialog.voice_send.setCurrentIndex(dialog.voice_send.findData("review"))
+    dialog.barge_in.setChecked(True)
+    dialog.barge_in_ms.setValue(240)
+    dialog.voice_page.barge_in_words.setValue(3)
+    settings = dialog.edit().settings
+    assert (settings.voice_send, settings.barge_in, settings.barge_in_ms, settings.barge_in_min_words) == (
+        "review", True, 240, 3)
+
+
+def test_voice_settings_survive_the_file() -> None:
+    settings = Settings(voice_send="at_once", hands_free=True, barge_in=True, barge_in_ms=500, barge_in_min_words=4)
+    assert Settings.from_json(settings.to_json()) == settings
