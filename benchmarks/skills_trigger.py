@@ -1,5 +1,5 @@
 """Skills trigger benchmark: does a model call ``get_skill`` for the right
-skill, and only when it should? (DESIGN §9)
+skill, and only when it should? (contracts §9)
 
 For each prompt (with the skill it should trigger, or none) one fresh turn
 runs against an OpenAI-compatible endpoint with the bundled skills enabled:

@@ -1,5 +1,5 @@
 """``python -m desktop_agent`` / ``desktop-agent``: the window, or with
-``--cli`` the headless mode (DESIGN §10)."""
+``--cli`` the headless mode (contracts §10)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Command-line options shared by the window and the headless mode (DESIGN
+"""Command-line options shared by the window and the headless mode (contracts
 §10). Kept free of heavy imports so the window's start-up does not pay for
 openai or mcp before it shows."""
 

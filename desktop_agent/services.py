@@ -81,9 +81,9 @@ class Services:
     mcp: McpEngine | None
     tts: TTSEngine | None
     skills: SkillLibrary | None = None
-    """The skills found and which are enabled (DESIGN §9); None: no skills."""
+    """The skills found and which are enabled (contracts §9); None: no skills."""
     hooks: HookCatalog = field(default_factory=HookCatalog)
-    """The prompt hooks found (DESIGN §9), prompts read once at start-up;
+    """The prompt hooks found (contracts §9), prompts read once at start-up;
     ``Settings.hooks_enabled`` says which a turn uses."""
     conversations: ConversationStore | None = None
     """Saved conversations: the window reopens the latest; a headless run
@@ -99,7 +99,7 @@ class Services:
     in the log only."""
     on_wire_profile: Callable[[str, WireProfile], None] | None = None
     """Told (endpoint key, profile) when an endpoint needed a stricter wire
-    profile (DESIGN §2a); the composition root persists it in the settings."""
+    profile (contracts §2a); the composition root persists it in the settings."""
     read_key: Callable[[], str | None] = secrets.get_api_key
     """The stored API key, read from the keyring once (cached) and again
     after Settings changes the key; shared by the endpoint, the redactor

@@ -102,7 +102,7 @@ install_piper_voice() {
 
 # The sound server and its tools (pactl, paplay, parec). Installed as root
 # (CI runs as root); anyone else is told what to install, and only the
-# real-device tests (tests/ui/test_real_audio*.py) then fail, saying so.
+# real-device tests (tests/ui/voice/test_*real_audio.py) then fail, saying so.
 install_pulseaudio() {
     if command -v pulseaudio >/dev/null 2>&1 && command -v pactl >/dev/null 2>&1 \
         && command -v paplay >/dev/null 2>&1 && command -v parec >/dev/null 2>&1; then

@@ -1,4 +1,4 @@
-"""DESIGN §1: core/ imports nothing from Qt or network libraries. Checked two
+"""contracts §1: core/ imports nothing from Qt or network libraries. Checked two
 ways: the AST of every core module here, and ruff's TID251 rule (which also
 guards editors and CI's lint step)."""
 
@@ -71,6 +71,6 @@ def test_ruff_bans_a_qt_import_in_core() -> None:
 
     assert result.returncode == 1
     assert [line.split(": ", 1)[1] for line in result.stdout.splitlines() if ": TID251 " in line] == [
-        "TID251 `PySide6` is banned: core/ must not import Qt (DESIGN §1)",
-        "TID251 `openai` is banned: core/ must not import network libraries (DESIGN §1)",
+        "TID251 `PySide6` is banned: core/ must not import Qt (contracts §1)",
+        "TID251 `openai` is banned: core/ must not import network libraries (contracts §1)",
     ]

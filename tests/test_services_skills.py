@@ -1,4 +1,4 @@
-"""Services and skills (DESIGN §9): the enabled set from --skills or the
+"""Services and skills (contracts §9): the enabled set from --skills or the
 setting, shared by every conversation, and changed by Settings."""
 
 from __future__ import annotations

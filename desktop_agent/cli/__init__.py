@@ -1,4 +1,4 @@
-"""Headless mode (DESIGN §10, contract): the same core, no Qt.
+"""Headless mode (contracts §10, contract): the same core, no Qt.
 
 Exit status: 0 when the turn ended normally or was interrupted/rejected by
 the user; 1 on an LLM or speech-recognition failure; 2 on bad configuration

@@ -1,4 +1,4 @@
-"""Speech input in the headless mode (DESIGN §10): ``--audio-in`` (a
+"""Speech input in the headless mode (contracts §10): ``--audio-in`` (a
 recorded message) and ``--approve voice`` with ``--approval-audio`` (a
 recorded answer to every approval), recognised by ``--stt`` (default: the
 setting ``stt_engine``, ``auto``: Whisper when its model is here).

@@ -1,4 +1,4 @@
-"""AgentClient: one user turn as an async generator (DESIGN §2, seed 000 §1–3).
+"""AgentClient: one user turn as an async generator (contracts §2, seed 000 §1–3).
 
 Planning round (no tools) → intent tag → continuation round (``<no_tool>``)
 or the tool loop (``<need_tool>`` or no tag). The generator suspends at
@@ -82,10 +82,10 @@ class AgentClient:
         self.speak_every_reply = speak_every_reply
         self.system_prompt = system_prompt
         self.skills = skills
-        """The skills catalogue and ``/<skill-name>`` blocks (DESIGN §9);
+        """The skills catalogue and ``/<skill-name>`` blocks (contracts §9);
         None (a sub-agent): no skills."""
         self.hooks: tuple[Hook, ...] = tuple(hooks)
-        """Enabled prompt hooks (DESIGN §9), in file order; an agent built
+        """Enabled prompt hooks (contracts §9), in file order; an agent built
         without them (a sub-agent) has none."""
         self.budget = budget or Budget()
         """What a request may hold (the model's context): every tool result
@@ -135,7 +135,7 @@ class AgentClient:
     async def tool_loop_stream(
         self, messages: Sequence[Mapping[str, Any]], context_factory: ContextFactory
     ) -> AsyncGenerator[LLMChunk, None]:
-        """The tool loop alone, with no planning round (a sub-agent, DESIGN §9)."""
+        """The tool loop alone, with no planning round (a sub-agent, contracts §9)."""
         working: list[JSONDict] = [dict(m) for m in messages]
         if self.system_prompt:
             working.insert(0, {"role": "system", "content": self.system_prompt})
@@ -178,7 +178,7 @@ class AgentClient:
                         continue
                     if text_pending:
                         # The round switched from text to a tool call: the
-                        # narration before it goes on the bus first (DESIGN §6).
+                        # narration before it goes on the bus first (contracts §6).
                         text_pending = False
                         for segment in parser.flush():
                             yield SegmentChunk(segment)

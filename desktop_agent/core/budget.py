@@ -19,7 +19,7 @@ reply. Two cuts hold it, in the order text meets them:
    earlier exchanges; only then are the system prompt, the user's message
    and the current round's results cut, all to the same length. Messages
    are shortened or dropped whole, a user message through to the next one,
-   so the wire rules (DESIGN §2a: alternation, every call answered once in
+   so the wire rules (contracts §2a: alternation, every call answered once in
    order) still hold after the normalizer.
 
 Sizes are estimates, never counted by a tokenizer (the app does not know the

@@ -1,5 +1,5 @@
 """ChatHandler: drives one turn's agent generator and pushes bus messages
-(DESIGN §4, seed 000 §4).
+(contracts §4, seed 000 §4).
 
 Cancellation: ``SessionManager.cancel`` cancels the task running
 :meth:`ChatHandler.handle_chat`. The CancelledError lands wherever the turn

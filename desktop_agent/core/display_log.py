@@ -2,7 +2,7 @@
 order, as JSON, so a restored conversation looks as it did live.
 
 Its events are the bus messages the playback queue consumed, in their
-contract JSON form (the ``--events-jsonl`` form, DESIGN §5), plus a few of
+contract JSON form (the ``--events-jsonl`` form, contracts §5), plus a few of
 our own for what the user did, which the bus never carries:
 
 - ``user`` (``text``; ``approval_timeout_s``, for a card's "No answer in

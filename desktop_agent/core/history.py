@@ -1,4 +1,4 @@
-"""History (DESIGN §6, seed §7 "round_end"): OpenAI messages built from what
+"""History (contracts §6, seed §7 "round_end"): OpenAI messages built from what
 the playback queue actually consumed.
 
 - text accumulates (its raw characters, intent tags removed, every space
@@ -52,7 +52,7 @@ NO_TRUNCATE_TOOLS: frozenset[str] = frozenset({"get_skill"})
 TRUNCATION_MARK = "…[truncated]"
 TOOL_ERROR_PREFIX = "Error: "
 """Marks a failed call's result (``is_error``) in its tool message, so the
-model can tell a failure from a result (DESIGN §8)."""
+model can tell a failure from a result (contracts §8)."""
 
 
 @dataclass

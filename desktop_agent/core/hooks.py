@@ -1,4 +1,4 @@
-"""Prompt hooks at the checkpoints of a turn (DESIGN §9, seed: HookManager).
+"""Prompt hooks at the checkpoints of a turn (contracts §9, seed: HookManager).
 
 Pure: the hooks arrive already loaded (``hooks_engine`` reads the files at
 start-up, off the event loop); this module only says which messages a

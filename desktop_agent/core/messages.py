@@ -1,4 +1,4 @@
-"""Bus messages (DESIGN §5, contract): one frozen dataclass per type, one
+"""Bus messages (contracts §5, contract): one frozen dataclass per type, one
 :data:`BusMessage` union.
 
 Readers ``match`` on the union and end with ``assert_never``, so mypy fails
@@ -97,7 +97,7 @@ class AudioEndMessage:
 
 @dataclass(frozen=True, slots=True)
 class ToolCallMessage:
-    """One tool call at one FSM state (DESIGN §2)."""
+    """One tool call at one FSM state (contracts §2)."""
 
     state: ToolCallState
     tool_call_id: str

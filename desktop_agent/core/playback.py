@@ -1,5 +1,5 @@
 """PlaybackQueue: the one ordered consumer of a turn's bus (the seed's
-audioQueue, DESIGN §6).
+audioQueue, contracts §6).
 
 Policy only; a :class:`PlaybackView` renders and an :class:`AudioSink` plays.
 

@@ -176,7 +176,7 @@ class AnswerTimedOut(Exception):
 class SubAgentStopped(Exception):
     """A sub-agent's nested call was rejected, timed out or interrupted: the
     sub_agent call ends without a result and the whole turn ends with
-    ``reason`` (DESIGN §9). The agent lets it through like
+    ``reason`` (contracts §9). The agent lets it through like
     :class:`AnswerTimedOut`; the chat handler turns it into ``tool_rejected``
     of the sub_agent call and ``interrupted``."""
 

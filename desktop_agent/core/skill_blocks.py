@@ -1,4 +1,4 @@
-"""Where skills enter a turn's messages (DESIGN §9). The core knows only this
+"""Where skills enter a turn's messages (contracts §9). The core knows only this
 port; the skills themselves (files, YAML, the catalogue's wording) live in
 ``skills_engine/``.
 

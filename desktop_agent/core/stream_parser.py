@@ -1,4 +1,4 @@
-"""Split streamed LLM text into display/speech segments (DESIGN §3, seed 000 §2).
+"""Split streamed LLM text into display/speech segments (contracts §3, seed 000 §2).
 
 Segments are cut as soon as the text seen so far decides the cut, and never
 earlier: every rule below looks only at content, never at where a chunk

@@ -1,4 +1,4 @@
-"""The sub-agent's nested turn (DESIGN §9): what the chat handler lends a
+"""The sub-agent's nested turn (contracts §9): what the chat handler lends a
 running ``sub_agent`` call so its agent's tool calls go through the turn's
 own machinery.
 
@@ -289,7 +289,7 @@ class _NestedTurn:
 
 def _turn_reason(reason: InterruptReason) -> InterruptReason:
     """How the turn ends when a nested call ended by ``reason``: a rejected
-    or timed-out nested call ends it as ``rejected`` (DESIGN §9; the nested
+    or timed-out nested call ends it as ``rejected`` (contracts §9; the nested
     call's own ``tool_rejected`` and the partial result say it timed out),
     an interrupt as ``user``."""
     return "rejected" if reason in ("rejected", "approval_timeout") else reason

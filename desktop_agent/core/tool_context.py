@@ -6,7 +6,7 @@ state: the chat handler keeps the context of the call it is running and,
 on interrupt, reads ``context.partial.snapshot()`` synchronously (so no
 tool writer can interleave) into ``tool_rejected.partial_result``.
 
-Live output (``tool_output``, DESIGN §5) is coalesced by an
+Live output (``tool_output``, contracts §5) is coalesced by an
 :class:`OutputCoalescer`: a chatty command printing 200,000 lines must not
 become 200,000 bus messages (each one a queue step and a widget update), yet
 no line may be lost. Output is sent in whole lines, at most one batch per

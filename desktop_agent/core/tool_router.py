@@ -1,4 +1,4 @@
-"""Tool routing (DESIGN §2): built-in tools, then shared MCP servers, then
+"""Tool routing (contracts §2): built-in tools, then shared MCP servers, then
 per-conversation MCP servers, then unknown.
 
 The first source that offers a name wins; later duplicates are ignored and

@@ -1,4 +1,4 @@
-"""The wire normalizer (DESIGN §2a): every request passes :func:`normalize`
+"""The wire normalizer (contracts §2a): every request passes :func:`normalize`
 just before it is sent, so that strict servers accept it.
 
 The app keeps its history canonical (the seed's layout): temporary prompts

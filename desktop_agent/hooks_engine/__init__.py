@@ -1,4 +1,4 @@
-"""Prompt hooks (DESIGN §9): loading ``hooks.json`` and its prompt files.
+"""Prompt hooks (contracts §9): loading ``hooks.json`` and its prompt files.
 
 What a checkpoint adds to a turn is pure logic in :mod:`desktop_agent.core.hooks`.
 """

@@ -1,4 +1,4 @@
-"""Reads ``hooks.json`` and its prompt files (DESIGN §9).
+"""Reads ``hooks.json`` and its prompt files (contracts §9).
 
 Both folders — the bundled ``hooks/`` and ``<data>/hooks/`` — are read once,
 when the services are built (off the event loop: ``build_services`` runs

@@ -237,7 +237,7 @@ def _rejected(message: Mapping[str, Any]) -> bool:
 
 def _delegation(user: str, zh: bool, tools: Set[str]) -> _Step:
     """Hand the request (after ``delegate:``) to a sub-agent, with the tools
-    the demo would use for it itself (DESIGN §9)."""
+    the demo would use for it itself (contracts §9)."""
     task = _DELEGATE_PREFIX.sub("", user).strip() or user.strip()
     inner = DemoModel._plan(task, zh, set(tools) - _NOT_FOR_SUB_AGENTS)
     allowed = list(dict.fromkeys(step.tool for step in inner))

@@ -1,4 +1,4 @@
-"""The demo model's skills (DESIGN §9): when the user's message names a
+"""The demo model's skills (contracts §9): when the user's message names a
 skill of the catalogue it is offered ("daily briefing", "explain-command"),
 the demo calls ``get_skill`` first — unless the user invoked it with
 ``/<skill-name>``, which already put the skill in the request — and then

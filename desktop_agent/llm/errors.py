@@ -91,7 +91,7 @@ STRICT_WIRE_PHRASES: tuple[str, ...] = (
     "with role 'tool' must be a response",
 )
 """Lower-case fragments of the errors servers give for a message list their
-chat template or validator cannot take (DESIGN §2a): such a refusal is asked
+chat template or validator cannot take (contracts §2a): such a refusal is asked
 again once with the strict wire profile."""
 
 

@@ -9,7 +9,7 @@ for a stream that was accepted but ended or broke before its first delta,
 within the same budget of attempts.
 
 Every request goes out in its wire form (:func:`desktop_agent.core.wire.normalize`,
-DESIGN §2a) under the endpoint's wire profile. A server that refuses a
+contracts §2a) under the endpoint's wire profile. A server that refuses a
 request with a message about roles, system messages or tools (the phrases in
 :data:`~desktop_agent.llm.errors.STRICT_WIRE_PHRASES`) gets it once more
 under the strict profile; when that is accepted, the provider keeps the
@@ -186,7 +186,7 @@ class OpenAIProvider:
     def _request(
         self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]] | None, profile: WireProfile
     ) -> dict[str, Any]:
-        """The request body: the messages in their wire form (DESIGN §2a)."""
+        """The request body: the messages in their wire form (contracts §2a)."""
         request: dict[str, Any] = {
             "model": self._model,
             "messages": normalize(messages, profile),

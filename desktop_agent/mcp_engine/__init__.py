@@ -1,4 +1,4 @@
-"""MCP engine (DESIGN §8): servers from the user's ``mcpServers`` file, one
+"""MCP engine (contracts §8): servers from the user's ``mcpServers`` file, one
 owner task per session, progress, image placeholders, isolation and recovery.
 
 See ``README.md`` in this folder for the rules (duplicate tool names, sandboxes,

@@ -1,4 +1,4 @@
-"""MCP servers file (DESIGN §8): the ``mcpServers`` JSON users already keep for
+"""MCP servers file (contracts §8): the ``mcpServers`` JSON users already keep for
 other MCP hosts, plus our own keys.
 
 Why so lenient about *shape* and so strict about *values*: people paste their
@@ -174,7 +174,7 @@ def load_mcp_config_or_set_aside(path: Path | None) -> tuple[McpConfig, str | No
 
     A file the user named (``--mcp-config``, the ``mcp_config_path``
     setting) that is broken stays an error, exit status 2 in the headless
-    mode (DESIGN §10): the user asked for that file. The data folder's own
+    mode (contracts §10): the user asked for that file. The data folder's own
     file is the app's: unreadable, it is kept as
     ``mcp_servers.json.corrupt-<n>`` and the app starts with the default
     servers (issue 12), like an unreadable settings file.

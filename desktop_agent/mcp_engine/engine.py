@@ -1,6 +1,6 @@
 """The MCP engine: every configured server, as two tool sources for the router.
 
-Routing (DESIGN §2): built-in tools → shared servers (:meth:`McpEngine.shared_source`)
+Routing (contracts §2): built-in tools → shared servers (:meth:`McpEngine.shared_source`)
 → per-conversation servers (:meth:`McpEngine.conversation_source`) → unknown.
 
 Duplicate tool names: **the first server in file order wins**, whatever its

@@ -1,6 +1,6 @@
 """Editing the MCP servers file (issue 13, the Settings dialog's Tools page).
 
-The file is the user's (DESIGN §8): edits work on the decoded JSON document,
+The file is the user's (contracts §8): edits work on the decoded JSON document,
 not on :class:`ServerConfig`, so keys we do not model (``timeout_s``,
 ``autoApprove``, a host's own extras) survive every save. Each function
 returns a new document; :func:`write_document` validates it with the same

@@ -1,4 +1,4 @@
-"""Skills (DESIGN §9): SKILL.md folders found in the bundled ``skills/`` and
+"""Skills (contracts §9): SKILL.md folders found in the bundled ``skills/`` and
 ``<data>/skills/``, their catalogue for the model, ``/<skill-name>``
 invocation, and what ``get_skill`` returns.
 

@@ -1,4 +1,4 @@
-"""The texts skills put before the model (DESIGN §9): the catalogue block,
+"""The texts skills put before the model (contracts §9): the catalogue block,
 the ``/<skill-name>`` instruction block and ``get_skill``'s result.
 
 The catalogue stays under a budget (8,000 characters). When the full

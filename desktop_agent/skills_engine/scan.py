@@ -1,4 +1,4 @@
-"""Finding skills (DESIGN §9): the bundled ``skills/`` folder and
+"""Finding skills (contracts §9): the bundled ``skills/`` folder and
 ``<data>/skills/``; on a name clash the user's skill wins.
 
 A folder whose SKILL.md breaks the format is skipped with one warning

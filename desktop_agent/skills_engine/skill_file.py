@@ -1,4 +1,4 @@
-"""One ``SKILL.md`` (DESIGN §9, the open Agent Skills format): YAML front
+"""One ``SKILL.md`` (contracts §9, the open Agent Skills format): YAML front
 matter between ``---`` lines, then a Markdown body.
 
 Front matter fields: ``name`` (required, ``[a-z0-9-]``, at most 64

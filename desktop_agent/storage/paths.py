@@ -1,4 +1,4 @@
-"""Where user data lives (DESIGN §11): one folder, overridable with
+"""Where user data lives (contracts §11): one folder, overridable with
 ``DESKTOP_AGENT_HOME`` (every test sets it to a temp dir)."""
 
 from __future__ import annotations

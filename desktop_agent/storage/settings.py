@@ -139,12 +139,12 @@ class Settings:
     """The model's context size in tokens: every request is kept within it
     (less room for the reply), tool results cut to a share of it."""
     wire_profiles: dict[str, WireProfileName] = field(default_factory=dict)
-    """The wire profile (DESIGN §2a) each endpoint turned out to need, by
+    """The wire profile (contracts §2a) each endpoint turned out to need, by
     base URL (without credentials or a trailing slash); learned, not edited."""
     enabled_skills: tuple[str, ...] | None = None
-    """The skills the model is offered (DESIGN §9), by name; None: all."""
+    """The skills the model is offered (contracts §9), by name; None: all."""
     hooks_enabled: dict[str, bool] = field(default_factory=dict)
-    """The user's choice per prompt hook (DESIGN §9), by name; overrides the
+    """The user's choice per prompt hook (contracts §9), by name; overrides the
     ``enabled`` of its ``hooks.json``. Hooks not named keep the file's."""
     voice_send: str = "countdown"
     """A push-to-talk transcript: ``at_once`` (sent), ``countdown`` (put in

@@ -1,4 +1,4 @@
-"""Skill folders written on the fly, for tests and benchmarks (DESIGN §9)."""
+"""Skill folders written on the fly, for tests and benchmarks (contracts §9)."""
 
 from __future__ import annotations
 

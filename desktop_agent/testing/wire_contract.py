@@ -1,4 +1,4 @@
-"""DESIGN §2a as a check: what a request's messages break of the wire
+"""contracts §2a as a check: what a request's messages break of the wire
 contract. Shared by the normalizer's own tests, the template contract tests
 and the provider tests, so each asserts the same rules."""
 
@@ -49,7 +49,7 @@ def _message_problems(n: int, message: Mapping[str, Any]) -> list[str]:
 
 
 def wire_problems(messages: Sequence[Mapping[str, Any]], *, system_role: bool = True) -> list[str]:
-    """Every way ``messages`` break DESIGN §2a (empty: none). With
+    """Every way ``messages`` break contracts §2a (empty: none). With
     ``system_role`` False no system message is allowed at all."""
     problems: list[str] = []
     roles = [m.get("role") for m in messages]

@@ -1,5 +1,5 @@
 """Run one shell command in its own process group, stream its output, and
-really stop it (DESIGN §4: "subprocess group killed").
+really stop it (contracts §4: "subprocess group killed").
 
 Why a low-level ``SubprocessProtocol`` instead of ``create_subprocess_exec``
 and reader tasks: on Python 3.11, ``Process.wait()`` only returns once every

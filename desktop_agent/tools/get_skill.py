@@ -1,4 +1,4 @@
-"""get_skill: the model reads one enabled skill (DESIGN §9) before following
+"""get_skill: the model reads one enabled skill (contracts §9) before following
 it — the whole SKILL.md body and the list of the skill's files.
 
 It skips approval: it only reads files the user installed or enabled. Its

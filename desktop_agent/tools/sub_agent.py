@@ -1,4 +1,4 @@
-"""sub_agent: hand a short task to a nested agent with a few tools (DESIGN §9).
+"""sub_agent: hand a short task to a nested agent with a few tools (contracts §9).
 
 The tool needs approval like any tool that acts. It checks ``allowed_tools``
 before anything runs: a name the main agent does not have, ``sub_agent``

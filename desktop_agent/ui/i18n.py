@@ -165,7 +165,7 @@ _TEXTS: dict[str, tuple[str, str]] = {
     ),
     "warning": ("Warning", "警告"),
     "error": ("Error", "错误"),
-    # tool cards (DESIGN §7)
+    # tool cards (contracts §7)
     "card_preparing": ("{name} — preparing…", "{name} 准备中…"),
     "card_approval": ("{name} needs your approval", "{name} 需要授权"),
     "card_sub_approval": ("Sub-agent wants to run {name}", "子代理想要运行 {name}"),
@@ -478,7 +478,7 @@ _TEXTS: dict[str, tuple[str, str]] = {
     "settings_saved_error": ("Could not save the settings: {error}", "无法保存设置：{error}"),
     "settings_tab_general": ("General", "常规"),
     "settings_tab_skills": ("Skills", "技能"),
-    # settings → skills (DESIGN §9)
+    # settings → skills (contracts §9)
     "skills_intro": (
         "Checked skills are offered to the model, which reads one with get_skill before following it. "
         "Start a message with /name to use a skill directly. Changes apply from the next message.",
@@ -490,7 +490,7 @@ _TEXTS: dict[str, tuple[str, str]] = {
     "skills_broken": ("Not loaded — {problem}", "未加载 —— {problem}"),
     "skills_none": ("No skills found.", "没有找到技能。"),
     "skills_user_folder": ("Your own skills go in {folder}", "你自己的技能放在 {folder}"),
-    # Settings → Hooks (DESIGN §9)
+    # Settings → Hooks (contracts §9)
     "hooks_tab": ("Hooks", "钩子"),
     "hooks_intro": (
         "Prompts added to the conversation at fixed points of a turn; never shown in the chat. "

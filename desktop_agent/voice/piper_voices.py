@@ -2,7 +2,7 @@
 missing gets here.
 
 A voice is a ``NAME.onnx`` network and its ``NAME.onnx.json`` config. The
-user names one of two ways (DESIGN §10 ``--tts-voice NAME|FILE.onnx``, and
+user names one of two ways (contracts §10 ``--tts-voice NAME|FILE.onnx``, and
 the settings ``piper_voice_en`` / ``piper_voice_zh``):
 
 - a name from :data:`CATALOGUE` (``en_US-joe-medium``,

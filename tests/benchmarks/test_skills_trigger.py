@@ -32,7 +32,7 @@ CHOICE = {"daily": "daily-briefing", "explain": "daily-briefing", "joke": "bilin
 def model(request: dict[str, Any]) -> Reply:
     """Plans a tool round, then calls get_skill by keyword — with mistakes."""
     messages = request["messages"]
-    # On the wire the catalogue is folded into the one leading system message (DESIGN §2a).
+    # On the wire the catalogue is folded into the one leading system message (contracts §2a).
     assert messages[0]["role"] == "system" and "\n\n# Skills\n" in messages[0]["content"]
     user = next(m["content"] for m in messages if m["role"] == "user")
     if not request.get("tools"):

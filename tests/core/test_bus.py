@@ -1,5 +1,5 @@
 """SessionMessageBus: ordered, numbered, delivered to listeners; the JSON
-form is the DESIGN §5 contract."""
+form is the contracts §5 contract."""
 
 from __future__ import annotations
 

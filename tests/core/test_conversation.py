@@ -88,7 +88,7 @@ async def test_a_turn_extends_the_history_with_the_user_message_and_what_was_con
 
 
 async def test_a_second_turn_sends_the_earlier_turn_with_long_tool_values_truncated() -> None:
-    # Arguments are cut inside their string values, so they stay JSON (DESIGN §2a).
+    # Arguments are cut inside their string values, so they stay JSON (contracts §2a).
     long_text = "a" * 400
     arguments = json.dumps({"text": long_text})
     conv, llm = conversation(

@@ -1,4 +1,4 @@
-"""History from consumed bus messages (DESIGN §6) and truncation before sending."""
+"""History from consumed bus messages (contracts §6) and truncation before sending."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Prompt hooks (DESIGN §9): every checkpoint's place and lifetime, checked
+"""Prompt hooks (contracts §9): every checkpoint's place and lifetime, checked
 on the requests the model actually got, and what the history keeps."""
 
 from __future__ import annotations

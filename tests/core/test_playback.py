@@ -1,5 +1,5 @@
 """PlaybackQueue: ordered consumption, voice waits for audio, approval blocks,
-interrupt clears what is left (DESIGN §6)."""
+interrupt clears what is left (contracts §6)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Skills in a turn's requests (DESIGN §9): the catalogue at messages[1] of
+"""Skills in a turn's requests (contracts §9): the catalogue at messages[1] of
 every request, no block without enabled skills, ``/skill-name`` loading the
 skill into the turn while the user's text stays as typed, and get_skill
 results never truncated in later turns."""

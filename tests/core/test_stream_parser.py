@@ -1,4 +1,4 @@
-"""Stream parser: segments, tags across chunks, intent detection (DESIGN §3)."""
+"""Stream parser: segments, tags across chunks, intent detection (contracts §3)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""SubAgentRunner through the ChatHandler (DESIGN §9): the whole bus of a
+"""SubAgentRunner through the ChatHandler (contracts §9): the whole bus of a
 delegated task, nested contexts that cannot nest again, and the router's
 approval rule kept for nested calls."""
 

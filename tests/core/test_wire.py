@@ -1,4 +1,4 @@
-"""The wire normalizer (DESIGN §2a): one test per rule, then a property test
+"""The wire normalizer (contracts §2a): one test per rule, then a property test
 over random canonical histories that checks every rule at once."""
 
 from __future__ import annotations

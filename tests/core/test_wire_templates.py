@@ -1,4 +1,4 @@
-"""Contract tests (DESIGN §2a): every request of a real three-turn session,
+"""Contract tests (contracts §2a): every request of a real three-turn session,
 normalized, renders through the published chat templates of Qwen, Mistral,
 Llama 3 and Gemma (``wire_templates/``, sources in its README) the way vLLM
 renders them; the canonical form does not.

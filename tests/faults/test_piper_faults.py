@@ -1,4 +1,4 @@
-"""Headless runs with ``--tts piper`` (DESIGN §10 ``--tts piper --tts-voice
+"""Headless runs with ``--tts piper`` (contracts §10 ``--tts piper --tts-voice
 NAME|FILE.onnx``) against the scripted server, each a real subprocess with
 the real joe voice: voiced segments stream as Piper speaks them (``audio``
 with ``stream: true``, then ``audio_end``); a Chinese segment whose voice is

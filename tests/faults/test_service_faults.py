@@ -166,7 +166,7 @@ async def test_a_failing_service_costs_at_most_one_line_and_the_run_ends_cleanly
     assert tts.history_path == tts.folder / "new" / "deep" / "h.json" and tts.history_path.exists()
 
     # Nobody answers: the call ends as timed out and, as a timeout counts as
-    # a rejection (DESIGN section 4), the turn as interrupted; exit status 0.
+    # a rejection (contracts §4), the turn as interrupted; exit status 0.
     for name, reason in (("approval_timeout", REASON_TIMEOUT), ("form_timeout", REASON_NO_ANSWER)):
         result = results[name]
         result.check(0, lines=0)

@@ -1,4 +1,4 @@
-"""Loading hooks.json (DESIGN §9): a broken file or entry gives one warning
+"""Loading hooks.json (contracts §9): a broken file or entry gives one warning
 naming the file, and everything else loads."""
 
 from __future__ import annotations

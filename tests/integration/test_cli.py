@@ -1,4 +1,4 @@
-"""The headless mode as a subprocess (DESIGN §10): JSONL events, history
+"""The headless mode as a subprocess (contracts §10): JSONL events, history
 file, exit codes, and SIGINT as the interrupt button."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Headless skills (DESIGN §9, §10): ``--skills all|none|NAME[,NAME…]`` and
+"""Headless skills (contracts §9, §10): ``--skills all|none|NAME[,NAME…]`` and
 the demo model following a bundled skill end to end."""
 
 from __future__ import annotations

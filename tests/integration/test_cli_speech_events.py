@@ -1,4 +1,4 @@
-"""The events file's speech contract for outside readers (DESIGN §5): a
+"""The events file's speech contract for outside readers (contracts §5): a
 streamed clip's ``audio`` says ``"stream": true`` and is followed by one
 ``audio_end`` with its size and duration, before ``turn_end`` — with the
 real espeak-ng, headless."""

@@ -1,4 +1,4 @@
-"""Speech in the headless mode (DESIGN §10): ``--audio-in`` recognised as
+"""Speech in the headless mode (contracts §10): ``--audio-in`` recognised as
 the user's message, and ``--approve voice`` answering approvals from a
 recording, each emitted as a ``transcript`` event. Real subprocesses, the
 demo model and the default MCP time server."""

@@ -1,4 +1,4 @@
-"""Whisper in the headless mode (DESIGN §10 ``--stt whisper --stt-model
+"""Whisper in the headless mode (contracts §10 ``--stt whisper --stt-model
 base|small|DIR``), real subprocesses with the real Whisper base model on
 the real speech fixtures: a Mandarin recording becomes a transcript in
 simplified characters; the default engine is Whisper once its model is in

@@ -129,7 +129,7 @@ async def test_no_tool_path_two_rounds_and_history(harness: Harness) -> None:
         {"role": "assistant", "content": "How can I help today?"},
     ]
     # The next turn sends that history (and no intent tag) in its wire form
-    # (DESIGN §2a): the two replies as one message, the planning prompt in
+    # (contracts §2a): the two replies as one message, the planning prompt in
     # the user's message.
     await harness.turn([text_reply("Again. <no_tool>"), text_reply("Sure.")], text="again")
     sent = harness.server.requests[-2]["messages"]

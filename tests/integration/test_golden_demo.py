@@ -1,5 +1,5 @@
 """The headless demo tour's events file and history equal the golden
-copies (DESIGN §5, §10 are contracts: outside tests read these files).
+copies (contracts §5, §10 are contracts: outside tests read these files).
 
 The golden files were first written by the code before the bus was typed;
 the typed bus reproduces them key for key. Rewrite them only for a change

@@ -1,4 +1,4 @@
-"""Hooks in a headless run (DESIGN §9, §10): the data folder's hooks reach
+"""Hooks in a headless run (contracts §9, §10): the data folder's hooks reach
 the wire without their markers, the history file keeps the persistent ones
 with ``_hook``, and a broken hook is one warning while the turn completes."""
 

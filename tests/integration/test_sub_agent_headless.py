@@ -1,4 +1,4 @@
-"""The headless mode on the demo model delegating to a sub-agent (DESIGN
+"""The headless mode on the demo model delegating to a sub-agent (contracts
 §9, §10): nested events carry the sub_agent call's id, the terminal
 indents them, and ``--approve ask`` asks for each nested call."""
 

@@ -1,4 +1,4 @@
-"""Hooks in the window (DESIGN §9): persistent hook messages enter the
+"""Hooks in the window (contracts §9): persistent hook messages enter the
 conversation's history but never the chat view, live or restored."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The demo model and skills (DESIGN §9): it reads a skill the user names
+"""The demo model and skills (contracts §9): it reads a skill the user names
 with get_skill, then follows it; ``/skill-name`` needs no get_skill."""
 
 from __future__ import annotations

@@ -327,7 +327,7 @@ def test_endpoint_repr_hides_the_key() -> None:
     assert SECRET not in repr(Endpoint("http://x/v1", "m", SECRET))
 
 
-# ------------------------------------------------------------------ the wire (DESIGN §2a)
+# ------------------------------------------------------------------ the wire (contracts §2a)
 
 CANONICAL = [
     {"role": "system", "content": "You are a test."},

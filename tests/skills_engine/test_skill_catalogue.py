@@ -1,4 +1,4 @@
-"""The catalogue block (DESIGN §9): name and description of each enabled
+"""The catalogue block (contracts §9): name and description of each enabled
 skill and the get_skill instruction, under 8,000 characters — descriptions
 shortened evenly first, no skill ever dropped silently."""
 

@@ -1,4 +1,4 @@
-"""The SKILL.md format (DESIGN §9): every field's rule, and the one-line
+"""The SKILL.md format (contracts §9): every field's rule, and the one-line
 warning a broken skill gets (naming the file and the field)."""
 
 from __future__ import annotations

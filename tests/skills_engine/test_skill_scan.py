@@ -1,4 +1,4 @@
-"""Finding skills (DESIGN §9): bundled and user folders, the user's skill
+"""Finding skills (contracts §9): bundled and user folders, the user's skill
 winning a clash, broken ones skipped while the others load, and the three
 bundled skills."""
 

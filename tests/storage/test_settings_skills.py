@@ -1,4 +1,4 @@
-"""The ``enabled_skills`` setting (DESIGN §9): absent or null means every
+"""The ``enabled_skills`` setting (contracts §9): absent or null means every
 skill; a list of names otherwise; anything else is named."""
 
 from __future__ import annotations

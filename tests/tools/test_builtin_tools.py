@@ -36,7 +36,7 @@ def test_builtin_tools_are_the_three_tools_with_their_approval_rules() -> None:
 
 
 async def test_the_handler_pushes_the_form_request_right_after_tool_call_executing() -> None:
-    """The real chat handler, ignorant of tool names (DESIGN §4), puts the
+    """The real chat handler, ignorant of tool names (contracts §4), puts the
     form next to its call; the form is registered before anyone can see it."""
     forms = FormManager()
     args = {"question": "Go?", "options": ["yes", "no"]}

@@ -1,4 +1,4 @@
-"""get_skill (DESIGN §9): the whole body and the skill's files, no approval;
+"""get_skill (contracts §9): the whole body and the skill's files, no approval;
 clear errors for unknown or disabled names; a skill's allowed-tools never
 lets another tool skip approval."""
 

@@ -1,4 +1,4 @@
-"""sub_agent (DESIGN §9) at depth 1, through a whole Conversation: the same
+"""sub_agent (contracts §9) at depth 1, through a whole Conversation: the same
 playback queue, approval manager, always-allow list and interrupt as the
 main agent's calls."""
 
@@ -211,7 +211,7 @@ async def test_a_nested_approval_that_times_out_ends_the_turn_unrun() -> None:
 
     outcome = await rig.run(AnsweringView(rig, approve_main_only))
 
-    # DESIGN §9: a rejected or timed-out nested call ends the turn as "rejected".
+    # contracts §9: a rejected or timed-out nested call ends the turn as "rejected".
     assert (outcome.status, echo.calls, len(rig.llm.requests)) == ("rejected", [], 3)
     assert shape(rig.messages())[-4:] == [
         ("tool_rejected", "call_2", "call_1"),

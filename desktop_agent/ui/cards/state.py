@@ -1,5 +1,5 @@
 """What one tool card shows, as a frozen dataclass, and the pure reducer that
-moves it through the DESIGN §7 states as bus messages arrive.
+moves it through the contracts §7 states as bus messages arrive.
 
 The card widget only renders a :class:`ToolCardState`; every decision about
 which state follows which message is here, tested without Qt. Phases:

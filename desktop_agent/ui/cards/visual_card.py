@@ -1,5 +1,5 @@
 """The ``show_card`` card: title, Markdown body, an optional image and
-label/value fields (DESIGN §5 ``card``). Its texts are the model's; only
+label/value fields (contracts §5 ``card``). Its texts are the model's; only
 "image not found" is the app's own (:meth:`VisualCardWidget.retranslate`)."""
 
 from __future__ import annotations

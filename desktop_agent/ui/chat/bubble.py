@@ -1,7 +1,7 @@
 """Message bubbles: the user's text, the assistant's Markdown, notices.
 
 Assistant text arrives as segments that already carry no control tags and
-keep every space and newline (DESIGN §3), so the bubble only concatenates
+keep every space and newline (contracts §3), so the bubble only concatenates
 them into Markdown source; it knows nothing of the stream parser.
 
 A finished fenced code block becomes a :class:`~desktop_agent.ui.chat.code_block.CodeBlock`

@@ -1,4 +1,4 @@
-"""Settings → Hooks: every prompt hook found (DESIGN §9), with its
+"""Settings → Hooks: every prompt hook found (contracts §9), with its
 checkpoint, role, lifetime and source, and a checkbox to switch it on or
 off. A broken hook is greyed out with the reason.
 

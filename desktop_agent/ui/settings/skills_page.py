@@ -1,4 +1,4 @@
-"""Settings → Skills: every skill found (DESIGN §9), each with a checkbox,
+"""Settings → Skills: every skill found (contracts §9), each with a checkbox,
 its description and where it comes from (bundled or the user's folder).
 A skill whose SKILL.md breaks the format is listed greyed, with the reason,
 and cannot be enabled.

@@ -1,4 +1,4 @@
-"""Card states of a sub_agent call and of its agent's calls (DESIGN §9)."""
+"""Card states of a sub_agent call and of its agent's calls (contracts §9)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The tool card renders each DESIGN §7 state (plain qtbot, no loop)."""
+"""The tool card renders each contracts §7 state (plain qtbot, no loop)."""
 
 from __future__ import annotations
 

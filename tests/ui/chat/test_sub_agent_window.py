@@ -1,4 +1,4 @@
-"""The window over a real conversation with a sub_agent call (DESIGN §9):
+"""The window over a real conversation with a sub_agent call (contracts §9):
 nested cards inside the sub_agent card, each answered with its own
 buttons; a reject on a nested card ends the turn."""
 

@@ -1,4 +1,4 @@
-"""Settings → Skills (DESIGN §9): each skill with its checkbox, description
+"""Settings → Skills (contracts §9): each skill with its checkbox, description
 and source; a broken one greyed with its reason; the checkboxes edit
 ``enabled_skills``; other pages join with ``add_page``. Screenshot saved to
 tests/artifacts/settings_skills.png and checked for what it shows."""

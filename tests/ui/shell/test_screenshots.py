@@ -545,7 +545,7 @@ def _nested(message: Any) -> Any:
 
 def scene_sub_agent(view: TurnView) -> None:
     """A sub_agent call running: its agent said a sentence, ran one command,
-    and now asks to run a second one (nested cards, DESIGN §9)."""
+    and now asks to run a second one (nested cards, contracts §9)."""
     sub_args = {"task": "Find the largest file in ~/Documents", "allowed_tools": ["run_command"]}
     view.tool_event(tool_item("start", "call_1", "sub_agent"))
     view.approval_needed(tool_item("approval_required", "call_1", "sub_agent", sub_args, task_id="t1"))
