@@ -39,7 +39,7 @@ from desktop_agent.mcp_engine import McpConfigError
 from desktop_agent.services import Services, build_services
 from desktop_agent.storage.atomic import atomic_write_text
 from desktop_agent.storage.settings import SettingsError, SettingsStore
-from desktop_agent.ui.i18n import text_in
+from desktop_agent.texts import text_in
 
 __all__ = ["EXIT_CONFIG", "EXIT_LLM", "EXIT_OK", "TerminalIO", "TerminalView", "main", "run"]
 

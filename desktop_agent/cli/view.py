@@ -33,7 +33,7 @@ from desktop_agent.core.ports import STTError
 from desktop_agent.core.risk import AutoDecider, ToolAnnotations
 from desktop_agent.core.sub_agent import SUB_AGENT
 from desktop_agent.core.voice_answer import VOICE_APPROVAL_PROMPT, parse_answer
-from desktop_agent.ui.i18n import INTERRUPTED_TEXT, text_in
+from desktop_agent.texts import INTERRUPTED_TEXT, text_in
 
 NESTED_INDENT = "  "
 """Before each line about a sub-agent's calls and text."""

@@ -1,0 +1,90 @@
+"""The product's words in English and Chinese, one catalogue per feature, without Qt.
+
+The window and the headless terminal read the same texts: ``text_in(language, key)`` looks a
+key up in one language. The catalogues (:mod:`.shell`, :mod:`.chat`, :mod:`.cards`,
+:mod:`.voice`, :mod:`.settings`, :mod:`.conversations`, :mod:`.notices`) belong to the
+feature that shows them; merging them here refuses a key defined in two, so a key always
+means one text. A small in-code table rather than Qt's ``.ts``/``.qm`` machinery keeps each
+translation beside its English original and testable without Qt. Which language the window
+speaks is the window's business (:mod:`desktop_agent.ui.i18n`); this package holds no
+language of its own.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Literal
+
+from desktop_agent.texts import cards, chat, conversations, notices, settings, shell, voice
+
+Language = Literal["en", "zh"]
+
+CATALOGUES: Mapping[str, Mapping[str, tuple[str, str]]] = MappingProxyType(
+    {
+        "shell": shell.TEXTS,
+        "chat": chat.TEXTS,
+        "cards": cards.TEXTS,
+        "voice": voice.TEXTS,
+        "settings": settings.TEXTS,
+        "conversations": conversations.TEXTS,
+        "notices": notices.TEXTS,
+    }
+)
+"""Each feature's catalogue by the feature's name."""
+
+
+def merge(catalogues: Mapping[str, Mapping[str, tuple[str, str]]]) -> dict[str, tuple[str, str]]:
+    """One table of every catalogue's keys; a key in two catalogues is an error naming both."""
+    merged: dict[str, tuple[str, str]] = {}
+    owner: dict[str, str] = {}
+    for feature, table in catalogues.items():
+        for key, pair in table.items():
+            if key in merged:
+                raise ValueError(f"text {key!r} is defined in both the {owner[key]} and the {feature} catalogue")
+            merged[key] = pair
+            owner[key] = feature
+    return merged
+
+
+_TEXTS = merge(CATALOGUES)
+
+
+def text_in(language: Language, key: str, **fields: object) -> str:
+    """The text for ``key`` in ``language``, formatted with ``fields``."""
+    try:
+        en, zh = _TEXTS[key]
+    except KeyError:
+        raise KeyError(f"no UI text named {key!r}") from None
+    text = zh if language == "zh" else en
+    return text.format(**fields) if fields else text
+
+
+def keys() -> frozenset[str]:
+    return frozenset(_TEXTS)
+
+
+def language_for_locale(name: str) -> Language:
+    """``zh_CN``, ``zh-Hant``, ``zh`` → Chinese; anything else → English."""
+    return "zh" if name.lower().replace("-", "_").startswith("zh") else "en"
+
+
+def choose_language(system_locale: str) -> Language:
+    """The override in ``DESKTOP_AGENT_LANG`` if valid, else by locale (screenshots and tests use it)."""
+    forced = os.environ.get("DESKTOP_AGENT_LANG", "").strip().lower()
+    if forced in ("en", "zh"):
+        return "zh" if forced == "zh" else "en"
+    return language_for_locale(system_locale)
+
+
+INTERRUPTED_TEXT: Mapping[str, str | None] = MappingProxyType(
+    {
+        "user": "sys_interrupted",
+        "rejected": "sys_interrupted",
+        "approval_timeout": "sys_approval_timeout",
+        "error": None,  # the error notice already said what happened
+    }
+)
+"""The system message for each ``interrupted.reason``: the one table the window and the
+terminal read."""

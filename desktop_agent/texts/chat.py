@@ -1,0 +1,70 @@
+"""Words of the conversation view: first run, bubbles, the system messages a turn ends with.
+
+Each key maps to its (English, Chinese) text; :mod:`desktop_agent.texts` merges the
+catalogues and refuses a key defined twice.
+"""
+
+from __future__ import annotations
+
+TEXTS: dict[str, tuple[str, str]] = {
+    # first run and chat
+    "welcome_title": ("Hello! I'm your desktop assistant.", "你好！我是你的桌面助手。"),
+    "welcome_body": (
+        "I answer in text and speech, and I can use tools on this computer. "
+        "Anything that changes something waits for your approval.",
+        "我用文字和语音回答，也能使用这台电脑上的工具。会改动东西的操作都要先经过你的批准。",
+    ),
+    "welcome_demo": (
+        "You are talking to the offline demo model: it follows a script to show how approvals, "
+        "cards, forms and speech work. Connect a real model for real answers.",
+        "你正在和离线演示模型对话：它按脚本演示审批、卡片、表单和语音如何工作。连接真实模型即可获得真正的回答。",
+    ),
+    "welcome_connect": ("Connect a model", "连接模型"),
+    "welcome_connect_tip": (
+        "Open Settings and enter an OpenAI-compatible endpoint, model and API key",
+        "打开设置，填写兼容 OpenAI 的接口地址、模型和 API 密钥",
+    ),
+    "welcome_try": ("Try one of these:", "试试这些："),
+    "welcome_prompt_tour": ("Take the tour", "演示"),
+    "welcome_prompt_time": ("What time is it?", "现在几点？"),
+    "welcome_prompt_date": ("Run `date`", "运行 `date`"),
+    "welcome_prompt_ask": ("Ask me something", "问我一些问题"),
+    "code_plain": ("code", "代码"),
+    "code_copy": ("Copy", "复制"),
+    "code_copy_tip": ("Copy the code", "复制代码"),
+    "copied": ("Copied", "已复制"),
+    "msg_copy": ("Copy", "复制"),
+    "msg_copy_tip": ("Copy the message's text", "复制这条消息的文字"),
+    "msg_regenerate": ("Regenerate", "重新生成"),
+    "msg_regenerate_tip": ("Ask your last message again for a new reply", "重新发送你的上一条消息，生成新的回复"),
+    "msg_edit": ("Edit", "编辑"),
+    "msg_edit_tip": (
+        "Put your last message back in the box; sending it replaces the last exchange",
+        "把你的上一条消息放回输入框；发送后替换上一轮对话",
+    ),
+    "msg_cancel_edit": ("Cancel edit", "取消编辑"),
+    "msg_editing": (
+        "Editing your last message: Enter sends it in place of the last exchange, Esc cancels",
+        "正在编辑上一条消息：Enter 发送并替换上一轮对话，Esc 取消",
+    ),
+    # the system messages (contracts §4); the design's "session" and
+    # "conversation" interrupted are one wording (one thing happened)
+    "sys_interrupted": ("Conversation interrupted", "已中断对话"),
+    "sys_approval_timeout": (
+        "Tool approval timed out; the call was rejected and the conversation interrupted",
+        "工具审批超时，已自动拒绝调用并中断对话",
+    ),
+    "sys_approval_lost": (
+        "That approval was no longer pending; the waiting tool calls were invalidated",
+        "该审批已失效，等待中的工具调用已作废",
+    ),
+    "warning": ("Warning", "警告"),
+    "error": ("Error", "错误"),
+    # one system line when a turn starts before every MCP server is ready
+    "mcp_not_ready": (
+        "Answering without the tools of MCP {names} — not ready yet",
+        "本次回复不使用 MCP {names} 的工具 —— 尚未就绪",
+    ),
+    "mcp_retrying": ("{name} (failed, retrying)", "{name}（启动失败，正在重试）"),
+    "list_separator": (", ", "、"),
+}
