@@ -1,5 +1,6 @@
-"""Saved conversations (issue 14 "Benchmarks"), every figure measured side
-by side in one run, so ratios compare like with like:
+"""Saved conversations: how opening, searching and saving scale with a
+conversation's length, every figure measured side by side in one run, so
+ratios compare like with like:
 
 1. Open: a conversation of ``--messages`` (2,000) messages against one of
    20, from the database to the window's chat: time to first paint (loaded,

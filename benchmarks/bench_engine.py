@@ -1,4 +1,5 @@
-"""Engine cost per streamed token against the bare openai SDK (issue 2 §6).
+"""Engine cost per streamed token against the bare openai SDK: what the
+core adds on top of reading the stream must stay within a few per cent.
 
 The scripted server runs in its own process and streams a long reply at
 2,500 tokens/s. In one run, interleaved to cancel the machine's noise, we
@@ -12,7 +13,8 @@ consume the same two streams (the planning round and the tool round) with
 
 - extended: the same engine with ten enabled skills (the catalogue at
   ``messages[1]``) and five hooks (one at each checkpoint, persistent and
-  not), issue 10's "unchanged within noise",
+  not): skills and hooks must leave the cost per token unchanged within
+  the machine's noise,
 
 and compare the CPU time of this process per token (the server's CPU is
 not counted). Target: engine/bare ≤ 1.05; extended/engine ≈ 1.

@@ -1,4 +1,5 @@
-"""MCP engine cost (issue 3 "Benchmark").
+"""MCP engine cost: what the engine adds to a bare MCP session's call, and
+what a per-conversation server costs to start and to evict.
 
 1. Call overhead. One running server, one live session: in one run we call
    the same tool through the engine (``McpEngine.shared_source().call`` →

@@ -1,5 +1,5 @@
-"""Speech recognition, engine by engine, side by side in one run (issue 22
-"Measured").
+"""Speech recognition, engine by engine, side by side in one run: accuracy,
+latency, speed and memory.
 
 On the real speech fixtures (``tests/voice/fixtures``: three Mandarin
 sentences from a neural TTS, three English ones from espeak-ng), for each

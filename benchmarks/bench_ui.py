@@ -1,4 +1,4 @@
-"""The window's responsiveness and start-up (issue 4 "Benchmarks").
+"""The window's responsiveness and start-up.
 
 1. Event-loop stalls. The real window (real Conversation, OpenAIProvider,
    qasync loop) already holds 500 messages; a reply of ``--tokens`` tokens
@@ -13,12 +13,14 @@
    answers), one run each in the same invocation (``--repeat`` for a
    median), as a ratio (target ≤ 1.5). Then the time to an input that
    accepts text (a key sent to the box lands in it) for both, as a ratio
-   (issue 9 §3: the silent server must not hold it up), and when the app's
+   (the window never waits for an MCP server: the silent one must not hold
+   it up), and when the app's
    services were attached (Settings opens from then). Also the window
    through ``python -m desktop_agent``'s argument parser (``entry``), and
    the idle memory (RSS) of each once the window is up and (for the app)
-   the services are attached, as a ratio too (issue 13 §5: ≤ 150 MiB).
-3. The bundle (issue 13): when ``dist/desktop-agent`` is built, its start
+   the services are attached, as a ratio too (target: an idle window
+   ≤ 150 MiB).
+3. The bundle: when ``dist/desktop-agent`` (``packaging/``) is built, its start
    (process start to the window shown, services attached and closed)
    against the same from the source tree.
 
@@ -107,7 +109,8 @@ def populate(window: Any, messages: int) -> None:
 
 
 CHATTY_COMMAND = "for i in $(seq 1 20); do seq 1 10000; sleep 0.1; done"
-"""200,000 short lines over about two seconds (issue 15: a chatty command)."""
+"""200,000 short lines over about two seconds: a chatty command, whose
+output must not stall the window's event loop."""
 
 
 def bench_stalls(tokens: int, messages: int, rate: float, *, chatty: bool = False) -> dict[str, Any]:
@@ -305,8 +308,8 @@ def launch(code: str, env: dict[str, str]) -> dict[str, float]:
 
 def bench_startup(platform: str, repeat: int, idle_ms: int) -> dict[str, Any]:
     """Start-up figures; the app's MCP servers file holds one server that
-    never answers (issue 9 §3), which must hold up neither its input nor
-    its services."""
+    never answers, which must hold up neither its input nor its services
+    (the window never waits for a server)."""
     from desktop_agent.testing.mcp_servers import silent_entry
 
     home = tempfile.mkdtemp(prefix="bench-ui-home-")

@@ -1,4 +1,5 @@
-"""Speech latency (issue 5 "Benchmarks").
+"""Speech latency: from the model's first token to sound, between clips,
+and from interrupt to silence.
 
 1. Time to first audio, overhead only. A reply streams into the real
    ``StreamParser`` token by token (each token in its own loop turn, as
@@ -20,18 +21,17 @@
    ``StoppedState``, and to the pending ``play()`` having returned.
    Target ≤ 100 ms.
 
-4–7 (issue 11: streamed speech, speech input, barge-in, pocketsphinx's
-real-time factor; issue 23: end of speech → request and speech onset →
-playback stopped, beside the figures before) are described in
-``benchmarks/voice_latency.py``.
+4–7 (streamed speech, speech input, barge-in, pocketsphinx's real-time
+factor; end of speech → request and speech onset → playback stopped,
+beside the figures before) are described in ``benchmarks/voice_latency.py``.
 
-8 (issue 22: Piper against espeak-ng, first token → first audible sample,
+8 (Piper against espeak-ng, first token → first audible sample,
 side by side; Piper's real-time factor) is in ``benchmarks/piper_latency.py``.
 
 Everything runs on a qasync loop (the window's loop); sections 1 and 2 also
 on plain asyncio (the headless CLI's loop).
 
-Run: ``.venv/bin/python benchmarks/bench_voice.py [--runs 20] [--issue11 | --piper | --barge]``
+Run: ``.venv/bin/python benchmarks/bench_voice.py [--runs 20] [--sections-4-7 | --piper | --barge]``
 """
 
 from __future__ import annotations
@@ -418,7 +418,7 @@ def run_qt_rows(app: QApplication, coro_factory: Callable[[], Coroutine[Any, Any
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=20)
-    parser.add_argument("--issue11", action="store_true", help="only sections 4–7")
+    parser.add_argument("--sections-4-7", action="store_true", help="only sections 4–7")
     parser.add_argument("--piper", action="store_true", help="only section 8 (Piper against espeak-ng)")
     parser.add_argument("--barge", action="store_true", help="only section 6 (barge-in)")
     args = parser.parse_args()
@@ -428,14 +428,14 @@ def main() -> int:
     rows: list[Row] = []
     if args.barge:
         rows += [Row(*row) for row in run_qt_rows(app, lambda: window_rows(args.runs, only_barge_in=True))]
-    if not args.issue11 and not args.piper and not args.barge:
+    if not args.sections_4_7 and not args.piper and not args.barge:
         rows += run_plain(lambda: pipeline_rows("asyncio", args.runs, have_espeak))
         rows += run_qt(app, lambda: qt_rows(args.runs, have_espeak))
     if have_espeak and not args.piper and not args.barge:
         rows += [Row(*row) for row in run_plain_rows(lambda: first_sample_rows(args.runs))]
         rows += [Row(*row) for row in run_qt_rows(app, lambda: window_rows(args.runs))]
     piper: IssueRows = []
-    if have_espeak and not args.issue11 and not args.barge:
+    if have_espeak and not args.sections_4_7 and not args.barge:
         piper = run_plain_rows(lambda: piper_rows(args.runs))
         rows += [Row(*row) for row in piper]
     header = ["measure", "n", "p50 ms", "p95 ms", "max ms", "target", ""]

@@ -1,4 +1,4 @@
-"""Section 8 of ``bench_voice.py`` (issue 22 "Speech"): Piper against
+"""Section 8 of ``bench_voice.py``: Piper (offline neural speech) against
 espeak-ng, side by side in one run.
 
 8. First token → first audible sample, streamed, for each engine: the same

@@ -1,4 +1,5 @@
-"""Soak: many turns in one process, and what each turn leaves behind (issue 12).
+"""Soak: many turns in one process, and what each turn leaves behind (a
+long session must not grow beyond its history).
 
 One conversation runs ``--turns`` turns the way the headless mode does
 (``build_services`` → ``Services.new_conversation`` → ``Conversation.run_turn``

@@ -1,4 +1,5 @@
-"""Issues 11 and 23 latencies, run from ``bench_voice.py`` (section 4–7 rows).
+"""Streamed speech, speech input and barge-in latencies, run from
+``bench_voice.py`` (section 4–7 rows).
 
 4. First token → first audible sample with espeak-ng, whole clip vs
    streamed. A reply streams into the real ``StreamParser`` (each token in

@@ -1,4 +1,5 @@
-"""Say once on the terminal that speech failed (issue 12 defect 10).
+"""Say once on the terminal that speech failed, instead of silently
+producing no audio.
 
 With ``--tts auto`` a failed online voice falls back to espeak-ng and the
 engine's own notice says so; with ``--tts edge`` (or ``espeak``) there is no

@@ -1,4 +1,4 @@
-"""SIGINT, SIGTERM and SIGHUP in the headless mode (contracts §10, issue 12).
+"""SIGINT, SIGTERM and SIGHUP in the headless mode (contracts §10).
 
 All three mean "stop": during a turn, the window's interrupt button (the
 running command's group is stopped, ``tool_rejected`` with its partial

@@ -17,7 +17,7 @@ def valid_text(text: str) -> tuple[str, bool]:
 
     Python hands undecodable argv and stdin bytes over as lone surrogates
     (surrogateescape); they cannot be encoded again, so one left in the
-    message fails the request and then the history file (issue 12). They
+    message fails the request and then the history file. They
     are replaced here, where the text comes in, so nothing after sees them.
     """
     cleaned, count = _SURROGATE.subn("\ufffd", text)

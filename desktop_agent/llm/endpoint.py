@@ -3,7 +3,8 @@ settings and the environment, and its URL as messages show it.
 
 Kept apart from :mod:`desktop_agent.llm.openai_provider` so choosing an
 endpoint (at every start, and for the demo model) does not import the
-openai SDK (~50 MiB and ~2 s here, issue 13 §5); only a real endpoint does.
+openai SDK (~50 MiB and ~2 s here, which an idle window must not pay);
+only a real endpoint does.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""What the Settings dialog's Model page asks an endpoint (issue 13): the
+"""What the Settings dialog's Model page asks an endpoint: the
 models it serves (``GET {base}/models``) and whether one tiny chat request
 works. Failures come back as a :data:`CheckFailure` kind the window words
 in its language, never as an exception: a wrong address is an answer here.
@@ -80,7 +80,7 @@ class CheckResult:
 
 
 def _client(base_url: str, api_key: str | None, timeout_s: float) -> openai.AsyncOpenAI:
-    import openai  # here: opening Settings must not wait for the SDK (app start-up, issue 13 §5)
+    import openai  # here: neither the app's start nor opening Settings waits for the SDK
 
     # "none": local servers need no key but the SDK insists on one.
     return openai.AsyncOpenAI(

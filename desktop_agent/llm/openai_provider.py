@@ -253,7 +253,7 @@ def _untransformed(request: dict[str, Any]) -> dict[str, Any]:
     every typed parameter through its transform (for key aliases and
     dates, which OpenAI's chat messages and tools do not have): 10–25 ms per
     request here, growing with the history, on the path from the end of the
-    user's speech to the request (issue 11's 30 ms budget). Given through
+    user's speech to the request, which has 30 ms in all. Given through
     ``extra_body``, which the SDK merges last without a transform, the same
     JSON goes out."""
     untyped = {key: request[key] for key in ("messages", "tools") if key in request}

@@ -177,7 +177,8 @@ def load_mcp_config_or_set_aside(path: Path | None) -> tuple[McpConfig, str | No
     mode (contracts §10): the user asked for that file. The data folder's own
     file is the app's: unreadable, it is kept as
     ``mcp_servers.json.corrupt-<n>`` and the app starts with the default
-    servers (issue 12), like an unreadable settings file.
+    servers, like an unreadable settings file: a broken file costs the
+    user their edits to it, never the app's start.
     """
     if path is not None:
         return load_mcp_config(path), None

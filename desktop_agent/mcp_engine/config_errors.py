@@ -1,4 +1,4 @@
-"""What can be wrong with an MCP servers file (issue 13): the error the
+"""What can be wrong with an MCP servers file: the error the
 engine raises, one English line for the log and the headless mode, with a
 ``code`` and the values it quotes so the window can say it in its language
 (``ui/settings/mcp_wording.py``). Split from ``config.py``, which parses the file."""

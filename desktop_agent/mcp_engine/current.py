@@ -1,7 +1,7 @@
 """Tool sources that follow whichever :class:`McpEngine` is current.
 
 Why: the Settings dialog's Tools page changes the servers while the app
-runs (issue 13), and :meth:`Services.reload_mcp` replaces the engine
+runs, and :meth:`Services.reload_mcp` replaces the engine
 instead of patching a running one. The router and the sub-agent tool hold
 these instead of one engine's sources, so they see the new engine's tools
 from the next request on, with nothing re-registered.

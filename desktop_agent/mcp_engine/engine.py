@@ -14,7 +14,8 @@ the OpenAI API would reject are hidden with a warning too.
 A server that fails to start is a warning, never an exception: the other
 servers keep working.
 
-Never blocking (issue 9 §3): the window starts the servers with
+Never blocking (a slow server must not hold up the window): the window
+starts the servers with
 :meth:`McpEngine.start_background` and does not wait; each server's tools
 join the visible list (:meth:`McpEngine.specs`, which the router reads for
 every request) the moment it is ready, and again whenever its list changes
@@ -262,7 +263,7 @@ class McpEngine:
     @asynccontextmanager
     async def isolated_source(self, names: Sequence[str]) -> AsyncIterator[ToolSource | None]:
         """A sub-agent's own instances of the servers holding ``names``
-        (seed 000 "sub_agent 的借用路径"): new connections, started on their
+        (contracts §9): new connections, started on their
         first call, each a process (or remote session) of its own — shared
         with neither the main agent nor a conversation's sandbox. A
         per-conversation server gets a temporary profile folder

@@ -3,7 +3,7 @@
 Why placeholders: a screenshot is hundreds of kilobytes of base64, which would
 fill the model's context and cost money for nothing the model can read as
 text. The model sees ``[image: image/png, 91 bytes]``; the bytes stay in
-``ToolResult.images`` for the UI's tool card (seed 000 "MCP 客户端架构").
+``ToolResult.images`` for the UI's tool card (contracts §8).
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Per-conversation sandboxes (seed 000 "隔离级别"): each conversation gets its
+"""Per-conversation sandboxes (``isolation: per_conversation``, contracts
+§8): each conversation gets its
 own instance of every ``per_conversation`` server, started lazily on the
 first call to one of its tools, with its own scratch folder.
 

@@ -1,4 +1,4 @@
-"""Editing the MCP servers file (issue 13, the Settings dialog's Tools page).
+"""Editing the MCP servers file (the Settings dialog's Tools page).
 
 The file is the user's (contracts §8): edits work on the decoded JSON document,
 not on :class:`ServerConfig`, so keys we do not model (``timeout_s``,
@@ -12,7 +12,7 @@ different entry is added as ``name-2`` (``-3``…) so nothing is overwritten.
 Those hosts allow any name ("brave search", "文件"), ours is an identifier
 (it prefixes tool names): such a name is turned into one
 (:func:`valid_name`), and an entry the engine cannot run is skipped and
-named, so one odd server does not stop the rest (issue 13 QA).
+named, so one odd server does not stop the rest.
 """
 
 from __future__ import annotations

@@ -3,8 +3,8 @@
 Kept apart from the session logic so the owner task in :mod:`connection`
 never branches on the transport. A per-conversation instance gets its own
 scratch folder; ``${sandbox_dir}`` in ``args``/``env``/``cwd`` and the
-``MCP_SANDBOX_DIR`` variable point the server at it (the way seed 000 gives
-each Playwright sandbox its own user-data-dir).
+``MCP_SANDBOX_DIR`` variable point the server at it (so, for example, each
+conversation's Playwright server gets its own user-data-dir).
 """
 
 from __future__ import annotations

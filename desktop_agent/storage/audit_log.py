@@ -1,4 +1,4 @@
-"""The approval audit on disk (issue 14): ``<data>/approvals.jsonl``, one
+"""The approval audit on disk: ``<data>/approvals.jsonl``, one
 JSON object per line, appended, never rewritten.
 
 Why JSON lines and not a table in ``conversations.sqlite3``: the record is

@@ -1,7 +1,7 @@
 """Ranges of the numbers a user sets, shared by the settings file and the
 command-line flags (kept free of imports: the window's start-up reads it).
 
-Beyond these a value is a typo, not a wish (issue 12): a NaN or an
+Beyond these a value is a typo, not a wish: a NaN or an
 infinite approval timeout rejected every approval at once.
 """
 

@@ -6,7 +6,8 @@ kept in ``secrets.json`` under the data folder with mode 0600, and
 language). The key never goes to a log.
 
 ``keyring`` is imported on first use: finding its backend loads D-Bus and
-cryptography (~24 MiB), which the demo model never needs (issue 13).
+cryptography (~24 MiB), which the demo model never needs and an idle
+window should not carry.
 """
 
 from __future__ import annotations

@@ -131,7 +131,7 @@ class Settings:
     always_allow: tuple[str, ...] = ()
     trusted_read_only_servers: tuple[str, ...] = ()
     """MCP servers whose read-only tools (by their own ``readOnlyHint``) run
-    without asking (issue 14); still carded and audited. Off for every
+    without asking; still carded and audited. Off for every
     server until the user turns it on for that one."""
     max_steps: int = 10
     approval_timeout_s: float = 300.0
@@ -152,7 +152,7 @@ class Settings:
     ``review`` (left in the input). Replaces ``voice_send_at_once`` (false
     is ``review``; true, which every file saved before had, ``countdown``)."""
     hands_free: bool = False
-    """Listen for speech all the time and send each sentence (issue 11)."""
+    """Listen for speech all the time and send each sentence."""
     barge_in: bool = False
     """Speaking interrupts the assistant's speech (hands-free). Its own
     voice is kept out by the echo gate (``core/voice_echo.py``)."""
@@ -195,9 +195,9 @@ class Settings:
     stt_model: str = ""
     """``openai`` recognition's model; empty: ``whisper-1``."""
     language: str = "system"
-    """The window's language (issue 13): ``system`` (the locale), ``en``, ``zh``."""
+    """The window's language: ``system`` (the locale), ``en``, ``zh``."""
     theme: str = "system"
-    """Light or dark colours (issue 13): ``system`` follows the platform."""
+    """Light or dark colours: ``system`` follows the platform."""
     extra: dict[str, Any] = field(default_factory=dict)
     """Unknown keys from the file, kept so nothing is lost on save."""
 

@@ -1,4 +1,5 @@
-"""An in-memory approval audit sink for tests (issue 14)."""
+"""An in-memory approval audit sink for tests: the records a run wrote,
+without a file."""
 
 from __future__ import annotations
 

@@ -58,7 +58,8 @@ class BlockingTool:
 @dataclass
 class FakeServerSource:
     """A ``ToolSource`` standing in for one MCP server: its tools echo, and
-    say what ``annotations`` holds for them (issue 14)."""
+    say what ``annotations`` holds for them (the risk hints a real server
+    states)."""
 
     server: str = "files"
     annotations: Mapping[str, ToolAnnotations | None] = field(default_factory=dict)

@@ -54,7 +54,8 @@ class Reply:
     """Send the headers, then nothing until the client goes away."""
     raw_events: tuple[str, ...] = ()
     """SSE ``data:`` payloads sent as they are before the reply's own deltas:
-    a chunk of the wrong shape, an in-stream ``{"error": ...}`` (issue 12)."""
+    a chunk of the wrong shape, an in-stream ``{"error": ...}`` (what a
+    misbehaving server sends)."""
 
     def content_deltas(self) -> tuple[str, ...]:
         if self.chunks is not None:

@@ -1,7 +1,7 @@
 """ask_user_question: the model asks the user a form of questions.
 
-It skips approval (the form itself is the user's consent, seed 000
-"skip_approval"). The form is announced by :meth:`on_post_executing`, which
+It skips approval (the form itself is the user's consent: approving first
+would make the user answer twice; contracts §2). The form is announced by :meth:`on_post_executing`, which
 the chat handler calls synchronously right after ``tool_call[executing]``,
 so ``form_request`` is adjacent to it on the bus and the form is registered
 before anyone can answer. ``run`` then waits for the answer.

@@ -1,8 +1,8 @@
 """show_card: the model shows the user a card (title, markdown body, an
 optional image and label/value fields).
 
-It skips approval: it changes nothing and asks nothing of the user (seed 000
-"skip_approval"), and it returns at once so the turn is not held up.
+It skips approval: it changes nothing and asks nothing of the user
+(contracts §2), and it returns at once so the turn is not held up.
 """
 
 from __future__ import annotations

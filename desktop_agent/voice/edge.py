@@ -53,7 +53,7 @@ class EdgeTTSEngine:
     ``voice`` empty picks :data:`CHINESE_VOICE` or :data:`ENGLISH_VOICE` per
     segment. ``communicate_factory`` is ``edge_tts.Communicate`` (the
     default, imported at the first synthesis: edge-tts and aiohttp are not
-    worth their memory in a window that never speaks online, issue 13 §5) or
+    worth their memory in a window that never speaks online) or
     a fake with the same call shape.
     """
 

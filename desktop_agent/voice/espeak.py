@@ -9,7 +9,8 @@ sizes; :func:`~desktop_agent.voice.wav.fix_streamed_wav` repairs them.
 the 44-byte header first (its sizes are placeholders, its sample rate is
 real: 22,050 Hz), then raw 16-bit mono PCM, fed to a
 :class:`~desktop_agent.core.speech_stream.SpeechStream` chunk by chunk, so
-playback starts before synthesis of a long segment ends (issue 11).
+playback starts before synthesis of a long segment ends (speech starts
+sooner).
 """
 
 from __future__ import annotations

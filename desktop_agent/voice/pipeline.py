@@ -2,8 +2,8 @@
 
 The chat handler submits each voice segment the moment the stream parser
 cuts it; synthesis starts at once on its own task, alongside the rest of the
-LLM stream, tool calls and approval waits (seed 000: "the main loop keeps
-collecting TTS results"). Results are pushed onto the bus strictly in submit
+LLM stream, tool calls and approval waits (the turn's loop keeps pushing
+finished speech while it waits, contracts §4). Results are pushed onto the bus strictly in submit
 order, whatever order they finish in, because the playback queue pairs each
 voice ``text`` with the next ``audio`` of the same segment and plays them in
 bus order. A failure or timeout is pushed in its place as an ``audio``

@@ -35,7 +35,7 @@ __all__ = [
 
 def __getattr__(name: str) -> Any:
     """The ``openai`` recogniser's names, imported when first asked for: the
-    openai SDK costs ~50 MiB of an idle window that does not use it (issue 13 §5)."""
+    openai SDK costs ~50 MiB of an idle window that does not use it."""
     if name in ("DEFAULT_STT_MODEL", "OpenAIRecognizer"):
         from desktop_agent.voice.stt import openai_stt
 

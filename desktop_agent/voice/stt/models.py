@@ -1,4 +1,4 @@
-"""Speech models downloaded on first use (issue 11): what a model is made of
+"""Speech models downloaded on first use: what a model is made of
 (:class:`ModelSpec`), where it lives (:class:`ModelStore`, under the data
 folder) and how it gets there.
 

@@ -1,7 +1,7 @@
 """Offline Chinese and English recognition: SenseVoice Small (int8) run by
 sherpa-onnx, its model downloaded on first use (:mod:`.models`).
 
-Why this engine (issue 11): one model hears Chinese, English, Japanese,
+Why this engine: one model hears Chinese, English, Japanese,
 Korean and Cantonese with no language setting; it is non-autoregressive, so
 an utterance costs one pass of the network (no decoding loop that can run
 on or repeat itself, as whisper's can on silence); the int8 model is 240 MB
