@@ -11,10 +11,9 @@ from __future__ import annotations
 import itertools
 import json
 import logging
-from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 from contextlib import aclosing
 from dataclasses import dataclass, replace
-from typing import Any
 
 from desktop_agent.core import prompts
 from desktop_agent.core.budget import Budget, cut_result, fit_request
@@ -29,7 +28,7 @@ from desktop_agent.core.events import (
 from desktop_agent.core.history import NO_TRUNCATE_TOOLS, assistant_tool_calls, tool_message
 from desktop_agent.core.hooks import Hook, drop_once, hook_messages, kept
 from desktop_agent.core.json_depth import MAX_ARGUMENT_DEPTH, nests_deeper_than
-from desktop_agent.core.json_types import JSONDict
+from desktop_agent.core.json_types import JSONDict, JSONMapping, JSONObject
 from desktop_agent.core.ports import (
     AnswerTimedOut,
     LLMError,
@@ -94,7 +93,7 @@ class AgentClient:
         self._call_ids = itertools.count(1)
 
     async def chat_stream(
-        self, messages: Sequence[Mapping[str, Any]], context_factory: ContextFactory
+        self, messages: Sequence[JSONMapping], context_factory: ContextFactory
     ) -> AsyncGenerator[LLMChunk, None]:
         working: list[JSONDict] = [dict(m) for m in messages]
         if self.system_prompt and not (working and working[0].get("role") == "system"):
@@ -133,7 +132,7 @@ class AgentClient:
             yield failed.notice
 
     async def tool_loop_stream(
-        self, messages: Sequence[Mapping[str, Any]], context_factory: ContextFactory
+        self, messages: Sequence[JSONMapping], context_factory: ContextFactory
     ) -> AsyncGenerator[LLMChunk, None]:
         """The tool loop alone, with no planning round (a sub-agent, contracts §9)."""
         working: list[JSONDict] = [dict(m) for m in messages]
@@ -334,7 +333,7 @@ def _answered_ids(working: list[JSONDict]) -> set[str]:
 TOO_DEEP = f"the arguments are nested too deeply to be tool arguments (at most {MAX_ARGUMENT_DEPTH} levels)"
 
 
-def _parse_arguments(raw: str) -> tuple[dict[str, Any] | None, str | None]:
+def _parse_arguments(raw: str) -> tuple[JSONObject | None, str | None]:
     if not raw.strip():
         return {}, None
     try:

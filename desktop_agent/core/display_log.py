@@ -36,11 +36,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Mapping, MutableSequence, Sequence
-from dataclasses import dataclass, fields
-from typing import Any, get_args
+from typing import TypeVar, get_args
 
-from desktop_agent.core.forms import FormQuestion
-from desktop_agent.core.json_types import JSONDict
+from desktop_agent.core.forms import FormQuestion, QuestionType
+from desktop_agent.core.json_types import JSONDict, JSONMapping, JSONReadable, as_list, as_object
 from desktop_agent.core.messages import (
     BusItem,
     BusMessage,
@@ -50,9 +49,13 @@ from desktop_agent.core.messages import (
     ErrorMessage,
     FormRequestMessage,
     InterruptedMessage,
+    InterruptReason,
+    NoticeCode,
     RoundEndMessage,
+    RoundKind,
     TextMessage,
     ToolCallMessage,
+    ToolCallState,
     ToolOutputMessage,
     ToolProgressMessage,
     ToolRejectedMessage,
@@ -61,47 +64,22 @@ from desktop_agent.core.messages import (
     to_json,
 )
 from desktop_agent.core.playback import PlaybackView, ToolEvent
-from desktop_agent.core.risk import AutoDecider, ToolAnnotations
+from desktop_agent.core.risk import AutoDecider
 from desktop_agent.core.stream_parser import strip_tags
+from desktop_agent.core.transcript import ToolFacts
+
+__all__ = [
+    "APPROVAL_ANSWER", "AUTO_APPROVED", "FORM_ANSWER", "INTERRUPT_CLICKED", "NOTICE", "OWN_TYPES", "TOOL_KEY", "USER",
+    "DisplayRecorder", "ToolDescriber", "ToolFacts", "auto_by", "event_text", "events_from_history",
+    "message_from_json", "turns",
+]
 
 USER, AUTO_APPROVED, APPROVAL_ANSWER, FORM_ANSWER = "user", "auto_approved", "approval_answer", "form_answer"
 INTERRUPT_CLICKED, NOTICE = "interrupt_clicked", "notice"
 OWN_TYPES = frozenset({USER, AUTO_APPROVED, APPROVAL_ANSWER, FORM_ANSWER, INTERRUPT_CLICKED, NOTICE})
 TOOL_KEY = "_tool"
 """The key of a tool event's :class:`ToolFacts` (underscored: not a bus field)."""
-
-
-@dataclass(frozen=True, slots=True)
-class ToolFacts:
-    """What the window knew of a tool when it drew its card."""
-
-    server: str | None = None
-    """The MCP server that offered it; None for a built-in one."""
-    annotations: ToolAnnotations | None = None
-    """What it said of its risk (issue 14); None: nothing."""
-
-    def to_json(self) -> JSONDict | None:
-        """The ``_tool`` value; None when there is nothing to keep."""
-        out: JSONDict = {}
-        if self.server is not None:
-            out["server"] = self.server
-        if self.annotations is not None:
-            hints = {f.name: getattr(self.annotations, f.name) for f in fields(ToolAnnotations)}
-            out["annotations"] = {k: v for k, v in hints.items() if v is not None}
-        return out or None
-
-    @classmethod
-    def from_json(cls, data: Any) -> ToolFacts:
-        """Read back leniently: anything unreadable counts as unsaid."""
-        if not isinstance(data, Mapping):
-            return cls()
-        server = data.get("server")
-        hints = data.get("annotations")
-        annotations = None
-        if isinstance(hints, Mapping):
-            annotations = ToolAnnotations(**{
-                f.name: hints[f.name] for f in fields(ToolAnnotations) if isinstance(hints.get(f.name), bool)})
-        return cls(server if isinstance(server, str) else None, annotations)
+_L = TypeVar("_L", bound=str)
 
 
 ToolDescriber = Callable[[str], ToolFacts]
@@ -112,11 +90,10 @@ def _undescribed(_name: str) -> ToolFacts:
     return ToolFacts()
 
 
-def auto_by(event: Mapping[str, Any]) -> AutoDecider:
+def auto_by(event: JSONMapping) -> AutoDecider:
     """Who answered an ``auto_approved`` event (the always-allow list for
     one recorded before that was kept)."""
-    by: AutoDecider = event.get("by") or "always_allow"
-    return by if by in get_args(AutoDecider) else "always_allow"
+    return _choice(event.get("by") or "always_allow", get_args(AutoDecider), "always_allow")
 
 
 class DisplayRecorder:
@@ -188,55 +165,99 @@ class DisplayRecorder:
 # ------------------------------------------------------------ reading back
 
 
-def _opt(data: Mapping[str, Any], key: str) -> Any:
-    return data.get(key)
+def _str(data: JSONMapping, key: str, default: str = "") -> str:
+    return str(data.get(key, default))
 
 
-def _card(data: Mapping[str, Any]) -> Card:
+def _opt_str(data: JSONMapping, key: str) -> str | None:
+    value = data.get(key)
+    return None if value is None else str(value)
+
+
+def _opt_float(data: JSONMapping, key: str) -> float | None:
+    value = data.get(key)
+    return value if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _opt_bool(data: JSONMapping, key: str) -> bool | None:
+    value = data.get(key)
+    return value if isinstance(value, bool) else None
+
+
+def _opt_object(data: JSONMapping, key: str) -> JSONMapping | None:
+    value = data.get(key)
+    return value if isinstance(value, Mapping) else None
+
+
+def _choice(value: JSONReadable, choices: tuple[_L, ...], default: _L | None = None) -> _L:
+    """``value`` when it is one of ``choices``; ``default`` otherwise (none:
+    the event cannot be read)."""
+    for choice in choices:
+        if value == choice:
+            return choice
+    if default is None:
+        raise ValueError(f"not one of {choices}: {value!r}")
+    return default
+
+
+def _card(data: JSONMapping) -> Card:
     fields = tuple(
-        CardField(str(f.get("label", "")), str(f.get("value", "")))
-        for f in data.get("fields") or () if isinstance(f, Mapping)
+        CardField(_str(f, "label"), _str(f, "value"))
+        for f in as_list(data.get("fields")) if isinstance(f, Mapping)
     )
-    return Card(str(data.get("title", "")), str(data.get("body", "")), _opt(data, "image_path"), fields)
+    return Card(_str(data, "title"), _str(data, "body"), _opt_str(data, "image_path"), fields)
 
 
-def _question(data: Mapping[str, Any]) -> FormQuestion:
-    kind = data.get("type", "text")
+def _question(data: JSONMapping) -> FormQuestion:
     return FormQuestion(
-        str(data.get("id", "")), str(data.get("question", "")),
-        kind if kind in ("text", "choice", "multi_choice") else "text",
-        tuple(str(o) for o in data.get("options") or ()), bool(data.get("required", True)),
+        _str(data, "id"), _str(data, "question"),
+        _choice(data.get("type", "text"), _QUESTION_TYPES, "text"),
+        tuple(str(o) for o in as_list(data.get("options"))), bool(data.get("required", True)),
     )
 
 
-_READERS: dict[str, Callable[[Mapping[str, Any]], BusMessage]] = {
-    "text": lambda d: TextMessage(int(d.get("segment_id", 0)), str(d.get("text", "")),
+_QUESTION_TYPES: tuple[QuestionType, ...] = get_args(QuestionType)
+_STATES: tuple[ToolCallState, ...] = get_args(ToolCallState)
+_REASONS: tuple[InterruptReason, ...] = get_args(InterruptReason)
+_KINDS: tuple[RoundKind, ...] = get_args(RoundKind)
+_CODES: tuple[NoticeCode, ...] = (*get_args(get_args(NoticeCode)[0]), *get_args(get_args(NoticeCode)[1]))
+
+
+def _number(value: JSONReadable) -> float:
+    if isinstance(value, str | int | float):
+        return float(value)
+    raise ValueError(f"not a number: {value!r}")
+
+
+_READERS: dict[str, Callable[[JSONMapping], BusMessage]] = {
+    "text": lambda d: TextMessage(int(_number(d.get("segment_id", 0))), _str(d, "text"),
                                   str(d.get("raw_text", d.get("text", ""))), bool(d.get("voice"))),
     "tool_call": lambda d: ToolCallMessage(
-        d["state"], str(d["tool_call_id"]), str(d.get("tool_name", "")), _opt(d, "arguments"),
-        _opt(d, "task_id"), _opt(d, "result"), _opt(d, "is_error"), _opt(d, "parent_tool_call_id")),
+        _choice(d["state"], _STATES), str(d["tool_call_id"]), _str(d, "tool_name"), _opt_object(d, "arguments"),
+        _opt_str(d, "task_id"), _opt_str(d, "result"), _opt_bool(d, "is_error"),
+        _opt_str(d, "parent_tool_call_id")),
     "tool_progress": lambda d: ToolProgressMessage(
-        str(d["tool_call_id"]), float(d.get("progress") or 0), _opt(d, "total"), _opt(d, "message"),
-        _opt(d, "eta_s"), _opt(d, "parent_tool_call_id")),
+        str(d["tool_call_id"]), _number(d.get("progress") or 0), _opt_float(d, "total"), _opt_str(d, "message"),
+        _opt_float(d, "eta_s"), _opt_str(d, "parent_tool_call_id")),
     "tool_output": lambda d: ToolOutputMessage(
-        str(d["tool_call_id"]), "stderr" if d.get("stream") == "stderr" else "stdout", str(d.get("text", "")),
-        _opt(d, "parent_tool_call_id")),
+        str(d["tool_call_id"]), "stderr" if d.get("stream") == "stderr" else "stdout", _str(d, "text"),
+        _opt_str(d, "parent_tool_call_id")),
     "form_request": lambda d: FormRequestMessage(
         str(d["tool_call_id"]), str(d["form_id"]),
-        tuple(_question(q) for q in d.get("questions") or () if isinstance(q, Mapping)), _opt(d, "title")),
-    "card": lambda d: CardMessage(str(d["tool_call_id"]), _card(d.get("card") or {})),
+        tuple(_question(q) for q in as_list(d.get("questions")) if isinstance(q, Mapping)), _opt_str(d, "title")),
+    "card": lambda d: CardMessage(str(d["tool_call_id"]), _card(as_object(d.get("card")))),
     "tool_rejected": lambda d: ToolRejectedMessage(
-        str(d["tool_call_id"]), str(d.get("tool_name", "")), _opt(d, "arguments"), str(d.get("reason", "")),
-        _opt(d, "partial_result"), _opt(d, "parent_tool_call_id")),
-    "interrupted": lambda d: InterruptedMessage(d.get("reason", "user")),
-    "round_end": lambda d: RoundEndMessage(int(d.get("round", 0)), d.get("kind", "tools")),
-    "warning": lambda d: WarningMessage(str(d.get("message", "")), d.get("code", "internal")),
-    "error": lambda d: ErrorMessage(str(d.get("message", "")), d.get("code", "internal")),
+        str(d["tool_call_id"]), _str(d, "tool_name"), _opt_object(d, "arguments"), _str(d, "reason"),
+        _opt_object(d, "partial_result"), _opt_str(d, "parent_tool_call_id")),
+    "interrupted": lambda d: InterruptedMessage(_choice(d.get("reason", "user"), _REASONS)),
+    "round_end": lambda d: RoundEndMessage(int(_number(d.get("round", 0))), _choice(d.get("kind", "tools"), _KINDS)),
+    "warning": lambda d: WarningMessage(_str(d, "message"), _choice(d.get("code", "internal"), _CODES)),
+    "error": lambda d: ErrorMessage(_str(d, "message"), _choice(d.get("code", "internal"), _CODES)),
     "turn_end": lambda d: TurnEndMessage(),
 }
 
 
-def message_from_json(data: Mapping[str, Any]) -> BusMessage | None:
+def message_from_json(data: JSONMapping) -> BusMessage | None:
     """The bus message a stored event stands for; None for our own events,
     for types the log does not keep, and for an event too damaged to read
     (a restore shows what it can)."""
@@ -249,7 +270,7 @@ def message_from_json(data: Mapping[str, Any]) -> BusMessage | None:
         return None
 
 
-def event_text(event: Mapping[str, Any]) -> str:
+def event_text(event: JSONMapping) -> str:
     """The text an event shows, for search and export ("" when none)."""
     kind = event.get("type")
     if kind == USER:
@@ -262,7 +283,7 @@ def event_text(event: Mapping[str, Any]) -> str:
 # --------------------------------------------- from an OpenAI history alone
 
 
-def events_from_history(history: Sequence[Mapping[str, Any]]) -> list[JSONDict]:
+def events_from_history(history: Sequence[JSONMapping]) -> list[JSONDict]:
     """A display log rebuilt from an OpenAI message list (an older database,
     an imported file without one): the user's words, the replies, and each
     tool call as a finished card with its arguments and result. Hook
@@ -290,8 +311,10 @@ def events_from_history(history: Sequence[Mapping[str, Any]]) -> list[JSONDict]:
             if text.strip():
                 add(TextMessage(seq, text, str(content), False))
                 add(RoundEndMessage(0, "tools" if message.get("tool_calls") else "continuation"))
-            for call in message.get("tool_calls") or ():
-                function = call.get("function") or {}
+            for call in as_list(message.get("tool_calls")):
+                if not isinstance(call, Mapping):
+                    continue
+                function = as_object(call.get("function"))
                 add(ToolCallMessage("start", str(call.get("id")), str(function.get("name", "")), None))
                 add(ToolCallMessage("executing", str(call.get("id")), str(function.get("name", "")),
                                     _arguments(function.get("arguments"))))
@@ -306,16 +329,16 @@ def events_from_history(history: Sequence[Mapping[str, Any]]) -> list[JSONDict]:
     return events
 
 
-def _arguments(raw: Any) -> dict[str, Any] | None:
+def _arguments(raw: JSONReadable) -> JSONMapping:
     if isinstance(raw, Mapping):
         return dict(raw)
     try:
-        parsed = json.loads(str(raw)) if raw else {}
+        parsed: JSONReadable = json.loads(str(raw)) if raw else {}
     except ValueError:
         return {"_raw": str(raw)}
-    return parsed if isinstance(parsed, dict) else {"_value": parsed}
+    return parsed if isinstance(parsed, Mapping) else {"_value": parsed}
 
 
-def turns(events: Iterable[Mapping[str, Any]]) -> list[int]:
+def turns(events: Iterable[JSONMapping]) -> list[int]:
     """The index of each turn's ``user`` event."""
     return [i for i, e in enumerate(events) if e.get("type") == USER]

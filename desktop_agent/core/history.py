@@ -23,10 +23,10 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, assert_never
+from typing import assert_never
 
 from desktop_agent.core.json_depth import MAX_ARGUMENT_DEPTH, nests_deeper_than
-from desktop_agent.core.json_types import JSONDict
+from desktop_agent.core.json_types import JSONDict, JSONMapping, JSONReadable, JSONValue, as_list, as_object
 from desktop_agent.core.messages import (
     AudioEndMessage,
     AudioMessage,
@@ -59,7 +59,7 @@ model can tell a failure from a result (contracts §8)."""
 class _Call:
     id: str
     name: str
-    arguments: Any
+    arguments: JSONMapping | str | None
     answer: str | None = None
 
 
@@ -144,7 +144,7 @@ class HistoryRecorder:
             case _:
                 assert_never(message)
 
-    def _call(self, call_id: str, name: str, arguments: Mapping[str, Any] | None) -> _Call:
+    def _call(self, call_id: str, name: str, arguments: JSONMapping | None) -> _Call:
         call = self._calls.get(call_id)
         if call is None:
             call = self._calls[call_id] = _Call(call_id, name, arguments)
@@ -170,7 +170,7 @@ class HistoryRecorder:
             self.messages.append({"role": "assistant", "content": content})
 
 
-def _arguments_json(arguments: Any) -> str:
+def _arguments_json(arguments: JSONMapping | str | None) -> str:
     if arguments is None:
         return "{}"
     if isinstance(arguments, str):
@@ -182,17 +182,17 @@ def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit] + TRUNCATION_MARK
 
 
-def _cut_strings(value: Any, limit: int) -> tuple[Any, bool]:
+def _cut_strings(value: JSONReadable, limit: int) -> tuple[JSONValue, bool]:
     """``value`` with every string longer than ``limit`` cut (keys kept);
     and whether anything was cut."""
     if isinstance(value, str):
         return _cut(value, limit), len(value) > limit
-    if isinstance(value, list):
-        pairs = [_cut_strings(item, limit) for item in value]
-        return [item for item, _ in pairs], any(cut for _, cut in pairs)
-    if isinstance(value, dict):
+    if isinstance(value, Mapping):
         cuts = {key: _cut_strings(item, limit) for key, item in value.items()}
         return {key: item for key, (item, _) in cuts.items()}, any(cut for _, cut in cuts.values())
+    if isinstance(value, Sequence):
+        pairs = [_cut_strings(item, limit) for item in value]
+        return [item for item, _ in pairs], any(cut for _, cut in pairs)
     return value, False
 
 
@@ -213,7 +213,7 @@ def cut_arguments(arguments: str, limit: int) -> str:
 
 
 def truncate_for_send(
-    messages: Sequence[Mapping[str, Any]],
+    messages: Sequence[JSONMapping],
     *,
     max_len: int = TOOL_CONTEXT_MAX_LEN,
     no_truncate: Iterable[str] = NO_TRUNCATE_TOOLS,
@@ -226,25 +226,26 @@ def truncate_for_send(
     A message with something cut is a new dict; every other one is passed
     on as it is, not copied: this runs on the whole history before every
     turn, and copies of it (alive for the whole turn) made each turn's peak
-    memory grow about a kilobyte per turn already taken (issue 12's soak).
-    Nothing downstream edits a message in place (the agent copies before it
-    strips tags), and ``messages`` is never changed here."""
+    memory grow about a kilobyte per turn already taken (a soak test showed
+    it). Nothing downstream edits a message in place (the agent copies
+    before it strips tags), and ``messages`` is never changed here."""
     keep = frozenset(no_truncate)
     names: dict[str, str] = {}
     out: list[JSONDict] = []
     for message in messages:
-        sent = message if isinstance(message, dict) else dict(message)
-        if sent.get("tool_calls"):
-            calls: list[Any] = []
-            for tc in sent["tool_calls"]:
-                fn = tc["function"]
-                names[str(tc["id"])] = str(fn["name"])
-                if fn["name"] not in keep:
+        sent: JSONDict = message if isinstance(message, dict) else dict(message)
+        old_calls = tool_calls_of(sent)
+        if old_calls:
+            calls: list[JSONMapping] = []
+            for tc in old_calls:
+                fn = as_object(tc.get("function"))
+                names[str(tc.get("id"))] = str(fn.get("name"))
+                if fn.get("name") not in keep:
                     arguments = cut_arguments(str(fn.get("arguments") or ""), max_len)
                     if arguments != fn.get("arguments"):
                         tc = {**tc, "function": {**fn, "arguments": arguments}}
                 calls.append(tc)
-            if any(new is not old for new, old in zip(calls, sent["tool_calls"], strict=True)):
+            if any(new is not old for new, old in zip(calls, old_calls, strict=True)):
                 sent = {**sent, "tool_calls": calls}
         elif sent.get("role") == "tool":
             if names.get(str(sent.get("tool_call_id"))) not in keep:
@@ -255,11 +256,16 @@ def truncate_for_send(
     return out
 
 
+def tool_calls_of(message: JSONMapping) -> list[JSONMapping]:
+    """An assistant message's ``tool_calls`` (those that are objects)."""
+    return [call for call in as_list(message.get("tool_calls")) if isinstance(call, Mapping)]
+
+
 class HistoryError(ValueError):
     pass
 
 
-def check_history(messages: Sequence[Mapping[str, Any]]) -> None:
+def check_history(messages: Sequence[JSONMapping]) -> None:
     """Raise :class:`HistoryError` unless every ``tool_calls`` id is answered
     by exactly one ``tool`` message before the next assistant/user turn."""
     expected: list[str] = []
@@ -269,12 +275,12 @@ def check_history(messages: Sequence[Mapping[str, Any]]) -> None:
             call_id = message.get("tool_call_id")
             if call_id not in expected:
                 raise HistoryError(f"message {index}: tool answer {call_id!r} matches no pending tool call")
-            expected.remove(call_id)
+            expected.remove(str(call_id))
             continue
         if expected:
             raise HistoryError(f"message {index}: tool calls {expected} were never answered")
         if role == "assistant" and message.get("tool_calls"):
-            expected = [str(tc["id"]) for tc in message["tool_calls"]]
+            expected = [str(tc.get("id")) for tc in tool_calls_of(message)]
             if len(set(expected)) != len(expected):
                 raise HistoryError(f"message {index}: duplicate tool call ids {expected}")
     if expected:
@@ -284,7 +290,7 @@ def check_history(messages: Sequence[Mapping[str, Any]]) -> None:
 REPAIRED_ANSWER = "The tool call did not finish; its result was lost."
 
 
-def repair_history(messages: Sequence[Mapping[str, Any]]) -> list[JSONDict]:
+def repair_history(messages: Sequence[JSONMapping]) -> list[JSONDict]:
     """``messages`` made to pass :func:`check_history`, losing as little as
     possible: a call nobody answered gets an answer saying so (inserted
     where the answers belong), an answer that matches no pending call is
@@ -301,19 +307,19 @@ def repair_history(messages: Sequence[Mapping[str, Any]]) -> list[JSONDict]:
         if role == "tool":
             call_id = message.get("tool_call_id")
             if call_id in expected:
-                expected.remove(call_id)
+                expected.remove(str(call_id))
                 out.append(dict(message))
             continue
         close_round()
         if role == "assistant" and message.get("tool_calls"):
             seen: set[str] = set()
             calls = []
-            for call in message["tool_calls"]:
-                if str(call["id"]) not in seen:
-                    seen.add(str(call["id"]))
+            for call in tool_calls_of(message):
+                if str(call.get("id")) not in seen:
+                    seen.add(str(call.get("id")))
                     calls.append(call)
             out.append({**message, "tool_calls": calls})
-            expected = [str(call["id"]) for call in calls]
+            expected = [str(call.get("id")) for call in calls]
             continue
         out.append(dict(message))
     close_round()

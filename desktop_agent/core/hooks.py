@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, MutableSequence, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, TypeVar, get_args
+from typing import Literal, TypeVar, get_args
 
 from desktop_agent.core.json_types import JSONDict
 
@@ -41,7 +41,7 @@ HOOK_KEY = "_hook"
 ONCE_KEY = "_hook_once"
 """Marks a non-persistent hook message (sent with one request, then removed)."""
 
-_M = TypeVar("_M", bound=Mapping[str, Any])
+_M = TypeVar("_M", bound=Mapping[str, object])
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +53,19 @@ class Hook:
     role: HookRole
     persistent: bool
     prompt: str
+
+
+@dataclass(frozen=True, slots=True)
+class HookNote:
+    """The hooks of one checkpoint with the same role and lifetime, merged
+    into one message: sent to the model, never shown. A persistent one stays
+    in history; one that is not goes with one request."""
+
+    role: HookRole
+    content: str
+    names: str
+    """The hooks' names, comma-separated, in file order."""
+    persistent: bool
 
 
 def hook_messages(hooks: Iterable[Hook], checkpoint: Checkpoint) -> list[JSONDict]:
@@ -70,7 +83,7 @@ def hook_messages(hooks: Iterable[Hook], checkpoint: Checkpoint) -> list[JSONDic
     return out
 
 
-def kept(messages: Iterable[Mapping[str, Any]]) -> tuple[JSONDict, ...]:
+def kept(messages: Iterable[Mapping[str, object]]) -> tuple[JSONDict, ...]:
     """Copies of the persistent ones among ``messages`` (for history)."""
     return tuple(dict(m) for m in messages if HOOK_KEY in m)
 
@@ -82,7 +95,7 @@ def drop_once(messages: MutableSequence[JSONDict]) -> None:
             del messages[index]
 
 
-def is_hook(message: Mapping[str, Any]) -> bool:
+def is_hook(message: Mapping[str, object]) -> bool:
     """A hook message of either lifetime: never shown in a chat view."""
     return HOOK_KEY in message or ONCE_KEY in message
 

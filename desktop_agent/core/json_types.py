@@ -1,8 +1,42 @@
-"""The one alias for a JSON object, used wherever the contract is JSON
-(OpenAI messages, tool schemas, the events file)."""
+"""JSON types, for the places where a value really is arbitrary JSON: tool
+arguments and results, OpenAI messages on their way to the LLM, the events
+file, the saved display log.
+
+:data:`JSONValue` is recursive, so mypy checks what is put in and makes the
+reader narrow what it takes out (``isinstance``), instead of trusting an
+``Any``. Read-only parameters take :data:`JSONMapping` (a ``Mapping`` is
+covariant: a ``dict[str, str]`` is one), values that are built take
+:data:`JSONObject`.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, TypeAlias, Union
+
+JSONScalar: TypeAlias = str | int | float | bool | None
+JSONValue: TypeAlias = Union[JSONScalar, list["JSONValue"], dict[str, "JSONValue"]]  # noqa: UP007 - recursive alias
+"""Any JSON value, as ``json.loads`` returns it."""
+JSONObject: TypeAlias = dict[str, JSONValue]
+"""A JSON object being built (or one ``json.loads`` returned)."""
+JSONMapping: TypeAlias = Mapping[str, "JSONReadable"]
+"""A JSON object only read: any mapping of JSON values, tuples for lists."""
+JSONReadable: TypeAlias = Union[JSONScalar, Sequence["JSONReadable"], Mapping[str, "JSONReadable"]]  # noqa: UP007
+"""A JSON value only read (``Sequence``/``Mapping``: covariant, so any
+concrete JSON-shaped value is one)."""
 
 JSONDict = dict[str, Any]
+"""An OpenAI message or events-file object whose values are not checked:
+kept for the modules that still build those as plain dicts. New code takes
+:data:`JSONObject`/:data:`JSONMapping`."""
+
+
+def as_object(value: JSONReadable) -> JSONMapping:
+    """``value`` when it is a JSON object, else an empty one (lenient reading
+    of saved or received data)."""
+    return value if isinstance(value, Mapping) else {}
+
+
+def as_list(value: JSONReadable) -> Sequence[JSONReadable]:
+    """``value`` when it is a JSON array, else an empty one."""
+    return value if isinstance(value, Sequence) and not isinstance(value, str) else ()

@@ -19,17 +19,21 @@ from __future__ import annotations
 import builtins
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
-from typing import Any, ClassVar, Literal
+from typing import ClassVar, Literal
 
 from desktop_agent.core.forms import FormQuestion
-from desktop_agent.core.json_types import JSONDict
-from desktop_agent.core.ports import ImageContent, LLMErrorCode
+from desktop_agent.core.json_types import JSONDict, JSONMapping, JSONReadable
 from desktop_agent.core.speech_stream import SpeechStream
 
 ToolCallState = Literal["start", "approval_required", "executing", "result"]
 RoundKind = Literal["planning", "continuation", "tools"]
 InterruptReason = Literal["user", "rejected", "approval_timeout", "error"]
 OutputStream = Literal["stdout", "stderr"]
+LLMErrorCode = Literal[
+    "auth", "connection", "rate_limit", "server", "bad_request", "stream_dropped", "config"
+]
+"""How an LLM request failed (``ports.LLMError.code``); the first of the
+``warning``/``error`` codes below."""
 NoticeCode = LLMErrorCode | Literal["internal", "max_steps"]
 """``warning``/``error`` codes: the LLM's failures, and the turn's own."""
 
@@ -96,13 +100,21 @@ class AudioEndMessage:
 
 
 @dataclass(frozen=True, slots=True)
+class ImageContent:
+    """An image a tool returned; kept for the UI, never sent to the model."""
+
+    mime: str
+    data: bytes
+
+
+@dataclass(frozen=True, slots=True)
 class ToolCallMessage:
     """One tool call at one FSM state (contracts §2)."""
 
     state: ToolCallState
     tool_call_id: str
     tool_name: str
-    arguments: Mapping[str, Any] | None
+    arguments: JSONMapping | None
     """Parsed arguments; None before they are (``start``)."""
     task_id: str | None = None
     """The approval handle, with ``approval_required``."""
@@ -198,10 +210,10 @@ class ToolRejectedMessage:
 
     tool_call_id: str
     tool_name: str
-    arguments: Mapping[str, Any] | None
+    arguments: JSONMapping | None
     reason: str
     """Told to the model (and shown)."""
-    partial_result: Mapping[str, Any] | None = None
+    partial_result: JSONMapping | None = None
     """What an executing tool had produced when it was stopped."""
     parent_tool_call_id: str | None = None
     type: Literal["tool_rejected"] = "tool_rejected"
@@ -313,14 +325,16 @@ class BusItem:
         return to_json(self.message, session_id=self.session_id, seq=self.seq)
 
 
-def _value(value: Any) -> Any:
+def _value(value: object) -> JSONReadable:
     if isinstance(value, Card | FormQuestion):
         return value.to_json()
     if isinstance(value, tuple):
         return [_value(v) for v in value]
     if isinstance(value, Mapping):
         return dict(value)
-    return value
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    raise TypeError(f"a bus message field of type {type(value).__name__} has no JSON form")
 
 
 def fields_json(message: BusMessage) -> JSONDict:

@@ -50,10 +50,10 @@ import logging
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, get_args
+from typing import Literal, NoReturn, get_args
 
 from desktop_agent.core.json_depth import MAX_ARGUMENT_DEPTH, nests_deeper_than
-from desktop_agent.core.json_types import JSONDict
+from desktop_agent.core.json_types import JSONDict, JSONMapping, JSONReadable
 from desktop_agent.core.prompts import CONTINUE_MESSAGE
 
 log = logging.getLogger(__name__)
@@ -106,7 +106,7 @@ def profile_named(name: str | None) -> WireProfile:
     return _PROFILES.get(name or "", STANDARD)
 
 
-def normalize(messages: Sequence[Mapping[str, Any]], profile: WireProfile = STANDARD) -> list[JSONDict]:
+def normalize(messages: Sequence[JSONMapping], profile: WireProfile = STANDARD) -> list[JSONDict]:
     """The wire form of ``messages`` (see the module docstring)."""
     head, body, tail = _split_system(m for m in map(_clean, messages) if m is not None)
     body = _pair_tool_calls(body)
@@ -121,7 +121,7 @@ def normalize(messages: Sequence[Mapping[str, Any]], profile: WireProfile = STAN
 # ------------------------------------------------------------------ steps
 
 
-def _clean(message: Mapping[str, Any]) -> JSONDict | None:
+def _clean(message: JSONMapping) -> JSONDict | None:
     """A copy with only the wire keys; None for a role no server knows."""
     role = message.get("role")
     role = "system" if role == "developer" else role
@@ -141,7 +141,7 @@ def _clean(message: Mapping[str, Any]) -> JSONDict | None:
     return out
 
 
-def _text(content: Any) -> str | None:
+def _text(content: JSONReadable) -> str | None:
     """Content as text: parts of a multi-part content are joined."""
     if content is None or isinstance(content, str):
         return content
@@ -245,7 +245,7 @@ def _answered_calls(
     return [{**head, "tool_calls": calls}, *replies] if calls else [head]
 
 
-def _arguments(raw: Any) -> tuple[str, str | None]:
+def _arguments(raw: JSONReadable) -> tuple[str, str | None]:
     """(JSON-object text to send, the original text when it was not one)."""
     if raw is None or (isinstance(raw, str) and not raw.strip()):
         return "{}", None
@@ -275,7 +275,7 @@ def _short(raw: str) -> str:
     return raw if len(raw) <= RAW_ARGUMENTS_MAX else raw[:RAW_ARGUMENTS_MAX] + "…"
 
 
-def _no_constant(name: str) -> Any:
+def _no_constant(name: str) -> NoReturn:
     """NaN and Infinity are not JSON: servers in Go or Rust refuse them."""
     raise ValueError(name)
 

@@ -19,6 +19,7 @@ from desktop_agent.core.history import (
     tool_answer,
     truncate_for_send,
 )
+from desktop_agent.core.json_types import JSONObject
 from desktop_agent.core.messages import (
     BusMessage,
     InterruptedMessage,
@@ -40,7 +41,7 @@ def call(state: ToolCallState, cid: str = "c1", args: dict[str, Any] | None = No
     return ToolCallMessage(state, cid, "run_command", args, **kw)
 
 
-def record(*messages: BusMessage) -> list[dict[str, object]]:
+def record(*messages: BusMessage) -> list[JSONObject]:
     recorder = HistoryRecorder()
     for m in messages:
         recorder.consume(m)
@@ -129,7 +130,7 @@ def test_truncation_cuts_long_string_values_inside_the_arguments_and_keeps_them_
 
 def test_arguments_with_nothing_to_cut_keep_their_exact_text() -> None:
     text = '{ "command" : "ls -l" }'
-    messages = [{"role": "assistant", "content": None, "tool_calls": [
+    messages: list[JSONObject] = [{"role": "assistant", "content": None, "tool_calls": [
         {"id": "a", "type": "function", "function": {"name": "run_command", "arguments": text}}]}]
     assert truncate_for_send(messages)[0]["tool_calls"][0]["function"]["arguments"] == text
 
@@ -155,7 +156,7 @@ def test_a_failed_result_is_marked_as_an_error_for_the_model() -> None:
          {"role": "tool", "tool_call_id": "a"}],
     ],
 )
-def test_check_history_rejects_unanswered_or_doubly_answered_calls(messages: list[dict[str, object]]) -> None:
+def test_check_history_rejects_unanswered_or_doubly_answered_calls(messages: list[JSONObject]) -> None:
     with pytest.raises(HistoryError):
         check_history(messages)
 

@@ -307,8 +307,8 @@ def test_a_deep_mapping_as_arguments_is_replayed_as_empty_without_being_walked()
     value: dict[str, Any] = {}
     for _ in range(5000):
         value = {"a": value}
-    message = {"role": "assistant", "content": None,
-               "tool_calls": [{"id": "c", "type": "function", "function": {"name": "echo", "arguments": value}}]}
+    message: JSONDict = {"role": "assistant", "content": None,
+                         "tool_calls": [{"id": "c", "type": "function", "function": {"name": "echo", "arguments": value}}]}
     out = normalize([user("go"), message, tool("c", "x")])
     assert out[1]["tool_calls"][0]["function"]["arguments"] == "{}"
     assert out[2]["content"] == f"x\n\n{ARGUMENTS_NOTE.format(raw='an object nested more than 64 levels deep')}"
