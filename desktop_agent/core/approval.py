@@ -1,4 +1,4 @@
-"""ApprovalManager (seed 000 §4): pending approvals as asyncio Events.
+"""ApprovalManager (contracts §4): pending approvals as asyncio Events.
 
 ``register`` is synchronous so that it happens in the same loop frame as the
 chunk that asks for approval: ``cancel_session`` can never sweep past a
@@ -7,7 +7,7 @@ event, so an entry registered but not yet waited on cannot leak.
 
 Every outcome is decided here — :meth:`respond` (with who answered), a
 timeout in :meth:`wait`, :meth:`cancel_session` — so this is where the
-approval audit (issue 14, ``core/audit.py``) is written: the first decision
+approval audit (``core/audit.py``) is written: the first decision
 of each approval is recorded once, whichever front end or sub-agent asked.
 """
 
@@ -70,7 +70,7 @@ def auto_decider(
     always_allow: Collection[str],
     trusted_read_only_servers: Collection[str],
 ) -> AutoDecider | None:
-    """Who answers this tool's approval without asking (issue 14): its
+    """Who answers this tool's approval without asking: its
     always-allow entry, or the user's trust in its server's read-only tools;
     None: the user is asked. The approval is still pushed (and carded, and
     audited) either way; nothing here skips it."""

@@ -1,4 +1,4 @@
-"""The approval audit (issue 14): one record per approval decision, and the
+"""The approval audit: one record per approval decision, and the
 port it is written through.
 
 Every decision is made in one place, :class:`~desktop_agent.core.approval.ApprovalManager`
@@ -141,7 +141,7 @@ def request_for(
     parents: tuple[str, ...] = (),
 ) -> ApprovalRequest:
     """The request of a call to the tool ``routed`` leads to (None: unknown).
-    The app's secrets are replaced in the arguments kept (issue 12): the
+    The app's secrets are replaced in the arguments kept: the
     record is a second copy, and should not be a second place a key lies."""
     spec = routed.spec if routed is not None else None
     if routed is not None and routed.redactor is not None and arguments is not None:

@@ -1,4 +1,4 @@
-"""Choosing and exporting approval records (issue 14): the pure half of
+"""Choosing and exporting approval records: the pure half of
 Settings → Approval history, so the page only lays out what this says.
 """
 

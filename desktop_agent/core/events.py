@@ -1,4 +1,5 @@
-"""What the agent generator yields (seed 000 §3): small frozen dataclasses."""
+"""What the agent generator yields (contracts §2: text, round ends and the
+tool-call states): small frozen dataclasses."""
 
 from __future__ import annotations
 

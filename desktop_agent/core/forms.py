@@ -1,5 +1,6 @@
 """FormManager: pending forms of ``ask_user_question``, like approvals but
-carrying answers (contracts §4, seed 000 "skip_approval").
+carrying answers (contracts §4; the tool skips approval, contracts §2,
+because the form itself is the user's consent).
 
 The tool registers a form synchronously from its ``on_post_executing`` hook,
 so the form exists before the ``form_request`` bus message can reach anyone

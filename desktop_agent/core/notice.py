@@ -1,5 +1,5 @@
-"""A warning line that also says how the window words it (issue 13: every
-visible string translated, the system lines included).
+"""A warning line that also says how the window words it (every visible
+string is translated, the system lines included).
 
 A :class:`Notice` *is* the English line (a ``str``): the headless mode, the
 log and every caller that compares, joins or prints warnings keep the exact

@@ -1,4 +1,4 @@
-"""Markdown source as a one-line plain label (issue 14): the sidebar's
+"""Markdown source as a one-line plain label: the sidebar's
 titles and search snippets show "Run date", not "Run `date`".
 
 Only what a label needs: block markers at a line's start (headings,

@@ -1,5 +1,5 @@
-"""PlaybackQueue: the one ordered consumer of a turn's bus (the seed's
-audioQueue, contracts §6).
+"""PlaybackQueue: the one ordered consumer of a turn's bus (contracts §6):
+text, audio and tool events share it, so the user sees the bus order.
 
 Policy only; a :class:`PlaybackView` renders and an :class:`AudioSink` plays.
 

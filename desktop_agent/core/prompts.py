@@ -1,4 +1,7 @@
-"""The temporary prompts of the two-round structure (seed 000 §1, §7)."""
+"""The temporary prompts of the two-round structure (contracts §2): the
+planning prompt, and the continuation prompt that makes the ``<no_tool>``
+path two rounds too, so the model does not learn from its history to stop
+after half an answer."""
 
 from __future__ import annotations
 

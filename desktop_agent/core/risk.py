@@ -1,4 +1,4 @@
-"""What a tool says about its own risk (issue 14), and the one rule that lets
+"""What a tool says about its own risk, and the one rule that lets
 an approval be answered without asking.
 
 MCP servers describe their tools with ``ToolAnnotations`` (``readOnlyHint``,

@@ -1,5 +1,5 @@
-"""SpeechStream: one segment's PCM as the engine produces it (issue 11,
-"speaking sooner").
+"""SpeechStream: one segment's PCM as the engine produces it, so speech
+starts sooner.
 
 A whole-clip engine hands the playback queue its audio only after the last
 sample; a streaming engine (espeak-ng) hands it this instead, as soon as the

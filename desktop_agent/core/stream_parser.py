@@ -1,4 +1,4 @@
-"""Split streamed LLM text into display/speech segments (contracts §3, seed 000 §2).
+"""Split streamed LLM text into display/speech segments (contracts §3).
 
 Segments are cut as soon as the text seen so far decides the cut, and never
 earlier: every rule below looks only at content, never at where a chunk
@@ -46,7 +46,8 @@ from dataclasses import dataclass
 from typing import Final
 
 INTENT_TAGS: dict[str, bool] = {"<no_tool>": True, "<need_tool>": False}
-"""Intent tag → ``skip_agent_loop`` (seed 000 §2: dictionary-driven)."""
+"""Intent tag → ``skip_agent_loop`` (contracts §2): a table, so a new tag is
+one entry, not a new branch."""
 
 VOICE_OPEN: Final = "<voice>"
 VOICE_CLOSE: Final = "</voice>"

@@ -1,4 +1,4 @@
-"""A spoken answer to an approval, as yes, no or unclear (issue 11).
+"""A spoken answer to an approval, as yes, no or unclear.
 
 Pure text rules, English and Chinese, shared by the window's voice approval
 and the headless ``--approve voice``. The rule that matters: never *yes* on

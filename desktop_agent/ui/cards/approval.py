@@ -6,8 +6,8 @@ Signals:
         Approve or Reject was chosen (a click, or the key the window routes
         here through :meth:`ApprovalControls.answer`). On a destructive
         tool's card, Approve with "Always allow" ticked first asks again
-        (issue 14): "Yes, always allow" answers with the box, "Just this
-        once" without it, "Back" returns to the buttons.
+        (a destructive tool is not always allowed by a slip): "Yes,
+        always allow" answers with the box, "Just this once" without it, "Back" returns to the buttons.
 
 The keys: Alt+A approves and Alt+R rejects, written on the buttons. Not
 Enter, which sends what is typed in the input (an approval must never ride

@@ -104,9 +104,9 @@ class ToolCardState:
     parent_tool_call_id: str | None = None
     """Set on a sub-agent's call: its card sits inside the sub_agent card."""
     by_voice: bool = False
-    """The approval was answered by a spoken yes or no (issue 11)."""
+    """The approval was answered by a spoken yes or no."""
     annotations: ToolAnnotations | None = None
-    """What the tool says of its risk (issue 14): a destructive tool's card
+    """What the tool says of its risk: a destructive tool's card
     is red and confirms "Always allow"; open-world ones say they reach out."""
     auto_by: AutoDecider | None = None
     """Who approved it without asking (with ``auto_approved``)."""

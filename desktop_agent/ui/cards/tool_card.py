@@ -19,7 +19,7 @@ focus when it appears, ``ui/shell/window_keys.py``): it is in the Tab chain then
 drawn with a focus ring, and keeps the keyboard as it is answered, so that
 the window, not Qt's focus chain, says where it goes next.
 
-A language switch (Settings → Appearance, issue 13) reaches the card
+A language switch (Settings → Appearance) reaches the card
 through :meth:`ToolCardWidget.retranslate`: its fixed texts are bound once
 (:class:`~desktop_agent.ui.shell.retranslate.Texts`), the rest is drawn from the
 state again, nested cards included.

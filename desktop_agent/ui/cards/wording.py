@@ -182,7 +182,7 @@ def partial_text(partial: Any) -> str:
 
 
 def risk_text(state: ToolCardState) -> str:
-    """What the tool says of its risk (issue 14), in one line: it may change
+    """What the tool says of its risk, in one line: it may change
     or delete data, it reaches outside this computer; empty when neither."""
     parts = []
     if state.destructive:

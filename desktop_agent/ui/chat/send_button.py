@@ -1,4 +1,6 @@
-"""The Send ↔ Interrupt button with its two-phase interrupt (seed 000 §4).
+"""The Send ↔ Interrupt button with its two-phase interrupt (contracts §7:
+Interrupting… and disabled until ``interrupted`` arrives, so nothing new is
+sent before the partial results are kept).
 
 Signals:
     send_requested()        clicked while ``send``

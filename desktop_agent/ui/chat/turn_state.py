@@ -1,11 +1,11 @@
-"""Per-turn decisions of the window, without Qt (seed 000 §4 "front-end
-system messages" and the interrupt button's two phases).
+"""Per-turn decisions of the window, without Qt: the system messages that
+say why a turn stopped, and the interrupt button's two phases (contracts §7).
 
 System messages, one per turn:
 
 - the user clicked Interrupt → "Conversation interrupted";
-- the user clicked Reject → "Conversation interrupted" too (the seed's
-  "session interrupted" named the same event), shown at the click; the
+- the user clicked Reject → "Conversation interrupted" too (a rejection
+  ends the turn just as an interrupt does), shown at the click; the
   ``interrupted`` that follows shows nothing more;
 - the approval timed out (not the user's doing) → "Tool approval timed out…".
 

@@ -1,4 +1,4 @@
-"""The Settings dialog's Appearance page (issue 13): the language (the
+"""The Settings dialog's Appearance page: the language (the
 system's, English, 中文) and the theme (the system's, light, dark).
 
 Signals:

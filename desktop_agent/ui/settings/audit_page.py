@@ -1,4 +1,4 @@
-"""Settings → Approval history (issue 14): every approval decision recorded
+"""Settings → Approval history: every approval decision recorded
 in ``<data>/approvals.jsonl``, filtered by tool, server, decision and date,
 and exported as CSV.
 

@@ -1,4 +1,4 @@
-"""The Settings dialog (issue 13): a page list on the left, one page at a
+"""The Settings dialog: a page list on the left, one page at a
 time on the right — Model, Voice, Tools, Skills, (Hooks, added by the
 window), Appearance. Each page is its own module and turns its widgets
 into settings (``apply_to``); this shell gathers them into one

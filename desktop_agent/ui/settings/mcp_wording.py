@@ -1,5 +1,5 @@
 """The MCP servers file's problems and an import's outcome, in the window's
-language (issue 13 QA: no English engine line inside the Chinese UI).
+language (no English engine line inside the Chinese UI).
 
 :class:`~desktop_agent.mcp_engine.config.McpConfigError` keeps its English
 line for the log and the headless mode; its ``code`` and ``fields`` are

@@ -1,4 +1,4 @@
-"""The Settings dialog's Model page (issue 13): a provider preset fills the
+"""The Settings dialog's Model page: a provider preset fills the
 address; "Fetch models" asks the endpoint for its models (a searchable
 combo); "Test connection" sends one tiny request and says, in one line,
 how long it took and what came back, or what went wrong. Both run on the

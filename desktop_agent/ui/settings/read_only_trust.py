@@ -1,4 +1,4 @@
-"""Per-server trust in read-only tools (issue 14): one checkbox per MCP
+"""Per-server trust in read-only tools: one checkbox per MCP
 server, "Allow <server>'s read-only tools without asking", all off until
 the user ticks one. It edits ``Settings.trusted_read_only_servers``; what
 that allows is decided in core (``core/risk.read_only_trusted``), and such

@@ -1,4 +1,4 @@
-"""The Settings dialog's Tools page (issue 13): the MCP servers as a list
+"""The Settings dialog's Tools page: the MCP servers as a list
 (state, tool count, an enable switch; add, edit, remove, import another
 host's file), the always-allowed tools with Revoke, and the limits of a
 turn (steps, approval timeout).

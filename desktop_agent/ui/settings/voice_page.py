@@ -1,4 +1,4 @@
-"""The Settings dialog's Voice page (issue 13): speech output (engine,
+"""The Settings dialog's Voice page: speech output (engine,
 voice with a ▶ preview, rate, speak every reply), speech input
 (:class:`SttSettingsBox`, send at once, barge-in and why it is off), and the
 microphone and speaker (``ui/settings/device_rows.py``).

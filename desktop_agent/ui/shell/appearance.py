@@ -1,4 +1,4 @@
-"""Language and theme choices (Settings → Appearance, issue 13) turned into
+"""Language and theme choices (Settings → Appearance) turned into
 the current language (:func:`set_language`) and colours
 (:func:`set_theme_choice`); windows then retranslate and re-apply their
 style sheet (``MainWindow.retranslate``)."""

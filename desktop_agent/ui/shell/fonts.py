@@ -1,4 +1,5 @@
-"""Chinese text in a Simplified Chinese sans face (issue 13 QA).
+"""Chinese text in a Simplified Chinese sans face, not whatever CJK font
+happens to come first.
 
 Left to itself, Qt draws Chinese in whatever CJK font fontconfig falls back
 to for the Latin UI font: on a stock Debian that is Noto Sans CJK *JP*,

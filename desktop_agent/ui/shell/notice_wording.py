@@ -1,5 +1,5 @@
-"""Start-up and runtime warnings in the window's language (issue 13: no
-English engine line inside the Chinese UI).
+"""Start-up and runtime warnings in the window's language (no English
+engine line inside the Chinese UI).
 
 The engines say each warning as a :class:`~desktop_agent.core.notice.Notice`:
 the English line (what the log and the headless mode print) with the UI text

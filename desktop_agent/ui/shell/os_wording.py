@@ -1,4 +1,4 @@
-"""An operating-system error in the UI language (issue 13: no English
+"""An operating-system error in the UI language (no English
 "Permission denied" inside a Chinese line): the usual ones are UI texts,
 any other is said as the OS says it."""
 

@@ -1,4 +1,4 @@
-"""Qt's own words in the app's language (issue 13: every visible string
+"""Qt's own words in the app's language (every visible string is
 translated): the standard dialog buttons, a text field's context menu
 (Undo, Copy, Paste, Select All), Qt's file dialog where the platform has no
 native one. They come from Qt's ``qtbase`` catalogue, which PySide6 ships

@@ -1,5 +1,5 @@
-"""Texts that follow the language (issue 13: switching it in Settings
-changes what is open at once). A widget's text is bound once with the key
+"""Texts that follow the language (switching it in Settings changes what
+is open at once). A widget's text is bound once with the key
 it comes from; :meth:`Texts.retranslate` sets every bound text again."""
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""A small rotating-arc busy indicator (seed 003: immediate feedback).
+"""A small rotating-arc busy indicator: a tool call shows at once that it
+is working, before any progress arrives (contracts §7).
 
 Qt has no spinner widget; an indeterminate ``QProgressBar`` reads as a bar,
 not as "working". The timer runs only while the spinner is visible, so

@@ -3,7 +3,8 @@ one) and each MCP server's state.
 
 Each server is one item: a coloured dot and its caption; hovering shows its
 tools, one per line, after the reason in one line when it failed; a click
-opens the same as a menu, with **Retry** for a failed server (issue 9 §3).
+opens the same as a menu, with **Retry** for a failed server (servers
+start in the background and may fail after the window is up).
 
 It takes plain values (:class:`McpServerView`), so it knows nothing of the
 MCP engine; :func:`server_views` adapts anything with ``name``, ``state``,

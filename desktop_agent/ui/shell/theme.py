@@ -1,4 +1,4 @@
-"""Light and dark colours that follow the system (issue 4), as one style sheet.
+"""Light and dark colours that follow the system, as one style sheet.
 
 The palette decides: a dark system palette (or Qt's ``colorScheme`` hint)
 gives the dark colours. :func:`style_sheet` is pure so the colours can be
@@ -167,7 +167,7 @@ def system_is_dark(app: QGuiApplication) -> bool:
 
 
 _choice = "system"
-"""The user's theme (Settings, issue 13): ``system``, ``light`` or ``dark``."""
+"""The user's theme (Settings → Appearance): ``system``, ``light`` or ``dark``."""
 
 
 def forced_theme() -> bool:

@@ -1,6 +1,6 @@
 """Tray notification when an approval or a form waits and the window is
-not active (issue 4). Without a system tray (offscreen, some desktops) it
-does nothing; :attr:`Notifier.sent` records what it said, for tests."""
+not active, so a waiting turn is not missed. Without a system tray
+(offscreen, some desktops) it does nothing; :attr:`Notifier.sent` records what it said, for tests."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The welcome an empty conversation shows (issue 13, first run): what the
+"""The welcome an empty conversation shows (also at the first run): what the
 app is; on the demo model, that it is an offline demo and how to connect a
 real one (Connect a model opens Settings); and example prompts that send
 themselves when clicked.

@@ -21,7 +21,7 @@ plays in real time, silently: :func:`no_output_reason` tells the composition
 root, which then makes no sink at all, so text is not held back for clips
 nobody hears.
 
-Streamed speech (:meth:`QtAudioSink.play_stream`, issue 11) goes to a
+Streamed speech (:meth:`QtAudioSink.play_stream`) goes to a
 ``QAudioSink`` in push mode instead: each PCM chunk is written to the device
 as the engine produces it, as fast as the device's buffer takes it, so the
 first samples sound before synthesis ends. A ``QAudioSink`` cannot open

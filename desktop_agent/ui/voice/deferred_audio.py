@@ -1,4 +1,5 @@
-"""The speaker and the microphone, made when first used (issue 13).
+"""The speaker and the microphone, made when first used, so an idle window
+does not pay for QtMultimedia.
 
 QtMultimedia's first device query starts its media backend (FFmpeg, the
 sound server's client): ~19 MiB of an idle window, before anything is said
