@@ -1,4 +1,4 @@
-"""The composition root's speech recognisers for the window (issue 11)."""
+"""The composition root's speech recognisers for the window."""
 
 from __future__ import annotations
 

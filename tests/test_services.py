@@ -84,7 +84,7 @@ async def test_the_window_services_keep_conversations_across_restarts(no_servers
 
 
 async def test_a_conversation_with_a_display_log_is_appended_and_reopened_by_id(no_servers: Path) -> None:
-    # Issue 14: the display log is saved beside the history, a taken-back
+    # The display log is saved beside the history, a taken-back
     # exchange rewrites only the tail, and any saved conversation reopens by id.
     services = await build_services(mcp_config=no_servers, tts="none", keep_conversations=True)
     try:
@@ -281,8 +281,9 @@ async def test_an_mcp_tool_hidden_by_a_built_in_one_later_is_said_once(tmp_path:
 async def test_the_stored_key_is_read_only_for_a_real_model_and_then_kept_out_of_tool_output(
     no_servers: Path,
 ) -> None:
-    # issue 13: the demo model never reads the key (the keyring loads only
-    # then); issue 12: once a real model uses it, tools cannot repeat it.
+    # The demo model never reads the key (the keyring loads only then, so
+    # an idle window stays light); once a real model uses it, tools cannot
+    # repeat it (the key is redacted from their output).
     from desktop_agent.storage import secrets
 
     stored = "sk-stored-0123456789"

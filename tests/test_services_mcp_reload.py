@@ -1,4 +1,4 @@
-"""Services.reload_mcp: the servers file's changes run without a restart (issue 13)."""
+"""Services.reload_mcp: the servers file's changes run without a restart."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""``--tts edge`` (no fallback) failing: said once on the terminal (issue 12
-defect 10), in process and as the headless subprocess."""
+"""``--tts edge`` (no fallback) failing: said once on the terminal, not
+silently missing, in process and as the headless subprocess."""
 
 from __future__ import annotations
 

@@ -25,7 +25,7 @@ class _Answers:
         self.done = asyncio.Event()
 
     def answer_approval(self, task_id: str, approved: bool, *, by: str = "user") -> bool:
-        assert by == "voice"  # the audit says a spoken answer decided (issue 14)
+        assert by == "voice"  # the approval audit says a spoken answer decided
         self.given.append((task_id, approved))
         self.done.set()
         return True

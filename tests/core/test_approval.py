@@ -1,4 +1,4 @@
-"""ApprovalManager: register/wait/respond/cancel_session (seed 000 §4)."""
+"""ApprovalManager: register/wait/respond/cancel_session (contracts §4)."""
 
 from __future__ import annotations
 

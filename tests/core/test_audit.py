@@ -1,4 +1,4 @@
-"""The approval audit (issue 14): one record per decision, written where the
+"""The approval audit: one record per decision, written where the
 decision is made (the ApprovalManager), whoever made it — a click, a
 spoken answer, the always-allow list, a headless flag, the read-only
 setting, a timeout, an interrupt — and for a sub-agent's calls too."""

@@ -1,4 +1,4 @@
-"""Choosing and exporting approval records (issue 14): the filters of the
+"""Choosing and exporting approval records: the filters of the
 Approval history page and its CSV."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Taking back the last exchange (issue 13: Regenerate and Edit): the
+"""Taking back the last exchange (Regenerate and Edit): the
 history loses the user's last message and everything after it, as if that
 turn never happened."""
 

@@ -1,4 +1,4 @@
-"""The display log (issue 14): what the queue consumed, in the events-file
+"""The display log: what the queue consumed, in the events-file
 JSON form, read back into the same bus messages."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Markdown as a one-line plain label (issue 14: sidebar titles and snippets)."""
+"""Markdown as a one-line plain label (sidebar titles and snippets)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The app's secrets kept out of child environments and tool output (issue 12)."""
+"""The app's secrets kept out of child environments and tool output."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""One headless run per fault-matrix row (issue 12), for the rows about what
+"""One headless run per fault-matrix row, for the rows about what
 comes in: the user's text, the server's stream, the model's tool calls, the
 files and flags. Each row has its own folder, data folder and scripted
 server, so rows run side by side (``asyncio.gather``).

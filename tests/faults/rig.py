@@ -1,5 +1,5 @@
 """The headless mode as a subprocess against a scripted server, for the fault
-matrix (issue 12): one :class:`Scenario` per row, each in its own folder and
+matrix: one :class:`Scenario` per row, each in its own folder and
 data folder, so rows can run side by side (``asyncio.gather``)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Fault matrix (issue 12), the rows about files and flags: an unreadable
+"""Fault matrix, the rows about files and flags: an unreadable
 settings file or data-folder MCP file is kept aside as ``<name>.corrupt-1``
 with one line naming it and the app starts; a settings file with a BOM is
 read; a number out of range, in the file or on the command line, is one

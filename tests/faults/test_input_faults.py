@@ -1,4 +1,4 @@
-"""Fault matrix (issue 12), the rows about what comes in from the user and
+"""Fault matrix, the rows about what comes in from the user and
 the server: a prompt that is not UTF-8, every way a stream fails, hostile
 tool calls, and a command that prints the API key. The rows of a test run
 at once; each asserts the exit status, at most one line on standard error

@@ -1,4 +1,4 @@
-"""Fault matrix (issue 12), the rows about the services around a turn: an
+"""Fault matrix, the rows about the services around a turn: an
 MCP server that crashes, hangs or never starts, speech with no network, an
 approval or a form nobody answers, and a history file that cannot be
 written. The rows run side by side; each asserts the exit status, at most

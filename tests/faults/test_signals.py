@@ -1,4 +1,4 @@
-"""Fault matrix, signal rows (issue 12 defects 1 and 9): SIGINT, SIGTERM and
+"""Fault matrix, signal rows: SIGINT, SIGTERM and
 SIGHUP at each state of a turn interrupt it like the window's button, write
 the outputs and exit 0; a second SIGINT during the clean-up changes nothing;
 SIGKILL of the app leaves no command running. The rows of one test run side

@@ -273,7 +273,7 @@ async def test_a_server_that_refuses_system_messages_is_remembered_as_strict(
 async def test_a_three_turn_headless_session_sends_only_contract_requests(
     tmp_path: Path, server: ScriptedLLMServer
 ) -> None:
-    # Issue 9's "done when": a Markdown answer without tools, a tool call
+    # The headless mode end to end: a Markdown answer without tools, a tool call
     # whose arguments exceed the 300-character context cut, a last turn.
     long_command = "echo " + "long-argument " * 40
     server.set_script([

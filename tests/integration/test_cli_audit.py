@@ -1,4 +1,4 @@
-"""``--audit-log PATH`` (contracts §10, issue 14) from a real headless run
+"""``--audit-log PATH`` (contracts §10) from a real headless run
 against the scripted server: every approval decision is one JSON line, the
 same record the data folder's ``approvals.jsonl`` gets."""
 

@@ -1,4 +1,4 @@
-"""The headless demo model answers in words (issue 13): ``what time is it``
+"""The headless demo model answers in words: ``what time is it``
 prints a sentence with the time and the day, no JSON, in English and in
 Chinese (the real time server, everything approved)."""
 

@@ -1,4 +1,4 @@
-"""What an idle window has not loaded (issue 13 "Lighter"): the audio
+"""What an idle window has not loaded (so it stays light): the audio
 backend (made at the first clip or press), the keyring (read when a real
 endpoint needs the key), the openai SDK (the demo model never needs it) and
 the Markdown parser (warmed at the first key typed or message sent). A real

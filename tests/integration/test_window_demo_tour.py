@@ -1,7 +1,7 @@
 """The demo tour in the real window, as a new user first sees it: the offline
 demo model, the default MCP configuration (the real ``mcp-server-time``),
 the real built-in tools. Every narration must sit directly above the card
-of the call it announces (issue 15 §1), in English and in Chinese; the
+of the call it announces, in English and in Chinese; the
 screenshots go to tests/artifacts/demo_tour_{en,zh}.png."""
 
 from __future__ import annotations

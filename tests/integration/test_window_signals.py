@@ -1,4 +1,4 @@
-"""SIGTERM and SIGHUP in the window (issue 12 defect 1): the composition
+"""SIGTERM and SIGHUP in the window: the composition
 root's ``serve`` closes the window like the close button, so the turn in
 progress is interrupted (its approved command's group stopped) and saved,
 and the app exits 0."""

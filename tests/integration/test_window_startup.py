@@ -1,4 +1,4 @@
-"""Never block, never freeze at start (issue 9 §3): the real window and
+"""Never block, never freeze at start: the real window and
 composition root with MCP servers that never answer or fail at first, on
 the demo model. The input takes text before anything is ready, a turn runs
 while a server still starts and says so in one line, Settings opens, and a

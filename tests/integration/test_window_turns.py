@@ -407,7 +407,8 @@ def test_the_interrupt_fallback_frees_the_window_when_interrupted_never_comes(qa
 
 class LostApprovalConversation(StuckConversation):
     """Shows one approval, then reports it as no longer pending (the
-    back end lost it: seed 000's "approval lost" protection)."""
+    back end lost it, e.g. after a restart: the window must not wait on an
+    answer nobody can take)."""
 
     async def run_turn(self, user_text: str, view: object, **_kw: object) -> None:
         from desktop_agent.testing.window_rig import tool_item

@@ -1,4 +1,4 @@
-"""The demo model reads its tool results back in words (issue 13): a
+"""The demo model reads its tool results back in words: a
 sentence in the user's language for each built-in tool, never raw JSON."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """A real stdio MCP server's tool annotations reach ``ToolSpec`` as the
-server states them (issue 14), and through the services to the window."""
+server states them, and through the services to the window."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Importing another host's servers file (issue 13 QA): names Claude Desktop
+"""Importing another host's servers file: names Claude Desktop
 allows are made valid, a broken entry is skipped and named, and every
 refusal carries a code and the values the window words it from."""
 

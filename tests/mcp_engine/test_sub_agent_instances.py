@@ -1,5 +1,5 @@
 """A sub-agent's MCP tools run on its own instances of their servers
-(contracts §9, seed 000 "sub_agent 的借用路径"): per-conversation servers with a
+(contracts §9): per-conversation servers with a
 temporary profile folder, always removed; nothing outlives the sub-agent."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The approval audit file (issue 14): ``<data>/approvals.jsonl``, 0600,
+"""The approval audit file: ``<data>/approvals.jsonl``, 0600,
 one JSON line per decision, appended and never rewritten; a torn last line
 is skipped when read and never glued to the next record."""
 

@@ -1,4 +1,4 @@
-"""Reading the approval audit again and again (issue 14): only what was
+"""Reading the approval audit again and again: only what was
 appended is parsed, a line still being written is read again next time,
 and a file that was cut or replaced is read from the start."""
 

@@ -1,4 +1,4 @@
-"""Export to Markdown and JSON, and import of that JSON (issue 14)."""
+"""Export to Markdown and JSON, and import of that JSON."""
 
 from __future__ import annotations
 

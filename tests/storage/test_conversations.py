@@ -72,7 +72,7 @@ def test_a_new_data_folder_is_private_and_an_existing_one_keeps_its_mode(
     assert stat.S_IMODE(data_dir().stat().st_mode) == 0o750
 
 
-# ------------------------------------------------------------- issue 14
+# ----------------------------------------- saves that append, and the migration
 
 def _rows(path: Path, table: str) -> list[tuple[int, int]]:
     db = sqlite3.connect(path)

@@ -28,7 +28,7 @@ def test_a_corrupt_or_absurdly_deep_file_store_reads_as_no_key() -> None:
 
 
 def test_the_file_store_is_private_even_over_a_stale_temp_file_and_a_wide_old_file() -> None:
-    # Issue 12 defect 10: a temp file left by a crash, and a file made 0644
+    # A temp file left by a crash, and a file made 0644
     # by an older version or by hand; the key must still end up 0600.
     folder = secrets._file().parent
     stale = folder / "secrets.json.tmp"

@@ -1,5 +1,5 @@
 """The watchdog that ties a command's process group to the app's life
-(issue 12 defect 1; SIGKILL of the whole app is in ``tests/faults``)."""
+(so no command outlives the app; SIGKILL of the whole app is in ``tests/faults``)."""
 
 from __future__ import annotations
 

@@ -15,7 +15,8 @@ from desktop_agent.testing.fake_tts import FakeStreamingTTS, FakeTTS
 from desktop_agent.ui import i18n
 from desktop_agent.voice import AutoEngine, SpeechNotice
 
-# What edge-tts raised on a machine whose TLS handshake failed (issue 9 §4).
+# What edge-tts raised on a real machine whose TLS handshake failed: a long
+# reason that goes to the log only, never to the user's line.
 SSL_FAILURE = (
     "edge-tts failed: ClientConnectorCertificateError: Cannot connect to host speech.platform.bing.com:443 "
     "ssl:<ssl.SSLContext object at 0x7f3a2c1e5b50> [SSLCertVerificationError: (1, '[SSL: "

@@ -1,4 +1,4 @@
-"""A tool's risk on its card (issue 14): a destructive tool's card is red,
+"""A tool's risk on its card: a destructive tool's card is red,
 says "May change or delete data", and is always-allowed only after a second
 confirmation; an open-world tool says it reaches outside this computer; a
 trusted server's read-only call says why it ran without asking. With

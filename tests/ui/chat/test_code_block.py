@@ -1,4 +1,4 @@
-"""Fenced code in a reply (issue 13): highlighted by Pygments in the
+"""Fenced code in a reply: highlighted by Pygments in the
 theme's colours, its language named, a Copy button that copies the code
 exactly as written."""
 

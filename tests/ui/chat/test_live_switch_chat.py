@@ -1,5 +1,5 @@
 """A language switch reaches the whole chat column and the status bar
-(issue 13): pending and finished tool cards (an auto-approved one keeps
+at once: pending and finished tool cards (an auto-approved one keeps
 saying who approved it), message actions, code blocks, a visual card, a
 form, system lines and the MCP servers' captions say the app's words in
 the new language, both ways; what the user and the model wrote stays. And

@@ -1,4 +1,4 @@
-"""Message actions (issue 13): Copy on a message, Regenerate the last reply,
+"""Message actions: Copy on a message, Regenerate the last reply,
 Edit and resend the user's last message. The real window over the scripted
 LLM server: what the server is asked and what the history keeps."""
 

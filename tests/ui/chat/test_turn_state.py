@@ -1,4 +1,5 @@
-"""The system messages of seed 000 §4, each shown once."""
+"""The system messages that say why a turn stopped (interrupted, rejected,
+approval timed out), each shown once."""
 
 from __future__ import annotations
 

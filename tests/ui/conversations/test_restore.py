@@ -1,4 +1,4 @@
-"""Faithful restore (issue 14): every kind of display event, shown live
+"""Faithful restore: every kind of display event, shown live
 through a TurnView (recorded on the way, as a turn records it) and then
 restored from the recorded log into a fresh chat, gives the same widgets —
 and, on screen, pixel-similar cards (tests/artifacts/restore_compare.png)."""

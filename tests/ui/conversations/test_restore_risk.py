@@ -1,4 +1,4 @@
-"""A restored tool card keeps its risk marks and who approved it (issue 14):
+"""A restored tool card keeps its risk marks and who approved it:
 the display log keeps each tool's server and risk hints (``_tool``) and who
 auto-approved a call (``by``), and each turn how long an approval waited
 (``approval_timeout_s``), so the restored card is the live one even once

@@ -1,4 +1,4 @@
-"""Jumping to a search hit far back in a long conversation (issue 14) draws a
+"""Jumping to a search hit far back in a long conversation draws a
 window around it, not everything after it: about ``RESTORE_EVENTS`` events
 from the hit's turn, then "Show N later messages", which draws the rest a
 window per event-loop pass, in order. A message sent after such a jump goes

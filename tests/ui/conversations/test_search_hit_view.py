@@ -1,4 +1,4 @@
-"""Opening a search hit (issue 14): the message holding the match is shown
+"""Opening a search hit: the message holding the match is shown
 whole (centred, or from its top when taller than the view) once the drawn
 messages have settled their heights, and marked for a moment; titles and
 snippets show plain words, not Markdown. Screenshot:

@@ -1,4 +1,4 @@
-"""The conversations sidebar (issue 14): every conversation newest first,
+"""The conversations sidebar: every conversation newest first,
 Ctrl+B, switching (refused while a turn runs), search across conversations
 in English and Chinese, delete with undo, rename, export and import.
 Screenshots: tests/artifacts/sidebar_search_en.png and _zh.png."""

@@ -1,5 +1,5 @@
 """The sidebar's rename, export and import through their real dialogs
-(issue 14): a row's context menu is opened with a right click and its
+as a user meets them: a row's context menu is opened with a right click and its
 actions are clicked; the dialogs are found as the window's modal widget
 and typed into; cancel changes nothing; a bad file says what was wrong in
 one translated line and loses nothing. Screenshot:

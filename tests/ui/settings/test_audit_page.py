@@ -1,4 +1,4 @@
-"""Settings → Approval history (issue 14), built directly as the Settings
+"""Settings → Approval history, built directly as the Settings
 dialog will hold it: the records of the audit file, newest first, filtered
 by tool, server, decision and date, exported as CSV; screenshots in English
 and Chinese (tests/artifacts/audit_history_*.png)."""

@@ -1,4 +1,4 @@
-"""The Approval history page reads its file off the GUI thread (issue 14):
+"""The Approval history page reads its file off the GUI thread:
 with the qasync loop running a reload returns at once and says "Loading…",
 a later reload overtakes an earlier one, a large file does not stall the
 loop, and a later reload parses only what was appended (or everything

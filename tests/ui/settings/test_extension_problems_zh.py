@@ -1,5 +1,5 @@
-"""Why a skill or hook is not used, in Chinese (issue 13: every visible
-string translated): each kind of problem, made on disk, scanned and shown
+"""Why a skill or hook is not used, in Chinese (every visible string is
+translated): each kind of problem, made on disk, scanned and shown
 on its Settings page, reads in Chinese but for the SKILL.md / hooks.json
 keywords and the values it quotes, while the English warning (log,
 headless mode) stays word for word what it was."""

@@ -1,4 +1,4 @@
-"""Settings → Tools, issue 13 QA: importing a Claude Desktop / Cursor file
+"""Settings → Tools: importing a Claude Desktop / Cursor file
 with names those hosts allow, every servers-file problem said in the
 window's language, the Import dialog opening where those files live, a
 ready server's tools in its tooltip, and the "restarting" note giving way

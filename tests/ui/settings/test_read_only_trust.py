@@ -1,4 +1,4 @@
-"""Trusting a server's read-only tools (issue 14), end to end in the
+"""Trusting a server's read-only tools, end to end in the
 window's own path: the controller's auto-approval asks core's rule, the
 call runs without asking but still gets its card (marked "read-only,
 allowed by your setting") and its audit record; a tool of the same server

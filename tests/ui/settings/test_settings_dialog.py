@@ -119,6 +119,6 @@ def test_a_bad_endpoint_is_named_and_nothing_is_saved(dialog: SettingsDialog, qt
     with qtbot.assert_not_emitted(dialog.saved):
         dialog.buttons.accepted.emit()
     assert dialog.error.isVisibleTo(dialog)
-    # Words a person understands (issue 13), also under the field as it is typed.
+    # Words a person understands, also under the field as it is typed.
     assert dialog.error.text() == "The address must start with http:// or https://"
     assert dialog.model_page.address_note.text() == dialog.error.text()

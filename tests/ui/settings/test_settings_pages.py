@@ -1,4 +1,4 @@
-"""The Settings dialog's pages (issue 13) with real widgets: the Model page
+"""The Settings dialog's pages with real widgets: the Model page
 against a scripted endpoint on loopback, the Tools page against the real
 services (servers file written, engine reloaded), the Appearance page
 switching the language of what is open, and Ctrl+, opening it all."""
@@ -171,7 +171,7 @@ async def test_servers_added_edited_switched_off_and_removed_run_at_once(
     assert saved == {"mcpServers": {"gated": {**entry, "env": {"GREETING": "hi"}}}, "max_sandboxes": 3}
     await _until(lambda: page.server_lines() == ["gated — ready · 2 tools"])
     assert services.router.lookup("greet") is not None  # the running app has its tools
-    # The server can be trusted for its read-only tools from here (issue 14), off by default.
+    # The server can be trusted for its read-only tools from here, off by default.
     assert list(page.trust.boxes) == ["gated"] and not page.trust.boxes["gated"].isChecked()
     page.trust.boxes["gated"].setChecked(True)
     assert page.apply_to(Settings()).trusted_read_only_servers == ("gated",)

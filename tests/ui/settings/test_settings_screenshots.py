@@ -1,4 +1,4 @@
-"""Screenshots of every Settings page and the MCP server editor (issue 13),
+"""Screenshots of every Settings page and the MCP server editor,
 in English and Chinese, saved to tests/artifacts/ and checked for what they
 show: settings_{model,voice,tools,skills,appearance}_{en,zh}.png and
 mcp_editor_{en,zh}.png."""

@@ -1,4 +1,4 @@
-"""The Settings dialog's speech-input options (issue 11): how a push-to-talk
+"""The Settings dialog's speech-input options: how a push-to-talk
 transcript is sent, and barge-in with its onset and its minimum words."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Every visible string of the Settings dialog is worded for a person, in
-the current language (issue 13 QA): no raw engine keys ("edge", "none"),
+the current language: no raw engine keys ("edge", "none"),
 no English storage note in the Chinese UI, one message for a bad address,
 and the approval history's headers whole at the dialog's default size
 (tests/artifacts/settings_audit_{en,zh}.png)."""

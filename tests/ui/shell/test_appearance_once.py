@@ -1,4 +1,4 @@
-"""Settings → Appearance applies the language and the theme once (issue 13):
+"""Settings → Appearance applies the language and the theme once:
 the live switch applies them, and the Save after it finds them applied
 (Qt's catalogue is not read again, the window not walked again); a Save
 that changes them still applies them. One retranslate reaches the whole

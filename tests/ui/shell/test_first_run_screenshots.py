@@ -1,4 +1,4 @@
-"""Screenshots of issue 13's first run and chat, in English and Chinese (and
+"""Screenshots of the first run and chat, in English and Chinese (and
 the code block in the dark theme), saved to tests/artifacts/ and checked for
 what they must show: the welcome's words, buttons and place; a reply's
 highlighted code block with its language and Copy button, Chinese text and

@@ -256,7 +256,7 @@ def _describe(widget: Any) -> tuple[str, str]:
 
 
 def test_a_restored_conversation_without_a_display_log_shows_cards_not_raw_lines(window: MainWindow) -> None:
-    # Issue 14: an older conversation (history only) still restores as cards.
+    # An older conversation (history only, no display log) still restores as cards.
     deps = offline_deps()
     deps.conversation.history.extend(HISTORY)
     window.attach(deps)

@@ -1,4 +1,4 @@
-"""Qt's own words follow the app's language (issue 13: every visible string
+"""Qt's own words follow the app's language (every visible string is
 translated): standard buttons and a text field's context menu."""
 
 from __future__ import annotations

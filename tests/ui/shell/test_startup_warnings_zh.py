@@ -1,5 +1,5 @@
-"""The start-up and runtime warnings in Chinese (issue 13: every visible
-string translated, the system lines included): each file set aside, each
+"""The start-up and runtime warnings in Chinese (every visible string is
+translated, the system lines included): each file set aside, each
 broken skill or hooks file and each hidden tool reads in Chinese in the
 window but for file names, keywords and the values it quotes, while the
 English line (log, headless mode) stays word for word what it was."""

@@ -1,4 +1,4 @@
-"""The welcome an empty conversation shows (issue 13, first run): what the
+"""The welcome an empty conversation shows (also at the first run): what the
 app is, the demo model's line and Connect a model, example prompts that
 send themselves. Real window, offline demo model, real turns."""
 

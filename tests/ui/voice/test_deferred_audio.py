@@ -1,5 +1,5 @@
-"""The speaker and microphone made at first use (issue 13: QtMultimedia
-stays out of an idle window)."""
+"""The speaker and microphone made at first use (QtMultimedia stays out of
+an idle window)."""
 
 from __future__ import annotations
 

@@ -157,7 +157,7 @@ async def test_a_spoken_yes_approves_the_tool_and_the_card_says_so() -> None:
         audit = window.controller.conversation.approvals.audit = RecordingAuditSink()
         window.hands_free_button.setChecked(True)  # hears "run echo" and sends it
         assert await rig.turns.wait_for(timeout=20) == ("completed",)
-        assert audit.decisions() == [("run_command", "approved", "voice")]  # issue 14
+        assert audit.decisions() == [("run_command", "approved", "voice")]  # the audit says: by voice
         glue = window.voice
         assert glue is not None and glue.voice.mode == "utterance"  # listening again after the reply
         window.hands_free_button.setChecked(False)

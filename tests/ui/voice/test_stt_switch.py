@@ -1,4 +1,4 @@
-"""Speech recognition chosen in Settings and used at once (issue 11): the
+"""Speech recognition chosen in Settings and used at once: the
 Settings row shows only the chosen engine's fields and refuses a bad
 address in one translated line; saving another engine swaps the window's
 recognisers without a restart; choosing a model that is not on disk starts
