@@ -26,7 +26,7 @@ from desktop_agent.core.events import (
     ToolCallInfo,
 )
 from desktop_agent.core.history import NO_TRUNCATE_TOOLS, assistant_tool_calls, tool_message
-from desktop_agent.core.hooks import Hook, drop_once, hook_messages, kept
+from desktop_agent.core.hooks import Hook, HookNote, drop_once, hook_message, hook_notes, persistent
 from desktop_agent.core.json_depth import MAX_ARGUMENT_DEPTH, nests_deeper_than
 from desktop_agent.core.json_types import JSONDict, JSONMapping, JSONObject
 from desktop_agent.core.ports import (
@@ -110,8 +110,8 @@ class AgentClient:
                     yield segment_chunk
             full = parser.full_raw_text
             skip_agent_loop = detect_intent(full) is True
-            before = [] if skip_agent_loop else hook_messages(self.hooks, "before_tool_round")
-            yield RoundEndChunk(0, "planning", kept(before))
+            before = [] if skip_agent_loop else hook_notes(self.hooks, "before_tool_round")
+            yield RoundEndChunk(0, "planning", persistent(before))
             _remove_exact(working, planning)
             if full.strip():
                 working.append({"role": "assistant", "content": full})
@@ -227,15 +227,15 @@ class AgentClient:
         self,
         working: list[JSONDict],
         context_factory: ContextFactory,
-        before: list[JSONDict] | None = None,
+        before: list[HookNote] | None = None,
     ) -> AsyncGenerator[LLMChunk, None]:
-        """``before``: the first round's ``before_tool_round`` hook messages,
+        """``before``: the first round's ``before_tool_round`` hook notes,
         when the caller already handed their persistent part to history."""
         tools = self.router.openai_tools() or None
         if before is None:
-            before = hook_messages(self.hooks, "before_tool_round")
+            before = hook_notes(self.hooks, "before_tool_round")
         for step in range(1, self.max_steps + 1):
-            working.extend(before)
+            working.extend(map(hook_message, before))
             parser = self._parser()
             calls: dict[int, _PendingCall] = {}
             async with aclosing(self._stream_round(working, parser, tools=tools, calls=calls)) as stream:
@@ -265,10 +265,10 @@ class AgentClient:
                 assert result is not None
                 working.append(tool_message(call.id, result.text, is_error=result.is_error))
             # After the round's last tool message, never between two of them.
-            after = hook_messages(self.hooks, "after_tool_result")
-            working.extend(after)
-            before = hook_messages(self.hooks, "before_tool_round") if step < self.max_steps else []
-            yield RoundEndChunk(step, "tools", kept([*after, *before]))
+            after = hook_notes(self.hooks, "after_tool_result")
+            working.extend(map(hook_message, after))
+            before = hook_notes(self.hooks, "before_tool_round") if step < self.max_steps else []
+            yield RoundEndChunk(step, "tools", persistent([*after, *before]))
         yield NoticeChunk(
             "warning", prompts.MAX_STEPS_WARNING.format(steps=self.max_steps), "max_steps"
         )

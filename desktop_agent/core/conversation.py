@@ -24,7 +24,7 @@ from desktop_agent.core.chat_handler import ChatHandler
 from desktop_agent.core.display_log import USER, DisplayRecorder, ToolDescriber, ToolFacts
 from desktop_agent.core.events import TurnOutcome
 from desktop_agent.core.history import HistoryError, check_history, repair_history, truncate_for_send
-from desktop_agent.core.hooks import ONCE_KEY, hook_messages, is_hook, kept
+from desktop_agent.core.hooks import HookNote, hook_message, hook_notes, is_hook, persistent
 from desktop_agent.core.json_types import JSONDict
 from desktop_agent.core.packed_log import PackedLog
 from desktop_agent.core.playback import AutoApprove, PlaybackQueue, PlaybackView
@@ -70,10 +70,10 @@ class Conversation:
         self._session_id: str | None = None
         self._handler_task: asyncio.Task[TurnOutcome] | None = None
         self._queue: PlaybackQueue | None = None
-        self._carried: list[JSONDict] = []
-        """Non-persistent ``after_rejection``/``turn_end`` hook messages of
-        the last turn: sent with the next turn's first request only."""
-        self._carried_before: list[JSONDict] = []
+        self._carried: list[HookNote] = []
+        """Non-persistent ``after_rejection``/``turn_end`` hook notes of the
+        last turn: sent with the next turn's first request only."""
+        self._carried_before: list[HookNote] = []
         """What ``_carried`` was when the last turn started: it comes back
         when that turn is taken back (:meth:`take_back_last_exchange`)."""
 
@@ -142,7 +142,8 @@ class Conversation:
 
     def messages_for(self, user_text: str) -> list[JSONDict]:
         """What the next turn sends: earlier turns truncated, then the user."""
-        return [*truncate_for_send(self.history), *self._carried, {"role": "user", "content": user_text}]
+        carried = map(hook_message, self._carried)
+        return [*truncate_for_send(self.history), *carried, {"role": "user", "content": user_text}]
 
     async def run_turn(
         self,
@@ -161,7 +162,7 @@ class Conversation:
             raise RuntimeError("a turn is already running in this conversation")
         session_id = uuid.uuid4().hex[:12]
         bus = SessionMessageBus(session_id)
-        start = hook_messages(self.agent.hooks, "turn_start")  # after the user's message
+        start = hook_notes(self.agent.hooks, "turn_start")  # after the user's message
         self.events.append({"type": USER, "text": user_text, "approval_timeout_s": self.approval_timeout_s})
         self.events.extend(self._next_turn)
         self._next_turn.clear()
@@ -188,7 +189,7 @@ class Conversation:
             self._handler.handle_chat(
                 session_id,
                 bus,
-                [*self.messages_for(user_text), *start],
+                [*self.messages_for(user_text), *map(hook_message, start)],
                 conversation_id=self.conversation_id,
                 speech=speech,
                 approval_timeout_s=self.approval_timeout_s,
@@ -212,7 +213,7 @@ class Conversation:
                 self.events.pack()
         return outcome
 
-    def _keep(self, user_text: str, queue: PlaybackQueue, start: list[JSONDict]) -> None:
+    def _keep(self, user_text: str, queue: PlaybackQueue, start: list[HookNote]) -> None:
         """Add the turn to the history: the user's text, its persistent
         ``turn_start`` hooks, what the queue consumed (its last unflushed
         text included), then its persistent ``after_rejection`` (when a call
@@ -221,17 +222,17 @@ class Conversation:
         that fails the history check is repaired (and the reason logged),
         never dropped."""
         queue.history.flush()
-        turn = [{"role": "user", "content": user_text}, *kept(start), *queue.history.messages]
+        turn = [{"role": "user", "content": user_text}, *map(hook_message, persistent(start)), *queue.history.messages]
         try:
             check_history(turn)
         except HistoryError as exc:
             log.warning("conversation %s: the turn's history was repaired: %s", self.conversation_id, exc)
             turn = repair_history(turn)
         hooks = self.agent.hooks
-        end = hook_messages(hooks, "after_rejection") if queue.history.rejected else []
-        end += hook_messages(hooks, "turn_end")
-        turn.extend(kept(end))
-        self._carried = [m for m in end if ONCE_KEY in m]
+        end = hook_notes(hooks, "after_rejection") if queue.history.rejected else []
+        end += hook_notes(hooks, "turn_end")
+        turn.extend(map(hook_message, persistent(end)))
+        self._carried = [note for note in end if not note.persistent]
         self.history.extend(turn)
 
     def interrupt(self) -> bool:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from desktop_agent.core.json_types import JSONDict
+from desktop_agent.core.hooks import HookNote
 from desktop_agent.core.messages import FormRequestMessage, NoticeCode, RoundKind, ToolCallState
 from desktop_agent.core.ports import ToolResult
 from desktop_agent.core.stream_parser import Segment
@@ -46,8 +46,8 @@ class ToolCallChunk:
 class RoundEndChunk:
     round: int
     kind: RoundKind
-    hooks: tuple[JSONDict, ...] = ()
-    """Persistent hook messages inserted after this round (``core/hooks.py``):
+    hooks: tuple[HookNote, ...] = ()
+    """Persistent hook notes inserted after this round (``core/hooks.py``):
     history records them right after the round's own messages."""
     type: Literal["round_end"] = "round_end"
 

@@ -8,8 +8,9 @@ the playback queue actually consumed.
 - a rejected or interrupted call becomes a ``tool`` message with the reason
   (partial result first);
 - content never shown never enters history;
-- persistent hook messages (``_hook``) that the agent inserted after a
-  round come with its ``round_end`` and follow that round's messages.
+- persistent hook notes that the agent inserted after a round come with
+  its ``round_end`` and follow that round's messages (as marked messages,
+  :func:`~desktop_agent.core.hooks.hook_message`).
 
 Invariant (:func:`check_history`): every ``tool_calls`` id is answered by
 exactly one following ``tool`` message.
@@ -25,6 +26,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import assert_never
 
+from desktop_agent.core.hooks import hook_message
 from desktop_agent.core.json_depth import MAX_ARGUMENT_DEPTH, nests_deeper_than
 from desktop_agent.core.json_types import JSONDict, JSONMapping, JSONReadable, JSONValue, as_list, as_object
 from desktop_agent.core.messages import (
@@ -126,7 +128,7 @@ class HistoryRecorder:
                 self.flush()
                 # Persistent hooks inserted after this round (seed §7: a hook
                 # segment flushes the text, then is stored, never shown).
-                self.messages.extend(dict(hook) for hook in message.hooks)
+                self.messages.extend(hook_message(note) for note in message.hooks)
             case InterruptedMessage() | TurnEndMessage():
                 self.flush()
             case (

@@ -1,4 +1,4 @@
-"""Prompt hooks at the checkpoints of a turn (contracts §9, seed: HookManager).
+"""Prompt hooks at the checkpoints of a turn (contracts §9).
 
 Pure: the hooks arrive already loaded (``hooks_engine`` reads the files at
 start-up, off the event loop); this module only says which messages a
@@ -7,11 +7,14 @@ checkpoint adds and how long each one lives.
 - The hooks of one checkpoint are merged per ``(role, persistent)`` into one
   message, their prompts joined by a blank line, in file order (the groups
   in the order their first hook appears).
-- A persistent message carries ``"_hook": "<names>"``: it stays in the
-  working messages and in the canonical history, and no chat view shows it.
-- A non-persistent message carries ``"_hook_once": "<names>"`` instead: it
-  lives for exactly one request — :func:`drop_once` removes it as soon as
-  the request that carried it was sent — and never enters history.
+- Each merged group is a :class:`HookNote`. A persistent one stays in the
+  working messages and in the canonical history, and no chat view shows it;
+  one that is not lives for exactly one request — :func:`drop_once` removes
+  it as soon as the request that carried it was sent — and never enters
+  history.
+- In a message list (the agent's working messages, the saved history) a
+  note is a message marked ``"_hook": "<names>"`` (persistent) or
+  ``"_hook_once": "<names>"``, written by :func:`hook_message` alone.
 
 The wire normalizer (``core/wire.py``) sends only the wire keys, so neither
 marker reaches a server.
@@ -19,8 +22,8 @@ marker reaches a server.
 Who inserts what: the conversation (``core/conversation.py``) owns the
 checkpoints at the edges of a turn (``turn_start``, ``after_rejection``,
 ``turn_end``); the agent (``core/agent.py``) the ones inside it
-(``before_tool_round``, ``after_tool_result``), and hands the persistent ones
-to history on the ``round_end`` after which they were inserted.
+(``before_tool_round``, ``after_tool_result``), and hands the persistent
+notes to history on the ``round_end`` after which they were inserted.
 """
 
 from __future__ import annotations
@@ -68,24 +71,34 @@ class HookNote:
     persistent: bool
 
 
-def hook_messages(hooks: Iterable[Hook], checkpoint: Checkpoint) -> list[JSONDict]:
-    """The messages ``checkpoint`` adds: one per ``(role, persistent)``, in
+def hook_notes(hooks: Iterable[Hook], checkpoint: Checkpoint) -> list[HookNote]:
+    """What ``checkpoint`` adds: one note per ``(role, persistent)``, in
     file order; empty when no hook is at this checkpoint."""
-    groups: dict[tuple[str, bool], list[Hook]] = {}
+    groups: dict[tuple[HookRole, bool], list[Hook]] = {}
     for hook in hooks:
         if hook.checkpoint == checkpoint:
             groups.setdefault((hook.role, hook.persistent), []).append(hook)
-    out: list[JSONDict] = []
-    for (role, persistent), members in groups.items():
-        names = ", ".join(h.name for h in members)
-        content = "\n\n".join(h.prompt.strip() for h in members)
-        out.append({"role": role, "content": content, HOOK_KEY if persistent else ONCE_KEY: names})
-    return out
+    return [
+        HookNote(role, "\n\n".join(h.prompt.strip() for h in members), ", ".join(h.name for h in members), persistent)
+        for (role, persistent), members in groups.items()
+    ]
 
 
-def kept(messages: Iterable[Mapping[str, object]]) -> tuple[JSONDict, ...]:
-    """Copies of the persistent ones among ``messages`` (for history)."""
-    return tuple(dict(m) for m in messages if HOOK_KEY in m)
+def hook_message(note: HookNote) -> JSONDict:
+    """The note as a message of the agent's working list and of the saved
+    history: the one place its marker key (:data:`HOOK_KEY` or
+    :data:`ONCE_KEY`) is written."""
+    return {"role": note.role, "content": note.content, HOOK_KEY if note.persistent else ONCE_KEY: note.names}
+
+
+def hook_messages(hooks: Iterable[Hook], checkpoint: Checkpoint) -> list[JSONDict]:
+    """The messages ``checkpoint`` adds (:func:`hook_notes` as messages)."""
+    return [hook_message(note) for note in hook_notes(hooks, checkpoint)]
+
+
+def persistent(notes: Iterable[HookNote]) -> tuple[HookNote, ...]:
+    """The notes that stay in history."""
+    return tuple(note for note in notes if note.persistent)
 
 
 def drop_once(messages: MutableSequence[JSONDict]) -> None:

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, fields
 from typing import ClassVar, Literal
 
 from desktop_agent.core.forms import FormQuestion
+from desktop_agent.core.hooks import HookNote
 from desktop_agent.core.json_types import JSONDict, JSONMapping, JSONReadable
 from desktop_agent.core.speech_stream import SpeechStream
 
@@ -231,8 +232,8 @@ class RoundEndMessage:
     round: int
     """0 = planning."""
     kind: RoundKind
-    hooks: tuple[JSONDict, ...] = ()
-    """Persistent hook messages the agent inserted after this round, for
+    hooks: tuple[HookNote, ...] = ()
+    """Persistent hook notes the agent inserted after this round, for
     history only (``core/hooks.py``); in-process only, never shown."""
     type: Literal["round_end"] = "round_end"
     _LOCAL: ClassVar[frozenset[str]] = frozenset({"hooks"})
