@@ -8,15 +8,19 @@ from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from desktop_agent.core.json_types import JSONDict
+from desktop_agent.core.messages import (
+    Card,
+    FormRequestMessage,
+    ImageContent,
+    InterruptReason,
+    LLMErrorCode,
+    OutputStream,
+)
 from desktop_agent.core.risk import ToolAnnotations
 from desktop_agent.core.speech_stream import SpeechStream
-
-if TYPE_CHECKING:  # messages import ports (ImageContent)
-    from desktop_agent.core.messages import Card, FormRequestMessage, InterruptReason, OutputStream
-    from desktop_agent.core.tool_router import ToolRouter
 
 # --------------------------------------------------------------------------- LLM
 
@@ -41,11 +45,6 @@ class ToolCallDelta:
 
 
 LLMDelta = TextDelta | ToolCallDelta
-
-
-LLMErrorCode = Literal[
-    "auth", "connection", "rate_limit", "server", "bad_request", "stream_dropped", "config"
-]
 
 
 class LLMError(Exception):
@@ -116,14 +115,6 @@ class ToolSpec:
 
 
 @dataclass(frozen=True, slots=True)
-class ImageContent:
-    """An image a tool returned; kept for the UI, never sent to the model."""
-
-    mime: str
-    data: bytes
-
-
-@dataclass(frozen=True, slots=True)
 class ToolResult:
     """What a tool returns. ``text`` is what the model sees."""
 
@@ -183,21 +174,6 @@ class SubAgentStopped(Exception):
     def __init__(self, reason: InterruptReason) -> None:
         super().__init__(reason)
         self.reason: InterruptReason = reason
-
-
-class SubAgentHost(Protocol):
-    """What the chat handler lends a running ``sub_agent`` call (through its
-    :class:`ToolContext`, attribute ``sub_agents``): a way to run a nested
-    agent whose tool calls go through the turn's own bus, approvals and
-    cancellation (``core/sub_agent.py``)."""
-
-    async def run_sub_agent(
-        self, parent: ToolContext, task: str, tools: ToolRouter, max_steps: int
-    ) -> ToolResult:
-        """Run the sub-agent to its final answer. Raises
-        :class:`SubAgentStopped` when a nested call was not approved or the
-        turn was interrupted."""
-        ...
 
 
 @runtime_checkable

@@ -92,7 +92,7 @@ SUB_AGENT = "sub_agent"
 
 
 class SubAgentRunner:
-    """Implements :class:`~desktop_agent.core.ports.SubAgentHost` for one turn."""
+    """Implements :class:`~desktop_agent.core.tool_router.SubAgentHost` for one turn."""
 
     def __init__(
         self,

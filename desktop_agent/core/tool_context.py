@@ -30,7 +30,7 @@ from desktop_agent.core.messages import (
     ToolOutputMessage,
     ToolProgressMessage,
 )
-from desktop_agent.core.ports import SubAgentHost
+from desktop_agent.core.tool_router import SubAgentHost
 
 OUTPUT_INTERVAL_S = 0.1
 """At most one ``tool_output`` batch per this many seconds (~10 a second)."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from desktop_agent.core.json_types import JSONDict
 from desktop_agent.core.messages import FormRequestMessage
@@ -104,3 +104,18 @@ class ToolRouter:
 
     def openai_tools(self) -> list[JSONDict]:
         return [spec.to_openai() for spec in self.specs()]
+
+
+class SubAgentHost(Protocol):
+    """What the chat handler lends a running ``sub_agent`` call (through its
+    :class:`ToolContext`, attribute ``sub_agents``): a way to run a nested
+    agent whose tool calls go through the turn's own bus, approvals and
+    cancellation (``core/sub_agent.py``)."""
+
+    async def run_sub_agent(
+        self, parent: ToolContext, task: str, tools: ToolRouter, max_steps: int
+    ) -> ToolResult:
+        """Run the sub-agent to its final answer. Raises
+        :class:`SubAgentStopped` when a nested call was not approved or the
+        turn was interrupted."""
+        ...

@@ -14,7 +14,8 @@ import json
 
 import mcp_types as types
 
-from desktop_agent.core.ports import ImageContent, ToolResult
+from desktop_agent.core.messages import ImageContent
+from desktop_agent.core.ports import ToolResult
 
 
 def to_tool_result(result: types.CallToolResult, *, server: str, tool: str) -> ToolResult:

@@ -11,7 +11,8 @@ import itertools
 from collections.abc import AsyncGenerator, Mapping, Sequence
 from typing import Any
 
-from desktop_agent.core.ports import LLMDelta, LLMError, LLMErrorCode, TextDelta, ToolCallDelta
+from desktop_agent.core.messages import LLMErrorCode
+from desktop_agent.core.ports import LLMDelta, LLMError, TextDelta, ToolCallDelta
 from desktop_agent.testing.scripted_replies import Reply, Script, stream_deltas
 
 _STATUS_CODES: dict[int, LLMErrorCode] = {401: "auth", 403: "auth", 429: "rate_limit", 400: "bad_request", 404: "bad_request"}

@@ -25,12 +25,12 @@ from desktop_agent.core.conversation import Conversation
 from desktop_agent.core.forms import FormManager, FormQuestion
 from desktop_agent.core.messages import (
     FormRequestMessage,
+    ImageContent,
     TextMessage,
     ToolCallMessage,
     ToolCallState,
     ToolRejectedMessage,
 )
-from desktop_agent.core.ports import ImageContent
 from desktop_agent.core.tool_router import ToolRouter
 from desktop_agent.llm.demo import DemoModel
 from desktop_agent.llm.openai_provider import OpenAIProvider

@@ -22,10 +22,10 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from desktop_agent.core.ports import SubAgentHost, Tool, ToolContext, ToolResult, ToolSource, ToolSpec
+from desktop_agent.core.ports import Tool, ToolContext, ToolResult, ToolSource, ToolSpec
 from desktop_agent.core.risk import ToolAnnotations
 from desktop_agent.core.sub_agent import SUB_AGENT
-from desktop_agent.core.tool_router import ToolRouter
+from desktop_agent.core.tool_router import SubAgentHost, ToolRouter
 from desktop_agent.tools.arguments import ArgumentError, NonEmptyStr, parse_arguments, tool_parameters
 
 NAME = SUB_AGENT

@@ -15,13 +15,13 @@ from desktop_agent.core.messages import (
     CardField,
     CardMessage,
     FormRequestMessage,
+    ImageContent,
     TextMessage,
     ToolCallMessage,
     ToolRejectedMessage,
     TurnEndMessage,
     to_json,
 )
-from desktop_agent.core.ports import ImageContent
 
 
 def test_messages_are_numbered_per_session_and_delivered_in_order() -> None:

@@ -17,7 +17,8 @@ import mcp_types as types
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from desktop_agent.core.ports import ImageContent, ToolResult
+from desktop_agent.core.messages import ImageContent
+from desktop_agent.core.ports import ToolResult
 from desktop_agent.core.tool_context import BusToolContext
 from desktop_agent.mcp_engine.calls import run_tool
 from desktop_agent.mcp_engine.connection import ProgressFn, ServerConnection

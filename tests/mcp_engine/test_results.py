@@ -6,7 +6,8 @@ import base64
 
 import mcp_types as types
 
-from desktop_agent.core.ports import ImageContent, ToolResult
+from desktop_agent.core.messages import ImageContent
+from desktop_agent.core.ports import ToolResult
 from desktop_agent.mcp_engine.results import to_tool_result
 
 

@@ -26,12 +26,12 @@ from desktop_agent.core.chat_handler import (
     REASON_TIMEOUT,
 )
 from desktop_agent.core.messages import (
+    ImageContent,
     ToolCallMessage,
     ToolOutputMessage,
     ToolProgressMessage,
     ToolRejectedMessage,
 )
-from desktop_agent.core.ports import ImageContent
 from desktop_agent.core.risk import AutoDecider, ToolAnnotations
 from desktop_agent.core.sub_agent import SUB_AGENT
 

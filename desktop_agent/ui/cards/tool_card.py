@@ -45,7 +45,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_agent.core.ports import ImageContent
+from desktop_agent.core.messages import ImageContent
 from desktop_agent.ui.cards.approval import ApprovalControls
 from desktop_agent.ui.cards.state import (
     ToolCardState,

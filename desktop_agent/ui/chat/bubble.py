@@ -28,9 +28,9 @@ from PySide6.QtGui import QEnterEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 from shiboken6 import isValid
 
+from desktop_agent.ui.chat.action_row import ActionRow
 from desktop_agent.ui.chat.code_block import CodeBlock
 from desktop_agent.ui.chat.markdown_blocks import finished_blocks
-from desktop_agent.ui.chat.message_actions import ActionRow
 from desktop_agent.ui.i18n import Language, keys, text_in, tr
 
 BubbleRole = Literal["user", "assistant", "warning", "error"]

@@ -33,6 +33,8 @@ import httpx2
 from desktop_agent.storage.paths import PRIVATE_DIR, data_dir
 from desktop_agent.voice.stt.download_errors import FailureKind, connection_failure, os_reason
 from desktop_agent.voice.stt.download_errors import ModelDownloadError as ModelDownloadError
+from desktop_agent.voice.stt.model_spec import ModelFile as ModelFile
+from desktop_agent.voice.stt.model_spec import ModelSpec as ModelSpec
 
 log = logging.getLogger(__name__)
 
@@ -44,40 +46,6 @@ rate says little (TCP slow start, a redirect)."""
 NO_DOWNLOADS_ENV = "DESKTOP_AGENT_NO_DOWNLOADS"
 """Set (to anything) to refuse every download from a host other than this
 machine: a test set-up that must never reach the network."""
-
-
-@dataclass(frozen=True)
-class ModelFile:
-    name: str
-    size: int
-    """Bytes, exactly."""
-    sha256: str
-    """Lower-case hex."""
-
-
-@dataclass(frozen=True)
-class ModelSpec:
-    key: str
-    """The model's folder name under the store."""
-    label: str
-    """What a person is told is downloading."""
-    base_url: str
-    """On Hugging Face: a file's URL is ``<base_url>/<name>``; pin a
-    revision, so the checksums hold."""
-    files: tuple[ModelFile, ...]
-    mirrors: tuple[tuple[str, str], ...] = ()
-    """Other sources' base URLs by source name (``modelscope``)."""
-
-    @property
-    def total_size(self) -> int:
-        return sum(f.size for f in self.files)
-
-    def source_url(self, source: str) -> str:
-        """The base URL on a named source; "" where it does not hold the model."""
-        return self.base_url if source == "huggingface" else dict(self.mirrors).get(source, "")
-
-    def url(self, file: ModelFile, base_url: str = "") -> str:
-        return f"{(base_url or self.base_url).rstrip('/')}/{file.name}"
 
 
 SENSEVOICE = ModelSpec(

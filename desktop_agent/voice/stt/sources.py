@@ -5,7 +5,7 @@ Hugging Face is the models' home; ModelScope serves the same files to
 mainland China, where Hugging Face is often out of reach; a custom base URL
 names any other mirror (hf-mirror.com, a file server on the local network).
 Whatever the source, the files are checked against the sizes and SHA-256
-sums the :class:`~desktop_agent.voice.stt.models.ModelSpec` pins, so a
+sums the :class:`~desktop_agent.voice.stt.model_spec.ModelSpec` pins, so a
 mirror that serves something else fails with "checksum mismatch" instead of
 installing it.
 """
@@ -13,13 +13,11 @@ installing it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, cast, get_args
+from typing import Literal, cast, get_args
 from urllib.parse import urlsplit
 
 from desktop_agent.core.ports import STTError
-
-if TYPE_CHECKING:
-    from desktop_agent.voice.stt.models import ModelSpec
+from desktop_agent.voice.stt.model_spec import ModelSpec
 
 SourceName = Literal["huggingface", "modelscope", "custom"]
 SOURCE_NAMES: tuple[str, ...] = get_args(SourceName)

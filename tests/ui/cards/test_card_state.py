@@ -15,12 +15,12 @@ from desktop_agent.core.chat_handler import (
     REASON_TIMEOUT,
 )
 from desktop_agent.core.messages import (
+    ImageContent,
     ToolCallMessage,
     ToolCallState,
     ToolOutputMessage,
     ToolProgressMessage,
 )
-from desktop_agent.core.ports import ImageContent
 from desktop_agent.testing.window_rig import rejected_item, tool_item
 from desktop_agent.ui import i18n
 from desktop_agent.ui.cards.state import (

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QApplication, QLabel
 from pytestqt.qtbot import QtBot
 
 from desktop_agent.core.budget import Budget, cut_result, result_cut
-from desktop_agent.core.ports import ImageContent
+from desktop_agent.core.messages import ImageContent
 from desktop_agent.core.risk import ToolAnnotations
 from desktop_agent.ui.cards.state import Progress, ToolCardState
 from desktop_agent.ui.cards.tool_card import ToolCardWidget

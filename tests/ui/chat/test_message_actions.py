@@ -13,8 +13,8 @@ from pytestqt.qtbot import QtBot
 
 from desktop_agent.testing.scripted_server import text_reply
 from desktop_agent.testing.window_rig import WindowRig, run_on_qasync, scripted_window
+from desktop_agent.ui.chat.action_row import ActionRow
 from desktop_agent.ui.chat.bubble import MessageBubble
-from desktop_agent.ui.chat.message_actions import ActionRow
 
 SCRIPT = [text_reply("Sure.<no_tool>"), text_reply("Five."), text_reply("Sure.<no_tool>"), text_reply("Four.")]
 

@@ -23,13 +23,13 @@ from desktop_agent.core.messages import (
     Card,
     CardField,
     CardMessage,
+    ImageContent,
     InterruptedMessage,
     InterruptReason,
     ToolOutputMessage,
     ToolProgressMessage,
     TurnEndMessage,
 )
-from desktop_agent.core.ports import ImageContent
 from desktop_agent.storage.settings import Settings
 from desktop_agent.testing.window_rig import form_item, offline_deps, rejected_item, text_item, tool_item
 from desktop_agent.ui.cards.form_widget import FormWidget

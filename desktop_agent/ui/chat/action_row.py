@@ -1,0 +1,98 @@
+"""The row of actions under a message: Copy on every message of the user and
+the assistant; Regenerate on the last reply and Edit on the user's last
+message, offered only while no turn runs (``message_actions.ChatActions``
+says which, and does what they mean).
+
+Signals (ActionRow):
+    requested(kind: str)   Regenerate (``regenerate``) or Edit (``edit``) was clicked
+    left()                 the pointer left the row (a floating row may go)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
+from PySide6.QtWidgets import QApplication, QHBoxLayout, QToolButton, QWidget
+
+from desktop_agent.ui.i18n import tr
+
+COPIED_MS = 1500
+
+
+def _button(parent: QWidget) -> QToolButton:
+    """A button of the row; its texts are the row's (``ActionRow._set_texts``)."""
+    button = QToolButton(parent)
+    button.setObjectName("messageAction")
+    button.setAutoRaise(True)
+    button.setCursor(Qt.CursorShape.PointingHandCursor)
+    return button
+
+
+class ActionRow(QWidget):
+    requested = Signal(str)
+    left = Signal()
+
+    def __init__(self, text: Callable[[], str], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("messageActions")
+        self._text = text
+        self._editing = False
+        self.copy_button = _button(self)
+        self._copied = QTimer(self)  # "Copied" goes back to its label (a child timer: it dies with the row)
+        self._copied.setSingleShot(True)
+        self._copied.setInterval(COPIED_MS)
+        self._copied.timeout.connect(self._set_texts)
+        self.regenerate_button = _button(self)
+        self.edit_button = _button(self)
+        self.copy_button.clicked.connect(self.copy)
+        self.regenerate_button.clicked.connect(lambda: self.requested.emit("regenerate"))
+        self.edit_button.clicked.connect(lambda: self.requested.emit("edit"))
+        row = QHBoxLayout(self)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.setSpacing(2)
+        row.addStretch(1)
+        for button in (self.copy_button, self.regenerate_button, self.edit_button):
+            row.addWidget(button)
+        self.offer(regenerate=False, edit=False)  # and the buttons' texts (_set_texts)
+        self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)  # floating, it hides the text below
+        self.set_floating(True)
+
+    def set_floating(self, floating: bool) -> None:
+        """Over the bubble's corner (hover), or a row in it (the last exchange)."""
+        self.setProperty("floating", floating)
+        self.style().unpolish(self)
+        self.style().polish(self)
+
+    def offer(self, *, regenerate: bool, edit: bool, editing: bool = False) -> None:
+        """Which of Regenerate and Edit the row offers now (``editing``:
+        Edit says Cancel edit)."""
+        self.regenerate_button.setVisible(regenerate)
+        self.edit_button.setVisible(edit)
+        self._editing = editing
+        self._set_texts()
+
+    def retranslate(self) -> None:
+        """The buttons' texts again in the current language (a language switch)."""
+        self._set_texts()
+        self.adjustSize()
+
+    def _set_texts(self) -> None:
+        """The buttons' texts and tips as the row is now (Copied for a
+        moment after a copy, Cancel edit while editing), in the current
+        language: at creation, on :meth:`offer` and on :meth:`retranslate`."""
+        self.copy_button.setText(tr("copied") if self._copied.isActive() else tr("msg_copy"))
+        self.copy_button.setToolTip(tr("msg_copy_tip"))
+        self.regenerate_button.setText(tr("msg_regenerate"))
+        self.regenerate_button.setToolTip(tr("msg_regenerate_tip"))
+        self.edit_button.setText(tr("msg_cancel_edit") if self._editing else tr("msg_edit"))
+        self.edit_button.setToolTip(tr("msg_edit_tip"))
+
+    def leaveEvent(self, event: QEvent) -> None:
+        self.left.emit()
+        super().leaveEvent(event)
+
+    def copy(self) -> None:
+        QApplication.clipboard().setText(self._text())
+        self.copy_button.setText(tr("copied"))
+        self._copied.start()
