@@ -419,8 +419,9 @@ async def test_without_a_speaker_a_voiced_reply_never_waits_for_speech() -> None
 
 
 async def test_a_speaker_found_missing_at_the_first_clip_is_said_once_and_nothing_waits_for_it() -> None:
-    # issue 13: the speaker is made at the first clip (QtMultimedia unloaded
-    # until then); finding no device there releases the text like a mute.
+    # The speaker is made at the first clip (QtMultimedia unloaded until
+    # then, so an idle window stays light); finding no device there releases
+    # the text like a mute.
     tts, told = FakeTTS(), []
     rigs: list[Rig] = []
 
