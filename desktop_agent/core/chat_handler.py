@@ -1,57 +1,53 @@
 """ChatHandler: drives one turn's agent generator and pushes bus messages
-(contracts §4, seed 000 §4).
+(contracts §4).
+
+Tool calls go through a :class:`~desktop_agent.core.tool_driver.ToolCallDriver`
+(the same one a sub-agent's calls go through); this module pushes the rest
+(text, rounds, notices), hands speech its sentences, and ends the turn.
 
 Cancellation: ``SessionManager.cancel`` cancels the task running
-:meth:`ChatHandler.handle_chat`. The CancelledError lands wherever the turn
-is — streaming, executing a tool (its subprocess group is killed, its MCP
-request cancelled), or waiting for approval — and the handler turns it into
-``tool_rejected`` (when a tool was active) and ``interrupted``. No task is
-created per chunk, so the streaming hot path stays cheap.
+:meth:`ChatHandler.handle_chat` while the turn streams or executes a tool
+(:class:`~desktop_agent.core.tool_driver.TurnPhase`). The CancelledError
+lands wherever the turn is — streaming, or executing a tool (its subprocess
+group is killed, its MCP request cancelled) — and the driver and handler
+turn it into ``tool_rejected`` (when a tool was active) and ``interrupted``.
+An approval that waits (the main agent's or a sub-agent's) is woken by
+``ApprovalManager.cancel_session`` instead, with the same messages. No task
+is created per chunk, so the streaming hot path stays cheap.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from contextlib import aclosing
-from typing import Any
 
 from desktop_agent.core.agent import AgentClient
 from desktop_agent.core.approval import ApprovalManager
-from desktop_agent.core.audit import request_for
 from desktop_agent.core.bus import SessionMessageBus
-from desktop_agent.core.events import (
-    NoticeChunk,
-    RoundEndChunk,
-    SegmentChunk,
-    ToolCallChunk,
-    ToolCallInfo,
-    TurnOutcome,
-)
+from desktop_agent.core.events import RoundEndChunk, SegmentChunk, TurnOutcome
+from desktop_agent.core.json_types import JSONMapping
 from desktop_agent.core.messages import (
     ErrorMessage,
     InterruptedMessage,
     InterruptReason,
     RoundEndMessage,
     TextMessage,
-    ToolCallMessage,
-    ToolRejectedMessage,
     TurnEndMessage,
     WarningMessage,
 )
-from desktop_agent.core.ports import AnswerTimedOut, SpeechPort, SubAgentStopped
+from desktop_agent.core.ports import SpeechPort
 from desktop_agent.core.rejection import (
     REASON_INTERRUPTED,
     REASON_NO_ANSWER,
     REASON_NOT_RUN,
     REASON_REJECTED,
     REASON_TIMEOUT,
-    rejection_text,
 )
 from desktop_agent.core.session import SessionManager
 from desktop_agent.core.sub_agent import SubAgentRunner
-from desktop_agent.core.tool_context import BusToolContext
+from desktop_agent.core.tool_driver import OtherChunk, ToolCallDriver, TurnPhase, TurnScope, TurnStopped
 
 log = logging.getLogger(__name__)
 
@@ -63,11 +59,6 @@ __all__ = [
     "REASON_TIMEOUT",
     "ChatHandler",
 ]
-
-
-class _Interrupt(Exception):
-    def __init__(self, reason: InterruptReason) -> None:
-        self.reason = reason
 
 
 class ChatHandler:
@@ -82,7 +73,7 @@ class ChatHandler:
         self,
         session_id: str,
         bus: SessionMessageBus,
-        messages: Sequence[Mapping[str, Any]],
+        messages: Sequence[JSONMapping],
         *,
         conversation_id: str = "",
         speech: SpeechPort | None = None,
@@ -95,183 +86,97 @@ class ChatHandler:
         assert task is not None
         if not self.sessions.is_active(session_id):
             self.sessions.start(session_id)
-        phase = "stream"
+        scope = TurnScope(bus, session_id, self.approvals, self.sessions, approval_timeout_s, timer_from_shown)
+        turn = _MainTurn(self.agent, scope, task, conversation_id, speech)
+        self.sessions.add_callback(session_id, turn.on_cancel)
+        return await turn.run(messages)
 
-        def on_cancel(sid: str, _reason: InterruptReason) -> None:
-            # An approval wait is woken by cancel_session; only a turn that is
-            # streaming or executing needs its task cancelled.
-            self.approvals.cancel_session(sid)
-            if phase == "stream":
-                task.cancel()
 
-        self.sessions.add_callback(session_id, on_cancel)
-        # active_tool is private to this coroutine (seed §4): no other
-        # coroutine reads or writes it, so it needs no lock.
-        active: ToolCallInfo | None = None
-        executing = False
-        pending_key: str | None = None
-        segment_ids = 0
-        outcome = TurnOutcome("completed", session_id=session_id)
-        contexts: dict[str, BusToolContext] = {}
+class _MainTurn:
+    """One turn of the main agent; its state is private to :meth:`run`'s
+    coroutine (no other coroutine reads or writes it, so it needs no lock)."""
 
-        def nested_waiting(waiting: bool) -> None:
-            # A sub-agent's approval waits like a main one: an interrupt wakes
-            # it through cancel_session instead of cancelling the task under it.
-            nonlocal phase
-            phase = "approval" if waiting else "stream"
-
+    def __init__(
+        self,
+        agent: AgentClient,
+        scope: TurnScope,
+        task: asyncio.Task[TurnOutcome],
+        conversation_id: str,
+        speech: SpeechPort | None,
+    ) -> None:
+        self._agent = agent
+        self._scope = scope
+        self._task = task
+        self._speech = speech
+        self.phase = TurnPhase.STREAMING
         sub_agents = SubAgentRunner(
-            bus=bus,
-            session_id=session_id,
-            approvals=self.approvals,
-            sessions=self.sessions,
-            llm=lambda: self.agent.llm,
-            approval_timeout_s=approval_timeout_s,
-            timer_from_shown=timer_from_shown,
-            on_waiting=nested_waiting,
-            budget=lambda: self.agent.budget,
+            scope, llm=lambda: agent.llm, on_waiting=self._waiting, budget=lambda: agent.budget
         )
+        self._driver = ToolCallDriver(
+            scope, agent.router, conversation_id=conversation_id, on_waiting=self._waiting,
+            sub_agents=sub_agents,
+        )
+        self._segment_ids = 0
+        self._outcome = TurnOutcome("completed", session_id=scope.session_id)
 
-        def context(tool_call_id: str) -> BusToolContext:
-            ctx = contexts[tool_call_id] = BusToolContext(
-                bus,
-                tool_call_id,
-                conversation_id,
-                answer_timeout_s=approval_timeout_s,
-                sub_agents=sub_agents,
-            )
-            return ctx
+    def on_cancel(self, session_id: str, _reason: InterruptReason) -> None:
+        # An approval wait is woken by cancel_session; only a turn that is
+        # streaming or executing needs its task cancelled.
+        self._scope.approvals.cancel_session(session_id)
+        if self.phase is TurnPhase.STREAMING:
+            self._task.cancel()
 
-        agen = self.agent.chat_stream(messages, context)
+    def _waiting(self, waiting: bool) -> None:
+        self.phase = TurnPhase.AWAITING_APPROVAL if waiting else TurnPhase.STREAMING
+
+    async def run(self, messages: Sequence[JSONMapping]) -> TurnOutcome:
+        scope = self._scope
+        agen = self._agent.chat_stream(messages, self._driver.context)
         try:
             async with aclosing(agen):
                 try:
-                    early = self.sessions.cancel_reason(session_id)
+                    early = scope.sessions.cancel_reason(scope.session_id)
                     if early is not None:
-                        raise _Interrupt(early)
-                    async for chunk in agen:
-                        if isinstance(chunk, SegmentChunk):
-                            segment = chunk.segment
-                            if not segment.text:
-                                continue  # a round of tags only: nothing to show or keep
-                            segment_ids += 1
-                            bus.push(
-                                TextMessage(segment_ids, segment.text, segment.raw_text, segment.voice)
-                            )
-                            if segment.voice and speech is not None and segment.spoken:
-                                speech.submit(segment_ids, segment.spoken)
-                        elif isinstance(chunk, RoundEndChunk):
-                            bus.push(RoundEndMessage(chunk.round, chunk.kind, chunk.hooks))
-                        elif isinstance(chunk, NoticeChunk):
-                            if chunk.level == "error":
-                                bus.push(ErrorMessage(chunk.message, chunk.code))
-                                outcome = TurnOutcome("error", chunk.message, session_id)
-                            else:
-                                bus.push(WarningMessage(chunk.message, chunk.code))
-                        else:
-                            assert isinstance(chunk, ToolCallChunk)
-                            call = chunk.call
-                            if call.state == "start":
-                                self._push_call(bus, call)
-                            elif call.state == "approval_required":
-                                active, executing = call, False
-                                assert call.task_id is not None
-                                # Register before pushing, in the same frame.
-                                routed = self.agent.router.lookup(call.name)
-                                pending_key = self.approvals.register(
-                                    session_id,
-                                    call.task_id,
-                                    request_for(
-                                        call.id, call.name, call.arguments,
-                                        routed,
-                                        conversation_id=conversation_id,
-                                    ),
-                                )
-                                self._push_call(bus, call)
-                                phase = "approval"
-                                approved = await self.approvals.wait(
-                                    pending_key, approval_timeout_s, from_shown=timer_from_shown
-                                )
-                                phase = "stream"
-                                pending_key = None
-                                if not approved:
-                                    reason = self.sessions.cancel_reason(session_id)
-                                    raise _Interrupt(reason or "approval_timeout")
-                            elif call.state == "executing":
-                                active, executing = call, True
-                                self._push_call(bus, call)
-                                if call.follow_up is not None:
-                                    bus.push(call.follow_up)
-                            else:
-                                done = contexts.pop(call.id, None)
-                                if done is not None:
-                                    done.flush_output()  # every line before the result
-                                self._push_call(bus, call)
-                                active, executing = None, False
+                        raise TurnStopped(early)
+                    await self._driver.drive(agen, self._on_chunk)
                 except asyncio.CancelledError:
-                    task.uncancel()
-                    reason = self.sessions.cancel_reason(session_id)
-                    raise _Interrupt(reason or "user") from None
-                except AnswerTimedOut:
-                    raise _Interrupt("approval_timeout") from None
-                except SubAgentStopped as stopped:
-                    # The nested call's tool_rejected is on the bus already;
-                    # the sub_agent call's own follows (active, executing).
-                    raise _Interrupt(stopped.reason) from None
+                    self._task.uncancel()
+                    reason = scope.sessions.cancel_reason(scope.session_id)
+                    raise TurnStopped(reason or "user") from None
                 finally:
-                    phase = "done"
-        except _Interrupt as interrupt:
-            reason = interrupt.reason
-            if active is not None:
-                ctx = contexts.get(active.id) if executing else None
-                self._push_rejected(bus, active, reason, ctx)
-            bus.push(InterruptedMessage(reason))
-            outcome = TurnOutcome(reason, session_id=session_id)
+                    self.phase = TurnPhase.DONE
+        except TurnStopped as stopped:
+            scope.bus.push(InterruptedMessage(stopped.reason))
+            self._outcome = TurnOutcome(stopped.reason, session_id=scope.session_id)
         except Exception as exc:  # the composition boundary of a turn
-            log.exception("turn %s failed", session_id)
-            bus.push(ErrorMessage(f"internal error: {exc}", "internal"))
-            bus.push(InterruptedMessage("error"))
-            outcome = TurnOutcome("error", str(exc), session_id)
+            log.exception("turn %s failed", scope.session_id)
+            scope.bus.push(ErrorMessage(f"internal error: {exc}", "internal"))
+            scope.bus.push(InterruptedMessage("error"))
+            self._outcome = TurnOutcome("error", str(exc), scope.session_id)
         finally:
-            if pending_key is not None:
-                self.approvals.respond(pending_key, False, by="interrupt")
-            if speech is not None:
-                if outcome.status == "completed" or outcome.status == "error":
-                    await speech.drain()
+            self._driver.release()
+            if self._speech is not None:
+                if self._outcome.status == "completed" or self._outcome.status == "error":
+                    await self._speech.drain()
                 else:
-                    speech.cancel()
-            bus.push(TurnEndMessage())
-        return outcome
+                    self._speech.cancel()
+            scope.bus.push(TurnEndMessage())
+        return self._outcome
 
-    @staticmethod
-    def _push_call(bus: SessionMessageBus, call: ToolCallInfo) -> None:
-        result = call.result
-        bus.push(
-            ToolCallMessage(
-                call.state,
-                call.id,
-                call.name,
-                call.arguments,
-                task_id=call.task_id,
-                result=result.text if result is not None else None,
-                is_error=result.is_error if result is not None else None,
-                images=result.images if result is not None else (),
-            )
-        )
-
-    @staticmethod
-    def _push_rejected(
-        bus: SessionMessageBus,
-        call: ToolCallInfo,
-        reason: InterruptReason,
-        executing: BusToolContext | None,
-    ) -> None:
-        """``executing``: the context of the call when it was running.
-        Synchronous, so reading its partial output cannot interleave with
-        the tool's writer."""
-        text = rejection_text(reason, executing=executing is not None)
-        partial = None
-        if executing is not None:
-            executing.flush_output()
-            partial = executing.partial.snapshot()
-        bus.push(ToolRejectedMessage(call.id, call.name, call.arguments, text, partial))
+    def _on_chunk(self, chunk: OtherChunk) -> None:
+        bus = self._scope.bus
+        if isinstance(chunk, SegmentChunk):
+            segment = chunk.segment
+            if not segment.text:
+                return  # a round of tags only: nothing to show or keep
+            self._segment_ids += 1
+            bus.push(TextMessage(self._segment_ids, segment.text, segment.raw_text, segment.voice))
+            if segment.voice and self._speech is not None and segment.spoken:
+                self._speech.submit(self._segment_ids, segment.spoken)
+        elif isinstance(chunk, RoundEndChunk):
+            bus.push(RoundEndMessage(chunk.round, chunk.kind, chunk.hooks))
+        elif chunk.level == "error":
+            bus.push(ErrorMessage(chunk.message, chunk.code))
+            self._outcome = TurnOutcome("error", chunk.message, self._scope.session_id)
+        else:
+            bus.push(WarningMessage(chunk.message, chunk.code))
