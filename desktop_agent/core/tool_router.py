@@ -26,7 +26,9 @@ class RoutedTool:
     builtin: Tool | None = None
     source: ToolSource | None = None
     redactor: Redactor | None = None
-    """The app's secrets, replaced in everything the tool reports (issue 12)."""
+    """The app's secrets, replaced in everything the tool reports (its
+    output, progress, partial output and result), so no key reaches the
+    bus, the model or the saved conversation through a tool."""
 
     @property
     def skip_approval(self) -> bool:
@@ -90,8 +92,9 @@ class ToolRouter:
         return self._routes()[0].get(name)
 
     def annotations(self, name: str) -> ToolAnnotations | None:
-        """What the tool called ``name`` says of its risk (issue 14); None
-        when it says nothing or there is no such tool."""
+        """What the tool called ``name`` says of its risk (who may approve
+        it without asking); None when it says nothing or there is no such
+        tool."""
         routed = self.lookup(name)
         return routed.spec.annotations if routed is not None else None
 
