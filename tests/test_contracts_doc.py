@@ -105,6 +105,7 @@ _OUTSIDE_CITATIONS = {
     "an issue number": re.compile(r"\bissues? ?#?\d+|\(#\d+\)", re.IGNORECASE),
     "the seed documents": re.compile(r"(?<!\{)\bseed(?:s|'s)?\b(?!\})", re.IGNORECASE),
     "the design document outside the repository": re.compile(r"\bDESIGN\b"),
+    "the stack or style notes outside the repository": re.compile(r"\b(?:STACK|STYLE)\.md\b"),
 }
 _COMMENT_TREES = ("desktop_agent", "tests", "benchmarks", "scripts")
 
@@ -127,6 +128,7 @@ CITATIONS_NOT_REWRITTEN_YET = frozenset({
     "desktop_agent/storage/conversation_schema.py",
     "desktop_agent/storage/conversations.py",
     "desktop_agent/storage/set_aside.py",
+    "desktop_agent/testing/window_rig.py",
     "desktop_agent/ui/chat/chat_view.py",
     "desktop_agent/ui/chat/turn_view.py",
     "desktop_agent/ui/conversations/glue.py",

@@ -5,7 +5,7 @@ done (actions), how it is set up (config) and where it stands (state).
 actions; the window's adapter (``ui/voice/speech_input.py``) feeds it what the
 microphone, the recognisers, the turn and the cards do, and performs what it
 returns. Both sides are frozen dataclasses with a ``type`` tag (what flows is
-data, STYLE.md), so a test compares whole action lists.
+data), so a test compares whole action lists.
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """Request checks that make the scripted server refuse what strict servers
-refuse (STACK.md "Strict servers"), with their exact error texts.
+refuse (Qwen and Gemma chat templates in llama.cpp and Ollama, Mistral in
+vLLM: contracts §2a), with their exact error texts.
 
 Give one to :class:`~desktop_agent.testing.scripted_server.ScriptedLLMServer`
 as ``refuse``: it answers 400 with the check's message instead of the next

@@ -1,5 +1,5 @@
 """An :class:`~desktop_agent.core.ports.AudioInput` fed by WAV files: no
-audio input device exists on the test machines (STACK.md "Speech input").
+audio input device exists on the test machines.
 
 It pushes 30 ms frames of 16 kHz mono PCM from the running asyncio loop, at
 real pace (``speed=1``) or faster, then silence (a microphone never stops

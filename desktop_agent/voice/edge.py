@@ -1,7 +1,7 @@
 """edge-tts adapter: Microsoft's online neural voices, streamed as MP3.
 
 Offline, edge-tts fails at once (DNS); on a stalled network it can hang past
-its own connect/receive timeouts (STACK.md "Speech"), so every call is also
+its own connect/receive timeouts (seen here), so every call is also
 wrapped in ``asyncio.timeout``. Everything it raises becomes a one-line
 :class:`TTSError`; cancellation passes through untouched.
 """

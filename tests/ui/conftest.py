@@ -2,7 +2,8 @@
 
 --- audio sink (voice helper) -------------------------------------------------
 ``pytest_asyncio_loop_factories`` makes every *async* test under tests/ui run
-on a qasync loop sharing pytest-qt's QApplication (STACK.md "pytest"), so
+on a qasync loop sharing pytest-qt's QApplication (pytest-asyncio 1.x has
+no ``event_loop`` fixture; this hook is its way), so
 coroutines that wait on Qt signals (QtAudioSink.play) work. Synchronous widget
 tests are unaffected: they use plain qtbot and never see this loop.
 -------------------------------------------------------------------------------
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
 
 
 def _qasync_loop() -> asyncio.AbstractEventLoop:
-    import qasync  # after PySide6 (STACK.md "qasync")
+    import qasync  # after PySide6: qasync picks the Qt binding already imported
 
     app = QApplication.instance() or QApplication([])
     loop: asyncio.AbstractEventLoop = qasync.QEventLoop(app)

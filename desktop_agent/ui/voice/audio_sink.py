@@ -1,8 +1,8 @@
 """QtAudioSink: the window's speaker, one clip at a time, via QMediaPlayer.
 
 The playback queue (core) decides what plays when; this only plays. Facts it
-relies on (STACK.md "Qt"): without a sound device QMediaPlayer still plays
-in real time and reports ``EndOfMedia`` on time, so the queue keeps
+relies on (seen on the test machines): without a sound device QMediaPlayer
+still plays in real time and reports ``EndOfMedia`` on time, so the queue keeps
 advancing; bad bytes give ``InvalidMedia`` + ``errorOccurred`` at once; a
 stale ``LoadedMedia`` arrives before the end, so only ``EndOfMedia`` and
 ``InvalidMedia`` (or an error) end a clip. Handlers read the player's
@@ -25,7 +25,7 @@ Streamed speech (:meth:`QtAudioSink.play_stream`) goes to a
 ``QAudioSink`` in push mode instead: each PCM chunk is written to the device
 as the engine produces it, as fast as the device's buffer takes it, so the
 first samples sound before synthesis ends. A ``QAudioSink`` cannot open
-without an output device (STACK.md: it "simply fails"); then the stream is
+without an output device (it simply fails); then the stream is
 awaited and played whole through the player, as before.
 
 Which output: ``device`` (a function, asked at every clip) names the

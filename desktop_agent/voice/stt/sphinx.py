@@ -3,7 +3,7 @@ ships (no download).
 
 Two modes. ``dictation`` uses the wheel's language model: weak on synthetic
 speech (espeak-ng's "no" comes back "oh" or "um", "what time is it" as
-"well i"; STACK.md "Speech input"), usable for short clear commands.
+"well i"), usable for short clear commands.
 ``answer`` decodes against a one-word JSGF grammar of approval answers, so
 "no" cannot turn into "oh": what it hears is one of :data:`ANSWER_WORDS`,
 or nothing. Only strong words are in it: with "sure" or "okay" in the

@@ -2,7 +2,7 @@
 faster-whisper (CTranslate2, int8 on the CPU), its model downloaded on
 first use (:mod:`.whisper_models`) or taken from a folder on disk.
 
-Measured on this project's speech fixtures (STACK.md, 2026-12-01): Whisper
+Measured on this project's speech fixtures (2026-12-01): Whisper
 base hears Mandarin and English, and a sentence mixing both, from one model;
 beam search (5) where greedy decoding lost a quarter of the words; about
 half of its Chinese comes back in traditional characters, so every result

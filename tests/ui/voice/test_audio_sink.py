@@ -1,5 +1,6 @@
 """QtAudioSink with the real QMediaPlayer, offscreen and without a sound
-device, on short generated clips played at 8x (STACK.md "Qt").
+device (where QMediaPlayer still plays in real time and reports the end of
+each clip), on short generated clips played at 8x.
 
 Async tests here run on a qasync loop (tests/ui/conftest.py)."""
 
@@ -210,7 +211,7 @@ needs_device = pytest.mark.skipif(no_output_reason() is not None, reason="no aud
 
 @needs_no_device
 async def test_without_an_output_device_a_stream_plays_whole_once_finished(sink: QtAudioSink) -> None:
-    # No sound device here (STACK.md): QAudioSink cannot open, so the sink
+    # No sound device here: QAudioSink cannot open, so the sink
     # waits for the end of the stream and plays it through the player.
     events = record(sink)
     stream = tone_stream(0.4)
