@@ -18,6 +18,8 @@ echo "== ruff (includes the rule that keeps Qt and network libraries out of core
 echo "== mypy --strict desktop_agent tests"
 .venv/bin/mypy desktop_agent
 .venv/bin/mypy --explicit-package-bases tests
+echo "== lint-imports (the layers, no import circles: [tool.importlinter] in pyproject.toml)"
+.venv/bin/lint-imports --no-cache
 echo "== pytest"
 status=0
 # Two workers (a Qt application each), a whole file per worker: most tests
