@@ -130,6 +130,7 @@ CITATIONS_NOT_REWRITTEN_YET = frozenset({
     "desktop_agent/storage/set_aside.py",
     "desktop_agent/testing/window_rig.py",
     "desktop_agent/ui/chat/chat_view.py",
+    "desktop_agent/ui/chat/turn_controller.py",
     "desktop_agent/ui/chat/turn_view.py",
     "desktop_agent/ui/conversations/glue.py",
     "desktop_agent/ui/conversations/restore.py",
