@@ -119,7 +119,6 @@ CITATIONS_NOT_REWRITTEN_YET = frozenset({
     "desktop_agent/core/history.py",
     "desktop_agent/core/ports.py",
     "desktop_agent/core/redaction.py",
-    "desktop_agent/core/tool_router.py",
     "desktop_agent/core/wire.py",
     "desktop_agent/self_test.py",
     "desktop_agent/services.py",
