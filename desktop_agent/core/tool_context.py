@@ -20,9 +20,9 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
-from typing import Any
 
 from desktop_agent.core.bus import SessionMessageBus
+from desktop_agent.core.json_types import JSONObject, JSONValue
 from desktop_agent.core.messages import (
     Card,
     CardMessage,
@@ -40,15 +40,16 @@ OPEN_LINE_MAX_CHARS = 4096
 
 
 class PartialOutput:
-    """Named pieces of a running tool's output (``stdout``, ``progress``…)."""
+    """Named pieces of a running tool's output (``stdout``, ``progress``…):
+    JSON, since they become ``tool_rejected.partial_result`` on the bus."""
 
     def __init__(self) -> None:
-        self._fields: dict[str, Any] = {}
+        self._fields: JSONObject = {}
 
-    def set(self, key: str, value: Any) -> None:
+    def set(self, key: str, value: JSONValue) -> None:
         self._fields[key] = value
 
-    def snapshot(self) -> dict[str, Any] | None:
+    def snapshot(self) -> JSONObject | None:
         """A copy of what was recorded, or None when nothing was."""
         return dict(self._fields) if self._fields else None
 
@@ -97,7 +98,7 @@ class BusToolContext:
     def answer_timeout_s(self) -> float | None:
         return self._answer_timeout_s
 
-    def set_partial(self, key: str, value: Any) -> None:
+    def set_partial(self, key: str, value: JSONValue) -> None:
         self.partial.set(key, value)
 
     def progress(self, progress: float, total: float | None, message: str | None) -> None:

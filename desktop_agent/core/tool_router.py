@@ -7,11 +7,11 @@ reported by :meth:`ToolRouter.shadowed`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
-from desktop_agent.core.json_types import JSONDict
+from desktop_agent.core.json_types import JSONDict, JSONMapping
 from desktop_agent.core.messages import FormRequestMessage
 from desktop_agent.core.ports import Tool, ToolContext, ToolResult, ToolSource, ToolSpec
 from desktop_agent.core.redaction import RedactingContext, Redactor
@@ -36,7 +36,7 @@ class RoutedTool:
         return self.builtin is not None and self.spec.skip_approval
 
     def post_executing(
-        self, tool_call_id: str, arguments: Mapping[str, Any]
+        self, tool_call_id: str, arguments: JSONMapping
     ) -> FormRequestMessage | None:
         hook = getattr(self.builtin, "on_post_executing", None)
         if hook is None:
@@ -44,7 +44,7 @@ class RoutedTool:
         result: FormRequestMessage | None = hook(tool_call_id, arguments)
         return result
 
-    async def run(self, arguments: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
+    async def run(self, arguments: JSONMapping, ctx: ToolContext) -> ToolResult:
         if self.redactor is None:
             return await self._run(arguments, ctx)
         redacting = RedactingContext(ctx, self.redactor)
@@ -53,7 +53,7 @@ class RoutedTool:
         finally:
             redacting.flush()
 
-    async def _run(self, arguments: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
+    async def _run(self, arguments: JSONMapping, ctx: ToolContext) -> ToolResult:
         if self.builtin is not None:
             return await self.builtin.run(arguments, ctx)
         assert self.source is not None

@@ -16,12 +16,12 @@ cancellation are the turn's own).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from contextlib import AbstractAsyncContextManager, nullcontext
-from typing import Any
 
 from pydantic import BaseModel, Field
 
+from desktop_agent.core.json_types import JSONMapping
 from desktop_agent.core.ports import Tool, ToolContext, ToolResult, ToolSource, ToolSpec
 from desktop_agent.core.risk import ToolAnnotations
 from desktop_agent.core.sub_agent import SUB_AGENT
@@ -77,7 +77,7 @@ class SubAgentTool:
     def spec(self) -> ToolSpec:
         return SPEC
 
-    async def run(self, arguments: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
+    async def run(self, arguments: JSONMapping, ctx: ToolContext) -> ToolResult:
         try:
             args = parse_arguments(SubAgentArgs, arguments)
         except ArgumentError as exc:
@@ -133,5 +133,5 @@ class _RoutedMcpTool:
     def spec(self) -> ToolSpec:
         return self._route.spec
 
-    async def run(self, arguments: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
+    async def run(self, arguments: JSONMapping, ctx: ToolContext) -> ToolResult:
         return await self._route.run(arguments, ctx)

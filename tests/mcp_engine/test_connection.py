@@ -193,7 +193,8 @@ async def test_interrupt_cancels_the_mcp_request_promptly_and_keeps_the_progress
         seen = call.ctx.partial.snapshot()
         server_saw = await source.call("wait_cancelled", {}, make_ctx().ctx)
 
-        assert seen is not None and seen["progress"][:2] == ["1/1000 step 1", "2/1000 step 2"]
+        assert seen is not None and isinstance(seen["progress"], list)
+        assert seen["progress"][:2] == ["1/1000 step 1", "2/1000 step 2"]
         assert server_saw == ToolResult(text="cancelled")
     finally:
         await engine.aclose()
