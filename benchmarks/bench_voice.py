@@ -401,15 +401,15 @@ def print_ratios(rows: list[Row]) -> None:
         print(f"4 espeak-ng first chunk / whole synthesis, long paragraph: {first / whole:.2f}")
 
 
-IssueRows = list[tuple[str, list[float], float | None]]
+BenchRows = list[tuple[str, list[float], float | None]]
 
 
-def run_plain_rows(coro_factory: Callable[[], Coroutine[Any, Any, IssueRows]]) -> IssueRows:
+def run_plain_rows(coro_factory: Callable[[], Coroutine[Any, Any, BenchRows]]) -> BenchRows:
     with asyncio.Runner() as runner:
         return runner.run(coro_factory())
 
 
-def run_qt_rows(app: QApplication, coro_factory: Callable[[], Coroutine[Any, Any, IssueRows]]) -> IssueRows:
+def run_qt_rows(app: QApplication, coro_factory: Callable[[], Coroutine[Any, Any, BenchRows]]) -> BenchRows:
     app.setQuitOnLastWindowClosed(False)  # closing the bench window must not end the loop
     with asyncio.Runner(loop_factory=lambda: qasync.QEventLoop(app)) as runner:
         return runner.run(coro_factory())
@@ -434,7 +434,7 @@ def main() -> int:
     if have_espeak and not args.piper and not args.barge:
         rows += [Row(*row) for row in run_plain_rows(lambda: first_sample_rows(args.runs))]
         rows += [Row(*row) for row in run_qt_rows(app, lambda: window_rows(args.runs))]
-    piper: IssueRows = []
+    piper: BenchRows = []
     if have_espeak and not args.sections_4_7 and not args.barge:
         piper = run_plain_rows(lambda: piper_rows(args.runs))
         rows += [Row(*row) for row in piper]
