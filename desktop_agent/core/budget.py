@@ -32,13 +32,12 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from desktop_agent.core.history import cut_arguments
 from desktop_agent.core.hooks import is_hook
-from desktop_agent.core.json_types import JSONDict
+from desktop_agent.core.json_types import JSONDict, JSONMapping, JSONReadable, as_list
 from desktop_agent.core.prompts import CONTINUE_MESSAGE
 
 DEFAULT_CONTEXT_TOKENS = 32768
@@ -87,7 +86,7 @@ class Budget:
         """The size of one tool result, cut where it is produced."""
         return self.request_bytes // RESULT_SHARE
 
-    def messages_bytes(self, tools: Sequence[Mapping[str, Any]] | None) -> int:
+    def messages_bytes(self, tools: Sequence[JSONMapping] | None) -> int:
         """What the messages may take beside these tool schemas (which are
         sent whole): at least a quarter of the request, whatever the tools take."""
         used = utf8_size(json.dumps(list(tools), ensure_ascii=False)) if tools else 0
@@ -150,7 +149,7 @@ class Fitted:
     """Messages shortened or left out (0: the request fitted as it was)."""
 
 
-def fit_request(messages: Sequence[Mapping[str, Any]], limit: int) -> Fitted:
+def fit_request(messages: Sequence[JSONMapping], limit: int) -> Fitted:
     """``messages`` (canonical, as the agent sends them) within ``limit``
     estimated bytes; see the module docstring for what goes first. A
     message changed is a new dict; ``messages`` is never changed."""
@@ -167,10 +166,10 @@ def fit_request(messages: Sequence[Mapping[str, Any]], limit: int) -> Fitted:
     return Fitted(fit.out, fit.changed)
 
 
-def message_size(message: Mapping[str, Any]) -> int:
+def message_size(message: JSONMapping) -> int:
     """A message's estimated size in bytes: its text, its calls, and overhead."""
     size = MESSAGE_OVERHEAD + _content_size(message.get("content"))
-    for call in message.get("tool_calls") or ():
+    for call in as_list(message.get("tool_calls")):
         function = call.get("function") if isinstance(call, Mapping) else None
         if isinstance(function, Mapping):
             arguments = function.get("arguments")
@@ -179,7 +178,7 @@ def message_size(message: Mapping[str, Any]) -> int:
     return size
 
 
-def _content_size(content: Any) -> int:
+def _content_size(content: JSONReadable) -> int:
     if isinstance(content, str):
         return utf8_size(content)
     if isinstance(content, list):  # multi-part content: its text parts
@@ -298,12 +297,12 @@ def _left_out_content(message: JSONDict) -> JSONDict:
 
 def _small_calls(message: JSONDict) -> JSONDict:
     """Earlier calls with their string arguments cut short (still JSON objects)."""
-    calls: Iterable[Any] = message.get("tool_calls") or ()
-    small: list[Any] = []
-    for call in calls:
+    small: list[JSONReadable] = []
+    for call in as_list(message.get("tool_calls")):
         function = call.get("function") if isinstance(call, Mapping) else None
         arguments = function.get("arguments") if isinstance(function, Mapping) else None
-        if isinstance(function, Mapping) and isinstance(arguments, str):
-            call = {**call, "function": {**function, "arguments": cut_arguments(arguments, OLD_ARGUMENT_CHARS)}}
-        small.append(call)
+        if isinstance(call, Mapping) and isinstance(function, Mapping) and isinstance(arguments, str):
+            small.append({**call, "function": {**function, "arguments": cut_arguments(arguments, OLD_ARGUMENT_CHARS)}})
+        else:
+            small.append(call)
     return {**message, "tool_calls": small}

@@ -80,7 +80,7 @@ def test_a_result_is_cut_to_a_quarter_of_the_request_and_says_so() -> None:
 
 def test_the_tool_schemas_take_their_room_but_never_more_than_three_quarters() -> None:
     budget = Budget(32768)
-    tools = [{"type": "function", "function": {"name": "t", "description": "d" * 1000}}]
+    tools: list[JSONDict] = [{"type": "function", "function": {"name": "t", "description": "d" * 1000}}]
     assert budget.messages_bytes(None) == budget.request_bytes
     assert budget.messages_bytes(tools) == budget.request_bytes - len(json.dumps(tools))
     assert budget.messages_bytes(tools * 1000) == budget.request_bytes // 4
