@@ -14,10 +14,11 @@ setsid bash scripts/bundle-check.sh > "$bundle_log" 2>&1 &
 bundle_pid=$!
 trap 'kill -- -"$bundle_pid" 2>/dev/null || true' EXIT
 echo "== ruff (includes the rule that keeps Qt and network libraries out of core/)"
-.venv/bin/ruff check desktop_agent tests benchmarks
-echo "== mypy --strict desktop_agent tests"
+.venv/bin/ruff check desktop_agent tests benchmarks scripts
+echo "== mypy --strict desktop_agent tests scripts"
 .venv/bin/mypy desktop_agent
 .venv/bin/mypy --explicit-package-bases tests
+.venv/bin/mypy scripts/import_cycles.py
 echo "== lint-imports (the layers, no import circles: [tool.importlinter] in pyproject.toml)"
 .venv/bin/lint-imports --no-cache
 echo "== pytest"

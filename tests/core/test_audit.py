@@ -87,7 +87,7 @@ class Answering(NullView):
             assert message.task_id is not None
             assert self.rig.conv.answer_approval(message.task_id, self.answer, by=self.by)  # type: ignore[arg-type]
 
-    def auto_approved(self, message: ToolCallMessage, by: str = "always_allow") -> None:  # type: ignore[override]
+    def auto_approved(self, message: ToolCallMessage, by: str = "always_allow") -> None:
         self.auto.append((message.tool_name, by))
 
 

@@ -302,7 +302,7 @@ def test_an_export_never_holds_the_key_even_from_rows_saved_before(tmp_path: Pat
     old.close()
     library = ConversationLibrary(ConversationStore(path, redact=Redactor([API_KEY])), lambda _id: None)  # type: ignore[arg-type, return-value]
     for kind in ("markdown", "json"):
-        text = library.export("c", kind)  # type: ignore[arg-type]
+        text = library.export("c", kind)
         assert text is not None and API_KEY not in text and "[redacted]" in text
 
 

@@ -38,10 +38,11 @@ def _lexer(language: str) -> Lexer:
     from pygments.lexers import TextLexer, get_lexer_by_name
     from pygments.util import ClassNotFound
 
+    plain: Lexer = TextLexer()  # pygments.lexers' stubs give its lexer classes as Any
     try:
-        return get_lexer_by_name(language) if language else TextLexer()
+        return get_lexer_by_name(language) if language else plain
     except ClassNotFound:
-        return TextLexer()
+        return plain
 
 
 def highlighted_html(code: str, language: str, *, dark: bool) -> str:

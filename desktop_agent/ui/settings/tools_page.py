@@ -298,7 +298,7 @@ class ToolsPage(QWidget):
         finally:  # done now, so the refresh below may settle the note
             task = asyncio.current_task()
             if task is not None:
-                self._tasks.discard(task)  # type: ignore[arg-type]
+                self._tasks.discard(task)
         self.refresh()
 
     def reloading(self) -> bool:

@@ -185,7 +185,7 @@ def test_a_terminal_card_ignores_later_messages() -> None:
 
 def test_invalidate_turns_only_pending_cards_invalid() -> None:
     for phase in ("preparing", "approval", "executing"):
-        card = ToolCardState("c", "t", phase, task_id="x")  # type: ignore[arg-type]
+        card = ToolCardState("c", "t", phase, task_id="x")
         assert (invalidate(card).phase, invalidate(card).task_id) == ("invalidated", None)
     for phase in ("done", "rejected", "invalidated"):
         card = ToolCardState("c", "t", phase)  # type: ignore[arg-type]

@@ -21,7 +21,7 @@ def test_each_phase_has_its_text_and_enabled_state(qtbot: QtBot) -> None:
     button = make(qtbot)
     seen = []
     for phase in ("send", "interrupt", "interrupting", "send"):
-        button.set_phase(phase)  # type: ignore[arg-type]
+        button.set_phase(phase)
         seen.append((button.text(), button.isEnabled(), button.property("phase")))
     assert seen == [
         ("Send", True, "send"),

@@ -194,7 +194,7 @@ def test_a_notice_is_its_english_line_and_frozen() -> None:
     line = Notice("the line", "notice_save_failed", {"a": "b"})
     assert (line, str(line), line.english, dict(line.fields)) == ("the line", "the line", "the line", {"a": "b"})
     with pytest.raises(AttributeError):
-        line.key = "other"  # type: ignore[misc]
+        line.key = "other"
     assert json.dumps([line]) == '["the line"]'
 
 
