@@ -31,6 +31,7 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
 from desktop_agent.storage.paths import data_dir
+from desktop_agent.ui.chat.turn_events import NoticeLevel
 from desktop_agent.ui.i18n import choose_language, set_language, tr
 from desktop_agent.ui.shell import single_instance
 from desktop_agent.ui.shell.fonts import prefer_chinese_sans
@@ -144,14 +145,14 @@ def take_arguments(window: MainWindow, argv: list[str]) -> None:
     try:
         args, _unknown = build_parser().parse_known_args(argv)
     except SystemExit:  # argparse's way of saying the line is wrong
-        window.show_notice("warning", functools.partial(tr, "second_launch_bad_arguments", argv=" ".join(argv)))
+        window.show_notice(NoticeLevel.WARNING, functools.partial(tr, "second_launch_bad_arguments", argv=" ".join(argv)))
         return
     prompt = getattr(args, "prompt", None)
     if prompt and not window.send_text(prompt):
         window.input.setPlainText(prompt)  # a turn is running: the user sends it when it ends
     ignored = [f"--{name.replace('_', '-')}" for name in STARTUP_ONLY if getattr(args, name, None) is not None]
     if ignored:
-        window.show_notice("warning", functools.partial(tr, "second_launch_ignored", options=", ".join(ignored)))
+        window.show_notice(NoticeLevel.WARNING, functools.partial(tr, "second_launch_ignored", options=", ".join(ignored)))
 
 
 async def serve(window: MainWindow, args: argparse.Namespace) -> int:
@@ -187,9 +188,9 @@ async def serve(window: MainWindow, args: argparse.Namespace) -> int:
             from desktop_agent.ui.shell.notice_wording import notice_text
 
             # Each line in the window's language (issue 13); the English one is in the log.
-            services.on_notice = lambda text: window.show_notice("warning", lambda: notice_text(text))
+            services.on_notice = lambda text: window.show_notice(NoticeLevel.WARNING, lambda: notice_text(text))
             # One translated line (the kind is the UI text's key); the reason is in the log.
-            services.on_speech_notice = lambda kind: window.show_notice("warning", lambda: tr(kind))
+            services.on_speech_notice = lambda kind: window.show_notice(NoticeLevel.WARNING, lambda: tr(kind))
             services.on_wire_profile = lambda endpoint, profile: _remember_wire_profile(
                 window, endpoint, profile.name
             )
@@ -432,14 +433,14 @@ def deferred_sink(services: Services, window: MainWindow) -> DeferredSink:
     from desktop_agent.ui.voice.deferred_audio import DeferredSink
 
     def missing() -> None:
-        window.show_notice("warning", functools.partial(tr, "no_audio_output"))
+        window.show_notice(NoticeLevel.WARNING, functools.partial(tr, "no_audio_output"))
         controller = window.controller
         if controller is not None:
             controller.push_audio(controller.settings.volume, controller.settings.muted)
 
     def back(device: str) -> None:
         # An output plugged in while there was none: replies are spoken again from the next one.
-        window.show_notice("system", functools.partial(tr, "audio_output_back", device=device))
+        window.show_notice(NoticeLevel.SYSTEM, functools.partial(tr, "audio_output_back", device=device))
         controller = window.controller
         if controller is not None:
             controller.push_audio(controller.settings.volume, controller.settings.muted)

@@ -45,6 +45,7 @@ class ChatActions(QObject):
     ) -> None:
         super().__init__(chat)  # it goes with the chat it acts on, not the controller that outlives it
         self._chat, self._input, self._controller = chat, input_box, controller
+        self._logic = controller.logic
         self._open_turn = open_turn
         self._hint = hint
         self._edited: MessageBubble | None = None
@@ -61,7 +62,7 @@ class ChatActions(QObject):
     @property
     def editing(self) -> bool:
         """Edit was clicked and can still be done: the next send replaces the last exchange."""
-        return self._still_editing() and self._controller.can_redo
+        return self._still_editing() and self._logic.can_redo
 
     def _still_editing(self) -> bool:
         return self._edited is not None and self._edited is self._chat.last_user_bubble()
@@ -70,7 +71,7 @@ class ChatActions(QObject):
         """Offer Regenerate and Edit on the last exchange, when they can run now."""
         if not isValid(self._chat) or not isValid(self._controller):
             return  # the window is being torn down; its last signals find no chat
-        can = self._controller.can_redo
+        can = self._logic.can_redo
         if self._edited is not None and not (can and self._still_editing()):
             # A turn started, or another conversation is on screen: the edit is over.
             self._end_edit()
@@ -79,16 +80,16 @@ class ChatActions(QObject):
     def regenerate(self) -> bool:
         """Ask the last message again; its reply on screen goes."""
         user = self._chat.last_user_bubble()
-        if user is None or not self._controller.can_redo:
+        if user is None or not self._logic.can_redo:
             return False
         self.cancel_edit()
         self._chat.remove_from(user)  # the turn shows the same words again
-        return self._controller.redo_last(None, self._open_turn)
+        return self._logic.redo_last(None, self._open_turn)
 
     def edit(self) -> None:
         """Put the last message back in the box; sending it replaces the exchange."""
         user = self._chat.last_user_bubble()
-        if user is None or not self._controller.can_redo:
+        if user is None or not self._logic.can_redo:
             return
         if self._edited is not None:
             self.cancel_edit()
@@ -104,11 +105,11 @@ class ChatActions(QObject):
     def send_edited(self, text: str) -> bool:
         """The edited message is sent: it replaces the last exchange."""
         user = self._chat.last_user_bubble()
-        if user is None or not text.strip() or not self._controller.can_redo:
+        if user is None or not text.strip() or not self._logic.can_redo:
             return False
         self._end_edit()
         self._chat.remove_from(user)
-        return self._controller.redo_last(text, self._open_turn)
+        return self._logic.redo_last(text, self._open_turn)
 
     def cancel_edit(self) -> None:
         """Esc, or Cancel edit: the box empties, nothing is replaced."""

@@ -15,15 +15,11 @@ broken back end from locking the window.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import QPushButton, QWidget
 
+from desktop_agent.ui.chat.turn_state import ButtonPhase
 from desktop_agent.ui.i18n import tr
-
-if TYPE_CHECKING:
-    from desktop_agent.ui.chat.turn_state import ButtonPhase
 
 INTERRUPT_FALLBACK_MS = 15_000
 
@@ -36,7 +32,7 @@ class SendButton(QPushButton):
     def __init__(self, parent: QWidget | None = None, *, fallback_ms: int = INTERRUPT_FALLBACK_MS) -> None:
         super().__init__(parent)
         self.setObjectName("send")
-        self._phase: ButtonPhase = "send"
+        self._phase = ButtonPhase.SEND
         self._fallback = QTimer(self)
         self._fallback.setSingleShot(True)
         self._fallback.setInterval(fallback_ms)
@@ -53,12 +49,12 @@ class SendButton(QPushButton):
         return self._fallback.interval()
 
     def set_phase(self, phase: ButtonPhase) -> None:
-        if phase == "interrupting":
-            if self._phase != "interrupting":
+        if phase == ButtonPhase.INTERRUPTING:
+            if self._phase != ButtonPhase.INTERRUPTING:
                 self._fallback.start()
         else:
             self._fallback.stop()
-        self._phase = phase
+        self._phase = ButtonPhase(phase)
         self._render()
 
     def retranslate(self) -> None:
@@ -66,19 +62,19 @@ class SendButton(QPushButton):
         self._render()
 
     def _render(self) -> None:
-        self.setText(tr({"send": "send", "interrupt": "interrupt", "interrupting": "interrupting"}[self._phase]))
-        self.setEnabled(self._phase != "interrupting")
-        self.setProperty("phase", self._phase)
+        self.setText(tr(self._phase.value))
+        self.setEnabled(self._phase != ButtonPhase.INTERRUPTING)
+        self.setProperty("phase", self._phase.value)
         self.style().unpolish(self)
         self.style().polish(self)
 
     def _on_clicked(self) -> None:
-        if self._phase == "send":
+        if self._phase == ButtonPhase.SEND:
             self.send_requested.emit()
-        elif self._phase == "interrupt":
+        elif self._phase == ButtonPhase.INTERRUPT:
             self.interrupt_requested.emit()
 
     def _on_fallback(self) -> None:
-        if self._phase == "interrupting":
-            self.set_phase("send")
+        if self._phase == ButtonPhase.INTERRUPTING:
+            self.set_phase(ButtonPhase.SEND)
             self.fallback_fired.emit()

@@ -16,13 +16,18 @@ already said what happened.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from enum import StrEnum
 
 from desktop_agent.ui.i18n import INTERRUPTED_TEXT
 
-ButtonPhase = Literal["send", "interrupt", "interrupting"]
-"""Send (idle) → Interrupt (turn running) → Interrupting… (disabled, until
-``interrupted`` arrives or the fallback fires) → Send."""
+
+class ButtonPhase(StrEnum):
+    """Send (idle) → Interrupt (turn running) → Interrupting… (disabled, until
+    ``interrupted`` arrives or the fallback fires) → Send."""
+
+    SEND = "send"
+    INTERRUPT = "interrupt"
+    INTERRUPTING = "interrupting"
 
 
 @dataclass

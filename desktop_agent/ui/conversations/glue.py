@@ -21,6 +21,7 @@ from shiboken6 import isValid
 from desktop_agent.core.display_log import events_from_history, turns
 from desktop_agent.core.plain_text import plain
 from desktop_agent.ui.chat.bubble import MessageBubble
+from desktop_agent.ui.chat.turn_events import NoticeLevel
 from desktop_agent.ui.conversations.restore import Restored, hit_window, restore
 from desktop_agent.ui.conversations.search_rows import fold
 from desktop_agent.ui.i18n import tr
@@ -143,7 +144,7 @@ class ConversationsGlue:
             return False
         if controller.busy or controller.phase != "send":
             window.status.showMessage(tr("conv_busy"), 8000)
-            window.show_notice("system", tr("conv_busy"))
+            window.show_notice(NoticeLevel.SYSTEM, tr("conv_busy"))
             return False
         if conversation_id != controller.conversation.conversation_id:
             make = self._deps.open_conversation

@@ -1,16 +1,20 @@
 """The main window: conversation, input, Send/Interrupt, mute and volume,
 settings, status bar. It lays out widgets, forwards what the user does to
-its :class:`~desktop_agent.ui.chat.turn_controller.TurnController` and renders
-what the controller says; the controller decides (turns, answers,
+its :class:`~desktop_agent.ui.chat.turn_logic.TurnLogic` (:attr:`MainWindow.controller`)
+and renders what the logic's Qt adapter
+(:class:`~desktop_agent.ui.chat.turn_controller.TurnController`,
+:attr:`MainWindow.turn_signals`) says; the logic decides (turns, answers,
 settings, conversations).
 
 Signals:
-    turn_finished(status: str)  a turn ended (``completed``, ``user``,
+    turn_finished(status: TurnEnd)
+                                a turn ended (``completed``, ``user``,
                                 ``rejected``, ``approval_timeout``, ``error``,
                                 ``cancelled``)
     card_changed(tool_call_id: str, phase: str)
                                 a tool card appeared or changed phase
-    waiting_for_user(kind: str, ident: str)
+                                (``cards.state.CardPhase``)
+    waiting_for_user(kind: WaitKind, ident: str)
                                 an approval (tool_call_id) or a form (form_id)
                                 waits for the user
     closed()                    the window was closed; the owner then awaits
@@ -49,6 +53,8 @@ from PySide6.QtWidgets import QHBoxLayout, QMainWindow, QToolButton, QVBoxLayout
 from desktop_agent.ui.chat.chat_view import ChatView
 from desktop_agent.ui.chat.input_box import InputBox
 from desktop_agent.ui.chat.send_button import INTERRUPT_FALLBACK_MS, SendButton
+from desktop_agent.ui.chat.turn_events import NoticeLevel, TurnEnd, WaitKind
+from desktop_agent.ui.chat.turn_state import ButtonPhase
 from desktop_agent.ui.i18n import tr
 from desktop_agent.ui.settings.glue import (
     apply_settings_appearance,
@@ -70,7 +76,7 @@ if TYPE_CHECKING:
     from desktop_agent.storage.settings import Settings
     from desktop_agent.ui.chat.message_actions import ChatActions
     from desktop_agent.ui.chat.turn_controller import TurnController
-    from desktop_agent.ui.chat.turn_state import ButtonPhase
+    from desktop_agent.ui.chat.turn_logic import TurnLogic
     from desktop_agent.ui.chat.turn_view import TurnView
     from desktop_agent.ui.conversations.glue import ConversationsGlue
     from desktop_agent.ui.settings.dialog import SettingsDialog, SettingsEdit
@@ -86,9 +92,9 @@ STATUS_REFRESH_MS = 3000
 
 
 class MainWindow(QMainWindow):
-    turn_finished = Signal(str)
+    turn_finished = Signal(TurnEnd)
     card_changed = Signal(str, str)
-    waiting_for_user = Signal(str, str)
+    waiting_for_user = Signal(WaitKind, str)
     closed = Signal()
     attached = Signal()
     sending = Signal()
@@ -100,7 +106,8 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(tr("app_title"))
         self.resize(1100, 760)  # the sidebar (260 px) and a chat column as wide as before it
         self._deps: WindowDeps | None = None
-        self._controller: TurnController[TurnView] | None = None
+        self._controller: TurnLogic[TurnView] | None = None
+        self._turn_signals: TurnController[TurnView] | None = None
         self._tray = tray
         self.notifier: Notifier | None = None
         self._pending: str | None = None
@@ -221,13 +228,14 @@ class MainWindow(QMainWindow):
         if self._controller is not None:
             raise RuntimeError("the window is attached already")
         self._deps = deps
-        controller: TurnController[TurnView] = TurnController(deps, parent=self)
-        self._controller = controller
-        controller.turn_finished.connect(self._on_turn_finished)
-        controller.phase_changed.connect(self._on_phase)
-        controller.notice.connect(self.show_notice)
-        controller.model_changed.connect(self._on_model_changed)
-        controller.speaking_changed.connect(self.audio.set_speaking)
+        signals: TurnController[TurnView] = TurnController(deps, parent=self)
+        self._turn_signals, self._controller = signals, signals.logic
+        controller = signals.logic
+        signals.turn_finished.connect(self._on_turn_finished)
+        signals.phase_changed.connect(self._on_phase)
+        signals.notice.connect(self.show_notice)
+        signals.model_changed.connect(self._on_model_changed)
+        signals.speaking_changed.connect(self.audio.set_speaking)
         self.audio.skip_requested.connect(controller.skip_speech)
         if self.notifier is None:
             self.notifier = Notifier(self, tray_available=self._tray)
@@ -241,13 +249,13 @@ class MainWindow(QMainWindow):
             draw(self, deps.conversation)  # as it looked live (issue 14)
             self.chat.move_to_end(self._early)  # what the user did meanwhile stays last
         self._early = []
-        self._add_welcome_and_actions(deps, controller)  # after the restored conversation
+        self._add_welcome_and_actions(deps, signals)  # after the restored conversation
         if deps.library is not None:
             from desktop_agent.ui.conversations.glue import ConversationsGlue
 
             self.conversations = ConversationsGlue(self, deps)
         for warning in deps.warnings:
-            self.show_notice("warning", functools.partial(_warning_text, warning))
+            self.show_notice(NoticeLevel.WARNING, functools.partial(_warning_text, warning))
         self.refresh_status()
         if deps.mcp_statuses is not None:
             self._status_timer.start()
@@ -263,7 +271,7 @@ class MainWindow(QMainWindow):
             self.open_settings()
         self.attached.emit()
 
-    def _add_welcome_and_actions(self, deps: WindowDeps, controller: TurnController[TurnView]) -> None:
+    def _add_welcome_and_actions(self, deps: WindowDeps, signals: TurnController[TurnView]) -> None:
         from desktop_agent.ui.chat.message_actions import ChatActions
         from desktop_agent.ui.shell.welcome import WelcomePanel
 
@@ -271,7 +279,7 @@ class MainWindow(QMainWindow):
         self.welcome.prompt_chosen.connect(self.send_text)
         self.welcome.connect_requested.connect(self.open_settings)
         self.chat.set_welcome(self.welcome)
-        self.chat_actions = ChatActions(self.chat, self.input, controller, self._open_turn,
+        self.chat_actions = ChatActions(self.chat, self.input, signals, self._open_turn,
                                         hint=self.status.showMessage)
 
     def new_conversation(self) -> bool:
@@ -292,9 +300,14 @@ class MainWindow(QMainWindow):
         self.input.setFocus()
 
     @property
-    def controller(self) -> TurnController[TurnView] | None:
+    def controller(self) -> TurnLogic[TurnView] | None:
         """What decides; None until :meth:`attach`."""
         return self._controller
+
+    @property
+    def turn_signals(self) -> TurnController[TurnView] | None:
+        """What the turn logic says, as Signals; None until :meth:`attach`."""
+        return self._turn_signals
 
     @property
     def settings(self) -> Settings:
@@ -336,14 +349,14 @@ class MainWindow(QMainWindow):
         self.raise_()
         self.activateWindow()
 
-    def show_notice(self, level: str, text: str | Callable[[], str]) -> None:
+    def show_notice(self, level: NoticeLevel, text: str | Callable[[], str]) -> None:
         """Something to say in the conversation: ``error`` or ``warning``
         (Markdown), or ``system`` (one plain line). A function gives the
         text in the current language, and again after a language switch."""
-        if level == "system":
+        if level == NoticeLevel.SYSTEM:
             self.chat.add_system(text() if callable(text) else text)
         else:
-            self.chat.add_notice("error" if level == "error" else "warning", text)
+            self.chat.add_notice("error" if level == NoticeLevel.ERROR else "warning", text)
 
     # ------------------------------------------------------------ turns
 
@@ -369,7 +382,7 @@ class MainWindow(QMainWindow):
         self._pending = text
         self._pending_bubble = self.chat.add_user(text)
         self._early.append(self._pending_bubble)
-        self.send_button.set_phase("interrupt")
+        self.send_button.set_phase(ButtonPhase.INTERRUPT)
         return True
 
     def _open_turn(self, text: str) -> TurnView:
@@ -402,7 +415,7 @@ class MainWindow(QMainWindow):
     def _on_phase(self, phase: ButtonPhase) -> None:
         self.send_button.set_phase(phase)
 
-    def _on_turn_finished(self, status: str) -> None:
+    def _on_turn_finished(self, status: TurnEnd) -> None:
         self.refresh_status()
         self.turn_finished.emit(status)
 
@@ -414,7 +427,7 @@ class MainWindow(QMainWindow):
         elif self._pending is not None:
             self._pending = self._pending_bubble = None
             self._early.append(self.chat.add_system(tr("sys_interrupted")))
-            self.send_button.set_phase("send")
+            self.send_button.set_phase(ButtonPhase.SEND)
 
     def _on_fallback(self) -> None:
         """``interrupted`` never came: stop the turn task ourselves."""
@@ -438,11 +451,12 @@ class MainWindow(QMainWindow):
             form.finish(reply.ended)
 
     def _attention(self, kind: str, ident: str, text: str) -> None:
-        if kind == "approval":
+        wait = WaitKind(kind)
+        if wait == WaitKind.APPROVAL:
             self.keys.approval_shown(ident)
         if self.notifier is not None:
             self.notifier.attention(tr("app_title"), text)
-        self.waiting_for_user.emit(kind, ident)
+        self.waiting_for_user.emit(wait, ident)
 
     # -------------------------------------------------------- settings
 

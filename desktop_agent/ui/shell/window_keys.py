@@ -105,7 +105,7 @@ class WindowKeys(QObject):
         """Enter with text while the model still replies: nothing is sent,
         and one line (once a turn) says why and what stops the reply; the
         text stays in the input. (While only the reply's last words are
-        spoken, Enter stops them and sends: ``TurnController.start_turn``.)"""
+        spoken, Enter stops them and sends: ``TurnLogic.start_turn``.)"""
         window, controller = self._window, self._window.controller
         if controller is None or not controller.replying or window.send_button.phase != "interrupt":
             return

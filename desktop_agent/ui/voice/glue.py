@@ -79,12 +79,10 @@ class VoiceGlue(QObject):
         window.waiting_for_user.connect(self._on_waiting)
         window.card_changed.connect(self._on_card)
         window.turn_finished.connect(lambda _status: voice.set_busy(self._busy()))
-        controller = window.controller
-        if controller is not None:
-            controller.phase_changed.connect(lambda _phase: voice.set_busy(self._busy()))
-            speaking = getattr(controller, "speaking_changed", None)
-            if speaking is not None:
-                speaking.connect(voice.set_playing)
+        signals = window.turn_signals
+        if signals is not None:
+            signals.phase_changed.connect(lambda _phase: voice.set_busy(self._busy()))
+            signals.speaking_changed.connect(voice.set_playing)
         window.input.installEventFilter(self)
         window.input.viewport().installEventFilter(self)
         window.closed.connect(voice.close)

@@ -8,6 +8,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from desktop_agent.core import voice_session as vs
+from desktop_agent.ui.chat.turn_events import NoticeLevel
 from desktop_agent.ui.i18n import tr
 
 if TYPE_CHECKING:
@@ -45,12 +46,12 @@ async def hear(
     return heard.text.strip()
 
 
-def notice_line(notice: vs.Notice) -> tuple[str, str]:
+def notice_line(notice: vs.Notice) -> tuple[NoticeLevel, str]:
     """The line a notice is, in the window's language."""
     if notice.kind == "mic_unavailable":
-        return "warning", tr("mic_unavailable", reason=notice.reason)
+        return NoticeLevel.WARNING, tr("mic_unavailable", reason=notice.reason)
     if notice.kind == "mic_lost":
-        return "warning", tr("mic_lost_kept" if notice.kept else "mic_lost", device=notice.reason)
+        return NoticeLevel.WARNING, tr("mic_lost_kept" if notice.kept else "mic_lost", device=notice.reason)
     key = {"heard_nothing": "mic_heard_nothing", "barge_unclear": "voice_barge_unclear",
            "answer_on_card": "voice_approval_unclear"}[notice.kind]
-    return "system", tr(key)
+    return NoticeLevel.SYSTEM, tr(key)

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QObject
 
 from desktop_agent.core.ports import STTError
+from desktop_agent.ui.chat.turn_events import NoticeLevel
 from desktop_agent.ui.i18n import tr
 
 if TYPE_CHECKING:
@@ -160,7 +161,7 @@ class VoiceModels(QObject):
 
     def _on_heard_instead(self, engine: str, failure: object) -> None:
         wanted = str(getattr(failure, "fields", {}).get("model", "")) or self._settings.stt_engine
-        self._window.show_notice("system", functools.partial(tr, "mic_heard_instead", engine=engine, wanted=wanted))
+        self._window.show_notice(NoticeLevel.SYSTEM, functools.partial(tr, "mic_heard_instead", engine=engine, wanted=wanted))
 
     # ------------------------------------------------------------ the first download's offer
 
@@ -219,7 +220,7 @@ class VoiceModels(QObject):
         try:
             source = pick_source(settings.stt_model_source, settings.stt_model_base_url)
         except STTError as exc:
-            self._window.show_notice("warning", functools.partial(tr, "mic_stt_error", error=str(exc)))
+            self._window.show_notice(NoticeLevel.WARNING, functools.partial(tr, "mic_stt_error", error=str(exc)))
             return
         stop = downloads.listen(lambda state: self._window.model_progress(state.progress)
                                 if state.key == spec.key and state.progress is not None else None)
@@ -247,4 +248,4 @@ class VoiceModels(QObject):
             await prepare()
         except STTError as exc:
             if self._window.model_download.state != "failed":  # a download failure is on the panel already
-                self._window.show_notice("warning", functools.partial(tr, "mic_stt_error", error=str(exc)))
+                self._window.show_notice(NoticeLevel.WARNING, functools.partial(tr, "mic_stt_error", error=str(exc)))

@@ -18,7 +18,8 @@ Signals:
     countdown(remaining: float, total: float)
                       the preview countdown (``remaining`` < 0: it is over)
     hint(text: str)       the line saying a spoken answer is awaited ("" hides it)
-    notice(level: str, text: str)   a line for the conversation
+    notice(level: NoticeLevel, text: str)
+                      a line for the conversation
     barge_in()        the user spoke over the assistant: stop it now
     approval_answer(tool_call_id: str, approved: bool)
                       a clear spoken yes or no
@@ -43,6 +44,7 @@ from desktop_agent.core.ports import STTError
 from desktop_agent.core.utterance import UtteranceDetector
 from desktop_agent.core.voice_echo import EchoGate
 from desktop_agent.core.voice_machine import VoiceSession
+from desktop_agent.ui.chat.turn_events import NoticeLevel
 from desktop_agent.ui.i18n import tr
 from desktop_agent.ui.voice.hearing import hear, notice_line
 
@@ -71,7 +73,7 @@ class VoiceInput(QObject):
     send_input = Signal()
     countdown = Signal(float, float)
     hint = Signal(str)
-    notice = Signal(str, str)
+    notice = Signal(NoticeLevel, str)
     barge_in = Signal()
     approval_answer = Signal(str, bool)
     heard_instead = Signal(str, object)
@@ -347,7 +349,7 @@ class VoiceInput(QObject):
 
     def _ask(self, action: vs.AskApproval) -> None:
         if action.again:
-            self.notice.emit("system", tr("voice_approval_again"))
+            self.notice.emit(NoticeLevel.SYSTEM, tr("voice_approval_again"))
         speak = self.speak
         if not action.speak:
             return
@@ -375,11 +377,11 @@ class VoiceInput(QObject):
                               self.before_recognise, self.heard_instead.emit)
         except STTError as exc:
             failed = True
-            self.notice.emit("warning", tr("mic_stt_error", error=exc))
+            self.notice.emit(NoticeLevel.WARNING, tr("mic_stt_error", error=exc))
         except Exception as exc:  # a broken engine must not take the window down
             failed = True
             log.exception("speech recognition failed")
-            self.notice.emit("warning", tr("mic_stt_error", error=type(exc).__name__))
+            self.notice.emit(NoticeLevel.WARNING, tr("mic_stt_error", error=type(exc).__name__))
         if self._task is asyncio.current_task():
             self._task = None
         self._feed(vs.Heard(action.ident, text, failed=failed))

@@ -1,6 +1,8 @@
-"""The turn controller without a window: no QWidget anywhere, a recording
-view in place of ``TurnView``, real conversations over the scripted LLM (in
-process) or the offline demo model, on the qasync loop of tests/ui."""
+"""The turn logic without a window: no QWidget anywhere, a recording view in
+place of ``TurnView``, real conversations over the scripted LLM (in process)
+or the offline demo model, on the qasync loop of tests/ui. Most tests watch
+it through its Qt adapter's signals (``TurnController``); one runs it with
+plain recording events, without any QObject."""
 
 from __future__ import annotations
 
@@ -40,8 +42,11 @@ from desktop_agent.testing.scripted_llm import ScriptedLLM
 from desktop_agent.testing.scripted_replies import Reply, text_reply, tool_reply
 from desktop_agent.testing.window_rig import SignalLog
 from desktop_agent.tools import builtin_tools
-from desktop_agent.ui.chat.turn_controller import FormReply, TurnController
-from desktop_agent.ui.chat.turn_state import TurnTracker
+from desktop_agent.ui.chat.turn_answers import FormReply
+from desktop_agent.ui.chat.turn_controller import TurnController
+from desktop_agent.ui.chat.turn_events import NoticeLevel, TurnEnd
+from desktop_agent.ui.chat.turn_logic import TurnLogic
+from desktop_agent.ui.chat.turn_state import ButtonPhase, TurnTracker
 from desktop_agent.ui.i18n import tr
 from desktop_agent.ui.shell.window_deps import WindowDeps
 from desktop_agent.ui.voice.deferred_audio import DeferredSink
@@ -61,7 +66,7 @@ class RecordingView:
     """One turn's view without widgets: records what the queue shows and
     what the controller asks of it; says when an approval or a form waits."""
 
-    def __init__(self, controller: TurnController[RecordingView]) -> None:
+    def __init__(self, controller: TurnLogic[RecordingView]) -> None:
         self.tracker = TurnTracker()
         self.shown: list[str] = []
         self.cards: dict[str, Card] = {}
@@ -137,7 +142,8 @@ class Applier:
 
 @dataclass
 class Rig:
-    controller: TurnController[RecordingView]
+    controller: TurnLogic[RecordingView]
+    signals: TurnController[RecordingView]
     store: SettingsStore
     applier: Applier
     saved: list[tuple[str, int]]
@@ -149,10 +155,10 @@ class Rig:
     models: SignalLog = field(init=False)
 
     def __post_init__(self) -> None:
-        self.turns = SignalLog(self.controller.turn_finished)
-        self.phases = SignalLog(self.controller.phase_changed)
-        self.notices = SignalLog(self.controller.notice)
-        self.models = SignalLog(self.controller.model_changed)
+        self.turns = SignalLog(self.signals.turn_finished)
+        self.phases = SignalLog(self.signals.phase_changed)
+        self.notices = SignalLog(self.signals.notice)
+        self.models = SignalLog(self.signals.model_changed)
 
     def open_view(self, _text: str) -> RecordingView:
         view = RecordingView(self.controller)
@@ -202,11 +208,11 @@ async def controller_rig(
     )
     if tool_server is not None:
         deps = replace(deps, tool_server=tool_server)
-    controller: TurnController[RecordingView] = TurnController(deps)
+    signals: TurnController[RecordingView] = TurnController(deps)
     try:
-        yield Rig(controller, store, applier, saved)
+        yield Rig(signals.logic, signals, store, applier, saved)
     finally:
-        await controller.shutdown(timeout_s=2)
+        await signals.logic.shutdown(timeout_s=2)
         forms.cancel_all()
 
 
@@ -516,8 +522,9 @@ async def test_a_turn_before_every_mcp_server_is_ready_names_them_in_one_line_an
     forms, store = FormManager(), SettingsStore()
     conversation = Conversation(AgentClient(DemoModel(), ToolRouter(builtin_tools(forms))))
     deps = WindowDeps(conversation, forms, store, store.load().settings, model_name="demo", before_turn=before_turn)
-    controller: TurnController[RecordingView] = TurnController(deps)
-    turns, notices = SignalLog(controller.turn_finished), SignalLog(controller.notice)
+    signals: TurnController[RecordingView] = TurnController(deps)
+    controller = signals.logic
+    turns, notices = SignalLog(signals.turn_finished), SignalLog(signals.notice)
     try:
         for text in ("hello", "again"):  # the second: everything is up, nothing to say
             assert controller.start_turn(text, lambda _text: RecordingView(controller))
@@ -529,3 +536,70 @@ async def test_a_turn_before_every_mcp_server_is_ready_names_them_in_one_line_an
     assert notices.events == [
         ("system", "Answering without the tools of MCP fs, git, web (failed, retrying) — not ready yet"),
     ]
+
+
+class RecordingEvents:
+    """A ``TurnEvents`` without Qt: every report, in order."""
+
+    def __init__(self) -> None:
+        self.reports: list[tuple[str, object]] = []
+        self.ended = asyncio.Event()
+
+    def turn_ended(self, status: TurnEnd) -> None:
+        self.reports.append(("turn_ended", status))
+        self.ended.set()
+
+    def phase_set(self, phase: ButtonPhase) -> None:
+        self.reports.append(("phase_set", phase))
+
+    def said(self, level: NoticeLevel, text: str) -> None:
+        self.reports.append(("said", level))
+
+    def settings_applied(self, applied: AppliedSettings) -> None:
+        self.reports.append(("settings_applied", applied.model))
+
+    def speaking(self, speaking: bool) -> None:
+        self.reports.append(("speaking", speaking))
+
+
+async def test_the_turn_logic_runs_a_turn_reporting_to_plain_events_without_any_qobject() -> None:
+    forms, store = FormManager(), SettingsStore()
+    conversation = Conversation(AgentClient(DemoModel(), ToolRouter(builtin_tools(forms))))
+    deps = WindowDeps(conversation, forms, store, store.load().settings, model_name="demo")
+    events = RecordingEvents()
+    logic: TurnLogic[RecordingView] = TurnLogic(deps, events)
+    try:
+        assert logic.start_turn("hello", lambda _text: RecordingView(logic))
+        async with asyncio.timeout(10):
+            await events.ended.wait()
+    finally:
+        await logic.shutdown(timeout_s=2)
+
+    assert events.reports == [
+        ("phase_set", ButtonPhase.INTERRUPT),
+        ("phase_set", ButtonPhase.SEND),
+        ("turn_ended", TurnEnd.COMPLETED),
+    ]
+    assert all(type(value) is not str for _name, value in events.reports)  # enums, not bare words
+
+
+def test_the_qt_adapter_turns_each_report_into_its_signal_carrying_the_enum() -> None:
+    forms, store = FormManager(), SettingsStore()
+    conversation = Conversation(AgentClient(DemoModel(), ToolRouter(builtin_tools(forms))))
+    deps = WindowDeps(conversation, forms, store, store.load().settings, model_name="demo")
+    signals: TurnController[RecordingView] = TurnController(deps)
+    logs = [SignalLog(signal) for signal in (signals.turn_finished, signals.phase_changed, signals.notice,
+                                             signals.model_changed, signals.speaking_changed)]
+    applied = AppliedSettings("demo", True, None)
+
+    signals.turn_ended(TurnEnd.REJECTED)
+    signals.phase_set(ButtonPhase.INTERRUPTING)
+    signals.said(NoticeLevel.WARNING, "careful")
+    signals.settings_applied(applied)
+    signals.speaking(True)
+
+    assert [log.events for log in logs] == [
+        [(TurnEnd.REJECTED,)], [(ButtonPhase.INTERRUPTING,)], [(NoticeLevel.WARNING, "careful")], [(applied,)],
+        [(True,)],
+    ]
+    assert type(logs[0].events[0][0]) is TurnEnd and type(logs[2].events[0][0]) is NoticeLevel

@@ -27,6 +27,7 @@ from desktop_agent.testing.scripted_llm import ScriptedLLM
 from desktop_agent.testing.scripted_replies import Reply, text_reply, tool_reply
 from desktop_agent.ui.chat.chat_view import ChatView
 from desktop_agent.ui.chat.turn_controller import TurnController
+from desktop_agent.ui.chat.turn_logic import TurnLogic
 from desktop_agent.ui.chat.turn_view import TurnView
 from desktop_agent.ui.settings.read_only_trust import ReadOnlyTrustBox
 from desktop_agent.ui.shell.window_deps import WindowDeps
@@ -37,7 +38,7 @@ NOTES = {"read_note": ToolAnnotations(read_only=True), "delete_note": ToolAnnota
 
 @dataclass
 class Rig:
-    controller: TurnController[TurnView]
+    controller: TurnLogic[TurnView]
     chat: ChatView
     audit: RecordingAuditSink
     source: FakeServerSource
@@ -86,7 +87,7 @@ async def trust_rig(qtbot: QtBot, script: list[Reply], trusted: tuple[str, ...])
     )
     chat = ChatView()
     qtbot.add_widget(chat)
-    controller: TurnController[TurnView] = TurnController(deps)
+    controller = TurnController[TurnView](deps).logic
     try:
         yield Rig(controller, chat, audit, source, [])
     finally:

@@ -23,6 +23,7 @@ from desktop_agent.services import Services, build_services
 from desktop_agent.storage.settings import SettingsStore
 from desktop_agent.ui import i18n
 from desktop_agent.ui.chat.bubble import MessageBubble
+from desktop_agent.ui.chat.turn_events import NoticeLevel
 from desktop_agent.ui.chat.turn_view import TurnView
 from desktop_agent.ui.shell.main_window import MainWindow
 from desktop_agent.ui.shell.notice_wording import notice_text
@@ -113,7 +114,7 @@ async def test_warnings_follow_a_language_switch(qtbot: QtBot, _private_home: Pa
     try:
         window.attach(window_deps(services, None))
         TurnView(window.chat).notice(ErrorMessage("HTTP 500 from the model server", "server"))
-        window.show_notice("warning", lambda: i18n.tr("mic_stt_error", error="no model"))
+        window.show_notice(NoticeLevel.WARNING, lambda: i18n.tr("mic_stt_error", error="no model"))
 
         def warnings() -> list[str]:
             return [w.text() for w in window.chat.items() if isinstance(w, MessageBubble) and w.role != "user"]

@@ -1,0 +1,135 @@
+"""The settings half of the turn logic: the settings the window runs with,
+kept, written and applied through the one applier the composition root
+hands in (``WindowDeps.apply_settings``), and what they decide of a tool
+call: whether it runs without asking (the always-allow list, trust in a
+server's read-only tools) and what the display log keeps of it.
+
+No Qt: :class:`~desktop_agent.ui.chat.turn_logic.TurnLogic` builds on it and
+reports through its :class:`~desktop_agent.ui.chat.turn_events.TurnEvents`.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from desktop_agent.core.approval import allow_key, auto_decider
+from desktop_agent.core.display_log import ToolFacts
+from desktop_agent.ui.chat.turn_events import NoticeLevel
+from desktop_agent.ui.i18n import tr
+from desktop_agent.ui.shell.os_wording import os_error_text
+
+if TYPE_CHECKING:
+    from desktop_agent.core.risk import AutoDecider
+    from desktop_agent.storage.settings import Settings
+    from desktop_agent.ui.chat.turn_events import TurnEvents
+    from desktop_agent.ui.shell.window_deps import WindowDeps
+
+log = logging.getLogger(__name__)
+
+
+class TurnSettings:
+    """The current settings, and every way they change: always-allow,
+    mute and volume, the Settings dialog's Save."""
+
+    def __init__(self, deps: WindowDeps, events: TurnEvents) -> None:
+        self._deps = deps
+        self._events = events
+        self._settings = deps.settings
+
+    @property
+    def deps(self) -> WindowDeps:
+        return self._deps
+
+    @property
+    def settings(self) -> Settings:
+        return self._settings
+
+    # ------------------------------------------------------ tool calls
+
+    def is_always_allowed(self, tool_name: str) -> bool:
+        """Whether this tool, from the server that offers it now, is on the
+        always-allow list (entries name their server: ``allow_key``)."""
+        settings = self._settings.with_allow_keys(self._deps.allow_key_for)
+        if settings is not self._settings:
+            self.save_settings(settings)  # old bare names, now tied to their server
+        return allow_key(tool_name, self._deps.tool_server(tool_name)) in self._settings.always_allow
+
+    def tool_facts(self, tool_name: str) -> ToolFacts:
+        """What the display log keeps of a tool, so a restored card shows
+        its risk as it was shown live, even once its server is gone."""
+        return ToolFacts(self._deps.tool_server(tool_name), self._deps.tool_annotations(tool_name))
+
+    def auto_approval(self, tool_name: str) -> AutoDecider | None:
+        """Who approves this tool without asking: the always-allow list, or
+        the user's trust in its server's read-only tools; None: ask."""
+        if self.is_always_allowed(tool_name):  # ties saved bare names to their server first
+            return "always_allow"
+        settings = self._settings
+        return auto_decider(
+            tool_name,
+            self._deps.tool_server(tool_name),
+            self._deps.tool_annotations(tool_name),
+            always_allow=settings.always_allow,
+            trusted_read_only_servers=settings.trusted_read_only_servers,
+        )
+
+    # -------------------------------------------------------- changes
+
+    def set_always_allowed(self, key: str, allowed: bool) -> None:
+        """``key``: an always-allow entry (``core.approval.allow_key``)."""
+        self.save_settings(self._settings.with_allowed(key, allowed))
+
+    def save_muted(self, muted: bool) -> None:
+        if muted != self._settings.muted:
+            self.save_settings(replace(self._settings, muted=muted))
+
+    def save_volume(self, volume: float) -> None:
+        if volume != self._settings.volume:
+            self.save_settings(replace(self._settings, volume=volume))
+
+    def has_api_key(self) -> bool:
+        try:
+            return bool(self._deps.get_api_key())
+        except Exception:  # a broken keyring must not stop the dialog
+            log.exception("could not read the API key")
+            return False
+
+    def apply_edit(
+        self, settings: Settings, *, api_key: str | None = None, forget_api_key: bool = False
+    ) -> None:
+        """The Settings dialog's Save: store the key change, then the settings."""
+        key_changed = bool(api_key) or forget_api_key
+        if key_changed and self._deps.set_api_key is not None:
+            try:
+                self._deps.set_api_key(api_key if api_key else None)
+            except Exception as exc:  # keyring errors vary by backend
+                log.error("could not store the API key: %s", type(exc).__name__)
+                self._events.said(NoticeLevel.ERROR, tr("settings_saved_error", error=type(exc).__name__))
+                key_changed = False
+        self.save_settings(settings, key_changed=key_changed)
+
+    def save_settings(self, settings: Settings, *, key_changed: bool = False) -> bool:
+        """Use ``settings`` from now on: keep them, write them (False, and an
+        error notice, when the file cannot be written) and apply them to the
+        running services (endpoint, model, speech, limits)."""
+        self._settings = settings
+        saved = True
+        try:
+            self._deps.settings_store.save(settings)
+        except (OSError, ValueError) as exc:
+            log.error("could not save the settings: %s", exc)
+            reason = os_error_text(exc) if isinstance(exc, OSError) else str(exc)
+            self._events.said(NoticeLevel.ERROR, tr("settings_saved_error", error=reason))
+            saved = False
+        apply = self._deps.apply_settings
+        if apply is not None:
+            applied = apply(settings, key_changed=key_changed)
+            self._events.settings_applied(applied)
+            if applied.error:
+                self._events.said(NoticeLevel.ERROR, applied.error)
+        return saved
+
+
+__all__ = ["TurnSettings"]
