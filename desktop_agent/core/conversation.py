@@ -14,22 +14,36 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from desktop_agent.core.agent import AgentClient
 from desktop_agent.core.approval import ApprovalManager, approval_key
 from desktop_agent.core.audit import Decider
 from desktop_agent.core.bus import SessionMessageBus
 from desktop_agent.core.chat_handler import ChatHandler
-from desktop_agent.core.display_log import USER, DisplayRecorder, ToolDescriber, ToolFacts
+from desktop_agent.core.display_log import USER, event_json, user_event
 from desktop_agent.core.events import TurnOutcome
-from desktop_agent.core.history import HistoryError, check_history, repair_history, truncate_for_send
+from desktop_agent.core.history import (
+    HistoryError,
+    check_history,
+    history_of,
+    repair_history,
+    truncate_for_send,
+)
 from desktop_agent.core.hooks import HookNote, hook_message, hook_notes, is_hook, persistent
-from desktop_agent.core.json_types import JSONDict
+from desktop_agent.core.json_types import JSONDict, JSONMapping
 from desktop_agent.core.packed_log import PackedLog
 from desktop_agent.core.playback import AutoApprove, PlaybackQueue, PlaybackView
 from desktop_agent.core.ports import AudioSink, SpeechPort
 from desktop_agent.core.session import SessionManager
+from desktop_agent.core.transcript import (
+    ToolDescriber,
+    ToolFacts,
+    TranscriptItem,
+    TranscriptRecorder,
+    UserEvent,
+    UserText,
+)
 
 log = logging.getLogger(__name__)
 
@@ -62,7 +76,10 @@ class Conversation:
         """The display log (``core/display_log.py``): what the window showed.
         Each finished turn's events are packed (``core/packed_log.py``):
         kept as dicts, they took more memory than the history itself."""
-        self._next_turn: list[JSONDict] = []
+        self._next_turn: list[UserEvent] = []
+        self._turn: list[TranscriptItem] = []
+        """The running turn's transcript: history and the display log's new
+        events are derived from it."""
         self.rewound: tuple[int, int] | None = None
         """(history, events) lengths the log was cut back to since it was
         last saved (a taken-back exchange); the store rewrites from there."""
@@ -120,13 +137,24 @@ class Conversation:
         self._carried = self._carried_before
         return text
 
-    def record(self, event: JSONDict, *, with_next_turn: bool = False) -> None:
+    def record(self, event: UserEvent | JSONMapping, *, with_next_turn: bool = False) -> None:
         """Add one of the window's own events (an answer, a click, a
-        notice) to the display log; ``with_next_turn``: it belongs under
-        the user's message of the turn about to start."""
+        notice) to the transcript; ``with_next_turn``: it belongs under the
+        user's message of the turn about to start. An event in its saved
+        form (a mapping) is read into its item first."""
+        item = user_event(event) if isinstance(event, Mapping) else event
+        if item is None:
+            raise ValueError(f"not one of the window's own events: {event!r}")
         if with_next_turn and not self.busy:
-            self._next_turn.append(event)
+            self._next_turn.append(item)
         else:
+            self._add(item, self._session_id or "")
+
+    def _add(self, item: TranscriptItem, session_id: str) -> None:
+        """One item of the transcript, and its event in the display log."""
+        self._turn.append(item)
+        event = event_json(item, session_id)
+        if event is not None:
             self.events.append(event)
 
     def saved(self) -> None:
@@ -163,10 +191,11 @@ class Conversation:
         session_id = uuid.uuid4().hex[:12]
         bus = SessionMessageBus(session_id)
         start = hook_notes(self.agent.hooks, "turn_start")  # after the user's message
-        self.events.append({"type": USER, "text": user_text, "approval_timeout_s": self.approval_timeout_s})
-        self.events.extend(self._next_turn)
+        self._turn = []
+        for item in (UserText(user_text, self.approval_timeout_s), *start, *self._next_turn):
+            self._add(item, session_id)
         self._next_turn.clear()
-        recorder = DisplayRecorder(view, self.events, session_id, describe_tool)
+        recorder = TranscriptRecorder(view, lambda item: self._add(item, session_id), describe_tool)
         bus.add_listener(recorder.on_bus)
         view = recorder
         if on_bus is not None:
@@ -209,11 +238,11 @@ class Conversation:
                 self.sessions.finish(session_id)
                 # Whatever ended the turn (a cancelled task, a view that
                 # raised), what the user saw is kept.
-                self._keep(user_text, queue, start)
+                self._keep()
                 self.events.pack()
         return outcome
 
-    def _keep(self, user_text: str, queue: PlaybackQueue, start: list[HookNote]) -> None:
+    def _keep(self) -> None:
         """Add the turn to the history: the user's text, its persistent
         ``turn_start`` hooks, what the queue consumed (its last unflushed
         text included), then its persistent ``after_rejection`` (when a call
@@ -221,15 +250,16 @@ class Conversation:
         non-persistent ones wait for the next turn's first request. A turn
         that fails the history check is repaired (and the reason logged),
         never dropped."""
-        queue.history.flush()
-        turn = [{"role": "user", "content": user_text}, *map(hook_message, persistent(start)), *queue.history.messages]
+        derived = history_of(self._turn)
+        self._turn = []
+        turn = derived.messages
         try:
             check_history(turn)
         except HistoryError as exc:
             log.warning("conversation %s: the turn's history was repaired: %s", self.conversation_id, exc)
             turn = repair_history(turn)
         hooks = self.agent.hooks
-        end = hook_notes(hooks, "after_rejection") if queue.history.rejected else []
+        end = hook_notes(hooks, "after_rejection") if derived.rejected else []
         end += hook_notes(hooks, "turn_end")
         turn.extend(map(hook_message, persistent(end)))
         self._carried = [note for note in end if not note.persistent]

@@ -1,5 +1,7 @@
-"""The display log (issue 14): what the window showed of a conversation, in
-order, as JSON, so a restored conversation looks as it did live.
+"""The display log: what the window showed of a conversation, in order, as
+JSON, so a restored conversation looks as it did live. It is the saved form
+of the transcript's items (``core/transcript.py``), one event per item
+(:func:`event_json`; hook notes are not shown, so not logged).
 
 Its events are the bus messages the playback queue consumed, in their
 contract JSON form (the ``--events-jsonl`` form, contracts §5), plus a few of
@@ -17,8 +19,9 @@ our own for what the user did, which the bus never carries:
 
 Why record what was *consumed* and not the bus: a voice text interrupted
 before its audio never showed, and the queue is the one place that knows.
-The :class:`DisplayRecorder` sits between the queue and the view, so it sees
-exactly that, and keeps the bus's ``seq`` of each message.
+The :class:`~desktop_agent.core.transcript.TranscriptRecorder` sits between
+the queue and the view, so it sees exactly that, and keeps the bus's ``seq``
+of each message.
 
 Audio, transcripts and ``round_end``'s hooks are not part of the log
 (``round_end`` itself is: it separates paragraphs).
@@ -35,13 +38,13 @@ Events recorded before it have none and restore without marks.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Mapping, MutableSequence, Sequence
-from typing import TypeVar, get_args
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TypeVar, assert_never, get_args
 
 from desktop_agent.core.forms import FormQuestion, QuestionType
+from desktop_agent.core.hooks import HookNote
 from desktop_agent.core.json_types import JSONDict, JSONMapping, JSONReadable, as_list, as_object
 from desktop_agent.core.messages import (
-    BusItem,
     BusMessage,
     Card,
     CardField,
@@ -63,15 +66,27 @@ from desktop_agent.core.messages import (
     WarningMessage,
     to_json,
 )
-from desktop_agent.core.playback import PlaybackView, ToolEvent
 from desktop_agent.core.risk import AutoDecider
 from desktop_agent.core.stream_parser import strip_tags
-from desktop_agent.core.transcript import ToolFacts
+from desktop_agent.core.transcript import (
+    ApprovalAnswer,
+    AutoApproved,
+    FormAnswer,
+    InterruptClicked,
+    Notice,
+    Shown,
+    ToolDescriber,
+    ToolFacts,
+    TranscriptItem,
+    UserEvent,
+    UserText,
+    answers_json,
+)
 
 __all__ = [
     "APPROVAL_ANSWER", "AUTO_APPROVED", "FORM_ANSWER", "INTERRUPT_CLICKED", "NOTICE", "OWN_TYPES", "TOOL_KEY", "USER",
-    "DisplayRecorder", "ToolDescriber", "ToolFacts", "auto_by", "event_text", "events_from_history",
-    "message_from_json", "turns",
+    "ToolDescriber", "ToolFacts", "auto_by", "event_json", "event_text", "events_from_history",
+    "message_from_json", "turns", "user_event",
 ]
 
 USER, AUTO_APPROVED, APPROVAL_ANSWER, FORM_ANSWER = "user", "auto_approved", "approval_answer", "form_answer"
@@ -82,84 +97,64 @@ TOOL_KEY = "_tool"
 _L = TypeVar("_L", bound=str)
 
 
-ToolDescriber = Callable[[str], ToolFacts]
-"""A tool's facts by its name (the window's ``tool_server`` and ``tool_annotations``)."""
-
-
-def _undescribed(_name: str) -> ToolFacts:
-    return ToolFacts()
-
-
 def auto_by(event: JSONMapping) -> AutoDecider:
     """Who answered an ``auto_approved`` event (the always-allow list for
     one recorded before that was kept)."""
     return _choice(event.get("by") or "always_allow", get_args(AutoDecider), "always_allow")
 
 
-class DisplayRecorder:
-    """A :class:`PlaybackView` that records each message it is shown into
-    ``events`` and passes it on to ``view``. Attach :meth:`on_bus` to the
-    turn's bus for the ``seq`` numbers; ``describe`` gives the
-    :class:`ToolFacts` kept with each tool event."""
+# ------------------------------------------------------------ writing
 
-    def __init__(
-        self, view: PlaybackView, events: MutableSequence[JSONDict], session_id: str,
-        describe: ToolDescriber = _undescribed,
-    ) -> None:
-        self._view = view
-        self._events = events
-        self._session_id = session_id
-        self._describe = describe
-        self._seq: dict[int, tuple[BusMessage, int]] = {}
-        """id(message) → (message, seq); the message is held so its id stays unique."""
 
-    def on_bus(self, item: BusItem) -> None:
-        if item.message.type not in ("audio", "transcript"):
-            self._seq[id(item.message)] = (item.message, item.seq)
+def event_json(item: TranscriptItem, session_id: str) -> JSONDict | None:
+    """The saved event of a transcript item; None for a hook note (history
+    keeps it, the window never showed it)."""
+    match item:
+        case UserText(text, timeout):
+            user: JSONDict = {"type": USER, "text": text}
+            if timeout is not None:
+                user["approval_timeout_s"] = timeout
+            return user
+        case Shown(message, seq, facts):
+            return _message_json(message, session_id, seq, facts)
+        case AutoApproved(message, seq, by, facts):
+            return {"type": AUTO_APPROVED, "by": by, "message": _message_json(message, session_id, seq, facts)}
+        case ApprovalAnswer(tool_call_id, approved):
+            return {"type": APPROVAL_ANSWER, "tool_call_id": tool_call_id, "approved": approved}
+        case FormAnswer(form_id, answers):
+            return {"type": FORM_ANSWER, "form_id": form_id, "answers": answers}
+        case InterruptClicked():
+            return {"type": INTERRUPT_CLICKED}
+        case Notice(level, text):
+            return {"type": NOTICE, "level": level, "text": text}
+        case HookNote():
+            return None
+        case _:
+            assert_never(item)
 
-    def _json(self, message: BusMessage) -> JSONDict:
-        held = self._seq.pop(id(message), None)
-        data = to_json(message, session_id=self._session_id, seq=held[1] if held else 0)
-        if isinstance(message, ToolCallMessage | ToolRejectedMessage) and message.tool_name:
-            facts = self._describe(message.tool_name).to_json()
-            if facts is not None:
-                data[TOOL_KEY] = facts
-        return data
 
-    def _keep(self, message: BusMessage) -> None:
-        self._events.append(self._json(message))
+def _message_json(message: BusMessage, session_id: str, seq: int, facts: ToolFacts | None) -> JSONDict:
+    data = to_json(message, session_id=session_id, seq=seq)
+    saved = facts.to_json() if facts is not None else None
+    if saved is not None:
+        data[TOOL_KEY] = saved
+    return data
 
-    def show_text(self, message: TextMessage) -> None:
-        self._keep(message)
-        self._view.show_text(message)
 
-    def round_ended(self, message: RoundEndMessage) -> None:
-        self._keep(message)
-        self._view.round_ended(message)
-
-    def tool_event(self, message: ToolEvent) -> None:
-        self._keep(message)
-        self._view.tool_event(message)
-
-    def approval_needed(self, message: ToolCallMessage) -> None:
-        self._keep(message)
-        self._view.approval_needed(message)
-
-    def auto_approved(self, message: ToolCallMessage, by: AutoDecider = "always_allow") -> None:
-        self._events.append({"type": AUTO_APPROVED, "by": by, "message": self._json(message)})
-        self._view.auto_approved(message, by)
-
-    def notice(self, message: WarningMessage | ErrorMessage) -> None:
-        self._keep(message)
-        self._view.notice(message)
-
-    def interrupted(self, message: InterruptedMessage) -> None:
-        self._keep(message)
-        self._view.interrupted(message)
-
-    def turn_ended(self, message: TurnEndMessage) -> None:
-        self._keep(message)
-        self._view.turn_ended(message)
+def user_event(data: JSONMapping) -> UserEvent | None:
+    """The typed item of one of the window's own events in its saved form;
+    None for any other event."""
+    match data.get("type"):
+        case "approval_answer":
+            return ApprovalAnswer(_str(data, "tool_call_id"), bool(data.get("approved")))
+        case "form_answer":
+            answers = data.get("answers")
+            return FormAnswer(_str(data, "form_id"), answers_json(answers) if isinstance(answers, Mapping) else None)
+        case "interrupt_clicked":
+            return InterruptClicked()
+        case "notice":
+            return Notice(_str(data, "level"), _str(data, "text"))
+    return None
 
 
 # ------------------------------------------------------------ reading back

@@ -26,7 +26,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import assert_never
 
-from desktop_agent.core.hooks import hook_message
+from desktop_agent.core.hooks import HookNote, hook_message
 from desktop_agent.core.json_depth import MAX_ARGUMENT_DEPTH, nests_deeper_than
 from desktop_agent.core.json_types import JSONDict, JSONMapping, JSONReadable, JSONValue, as_list, as_object
 from desktop_agent.core.messages import (
@@ -48,6 +48,16 @@ from desktop_agent.core.messages import (
     WarningMessage,
 )
 from desktop_agent.core.stream_parser import strip_intent_tags, strip_tags
+from desktop_agent.core.transcript import (
+    ApprovalAnswer,
+    AutoApproved,
+    FormAnswer,
+    InterruptClicked,
+    Notice,
+    Shown,
+    TranscriptItem,
+    UserText,
+)
 
 TOOL_CONTEXT_MAX_LEN = 300
 NO_TRUNCATE_TOOLS: frozenset[str] = frozenset({"get_skill"})
@@ -170,6 +180,41 @@ class HistoryRecorder:
                 self.messages.append(tool_message(c.id, c.answer or ""))
         elif content is not None:
             self.messages.append({"role": "assistant", "content": content})
+
+
+@dataclass(frozen=True, slots=True)
+class TurnHistory:
+    """One turn's part of the history, derived from its transcript."""
+
+    messages: list[JSONDict]
+    rejected: bool
+    """A call was rejected, timed out or interrupted: the turn's
+    ``after_rejection`` hooks apply."""
+
+
+def history_of(items: Iterable[TranscriptItem]) -> TurnHistory:
+    """The history of one turn, derived from its transcript items: the
+    user's message and persistent hook notes where they stand, and what the
+    queue consumed (shown, or approved without asking) folded by
+    :class:`HistoryRecorder`; the window's own events never reach the model."""
+    recorder = HistoryRecorder()
+    for item in items:
+        match item:
+            case UserText():
+                recorder.flush()
+                recorder.messages.append({"role": "user", "content": item.text})
+            case HookNote():
+                if item.persistent:
+                    recorder.flush()
+                    recorder.messages.append(hook_message(item))
+            case Shown() | AutoApproved():
+                recorder.consume(item.message)
+            case ApprovalAnswer() | FormAnswer() | InterruptClicked() | Notice():
+                pass
+            case _:
+                assert_never(item)
+    recorder.flush()
+    return TurnHistory(recorder.messages, recorder.rejected)
 
 
 def _arguments_json(arguments: JSONMapping | str | None) -> str:

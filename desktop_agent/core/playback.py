@@ -19,7 +19,9 @@ Policy only; a :class:`PlaybackView` renders and an :class:`AudioSink` plays.
   the history keeps the rejection.
 - :meth:`PlaybackQueue.skip_current` stops only the clip playing: the queue
   goes on with the next segment (the user skips a sentence, not the turn).
-- What was consumed feeds the :class:`HistoryRecorder`.
+- The view is shown exactly what was consumed; the conversation records
+  that (``core/transcript.py``: :class:`TranscriptRecorder` wraps the view)
+  and derives history from it.
 """
 
 from __future__ import annotations
@@ -32,7 +34,6 @@ from typing import Any, Protocol, assert_never
 
 from desktop_agent.core.audit import Decider
 from desktop_agent.core.bus import SessionMessageBus
-from desktop_agent.core.history import HistoryRecorder
 from desktop_agent.core.messages import (
     AudioEndMessage,
     AudioMessage,
@@ -118,7 +119,6 @@ class PlaybackQueue:
         sink: AudioSink | None = None,
         expect_audio: bool = False,
         audio_timeout_s: float = 20.0,
-        history: HistoryRecorder | None = None,
         muted: bool = False,
         on_shown: Callable[[str], None] = lambda task_id: None,
     ) -> None:
@@ -131,7 +131,6 @@ class PlaybackQueue:
         self._sink = sink
         self._expect_audio = expect_audio
         self._audio_timeout_s = audio_timeout_s
-        self.history = history or HistoryRecorder()
         self._items: deque[BusMessage] = deque()
         self._audio: dict[int, AudioMessage] = {}
         self._arrived = asyncio.Event()
@@ -247,7 +246,6 @@ class PlaybackQueue:
                 if not self._interrupt.is_set():
                     await self._play_text(message)
             case ToolCallMessage(state="approval_required"):
-                self.history.consume(message)
                 await self._approval(message)
             case (
                 ToolCallMessage()
@@ -257,19 +255,15 @@ class PlaybackQueue:
                 | CardMessage()
                 | ToolRejectedMessage()
             ):
-                self.history.consume(message)
                 self._view.tool_event(message)
             case RoundEndMessage():
                 if not self._interrupt.is_set():
-                    self.history.consume(message)
                     self._view.round_ended(message)
             case WarningMessage() | ErrorMessage():
                 self._view.notice(message)
             case InterruptedMessage():
-                self.history.consume(message)
                 self._view.interrupted(message)
             case TurnEndMessage():
-                self.history.consume(message)
                 self._view.turn_ended(message)
                 return False
             case AudioMessage() | AudioEndMessage() | TranscriptMessage():
@@ -290,7 +284,6 @@ class PlaybackQueue:
                 audio = await self._wait_audio(message.segment_id)
                 if self._interrupt.is_set():
                     return
-        self.history.consume(message)
         self._view.show_text(message)
         if audio is not None and self._sink is not None and not self._muted:
             if audio.stream is not None:

@@ -16,11 +16,24 @@ readers ``match`` on it ending in ``assert_never``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 
 from desktop_agent.core.hooks import HookNote
 from desktop_agent.core.json_types import JSONMapping, JSONObject, JSONValue
-from desktop_agent.core.messages import BusMessage, ToolCallMessage
+from desktop_agent.core.messages import (
+    BusItem,
+    BusMessage,
+    ErrorMessage,
+    InterruptedMessage,
+    RoundEndMessage,
+    TextMessage,
+    ToolCallMessage,
+    ToolRejectedMessage,
+    TurnEndMessage,
+    WarningMessage,
+)
+from desktop_agent.core.playback import PlaybackView, ToolEvent
 from desktop_agent.core.risk import AutoDecider, ToolAnnotations
 
 
@@ -124,6 +137,85 @@ TranscriptItem = (
 )
 UserEvent = ApprovalAnswer | FormAnswer | InterruptClicked | Notice
 """What the window records itself (``Conversation.record``)."""
+
+
+ToolDescriber = Callable[[str], ToolFacts]
+"""A tool's facts by its name (the window's ``tool_server`` and ``tool_annotations``)."""
+
+
+def undescribed(_name: str) -> ToolFacts:
+    return ToolFacts()
+
+
+class TranscriptRecorder:
+    """A :class:`PlaybackView` that records each message it is shown as an
+    item (:class:`Shown`, :class:`AutoApproved`), hands the item to
+    ``on_item``, and passes the message on to ``view``.
+
+    Why what is *shown*: the queue shows exactly what it consumed (a voice
+    text interrupted before its audio never showed, and never reached the
+    model either), so both the saved display log and the history are
+    derived from these items. Attach :meth:`on_bus` to the turn's bus for
+    the ``seq`` numbers; ``describe`` gives the :class:`ToolFacts` kept with
+    each tool event."""
+
+    def __init__(
+        self, view: PlaybackView, on_item: Callable[[TranscriptItem], None],
+        describe: ToolDescriber = undescribed,
+    ) -> None:
+        self._view = view
+        self._on_item = on_item
+        self._describe = describe
+        self._seq: dict[int, tuple[BusMessage, int]] = {}
+        """id(message) → (message, seq); the message is held so its id stays unique."""
+
+    def on_bus(self, item: BusItem) -> None:
+        if item.message.type not in ("audio", "transcript"):
+            self._seq[id(item.message)] = (item.message, item.seq)
+
+    def _take_seq(self, message: BusMessage) -> int:
+        held = self._seq.pop(id(message), None)
+        return held[1] if held else 0
+
+    def _facts(self, message: BusMessage) -> ToolFacts | None:
+        if isinstance(message, ToolCallMessage | ToolRejectedMessage) and message.tool_name:
+            return self._describe(message.tool_name)
+        return None
+
+    def _keep(self, message: BusMessage) -> None:
+        self._on_item(Shown(message, self._take_seq(message), self._facts(message)))
+
+    def show_text(self, message: TextMessage) -> None:
+        self._keep(message)
+        self._view.show_text(message)
+
+    def round_ended(self, message: RoundEndMessage) -> None:
+        self._keep(message)
+        self._view.round_ended(message)
+
+    def tool_event(self, message: ToolEvent) -> None:
+        self._keep(message)
+        self._view.tool_event(message)
+
+    def approval_needed(self, message: ToolCallMessage) -> None:
+        self._keep(message)
+        self._view.approval_needed(message)
+
+    def auto_approved(self, message: ToolCallMessage, by: AutoDecider = "always_allow") -> None:
+        self._on_item(AutoApproved(message, self._take_seq(message), by, self._facts(message)))
+        self._view.auto_approved(message, by)
+
+    def notice(self, message: WarningMessage | ErrorMessage) -> None:
+        self._keep(message)
+        self._view.notice(message)
+
+    def interrupted(self, message: InterruptedMessage) -> None:
+        self._keep(message)
+        self._view.interrupted(message)
+
+    def turn_ended(self, message: TurnEndMessage) -> None:
+        self._keep(message)
+        self._view.turn_ended(message)
 
 
 def answers_json(answers: JSONMapping | None) -> JSONObject | None:

@@ -9,8 +9,11 @@ from typing import Any
 
 from desktop_agent.core.audit import Decider
 from desktop_agent.core.bus import SessionMessageBus
+from desktop_agent.core.history import history_of
+from desktop_agent.core.json_types import JSONDict
 from desktop_agent.core.messages import (
     AudioMessage,
+    BusMessage,
     ErrorMessage,
     InterruptedMessage,
     RoundEndMessage,
@@ -23,41 +26,49 @@ from desktop_agent.core.messages import (
 from desktop_agent.core.playback import Approver, PlaybackQueue, ToolEvent
 from desktop_agent.core.risk import AutoDecider
 from desktop_agent.core.speech_stream import SpeechStream
+from desktop_agent.core.transcript import Shown
 from desktop_agent.testing.fake_sink import FakeAudioSink
 
 
 class RecordingView:
     def __init__(self) -> None:
         self.events: list[tuple[str, Any]] = []
+        self.shown: list[BusMessage] = []
+        """Every message shown, as the conversation's transcript records it."""
         self.changed = asyncio.Event()
 
-    def _add(self, kind: str, value: Any) -> None:
+    def _add(self, kind: str, value: Any, message: BusMessage) -> None:
         self.events.append((kind, value))
+        self.shown.append(message)
         self.changed.set()
 
     def show_text(self, message: TextMessage) -> None:
-        self._add("text", message.text)
+        self._add("text", message.text, message)
 
     def round_ended(self, message: RoundEndMessage) -> None:
-        self._add("round_end", message.round)
+        self._add("round_end", message.round, message)
 
     def tool_event(self, message: ToolEvent) -> None:
-        self._add("tool", message.state if isinstance(message, ToolCallMessage) else message.type)
+        self._add("tool", message.state if isinstance(message, ToolCallMessage) else message.type, message)
 
     def approval_needed(self, message: ToolCallMessage) -> None:
-        self._add("approval", message.task_id)
+        self._add("approval", message.task_id, message)
 
     def auto_approved(self, message: ToolCallMessage, by: AutoDecider = "always_allow") -> None:
-        self._add("auto_approved", message.task_id)
+        self._add("auto_approved", message.task_id, message)
 
     def notice(self, message: WarningMessage | ErrorMessage) -> None:
-        self._add("notice", message.message)
+        self._add("notice", message.message, message)
 
     def interrupted(self, message: InterruptedMessage) -> None:
-        self._add("interrupted", message.reason)
+        self._add("interrupted", message.reason, message)
 
     def turn_ended(self, message: TurnEndMessage) -> None:
-        self._add("turn_end", None)
+        self._add("turn_end", None, message)
+
+    def history(self) -> list[JSONDict]:
+        """The history derived from what was shown (``core/history.history_of``)."""
+        return history_of(Shown(message, 0) for message in self.shown).messages
 
     async def wait_for(self, kind: str) -> None:
         while not any(k == kind for k, _ in self.events):
@@ -124,7 +135,7 @@ async def test_voice_text_waits_for_its_audio_and_plays_in_order() -> None:
         await runner
     assert [p[0] for p in sink.plays] == [b"c1", b"c3"]
     assert view.events == [("text", "one"), ("text", "plain"), ("text", "three"), ("turn_end", None)]
-    assert [m["role"] for m in queue.history.messages] == ["assistant"]
+    assert [m["role"] for m in view.history()] == ["assistant"]
 
 
 async def test_failed_audio_still_shows_text_and_queue_goes_on() -> None:
@@ -179,7 +190,7 @@ async def test_always_allowed_tool_is_answered_without_asking() -> None:
 
 
 async def test_interrupted_drops_unshown_text_and_stops_playback() -> None:
-    bus, view, sink, queue, runner = speaking_queue()
+    bus, view, sink, _queue, runner = speaking_queue()
     push_text(bus, 1, "playing", voice=True)
     push_audio(bus, 1)
     push_text(bus, 2, "never shown", voice=True)
@@ -191,7 +202,7 @@ async def test_interrupted_drops_unshown_text_and_stops_playback() -> None:
         await runner
     assert ("stop",) in sink.log
     assert view.events == [("text", "playing"), ("interrupted", "user"), ("turn_end", None)]
-    assert queue.history.messages == [{"role": "assistant", "content": "playing"}]
+    assert view.history() == [{"role": "assistant", "content": "playing"}]
 
 
 async def test_interrupt_unblocks_a_pending_approval() -> None:
@@ -209,7 +220,7 @@ async def test_interrupt_unblocks_a_pending_approval() -> None:
         await runner
     assert view.events == [("approval", "t1"), ("tool", "tool_rejected"),
                            ("interrupted", "approval_timeout"), ("turn_end", None)]
-    assert queue.history.messages[-1] == {"role": "tool", "tool_call_id": "c", "content": "timed out"}
+    assert view.history()[-1] == {"role": "tool", "tool_call_id": "c", "content": "timed out"}
 
 
 async def test_a_muted_queue_shows_voice_text_at_once_and_plays_nothing() -> None:
@@ -225,7 +236,7 @@ async def test_a_muted_queue_shows_voice_text_at_once_and_plays_nothing() -> Non
         await runner
     assert view.events == [("text", "One. "), ("text", "Two."), ("turn_end", None)]
     assert sink.log == []
-    assert queue.history.messages == [{"role": "assistant", "content": "One. Two."}]
+    assert view.history() == [{"role": "assistant", "content": "One. Two."}]
 
 
 async def test_muting_releases_the_text_waiting_for_its_audio_and_unmuting_waits_again() -> None:
@@ -248,7 +259,7 @@ async def test_muting_releases_the_text_waiting_for_its_audio_and_unmuting_waits
         await runner
     assert sink.plays == [(b"c2", "audio/wav")]
     assert view.events == [("text", "One. "), ("text", "Two."), ("turn_end", None)]
-    assert queue.history.messages == [{"role": "assistant", "content": "One. Two."}]
+    assert view.history() == [{"role": "assistant", "content": "One. Two."}]
 
 
 async def test_muting_mid_reply_silences_the_clip_and_the_rest_shows_at_once() -> None:
@@ -267,7 +278,7 @@ async def test_muting_mid_reply_silences_the_clip_and_the_rest_shows_at_once() -
         await runner
     assert sink.log == [("play", b"c1", "audio/wav"), ("stop",), ("stopped", 0)]
     assert view.events == [("text", "One. "), ("text", "Two. "), ("text", "Three."), ("turn_end", None)]
-    assert queue.history.messages == [{"role": "assistant", "content": "One. Two. Three."}]
+    assert view.history() == [{"role": "assistant", "content": "One. Two. Three."}]
 
 
 def push_stream(bus: SessionMessageBus, seg: int, stream: SpeechStream) -> None:
@@ -298,7 +309,7 @@ async def test_streamed_audio_shows_its_text_as_the_first_chunk_plays_and_keeps_
         await runner
     assert sink.log == [("stream", first.mime), ("end", 0), ("stream", second.mime), ("end", 1)]
     assert view.events == [("text", "one"), ("text", "two"), ("turn_end", None)]
-    assert queue.history.messages == [{"role": "assistant", "content": "onetwo"}]
+    assert view.history() == [{"role": "assistant", "content": "onetwo"}]
 
 
 async def test_interrupt_silences_a_stream_still_being_produced() -> None:
@@ -352,7 +363,7 @@ async def test_skipping_stops_only_the_sentence_spoken_and_the_next_one_plays() 
     assert sink.log == [("play", b"c1", "audio/wav"), ("stop",), ("stopped", 0),
                         ("play", b"c2", "audio/wav"), ("end", 1)]
     assert view.events == [("text", "One. "), ("text", "Two. "), ("text", "Three."), ("turn_end", None)]
-    assert queue.history.messages == [{"role": "assistant", "content": "One. Two. Three."}]
+    assert view.history() == [{"role": "assistant", "content": "One. Two. Three."}]
     assert not queue.speaking
 
 

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QWidget
 from pytestqt.qtbot import QtBot
 
 from desktop_agent.core.chat_handler import REASON_INTERRUPTED
-from desktop_agent.core.display_log import DisplayRecorder, ToolFacts
+from desktop_agent.core.display_log import event_json
 from desktop_agent.core.json_types import JSONDict
 from desktop_agent.core.messages import (
     Card,
@@ -29,6 +29,7 @@ from desktop_agent.core.messages import (
     TurnEndMessage,
     WarningMessage,
 )
+from desktop_agent.core.transcript import ToolFacts, TranscriptItem, TranscriptRecorder
 from desktop_agent.testing.window_rig import form_item, rejected_item, text_item, tool_item
 from desktop_agent.ui.cards.form_widget import FormWidget
 from desktop_agent.ui.cards.tool_card import ToolCardWidget
@@ -55,11 +56,16 @@ class LiveSession:
         self.events: list[JSONDict] = []
         self.view, self.shown = self._open()
 
-    def _open(self) -> tuple[TurnView, DisplayRecorder]:
+    def _open(self) -> tuple[TurnView, TranscriptRecorder]:
         unsaid = ToolFacts()
         view = TurnView(self.chat, server_of=lambda name: self.tools.get(name, unsaid).server,
                         annotations_of=lambda name: self.tools.get(name, unsaid).annotations)
-        return view, DisplayRecorder(view, self.events, "live", lambda name: self.tools.get(name, unsaid))
+        return view, TranscriptRecorder(view, self._log, lambda name: self.tools.get(name, unsaid))
+
+    def _log(self, item: TranscriptItem) -> None:
+        event = event_json(item, "live")
+        assert event is not None
+        self.events.append(event)
 
     def user(self, text: str) -> None:
         self.events.append({"type": "user", "text": text})
