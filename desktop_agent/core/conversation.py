@@ -14,14 +14,14 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 
 from desktop_agent.core.agent import AgentClient
 from desktop_agent.core.approval import ApprovalManager, approval_key
 from desktop_agent.core.audit import Decider
 from desktop_agent.core.bus import SessionMessageBus
 from desktop_agent.core.chat_handler import ChatHandler
-from desktop_agent.core.display_log import USER, event_json, user_event
+from desktop_agent.core.display_log import USER, event_json
 from desktop_agent.core.events import TurnOutcome
 from desktop_agent.core.history import (
     HistoryError,
@@ -31,7 +31,7 @@ from desktop_agent.core.history import (
     truncate_for_send,
 )
 from desktop_agent.core.hooks import HookNote, hook_message, hook_notes, is_hook, persistent
-from desktop_agent.core.json_types import JSONDict, JSONMapping
+from desktop_agent.core.json_types import JSONDict
 from desktop_agent.core.packed_log import PackedLog
 from desktop_agent.core.playback import AutoApprove, PlaybackQueue, PlaybackView
 from desktop_agent.core.ports import AudioSink, SpeechPort
@@ -137,14 +137,10 @@ class Conversation:
         self._carried = self._carried_before
         return text
 
-    def record(self, event: UserEvent | JSONMapping, *, with_next_turn: bool = False) -> None:
+    def record(self, item: UserEvent, *, with_next_turn: bool = False) -> None:
         """Add one of the window's own events (an answer, a click, a
         notice) to the transcript; ``with_next_turn``: it belongs under the
-        user's message of the turn about to start. An event in its saved
-        form (a mapping) is read into its item first."""
-        item = user_event(event) if isinstance(event, Mapping) else event
-        if item is None:
-            raise ValueError(f"not one of the window's own events: {event!r}")
+        user's message of the turn about to start."""
         if with_next_turn and not self.busy:
             self._next_turn.append(item)
         else:

@@ -26,6 +26,7 @@ from desktop_agent.core.approval import allow_key
 from desktop_agent.core.forms import FormAnswerError
 from desktop_agent.core.playback import PlaybackView
 from desktop_agent.core.speaking_sink import SpeakingSink
+from desktop_agent.core.transcript import ApprovalAnswer, FormAnswer, InterruptClicked, Notice, answers_json
 from desktop_agent.ui.chat.turn_answers import FormReply, form_error_text, readiness_line
 from desktop_agent.ui.chat.turn_events import NoticeLevel, TurnEnd
 from desktop_agent.ui.chat.turn_settings import TurnSettings
@@ -131,7 +132,7 @@ class TurnLogic(TurnSettings, Generic[V]):
     def _say(self, level: NoticeLevel, text: str, *, with_next_turn: bool = False) -> None:
         """A notice that belongs to the conversation: shown now, and kept in
         its display log so a restore shows it too."""
-        self._conversation.record({"type": "notice", "level": level.value, "text": text}, with_next_turn=with_next_turn)
+        self._conversation.record(Notice(level.value, text), with_next_turn=with_next_turn)
         self._events.said(level, text)
 
     def _set_phase(self, phase: ButtonPhase) -> None:
@@ -230,7 +231,7 @@ class TurnLogic(TurnSettings, Generic[V]):
         if view is None:
             return
         view.tracker.interrupt_clicked()
-        self._conversation.record({"type": "interrupt_clicked"})
+        self._conversation.record(InterruptClicked())
         self._set_phase(ButtonPhase.INTERRUPTING)
         tail = not self._conversation.replying
         if not self._conversation.interrupt():
@@ -293,7 +294,7 @@ class TurnLogic(TurnSettings, Generic[V]):
         if approved and always:
             self.set_always_allowed(allow_key(state.tool_name, state.server), True)
         view.mark_answered(tool_call_id, approved)
-        self._conversation.record({"type": "approval_answer", "tool_call_id": tool_call_id, "approved": approved})
+        self._conversation.record(ApprovalAnswer(tool_call_id, approved))
         if not self._conversation.answer_approval(state.task_id, approved, by=by):
             view.invalidate_pending()
             self._say(NoticeLevel.SYSTEM, tr("sys_approval_lost"))
@@ -306,9 +307,7 @@ class TurnLogic(TurnSettings, Generic[V]):
             return FormReply(error=form_error_text(exc))
         if not ok:
             return FormReply("closed")
-        self._conversation.record(
-            {"type": "form_answer", "form_id": form_id, "answers": dict(answers) if answers is not None else None}
-        )
+        self._conversation.record(FormAnswer(form_id, answers_json(answers)))
         return FormReply("submitted" if answers is not None else "cancelled")
 
     # ----------------------------------------------------------- audio
