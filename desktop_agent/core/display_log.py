@@ -78,7 +78,6 @@ from desktop_agent.core.transcript import (
     ToolDescriber,
     ToolFacts,
     TranscriptItem,
-    UserEvent,
     UserText,
     answers_json,
 )
@@ -86,7 +85,7 @@ from desktop_agent.core.transcript import (
 __all__ = [
     "APPROVAL_ANSWER", "AUTO_APPROVED", "FORM_ANSWER", "INTERRUPT_CLICKED", "NOTICE", "OWN_TYPES", "TOOL_KEY", "USER",
     "ToolDescriber", "ToolFacts", "auto_by", "event_json", "event_text", "events_from_history",
-    "message_from_json", "turns", "user_event",
+    "item_from_json", "message_from_json", "turns",
 ]
 
 USER, AUTO_APPROVED, APPROVAL_ANSWER, FORM_ANSWER = "user", "auto_approved", "approval_answer", "form_answer"
@@ -139,22 +138,6 @@ def _message_json(message: BusMessage, session_id: str, seq: int, facts: ToolFac
     if saved is not None:
         data[TOOL_KEY] = saved
     return data
-
-
-def user_event(data: JSONMapping) -> UserEvent | None:
-    """The typed item of one of the window's own events in its saved form;
-    None for any other event."""
-    match data.get("type"):
-        case "approval_answer":
-            return ApprovalAnswer(_str(data, "tool_call_id"), bool(data.get("approved")))
-        case "form_answer":
-            answers = data.get("answers")
-            return FormAnswer(_str(data, "form_id"), answers_json(answers) if isinstance(answers, Mapping) else None)
-        case "interrupt_clicked":
-            return InterruptClicked()
-        case "notice":
-            return Notice(_str(data, "level"), _str(data, "text"))
-    return None
 
 
 # ------------------------------------------------------------ reading back
@@ -263,6 +246,43 @@ def message_from_json(data: JSONMapping) -> BusMessage | None:
         return reader(data)
     except (KeyError, TypeError, ValueError):
         return None
+
+
+def item_from_json(data: JSONMapping) -> TranscriptItem | None:
+    """The transcript item a saved event stands for (the inverse of
+    :func:`event_json`); None for an event of a type the log does not keep,
+    or too damaged to read (a restore shows what it can)."""
+    match data.get("type"):
+        case "user":
+            timeout = data.get("approval_timeout_s")
+            return UserText(str(data.get("text", "")), float(timeout) if isinstance(timeout, int | float) else None)
+        case "auto_approved":
+            inner = as_object(data.get("message"))
+            message = message_from_json(inner)
+            if not isinstance(message, ToolCallMessage):
+                return None
+            return AutoApproved(message, _seq(inner), auto_by(data), _saved_facts(inner))
+        case "approval_answer":
+            return ApprovalAnswer(str(data.get("tool_call_id")), bool(data.get("approved")))
+        case "form_answer":
+            answers = data.get("answers")
+            return FormAnswer(str(data.get("form_id")), answers_json(answers) if isinstance(answers, Mapping) else None)
+        case "interrupt_clicked":
+            return InterruptClicked()
+        case "notice":
+            return Notice(str(data.get("level")), str(data.get("text", "")))
+    message = message_from_json(data)
+    return None if message is None else Shown(message, _seq(data), _saved_facts(data))
+
+
+def _seq(data: JSONMapping) -> int:
+    seq = data.get("seq")
+    return seq if isinstance(seq, int) and not isinstance(seq, bool) else 0
+
+
+def _saved_facts(data: JSONMapping) -> ToolFacts | None:
+    """A tool event's kept facts; None when it kept none."""
+    return ToolFacts.from_json(data[TOOL_KEY]) if TOOL_KEY in data else None
 
 
 def event_text(event: JSONMapping) -> str:

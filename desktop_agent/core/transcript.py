@@ -16,7 +16,7 @@ readers ``match`` on it ending in ``assert_never``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 
 from desktop_agent.core.hooks import HookNote
@@ -60,12 +60,12 @@ class ToolFacts:
     @classmethod
     def from_json(cls, data: object) -> ToolFacts:
         """Read back leniently: anything unreadable counts as unsaid."""
-        if not isinstance(data, dict):
+        if not isinstance(data, Mapping):
             return cls()
         server = data.get("server")
         hints = data.get("annotations")
         annotations = None
-        if isinstance(hints, dict):
+        if isinstance(hints, Mapping):
             annotations = ToolAnnotations(**{
                 f.name: hints[f.name] for f in fields(ToolAnnotations) if isinstance(hints.get(f.name), bool)})
         return cls(server if isinstance(server, str) else None, annotations)

@@ -24,27 +24,18 @@ turn's ``approval_timeout_s``; events without them restore unmarked.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import assert_never
 
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QWidget
 
-from desktop_agent.core.display_log import (
-    APPROVAL_ANSWER,
-    AUTO_APPROVED,
-    FORM_ANSWER,
-    INTERRUPT_CLICKED,
-    NOTICE,
-    TOOL_KEY,
-    USER,
-    ToolFacts,
-    auto_by,
-    message_from_json,
-    turns,
-)
+from desktop_agent.core.display_log import USER, item_from_json, turns
+from desktop_agent.core.hooks import HookNote
+from desktop_agent.core.json_types import JSONMapping
 from desktop_agent.core.messages import (
+    BusMessage,
     CardMessage,
     ErrorMessage,
     FormRequestMessage,
@@ -57,6 +48,17 @@ from desktop_agent.core.messages import (
     ToolRejectedMessage,
     TurnEndMessage,
     WarningMessage,
+)
+from desktop_agent.core.transcript import (
+    ApprovalAnswer,
+    AutoApproved,
+    FormAnswer,
+    InterruptClicked,
+    Notice,
+    Shown,
+    ToolFacts,
+    TranscriptItem,
+    UserText,
 )
 from desktop_agent.ui.chat.chat_view import ChatView
 from desktop_agent.ui.chat.turn_view import TurnView
@@ -90,7 +92,7 @@ class Restored:
         return self.later is not None and self.later in chat.items()
 
 
-def first_shown_turn(events: Sequence[Mapping[str, Any]], budget: int | None = None) -> int:
+def first_shown_turn(events: Sequence[JSONMapping], budget: int | None = None) -> int:
     """The earliest turn to draw so that about ``budget`` events
     (:data:`RESTORE_EVENTS`) are drawn."""
     budget = RESTORE_EVENTS if budget is None else budget
@@ -102,7 +104,7 @@ def first_shown_turn(events: Sequence[Mapping[str, Any]], budget: int | None = N
 
 
 def window_end(
-    events: Sequence[Mapping[str, Any]], from_turn: int, budget: int | None = None,
+    events: Sequence[JSONMapping], from_turn: int, budget: int | None = None,
     starts: Sequence[int] | None = None,
 ) -> int:
     """The first turn after a window drawn from ``from_turn``: about
@@ -120,7 +122,7 @@ def window_end(
     return end
 
 
-def hit_window(events: Sequence[Mapping[str, Any]], turn: int | None) -> tuple[int | None, int | None]:
+def hit_window(events: Sequence[JSONMapping], turn: int | None) -> tuple[int | None, int | None]:
     """The turns to draw for a search hit in ``turn`` (``from_turn`` and
     ``to_turn`` for :func:`restore`): a window from it when it is further
     back than an open shows, else (None, None), the plain open. One place
@@ -130,12 +132,12 @@ def hit_window(events: Sequence[Mapping[str, Any]], turn: int | None) -> tuple[i
     return turn, window_end(events, turn)  # a window, not all after it
 
 
-def _start(events: Sequence[Mapping[str, Any]], starts: Sequence[int], turn: int) -> int:
+def _start(events: Sequence[JSONMapping], starts: Sequence[int], turn: int) -> int:
     """The index of turn ``turn``'s first event; past the last turn, the end."""
     return starts[turn] if turn < len(starts) else len(events)
 
 
-def messages_in(events: Sequence[Mapping[str, Any]]) -> int:
+def messages_in(events: Sequence[JSONMapping]) -> int:
     """How many messages these events show: the user's, and the replies
     (a run of text, paragraphs across rounds included, is one bubble)."""
     count, previous = 0, None
@@ -149,7 +151,7 @@ def messages_in(events: Sequence[Mapping[str, Any]]) -> int:
 
 def restore(
     chat: ChatView,
-    events: Sequence[Mapping[str, Any]],
+    events: Sequence[JSONMapping],
     *,
     from_turn: int | None = None,
     to_turn: int | None = None,
@@ -192,7 +194,7 @@ class _Later:
     conversation, or its end redrawn before a turn)."""
 
     def __init__(
-        self, chat: ChatView, events: Sequence[Mapping[str, Any]], turn: int, out: Restored,
+        self, chat: ChatView, events: Sequence[JSONMapping], turn: int, out: Restored,
         at_end: Callable[[], None],
     ) -> None:
         self._chat, self._events, self._turn, self._out, self._at_end = chat, events, turn, out, at_end
@@ -233,27 +235,29 @@ class _Later:
 
 
 def _draw(
-    chat: ChatView, events: Sequence[Mapping[str, Any]], begin: int, stop: int, first: int, out: Restored
+    chat: ChatView, events: Sequence[JSONMapping], begin: int, stop: int, first: int, out: Restored
 ) -> None:
     """Replay ``events[begin:stop]``, whose first turn is ``first``."""
     view: TurnView | None = None
     facts: dict[str, ToolFacts] = {}
     turn = first - 1
     for event in events[begin:stop]:
-        kind = event.get("type")
-        if kind == USER:
+        item = item_from_json(event)
+        if isinstance(item, UserText):
             if view is not None:
                 view.finish()
             turn += 1
-            out.turn_widgets[turn] = chat.add_user(str(event.get("text", "")))
-            timeout = event.get("approval_timeout_s")
-            view, facts = _new_view(chat, float(timeout) if isinstance(timeout, int | float) else None)
+            out.turn_widgets[turn] = chat.add_user(item.text)
+            view, facts = _new_view(chat, item.approval_timeout_s)
             out.views.append(view)
             continue
         if view is None:  # events before any user message (a notice at start)
             view, facts = _new_view(chat)
             out.views.append(view)
-        _replay(view, chat, event, facts)
+        if item is None:
+            log.debug("a stored display event was not drawn: %s", event.get("type"))
+        else:
+            _replay(view, chat, item, facts)
     if view is not None:
         view.finish()
 
@@ -271,42 +275,38 @@ def _new_view(chat: ChatView, approval_timeout_s: float | None = None) -> tuple[
     return view, facts
 
 
-def _learn(facts: dict[str, ToolFacts], data: Mapping[str, Any]) -> None:
+def _learn(facts: dict[str, ToolFacts], message: BusMessage, kept: ToolFacts | None) -> None:
     """Note what a tool event kept of its tool, before it draws the card."""
-    name = data.get("tool_name")
-    if isinstance(name, str) and name and TOOL_KEY in data:
-        facts[name] = ToolFacts.from_json(data[TOOL_KEY])
+    if isinstance(message, ToolCallMessage | ToolRejectedMessage) and message.tool_name and kept is not None:
+        facts[message.tool_name] = kept
 
 
-def _replay(view: TurnView, chat: ChatView, event: Mapping[str, Any], facts: dict[str, ToolFacts]) -> None:
-    kind = event.get("type")
-    if kind == AUTO_APPROVED:
-        inner = event.get("message")
-        message = message_from_json(inner) if isinstance(inner, Mapping) else None
-        if isinstance(message, ToolCallMessage):
-            assert isinstance(inner, Mapping)
-            _learn(facts, inner)
-            view.auto_approved(message, auto_by(event))
-        return
-    if kind == APPROVAL_ANSWER:
-        view.mark_answered(str(event.get("tool_call_id")), bool(event.get("approved")))
-        return
-    if kind == FORM_ANSWER:
-        answers = event.get("answers")
-        view.form_answered(str(event.get("form_id")), dict(answers) if isinstance(answers, Mapping) else None)
-        return
-    if kind == INTERRUPT_CLICKED:
-        view.tracker.interrupt_clicked()
-        return
-    if kind == NOTICE:
-        level, text = str(event.get("level")), str(event.get("text", ""))
-        if level == "system":
-            chat.add_system(text)
-        else:
-            chat.add_notice("error" if level == "error" else "warning", text)
-        return
-    _learn(facts, event)
-    message = message_from_json(event)
+def _replay(view: TurnView, chat: ChatView, item: TranscriptItem, facts: dict[str, ToolFacts]) -> None:
+    match item:
+        case AutoApproved(message, _seq, by, kept):
+            _learn(facts, message, kept)
+            view.auto_approved(message, by)
+        case ApprovalAnswer(tool_call_id, approved):
+            view.mark_answered(tool_call_id, approved)
+        case FormAnswer(form_id, answers):
+            view.form_answered(form_id, answers)
+        case InterruptClicked():
+            view.tracker.interrupt_clicked()
+        case Notice(level, text):
+            if level == "system":
+                chat.add_system(text)
+            else:
+                chat.add_notice("error" if level == "error" else "warning", text)
+        case Shown(message, _seq, kept):
+            _learn(facts, message, kept)
+            _show(view, message)
+        case UserText() | HookNote():
+            pass  # a user text opens a turn (see _draw); hook notes are never logged
+        case _:
+            assert_never(item)
+
+
+def _show(view: TurnView, message: BusMessage) -> None:
     match message:
         case TextMessage():
             view.show_text(message)
@@ -326,4 +326,4 @@ def _replay(view: TurnView, chat: ChatView, event: Mapping[str, Any], facts: dic
         case TurnEndMessage():
             view.turn_ended(message)
         case _:
-            log.debug("a stored display event was not drawn: %s", kind)
+            log.debug("a stored display event was not drawn: %s", message.type)
