@@ -172,7 +172,7 @@ def test_a_language_switch_reaches_every_card_action_and_the_status_bar(
     switch(window, "zh")
     assert chrome(window) == expected("zh")
     window.resize(860, 1280)  # the whole column in one picture
-    qtbot.wait(50)
+    QApplication.processEvents()  # the resize laid out before the picture
     window.chat.scroll_to_bottom()
     ARTIFACTS.mkdir(exist_ok=True)
     assert window.grab().save(str(ARTIFACTS / "live_switch_zh.png"))

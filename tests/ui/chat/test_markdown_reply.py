@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QPoint
 from PySide6.QtGui import QTextDocument
-from PySide6.QtWidgets import QLabel
+from PySide6.QtWidgets import QApplication, QLabel
 from pytestqt.qtbot import QtBot
 
 from desktop_agent.core.messages import RoundEndMessage, TextMessage, TurnEndMessage
@@ -68,7 +68,7 @@ def test_markdown_after_a_spoken_span_renders_as_blocks(window: MainWindow, qtbo
     feed(view, REPLY, next_id)
     view.round_ended(RoundEndMessage(1, "continuation"))
     view.turn_ended(TurnEndMessage())
-    qtbot.wait(50)
+    QApplication.processEvents()  # the layout requests the blocks posted: their places below
 
     bubbles = [w for w in window.chat.items() if isinstance(w, MessageBubble)]
     assert [b.role for b in bubbles] == ["user", "assistant"]

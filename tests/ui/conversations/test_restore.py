@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtGui import QImage
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QWidget
+from PySide6.QtWidgets import QApplication, QHBoxLayout, QLabel, QWidget
 from pytestqt.qtbot import QtBot
 
 from desktop_agent.core.chat_handler import REASON_INTERRUPTED
@@ -216,7 +216,7 @@ def test_a_restored_conversation_shows_every_kind_of_event_as_it_was_live(qtbot:
 
     # On screen: each card's image in the restored view matches the live one.
     frame.repaint()
-    qtbot.wait(50)
+    QApplication.processEvents()  # the layout passes the repaint asked for
     ARTIFACTS.mkdir(exist_ok=True)
     frame.grab().save(str(ARTIFACTS / "restore_compare.png"))
     live_cards = [w for w in live_chat.items() if isinstance(w, ToolCardWidget | FormWidget | VisualCardWidget)]

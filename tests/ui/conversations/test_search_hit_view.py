@@ -148,7 +148,9 @@ async def test_the_user_scrolling_away_is_not_pulled_back(qtbot: QtBot, store: C
     bar = window.chat.verticalScrollBar()
     bar.triggerAction(bar.SliderAction.SliderToMaximum)
     window.chat.add_system("a later line")  # the range changes
-    await asyncio.sleep(0.1)
+    async with asyncio.timeout(5):
+        while not _settled(window):  # the line laid out: the range has changed, the view had its say
+            await asyncio.sleep(0.01)
     assert bar.value() == bar.maximum() and _place(window, target)[0] < 0
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gc
 import sys
+from collections.abc import Coroutine
 
 import pytest
 
@@ -30,29 +31,37 @@ def test_settle_memory_freezes_what_survives() -> None:
         gc.unfreeze()
 
 
-async def test_first_use_warms_once_from_whichever_signal_fires_first(qapp: object) -> None:
+async def test_first_use_warms_once_from_whichever_signal_fires_first(
+    qapp: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import asyncio
 
     from PySide6.QtCore import QObject, Signal
 
+    from desktop_agent.ui.shell import runtime
     from desktop_agent.ui.shell.runtime import warm_on_first_use
 
     class Uses(QObject):
         typed = Signal(str)
         sent = Signal()
 
+    # The warm-up starts in the signal's own call (a direct connection), so
+    # what started is known at once: no wait for something not to happen.
+    started: list[tuple[str, ...]] = []
+
+    def recording(*modules: str, optional: bool = False) -> Coroutine[object, object, None]:
+        started.append(modules)
+        return warm_imports(*modules, optional=optional)
+
+    monkeypatch.setattr(runtime, "warm_imports", recording)
     uses = Uses()
     sys.modules.pop("colorsys", None)
     warm_on_first_use((uses.typed, uses.sent), "colorsys")
-    await asyncio.sleep(0.05)
-    assert "colorsys" not in sys.modules  # nothing is warmed before a use
+    assert started == []  # nothing is warmed before a use
     uses.sent.emit()
-    for _ in range(100):
-        if "colorsys" in sys.modules:
-            break
-        await asyncio.sleep(0.02)
-    assert "colorsys" in sys.modules
-    sys.modules.pop("colorsys")
+    assert started == [("colorsys",)]
+    async with asyncio.timeout(5):
+        while "colorsys" not in sys.modules:
+            await asyncio.sleep(0.02)
     uses.typed.emit("x")  # disconnected after the first: not warmed again
-    await asyncio.sleep(0.1)
-    assert "colorsys" not in sys.modules
+    assert started == [("colorsys",)]
