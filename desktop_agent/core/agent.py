@@ -25,7 +25,7 @@ from desktop_agent.core.events import (
     ToolCallChunk,
     ToolCallInfo,
 )
-from desktop_agent.core.history import NO_TRUNCATE_TOOLS, assistant_tool_calls, tool_message
+from desktop_agent.core.history import NO_TRUNCATE_TOOLS
 from desktop_agent.core.hooks import Hook, HookNote, drop_once, hook_message, hook_notes, persistent
 from desktop_agent.core.json_depth import MAX_ARGUMENT_DEPTH, nests_deeper_than
 from desktop_agent.core.json_types import JSONDict, JSONMapping, JSONObject
@@ -41,6 +41,7 @@ from desktop_agent.core.ports import (
 from desktop_agent.core.skill_blocks import SkillPrompts, insert_skill_blocks
 from desktop_agent.core.stream_parser import StreamParser, detect_intent, strip_intent_tags
 from desktop_agent.core.tool_router import ToolRouter
+from desktop_agent.core.wire import assistant_tool_calls, tool_message
 
 log = logging.getLogger(__name__)
 

@@ -58,51 +58,25 @@ from desktop_agent.core.transcript import (
     TranscriptItem,
     UserText,
 )
+from desktop_agent.core.wire import TOOL_ERROR_PREFIX, assistant_tool_calls, tool_answer, tool_message
 
 TOOL_CONTEXT_MAX_LEN = 300
 NO_TRUNCATE_TOOLS: frozenset[str] = frozenset({"get_skill"})
 TRUNCATION_MARK = "…[truncated]"
-TOOL_ERROR_PREFIX = "Error: "
-"""Marks a failed call's result (``is_error``) in its tool message, so the
-model can tell a failure from a result (contracts §8)."""
 
-
+__all__ = [
+    "NO_TRUNCATE_TOOLS", "REPAIRED_ANSWER", "TOOL_CONTEXT_MAX_LEN", "TOOL_ERROR_PREFIX", "TRUNCATION_MARK",
+    "HistoryError", "HistoryRecorder", "TurnHistory", "assistant_tool_calls", "check_history", "cut_arguments",
+    "history_of", "repair_history", "tool_answer", "tool_calls_of", "tool_message", "truncate_for_send",
+]
+"""The message builders live in ``core/wire.py`` (the OpenAI form); they are
+re-exported here while the tool-call driver moves to them."""
 @dataclass
 class _Call:
     id: str
     name: str
     arguments: JSONMapping | str | None
     answer: str | None = None
-
-
-def assistant_tool_calls(
-    content: str | None, calls: Iterable[tuple[str | None, str, str]]
-) -> JSONDict:
-    """The assistant message that carries ``tool_calls``: the one place it
-    is built. ``calls``: (id, name, arguments as JSON text); a None id only
-    comes from test scripts of a server that omits it."""
-    return {
-        "role": "assistant",
-        "content": content,
-        "tool_calls": [
-            {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
-            for call_id, name, arguments in calls
-        ],
-    }
-
-
-def tool_answer(text: str, *, is_error: bool | None) -> str:
-    """A result's text as its tool message carries it: failures marked with
-    :data:`TOOL_ERROR_PREFIX` (once: texts that already say "Error:" keep
-    their own wording)."""
-    if not is_error or text.startswith(TOOL_ERROR_PREFIX.strip()):
-        return text
-    return f"{TOOL_ERROR_PREFIX}{text or 'the tool failed without a message'}"
-
-
-def tool_message(call_id: str, text: str, *, is_error: bool | None = False) -> JSONDict:
-    """The ``tool`` message that answers one call: the one place it is built."""
-    return {"role": "tool", "tool_call_id": call_id, "content": tool_answer(text, is_error=is_error)}
 
 
 class HistoryRecorder:

@@ -40,6 +40,10 @@ messages where
 5. text keeps its exact characters.
 
 The canonical list is never changed.
+
+The OpenAI messages that history and the agent build are built here too
+(:func:`assistant_tool_calls`, :func:`tool_message`): their JSON form lives
+in this module alone.
 """
 
 from __future__ import annotations
@@ -99,6 +103,41 @@ RAW_ARGUMENTS_MAX = 300
 _WIRE_ID = re.compile(r"[A-Za-z0-9]{9}")
 _ID_ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 _ROLES = frozenset({"system", "user", "assistant", "tool"})
+
+
+TOOL_ERROR_PREFIX = "Error: "
+"""Marks a failed call's result (``is_error``) in its tool message, so the
+model can tell a failure from a result (contracts §8)."""
+
+
+def assistant_tool_calls(
+    content: str | None, calls: Iterable[tuple[str | None, str, str]]
+) -> JSONDict:
+    """The assistant message that carries ``tool_calls``: the one place it
+    is built. ``calls``: (id, name, arguments as JSON text); a None id only
+    comes from test scripts of a server that omits it."""
+    return {
+        "role": "assistant",
+        "content": content,
+        "tool_calls": [
+            {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
+            for call_id, name, arguments in calls
+        ],
+    }
+
+
+def tool_answer(text: str, *, is_error: bool | None) -> str:
+    """A result's text as its tool message carries it: failures marked with
+    :data:`TOOL_ERROR_PREFIX` (once: texts that already say "Error:" keep
+    their own wording)."""
+    if not is_error or text.startswith(TOOL_ERROR_PREFIX.strip()):
+        return text
+    return f"{TOOL_ERROR_PREFIX}{text or 'the tool failed without a message'}"
+
+
+def tool_message(call_id: str, text: str, *, is_error: bool | None = False) -> JSONDict:
+    """The ``tool`` message that answers one call: the one place it is built."""
+    return {"role": "tool", "tool_call_id": call_id, "content": tool_answer(text, is_error=is_error)}
 
 
 def profile_named(name: str | None) -> WireProfile:

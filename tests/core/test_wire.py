@@ -12,7 +12,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from desktop_agent.core import prompts
-from desktop_agent.core.history import assistant_tool_calls
 from desktop_agent.core.json_types import JSONDict
 from desktop_agent.core.wire import (
     ARGUMENTS_NOTE,
@@ -22,6 +21,7 @@ from desktop_agent.core.wire import (
     STRICT,
     TOOL_BRIDGE,
     WireProfile,
+    assistant_tool_calls,
     normalize,
     profile_named,
 )
