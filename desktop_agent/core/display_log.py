@@ -42,7 +42,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TypeVar, assert_never, get_args
 
 from desktop_agent.core.forms import FormQuestion, QuestionType
-from desktop_agent.core.hooks import HookNote
+from desktop_agent.core.hooks import HookNote, kept_hook
 from desktop_agent.core.json_types import JSONDict, JSONMapping, JSONReadable, as_list, as_object
 from desktop_agent.core.messages import (
     BusMessage,
@@ -73,12 +73,12 @@ from desktop_agent.core.transcript import (
     AutoApproved,
     FormAnswer,
     InterruptClicked,
-    Notice,
     Shown,
     ToolDescriber,
     ToolFacts,
     TranscriptItem,
     UserText,
+    WindowNotice,
     answers_json,
 )
 
@@ -124,7 +124,7 @@ def event_json(item: TranscriptItem, session_id: str) -> JSONDict | None:
             return {"type": FORM_ANSWER, "form_id": form_id, "answers": answers}
         case InterruptClicked():
             return {"type": INTERRUPT_CLICKED}
-        case Notice(level, text):
+        case WindowNotice(level, text):
             return {"type": NOTICE, "level": level, "text": text}
         case HookNote():
             return None
@@ -270,7 +270,7 @@ def item_from_json(data: JSONMapping) -> TranscriptItem | None:
         case "interrupt_clicked":
             return InterruptClicked()
         case "notice":
-            return Notice(str(data.get("level")), str(data.get("text", "")))
+            return WindowNotice(str(data.get("level")), str(data.get("text", "")))
     message = message_from_json(data)
     return None if message is None else Shown(message, _seq(data), _saved_facts(data))
 
@@ -313,7 +313,7 @@ def events_from_history(history: Sequence[JSONMapping]) -> list[JSONDict]:
 
     started = False
     for message in history:
-        if message.get("_hook"):
+        if kept_hook(message):
             continue
         role, content = message.get("role"), message.get("content")
         if role == "user":

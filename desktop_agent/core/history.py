@@ -53,10 +53,10 @@ from desktop_agent.core.transcript import (
     AutoApproved,
     FormAnswer,
     InterruptClicked,
-    Notice,
     Shown,
     TranscriptItem,
     UserText,
+    WindowNotice,
 )
 from desktop_agent.core.wire import TOOL_ERROR_PREFIX, assistant_tool_calls, tool_answer, tool_message
 
@@ -183,7 +183,7 @@ def history_of(items: Iterable[TranscriptItem]) -> TurnHistory:
                     recorder.messages.append(hook_message(item))
             case Shown() | AutoApproved():
                 recorder.consume(item.message)
-            case ApprovalAnswer() | FormAnswer() | InterruptClicked() | Notice():
+            case ApprovalAnswer() | FormAnswer() | InterruptClicked() | WindowNotice():
                 pass
             case _:
                 assert_never(item)

@@ -108,6 +108,12 @@ def drop_once(messages: MutableSequence[JSONDict]) -> None:
             del messages[index]
 
 
+def kept_hook(message: Mapping[str, object]) -> bool:
+    """A persistent hook message (marked with hook names): what a saved
+    history holds of hooks."""
+    return bool(message.get(HOOK_KEY))
+
+
 def is_hook(message: Mapping[str, object]) -> bool:
     """A hook message of either lifetime: never shown in a chat view."""
     return HOOK_KEY in message or ONCE_KEY in message

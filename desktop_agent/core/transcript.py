@@ -4,7 +4,7 @@ showed, in order, plus the hook notes that history keeps.
 A turn's items are what the playback queue consumed (each bus message with
 its ``seq`` and, for a tool, the :class:`ToolFacts` of its card), the user's
 own actions that the bus never carries (:class:`ApprovalAnswer`,
-:class:`FormAnswer`, :class:`InterruptClicked`, a window :class:`Notice`),
+:class:`FormAnswer`, :class:`InterruptClicked`, a :class:`WindowNotice`),
 and the :class:`HookNote` prompts that persist in history unseen. The saved
 display log is the JSON form of these items (``core/display_log.py`` reads
 and writes it); the OpenAI history is derived from the same consumed
@@ -125,7 +125,7 @@ class InterruptClicked:
 
 
 @dataclass(frozen=True, slots=True)
-class Notice:
+class WindowNotice:
     """One of the window's own lines (a lost approval, tools not ready)."""
 
     level: str
@@ -133,9 +133,9 @@ class Notice:
 
 
 TranscriptItem = (
-    UserText | Shown | AutoApproved | ApprovalAnswer | FormAnswer | InterruptClicked | Notice | HookNote
+    UserText | Shown | AutoApproved | ApprovalAnswer | FormAnswer | InterruptClicked | WindowNotice | HookNote
 )
-UserEvent = ApprovalAnswer | FormAnswer | InterruptClicked | Notice
+UserEvent = ApprovalAnswer | FormAnswer | InterruptClicked | WindowNotice
 """What the window records itself (``Conversation.record``)."""
 
 

@@ -6,8 +6,9 @@ did in answer, as the live bubble holds it: the words of each round in turn,
 with the tool calls made between them. A call's arguments and its result go
 in fenced code blocks, whole, so a result's line breaks, Markdown and
 backticks show as they were instead of being rendered or run together; the
-fence is longer than any run of backticks inside it. Hook messages (``_hook``)
-are the model's, not the user's: they neither show nor split the answer.
+fence is longer than any run of backticks inside it. Hook messages
+(:func:`~desktop_agent.core.hooks.kept_hook`) are the model's, not the
+user's: they neither show nor split the answer.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from desktop_agent.core.hooks import kept_hook
 from desktop_agent.core.stream_parser import strip_tags
 from desktop_agent.storage.conversations import StoredConversation
 
@@ -33,7 +35,7 @@ def to_markdown(conversation: StoredConversation) -> str:
     """Whether an ``## Assistant`` section is open (until the next user message)."""
     for message in messages:
         role = message.get("role")
-        if message.get("_hook") or role not in ("user", "assistant", "tool"):
+        if kept_hook(message) or role not in ("user", "assistant", "tool"):
             continue
         if role == "user":
             lines += ["## User", "", _text(message.get("content")), ""]

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from desktop_agent.core.display_log import events_from_history
+from desktop_agent.core.hooks import kept_hook
 from desktop_agent.core.stream_parser import strip_tags
 from desktop_agent.storage.paths import PRIVATE_FILE, make_private
 
@@ -73,7 +74,7 @@ END;
 
 def search_text(message: Mapping[str, Any]) -> str:
     """What search finds a message by: the words the user saw."""
-    if message.get("_hook") or message.get("role") not in ("user", "assistant"):
+    if kept_hook(message) or message.get("role") not in ("user", "assistant"):
         return ""
     return strip_tags(str(message.get("content") or ""))
 

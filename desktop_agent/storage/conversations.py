@@ -49,6 +49,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from desktop_agent.core.hooks import kept_hook
 from desktop_agent.core.notice import Notice
 from desktop_agent.storage import conversation_schema as schema
 from desktop_agent.storage.paths import PRIVATE_FILE, data_dir
@@ -96,7 +97,7 @@ class SearchHit:
 def title_of(messages: Sequence[JSONDict]) -> str:
     """The first line of the first user message (hooks aside), shortened."""
     first = next((str(m.get("content") or "") for m in messages
-                  if m.get("role") == "user" and not m.get("_hook")), "")
+                  if m.get("role") == "user" and not kept_hook(m)), "")
     lines = first.strip().splitlines()
     return (lines[0] if lines else "")[:TITLE_MAX]
 

@@ -26,7 +26,13 @@ from desktop_agent.core.approval import allow_key
 from desktop_agent.core.forms import FormAnswerError
 from desktop_agent.core.playback import PlaybackView
 from desktop_agent.core.speaking_sink import SpeakingSink
-from desktop_agent.core.transcript import ApprovalAnswer, FormAnswer, InterruptClicked, Notice, answers_json
+from desktop_agent.core.transcript import (
+    ApprovalAnswer,
+    FormAnswer,
+    InterruptClicked,
+    WindowNotice,
+    answers_json,
+)
 from desktop_agent.ui.chat.turn_answers import FormReply, form_error_text, readiness_line
 from desktop_agent.ui.chat.turn_events import NoticeLevel, TurnEnd
 from desktop_agent.ui.chat.turn_settings import TurnSettings
@@ -132,7 +138,7 @@ class TurnLogic(TurnSettings, Generic[V]):
     def _say(self, level: NoticeLevel, text: str, *, with_next_turn: bool = False) -> None:
         """A notice that belongs to the conversation: shown now, and kept in
         its display log so a restore shows it too."""
-        self._conversation.record(Notice(level.value, text), with_next_turn=with_next_turn)
+        self._conversation.record(WindowNotice(level.value, text), with_next_turn=with_next_turn)
         self._events.said(level, text)
 
     def _set_phase(self, phase: ButtonPhase) -> None:

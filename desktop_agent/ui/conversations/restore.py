@@ -54,11 +54,11 @@ from desktop_agent.core.transcript import (
     AutoApproved,
     FormAnswer,
     InterruptClicked,
-    Notice,
     Shown,
     ToolFacts,
     TranscriptItem,
     UserText,
+    WindowNotice,
 )
 from desktop_agent.ui.chat.chat_view import ChatView
 from desktop_agent.ui.chat.turn_view import TurnView
@@ -292,7 +292,7 @@ def _replay(view: TurnView, chat: ChatView, item: TranscriptItem, facts: dict[st
             view.form_answered(form_id, answers)
         case InterruptClicked():
             view.tracker.interrupt_clicked()
-        case Notice(level, text):
+        case WindowNotice(level, text):
             if level == "system":
                 chat.add_system(text)
             else:
