@@ -62,6 +62,7 @@ from contextlib import aclosing
 from desktop_agent.core import prompts
 from desktop_agent.core.agent import AgentClient
 from desktop_agent.core.budget import Budget
+from desktop_agent.core.bus import SessionMessageBus
 from desktop_agent.core.events import RoundEndChunk, SegmentChunk
 from desktop_agent.core.messages import InterruptReason, ToolProgressMessage
 from desktop_agent.core.ports import LLMProvider, SubAgentStopped, ToolContext, ToolResult
@@ -103,18 +104,18 @@ class SubAgentRunner:
             self._llm(), tools, max_steps=max_steps, system_prompt=prompts.SUB_AGENT_PROMPT,
             budget=self._budget(),
         )
-        return await _SubAgentRun(driver, parent, self._scope).run(agent, task)
+        return await _SubAgentRun(driver, parent, self._scope.bus).run(agent, task)
 
 
 class _SubAgentRun:
     """One sub-agent run: the driver takes its tool calls, this object what
     it says (progress of the parent call, the answer, notices)."""
 
-    def __init__(self, driver: ToolCallDriver, parent: ToolContext, scope: TurnScope) -> None:
+    def __init__(self, driver: ToolCallDriver, parent: ToolContext, bus: SessionMessageBus) -> None:
         self._driver = driver
         self._parent = parent
         self._pid = parent.tool_call_id
-        self._bus = scope.bus
+        self._bus = bus
         self._text: list[str] = []
         self._sentences = 0
         self._round_text: list[str] = []

@@ -127,10 +127,6 @@ class ToolCallDriver:
         self._pending: str | None = None
         """The approval key being waited on, answered False by :meth:`release`."""
 
-    @property
-    def parent_tool_call_id(self) -> str | None:
-        return self._parent_id
-
     def context(self, call_id: str) -> BusToolContext:
         """The context a call of this agent runs with (the agent's
         ``ContextFactory``); kept, to flush and read its output."""
