@@ -4,9 +4,10 @@ tool-call states): small frozen dataclasses."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from desktop_agent.core.hooks import HookNote
+from desktop_agent.core.json_types import JSONObject
 from desktop_agent.core.messages import FormRequestMessage, NoticeCode, RoundKind, ToolCallState
 from desktop_agent.core.ports import ToolResult
 from desktop_agent.core.stream_parser import Segment
@@ -21,7 +22,7 @@ class ToolCallInfo:
     id: str
     name: str
     state: ToolCallState
-    arguments: dict[str, Any] | None = None
+    arguments: JSONObject | None = None
     """Parsed arguments; None while still streaming (``start``)."""
     task_id: str | None = None
     """Approval handle, set with ``approval_required``."""

@@ -4,7 +4,7 @@ file, the saved display log.
 
 :data:`JSONValue` is recursive, so mypy checks what is put in and makes the
 reader narrow what it takes out (``isinstance``), instead of trusting an
-``Any``. Read-only parameters take :data:`JSONMapping` (a ``Mapping`` is
+unchecked value. Read-only parameters take :data:`JSONMapping` (a ``Mapping`` is
 covariant: a ``dict[str, str]`` is one), values that are built take
 :data:`JSONObject`.
 """
@@ -16,7 +16,7 @@ from typing import Any, TypeAlias, Union
 
 JSONScalar: TypeAlias = str | int | float | bool | None
 JSONValue: TypeAlias = Union[JSONScalar, list["JSONValue"], dict[str, "JSONValue"]]  # noqa: UP007 - recursive alias
-"""Any JSON value, as ``json.loads`` returns it."""
+"""A JSON value of whatever kind, as ``json.loads`` returns it."""
 JSONObject: TypeAlias = dict[str, JSONValue]
 """A JSON object being built (or one ``json.loads`` returned)."""
 JSONMapping: TypeAlias = Mapping[str, "JSONReadable"]
