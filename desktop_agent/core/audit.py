@@ -20,12 +20,12 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, get_args
+from typing import TYPE_CHECKING, Literal, Protocol, TypeVar, get_args
 
-from desktop_agent.core.json_types import JSONDict
+from desktop_agent.core.json_types import JSONDict, JSONMapping
 
 if TYPE_CHECKING:
     from desktop_agent.core.tool_router import RoutedTool
@@ -51,7 +51,7 @@ class ApprovalRequest:
 
     tool_name: str
     tool_call_id: str
-    arguments: Mapping[str, Any] | None
+    arguments: JSONMapping | None
     conversation_id: str = ""
     server: str | None = None
     """The MCP server offering the tool; None for a built-in one."""
@@ -134,7 +134,7 @@ class ApprovalRecord:
 def request_for(
     call_id: str,
     name: str,
-    arguments: Mapping[str, Any] | None,
+    arguments: JSONMapping | None,
     routed: RoutedTool | None,
     *,
     conversation_id: str,
@@ -183,18 +183,18 @@ class AuditSinks:
                 log.exception("could not record the approval of %s", entry.tool_name)
 
 
-def canonical_arguments(arguments: Mapping[str, Any] | None) -> str:
+def canonical_arguments(arguments: JSONMapping | None) -> str:
     """The arguments as canonical JSON: sorted keys, no spaces, UTF-8 text."""
     return json.dumps(
         arguments, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str
     )
 
 
-def arguments_sha256(arguments: Mapping[str, Any] | None) -> str:
+def arguments_sha256(arguments: JSONMapping | None) -> str:
     return hashlib.sha256(canonical_arguments(arguments).encode("utf-8")).hexdigest()
 
 
-def arguments_preview(arguments: Mapping[str, Any] | None, limit: int = PREVIEW_CHARS) -> str:
+def arguments_preview(arguments: JSONMapping | None, limit: int = PREVIEW_CHARS) -> str:
     """The arguments in one line, cut to ``limit`` characters."""
     if arguments is None:
         return ""

@@ -71,7 +71,7 @@ from desktop_agent.core.stream_parser import strip_tags
 from desktop_agent.core.transcript import (
     ApprovalAnswer,
     AutoApproved,
-    FormAnswer,
+    FormAnswered,
     InterruptClicked,
     Shown,
     ToolDescriber,
@@ -120,7 +120,7 @@ def event_json(item: TranscriptItem, session_id: str) -> JSONDict | None:
             return {"type": AUTO_APPROVED, "by": by, "message": _message_json(message, session_id, seq, facts)}
         case ApprovalAnswer(tool_call_id, approved):
             return {"type": APPROVAL_ANSWER, "tool_call_id": tool_call_id, "approved": approved}
-        case FormAnswer(form_id, answers):
+        case FormAnswered(form_id, answers):
             return {"type": FORM_ANSWER, "form_id": form_id, "answers": answers}
         case InterruptClicked():
             return {"type": INTERRUPT_CLICKED}
@@ -266,7 +266,7 @@ def item_from_json(data: JSONMapping) -> TranscriptItem | None:
             return ApprovalAnswer(str(data.get("tool_call_id")), bool(data.get("approved")))
         case "form_answer":
             answers = data.get("answers")
-            return FormAnswer(str(data.get("form_id")), answers_json(answers) if isinstance(answers, Mapping) else None)
+            return FormAnswered(str(data.get("form_id")), answers_json(answers) if isinstance(answers, Mapping) else None)
         case "interrupt_clicked":
             return InterruptClicked()
         case "notice":

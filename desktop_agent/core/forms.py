@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
+
+from desktop_agent.core.json_types import JSONMapping, JSONObject
 
 log = logging.getLogger(__name__)
 
@@ -55,7 +57,7 @@ class FormQuestion:
     """The choices, for ``choice`` and ``multi_choice``; empty for ``text``."""
     required: bool = True
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JSONObject:
         return {
             "id": self.id,
             "question": self.question,
@@ -146,7 +148,7 @@ class FormManager:
         assert entry.answer is not None
         return entry.answer
 
-    def respond(self, form_id: str, answers: Mapping[str, Any] | None) -> bool:
+    def respond(self, form_id: str, answers: JSONMapping | None) -> bool:
         """Answer a form; ``None`` means the user cancelled it.
 
         False when no such form is pending. Raises :class:`FormAnswerError`
@@ -175,7 +177,7 @@ class FormManager:
             entry.finish(_CANCELLED)
 
 
-def validate_answers(questions: Sequence[FormQuestion], answers: Mapping[str, Any]) -> Answers:
+def validate_answers(questions: Sequence[FormQuestion], answers: JSONMapping) -> Answers:
     """Check answers against the questions; returns them in question order,
     leaving out optional questions left empty."""
     known = {q.id for q in questions}

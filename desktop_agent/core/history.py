@@ -51,7 +51,7 @@ from desktop_agent.core.stream_parser import strip_intent_tags, strip_tags
 from desktop_agent.core.transcript import (
     ApprovalAnswer,
     AutoApproved,
-    FormAnswer,
+    FormAnswered,
     InterruptClicked,
     Shown,
     TranscriptItem,
@@ -183,7 +183,7 @@ def history_of(items: Iterable[TranscriptItem]) -> TurnHistory:
                     recorder.messages.append(hook_message(item))
             case Shown() | AutoApproved():
                 recorder.consume(item.message)
-            case ApprovalAnswer() | FormAnswer() | InterruptClicked() | WindowNotice():
+            case ApprovalAnswer() | FormAnswered() | InterruptClicked() | WindowNotice():
                 pass
             case _:
                 assert_never(item)

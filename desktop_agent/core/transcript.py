@@ -4,7 +4,7 @@ showed, in order, plus the hook notes that history keeps.
 A turn's items are what the playback queue consumed (each bus message with
 its ``seq`` and, for a tool, the :class:`ToolFacts` of its card), the user's
 own actions that the bus never carries (:class:`ApprovalAnswer`,
-:class:`FormAnswer`, :class:`InterruptClicked`, a :class:`WindowNotice`),
+:class:`FormAnswered`, :class:`InterruptClicked`, a :class:`WindowNotice`),
 and the :class:`HookNote` prompts that persist in history unseen. The saved
 display log is the JSON form of these items (``core/display_log.py`` reads
 and writes it); the OpenAI history is derived from the same consumed
@@ -112,7 +112,7 @@ class ApprovalAnswer:
 
 
 @dataclass(frozen=True, slots=True)
-class FormAnswer:
+class FormAnswered:
     """A form's answers; None when it was cancelled."""
 
     form_id: str
@@ -133,9 +133,9 @@ class WindowNotice:
 
 
 TranscriptItem = (
-    UserText | Shown | AutoApproved | ApprovalAnswer | FormAnswer | InterruptClicked | WindowNotice | HookNote
+    UserText | Shown | AutoApproved | ApprovalAnswer | FormAnswered | InterruptClicked | WindowNotice | HookNote
 )
-UserEvent = ApprovalAnswer | FormAnswer | InterruptClicked | WindowNotice
+UserEvent = ApprovalAnswer | FormAnswered | InterruptClicked | WindowNotice
 """What the window records itself (``Conversation.record``)."""
 
 
@@ -219,7 +219,7 @@ class TranscriptRecorder:
 
 
 def answers_json(answers: JSONMapping | None) -> JSONObject | None:
-    """A form's answers as :class:`FormAnswer` keeps them (a copy)."""
+    """A form's answers as :class:`FormAnswered` keeps them (a copy)."""
     if answers is None:
         return None
     return {key: _copy(value) for key, value in answers.items()}

@@ -23,6 +23,7 @@ from desktop_agent.core.audit import (
 )
 from desktop_agent.core.conversation import Conversation
 from desktop_agent.core.events import TurnOutcome
+from desktop_agent.core.json_types import JSONObject
 from desktop_agent.core.messages import ToolCallMessage
 from desktop_agent.core.playback import AutoApprove
 from desktop_agent.core.ports import Tool, ToolSource
@@ -273,7 +274,7 @@ def test_a_failing_sink_does_not_stop_the_others() -> None:
 
 
 def test_a_record_survives_its_json_line_and_the_hash_is_of_canonical_json() -> None:
-    args = {"b": [1, 2], "a": "é"}
+    args: JSONObject = {"b": [1, 2], "a": "é"}
     record = ApprovalRecord(
         "2026-12-01T01:00:00.000+00:00", "conv", "s", "c2", "echo", "files", arguments_preview(args),
         arguments_sha256(args), "timed_out", "timeout", 300.0, ("c1",), ("read_only",),

@@ -28,7 +28,7 @@ from desktop_agent.core.playback import PlaybackView
 from desktop_agent.core.speaking_sink import SpeakingSink
 from desktop_agent.core.transcript import (
     ApprovalAnswer,
-    FormAnswer,
+    FormAnswered,
     InterruptClicked,
     WindowNotice,
     answers_json,
@@ -313,7 +313,7 @@ class TurnLogic(TurnSettings, Generic[V]):
             return FormReply(error=form_error_text(exc))
         if not ok:
             return FormReply("closed")
-        self._conversation.record(FormAnswer(form_id, answers_json(answers)))
+        self._conversation.record(FormAnswered(form_id, answers_json(answers)))
         return FormReply("submitted" if answers is not None else "cancelled")
 
     # ----------------------------------------------------------- audio

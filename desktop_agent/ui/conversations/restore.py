@@ -52,7 +52,7 @@ from desktop_agent.core.messages import (
 from desktop_agent.core.transcript import (
     ApprovalAnswer,
     AutoApproved,
-    FormAnswer,
+    FormAnswered,
     InterruptClicked,
     Shown,
     ToolFacts,
@@ -288,7 +288,7 @@ def _replay(view: TurnView, chat: ChatView, item: TranscriptItem, facts: dict[st
             view.auto_approved(message, by)
         case ApprovalAnswer(tool_call_id, approved):
             view.mark_answered(tool_call_id, approved)
-        case FormAnswer(form_id, answers):
+        case FormAnswered(form_id, answers):
             view.form_answered(form_id, answers)
         case InterruptClicked():
             view.tracker.interrupt_clicked()
