@@ -92,7 +92,7 @@ def test_approving_a_command_runs_it_and_renders_each_state(qapp: QApplication) 
             assert kinds == ["MessageBubble", "MessageBubble", "ToolCardWidget", "MessageBubble"]
             texts = [w.text() for w in rig.window.chat.items() if isinstance(w, MessageBubble)]
             assert texts == ["say hello", "Let me check.", "It printed it."]
-            assert rig.window.send_button.phase == "send"  # type: ignore[comparison-overlap]  # changed by the awaits above
+            assert rig.window.send_button.phase == "send"  # changed by the awaits above
             assert rig.window.input.toPlainText() == ""
             check_history(rig.conversation.history)
             assert [m["role"] for m in rig.conversation.history] == [
@@ -204,7 +204,7 @@ def test_interrupting_a_running_command_kills_it_and_keeps_history_well_formed(
                 assert await rig.turns.wait_for() == ("user",)
 
                 assert live_processes(marker) == []
-                assert rig.window.send_button.phase == "send"  # type: ignore[comparison-overlap]  # changed by the awaits above
+                assert rig.window.send_button.phase == "send"  # changed by the awaits above
                 assert phases(rig, call_id) == ["preparing", "approval", "executing", "invalidated"]
                 assert system_lines(rig) == [tr("sys_interrupted")]
                 check_history(rig.conversation.history)
@@ -392,7 +392,7 @@ def test_the_interrupt_fallback_frees_the_window_when_interrupted_never_comes(qa
             window.send_button.click()
             assert (window.send_button.phase, stuck.interrupts) == ("interrupting", 1)
             assert await turns.wait_for(timeout=5) == ("cancelled",)
-            assert window.send_button.phase == "send" and window.send_button.isEnabled()  # type: ignore[comparison-overlap]  # changed by the awaits above
+            assert window.send_button.phase == "send" and window.send_button.isEnabled()  # changed by the awaits above
             assert [w.text() for w in window.chat.items() if isinstance(w, SystemMessage)] == [
                 tr("sys_interrupted")
             ]
