@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
+from typing import Protocol
 
 from desktop_agent.core.bus import SessionMessageBus
 from desktop_agent.core.json_types import JSONObject, JSONValue
@@ -37,6 +38,20 @@ OUTPUT_INTERVAL_S = 0.1
 OPEN_LINE_MAX_CHARS = 4096
 """An unfinished line longer than this is sent without waiting for its end
 (a progress bar drawn with ``\r``, a binary dump)."""
+
+
+class Cancellable(Protocol):
+    def cancel(self) -> None: ...
+
+
+class Timers(Protocol):
+    """What output coalescing needs of a clock: the running event loop, or a
+    test's ``FakeClock`` (``desktop_agent.testing.fake_clock``), whose time
+    moves only when the test says so."""
+
+    def time(self) -> float: ...
+
+    def call_later(self, delay: float, callback: Callable[[], object]) -> Cancellable: ...
 
 
 class PartialOutput:
@@ -67,10 +82,13 @@ class BusToolContext:
         answer_timeout_s: float | None = None,
         parent_tool_call_id: str | None = None,
         sub_agents: SubAgentHost | None = None,
+        output_timers: Timers | None = None,
     ) -> None:
         """``parent_tool_call_id``: set for a sub-agent's call (its messages
         carry it). ``sub_agents``: how a ``sub_agent`` call runs its nested
-        agent (None where nesting is not allowed: inside a sub-agent)."""
+        agent (None where nesting is not allowed: inside a sub-agent).
+        ``output_timers``: the clock that paces live output (None: the
+        running loop's)."""
         self._bus = bus
         self._parent = parent_tool_call_id
         self.sub_agents = sub_agents
@@ -80,7 +98,7 @@ class BusToolContext:
         self._progress_log: list[str] = []
         self._rate = _ProgressRate(clock)
         self.partial = PartialOutput()
-        self._output = OutputCoalescer(self._push_output)
+        self._output = OutputCoalescer(self._push_output, timers=output_timers)
 
     @property
     def session_id(self) -> str:
@@ -133,19 +151,25 @@ class OutputCoalescer:
     lines appear as they come); later writes within ``interval_s`` wait for
     one timer. A batch holds the runs of each stream in the order they were
     written, so interleaved stdout and stderr keep their order. Outside a
-    running event loop (a synchronous test) every write is sent at once.
+    running event loop (a synchronous test) every write is sent at once,
+    unless ``timers`` is given (None: the running loop's clock and timers).
     """
 
     def __init__(
-        self, push: Callable[[OutputStream, str], None], interval_s: float = OUTPUT_INTERVAL_S
+        self,
+        push: Callable[[OutputStream, str], None],
+        interval_s: float = OUTPUT_INTERVAL_S,
+        *,
+        timers: Timers | None = None,
     ) -> None:
         self._push = push
         self._interval_s = interval_s
+        self._timers = timers
         self._runs: list[tuple[OutputStream, str]] = []
         """Held output: complete lines, then maybe an unfinished one last."""
         self._open: dict[OutputStream, str] = {}
         """Each stream's unfinished last line."""
-        self._timer: asyncio.TimerHandle | None = None
+        self._timer: Cancellable | None = None
         self._last_sent = -1e9
 
     def write(self, stream: OutputStream, text: str) -> None:
@@ -187,19 +211,22 @@ class OutputCoalescer:
     def _schedule(self) -> None:
         if self._timer is not None:
             return
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            self.flush()
-            return
-        wait = self._last_sent + self._interval_s - loop.time()
+        timers = self._timers
+        if timers is None:
+            try:
+                timers = asyncio.get_running_loop()
+            except RuntimeError:
+                self.flush()
+                return
+        wait = self._last_sent + self._interval_s - timers.time()
         if wait <= 0:
             self.flush()
         else:
-            self._timer = loop.call_later(wait, self.flush)
+            self._timer = timers.call_later(wait, self.flush)
 
-    @staticmethod
-    def _now() -> float:
+    def _now(self) -> float:
+        if self._timers is not None:
+            return self._timers.time()
         try:
             return asyncio.get_running_loop().time()
         except RuntimeError:

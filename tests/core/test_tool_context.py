@@ -3,8 +3,6 @@ the partial output it owns (no shared bus state)."""
 
 from __future__ import annotations
 
-import asyncio
-
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -24,6 +22,7 @@ from desktop_agent.core.tool_context import (
     PartialOutput,
 )
 from desktop_agent.testing.bus_reader import BusReader
+from desktop_agent.testing.fake_clock import FakeClock
 
 
 def test_progress_pushes_messages_with_eta_from_the_observed_rate() -> None:
@@ -134,37 +133,38 @@ def test_an_unfinished_line_waits_for_its_end_unless_it_grows_too_long() -> None
     assert pushed[-1] == ("stdout", "next" + "x" * (OPEN_LINE_MAX_CHARS + 1))
 
 
-async def test_output_is_batched_to_about_ten_messages_a_second_and_flushed_before_the_end() -> None:
+def test_output_is_batched_to_one_message_an_interval_and_flushed_before_the_end() -> None:
+    clock = FakeClock()
     bus = SessionMessageBus("s")
     reader = BusReader(bus)
-    ctx = BusToolContext(bus, "c1", "conv")
-    loop = asyncio.get_running_loop()
-    started = loop.time()
+    ctx = BusToolContext(bus, "c1", "conv", output_timers=clock)
     lines = 0
-    while loop.time() - started < 0.35:
+    for _ in range(350):  # 0.35 s of a chatty command: 50 lines a millisecond
         for _ in range(50):
             lines += 1
             ctx.output("stdout", f"line {lines}\n")
-        await asyncio.sleep(0.001)
-    elapsed = loop.time() - started
+        clock.advance(0.001)
     ctx.output("stdout", "no newline yet")
     ctx.flush_output()
     outputs = _outputs(reader)
-    # The first write goes at once, then one batch per interval at most
-    # (plus the final flush): counted against the time that really passed.
-    assert len(outputs) <= elapsed / OUTPUT_INTERVAL_S + 3
+    # The first write goes at once, then one batch an interval (0.1, 0.2 and
+    # 0.3 s), then the final flush.
+    assert len(outputs) == 1 + int(0.35 / OUTPUT_INTERVAL_S) + 1
     text = "".join(m.text for m in outputs)
     assert text == "".join(f"line {n}\n" for n in range(1, lines + 1)) + "no newline yet"
     assert {m.tool_call_id for m in outputs} == {"c1"}
     assert outputs[0].text == "line 1\n"  # a quiet start is not held back
 
 
-async def test_a_pending_batch_is_not_sent_after_flush() -> None:
+def test_a_pending_batch_is_not_sent_after_flush() -> None:
+    clock = FakeClock()
     bus = SessionMessageBus("s")
     reader = BusReader(bus)
-    ctx = BusToolContext(bus, "c1", "conv")
+    ctx = BusToolContext(bus, "c1", "conv", output_timers=clock)
     ctx.output("stdout", "a\n")  # sent at once
     ctx.output("stdout", "b\n")  # held for the timer
+    assert clock.pending == [OUTPUT_INTERVAL_S]
     ctx.flush_output()
-    await asyncio.sleep(OUTPUT_INTERVAL_S * 2)
+    assert clock.pending == []  # the flush took the timer's batch, and the timer
+    clock.advance(OUTPUT_INTERVAL_S * 2)
     assert [m.text for m in _outputs(reader)] == ["a\n", "b\n"]

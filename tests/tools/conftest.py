@@ -11,15 +11,15 @@ import psutil
 import pytest
 
 from desktop_agent.core.json_types import JSONDict
-from desktop_agent.core.tool_context import BusToolContext
+from desktop_agent.core.tool_context import BusToolContext, Timers
 from desktop_agent.testing.bus_reader import RecordingBus
 
 
 class WatchedContext(BusToolContext):
     """BusToolContext that wakes waiters whenever the partial output changes."""
 
-    def __init__(self, bus: RecordingBus, tool_call_id: str = "call-1") -> None:
-        super().__init__(bus, tool_call_id, "conv-1")
+    def __init__(self, bus: RecordingBus, tool_call_id: str = "call-1", *, output_timers: Timers | None = None) -> None:
+        super().__init__(bus, tool_call_id, "conv-1", output_timers=output_timers)
         self.bus = bus
         self._changed = asyncio.Event()
 

@@ -6,20 +6,19 @@ import shlex
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pytest
 
 from desktop_agent.core.messages import ToolOutputMessage
 from desktop_agent.core.ports import ToolResult
 from desktop_agent.core.tool_context import OUTPUT_INTERVAL_S
+from desktop_agent.testing.bus_reader import RecordingBus
+from desktop_agent.testing.fake_clock import FakeClock
 from desktop_agent.testing.procs import live_processes
 from desktop_agent.tools._process import TAIL_CHARS
 from desktop_agent.tools.run_command import RunCommandTool
-from tests.tools.conftest import no_longer_runs
-
-if TYPE_CHECKING:
-    from tests.tools.conftest import WatchedContext
+from tests.tools.conftest import WatchedContext, no_longer_runs
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX shell and process groups")
 
@@ -121,13 +120,15 @@ async def test_partial_output_is_cached_while_the_command_runs(
 
 
 async def test_output_reaches_the_bus_live_while_the_command_waits(
-    ctx: WatchedContext, fifo: tuple[Path, int]
+    bus: RecordingBus, fifo: tuple[Path, int]
 ) -> None:
+    clock = FakeClock()  # paces the output: a held batch goes when the test moves it
+    ctx = WatchedContext(bus, output_timers=clock)
     path, fd = fifo
     command = f'echo started; echo warming >&2; read x < {shlex.quote(str(path))}; echo "got $x"'
     run = asyncio.create_task(RunCommandTool().run({"command": command}, ctx))
     await ctx.wait_partial(lambda p: p.get("stderr") == "warming\n")
-    await asyncio.sleep(OUTPUT_INTERVAL_S * 2)  # let a held batch go out
+    clock.advance(OUTPUT_INTERVAL_S)  # a held batch goes out
 
     live = [(m.stream, m.text) for m in _outputs(ctx)]
     assert live == [("stdout", "started\n"), ("stderr", "warming\n")]
