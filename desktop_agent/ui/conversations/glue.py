@@ -1,19 +1,21 @@
-"""The window's side of saved conversations (issue 14): drawing a restored
+"""The window's side of saved conversations: drawing a restored
 conversation from its display log, the sidebar (Ctrl+B) and switching
 between conversations, refused while a turn runs. An opened search hit is
 centred and marked for a moment, the words searched selected in it.
 
 Kept out of ``main_window.py``, which only places the sidebar and calls in
 here; what a restore draws is :mod:`desktop_agent.ui.conversations.restore`.
+It needs of the window only what :class:`ConversationsWindow` names (the
+main window is one), not the window itself.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import Qt, QTimer, SignalInstance
 from PySide6.QtGui import QKeySequence, QShortcut, QTextCursor, QTextDocument
 from PySide6.QtWidgets import QLabel, QWidget
 from shiboken6 import isValid
@@ -27,9 +29,14 @@ from desktop_agent.ui.conversations.search_rows import fold
 from desktop_agent.ui.i18n import tr
 
 if TYPE_CHECKING:
+    from PySide6.QtWidgets import QBoxLayout, QStatusBar, QToolButton
+
     from desktop_agent.core.conversation import Conversation
+    from desktop_agent.ui.chat.chat_view import ChatView
+    from desktop_agent.ui.chat.message_actions import ChatActions
+    from desktop_agent.ui.chat.turn_logic import TurnLogic
+    from desktop_agent.ui.chat.turn_view import TurnView
     from desktop_agent.ui.conversations.sidebar import ConversationSidebar
-    from desktop_agent.ui.shell.main_window import MainWindow
     from desktop_agent.ui.shell.window_deps import WindowDeps
 
 log = logging.getLogger(__name__)
@@ -50,8 +57,48 @@ def turn_of(history: Sequence[Mapping[str, Any]], seq: int) -> int:
     return max(users - 1, 0)
 
 
+class ConversationsWindow(Protocol):
+    """What drawing and switching conversations needs of the window."""
+
+    @property
+    def chat(self) -> ChatView: ...
+
+    @property
+    def controller(self) -> TurnLogic[TurnView] | None:
+        """The turn logic (it holds the conversation); None before the window is attached."""
+
+    @property
+    def chat_actions(self) -> ChatActions | None: ...
+
+    @property
+    def conversations(self) -> ConversationsGlue | None:
+        """This glue, once the window made it."""
+
+    @property
+    def body(self) -> QBoxLayout:
+        """Where the sidebar goes: the row that holds the conversation column."""
+
+    @property
+    def new_chat_button(self) -> QToolButton: ...
+
+    @property
+    def status(self) -> QStatusBar: ...
+
+    @property
+    def turn_finished(self) -> SignalInstance: ...
+
+    def after_switch(self) -> None: ...
+
+    def new_conversation(self) -> bool: ...
+
+    def show_notice(self, level: NoticeLevel, text: str | Callable[[], str]) -> None: ...
+
+    def window(self) -> QWidget:
+        """The top-level widget (the Ctrl+B shortcut's and the mark timer's parent)."""
+
+
 def draw(
-    window: MainWindow, conversation: Conversation, *, from_turn: int | None = None, to_turn: int | None = None
+    window: ConversationsWindow, conversation: Conversation, *, from_turn: int | None = None, to_turn: int | None = None
 ) -> Restored:
     """Draw a saved conversation into the (cleared) chat, with the line
     that says it was restored under its last message; "Show earlier" draws
@@ -81,25 +128,25 @@ def draw(
 class ConversationsGlue:
     """Attached by the window when the composition root gave it a library."""
 
-    def __init__(self, window: MainWindow, deps: WindowDeps) -> None:
+    def __init__(self, window: ConversationsWindow, deps: WindowDeps) -> None:
         from desktop_agent.ui.conversations.sidebar import ConversationSidebar
 
         assert deps.library is not None
         self._window = window
         self._deps = deps
-        self.sidebar: ConversationSidebar = ConversationSidebar(deps.library, window)
+        self.sidebar: ConversationSidebar = ConversationSidebar(deps.library, window.window())
         window.body.insertWidget(0, self.sidebar)
         self.sidebar.open_requested.connect(self.open)
         self.sidebar.new_requested.connect(window.new_conversation)
         self.sidebar.deleted.connect(self._on_deleted)
         self.sidebar.imported.connect(lambda conversation_id: self.open(conversation_id))
-        QShortcut(QKeySequence("Ctrl+B"), window, self.toggle)
+        QShortcut(QKeySequence("Ctrl+B"), window.window(), self.toggle)
         window.turn_finished.connect(lambda _status: self.refresh())
         self.last_restore: Restored | None = None
         self._marked: QWidget | None = None
         # The window's timer, not a single shot aimed at the message: the
         # message may be deleted first (see MessageBubble's hover timer).
-        self._unmark = QTimer(window)
+        self._unmark = QTimer(window.window())
         self._unmark.setSingleShot(True)
         self._unmark.setInterval(HIT_MS)
         self._unmark.timeout.connect(self._clear_mark)

@@ -1,9 +1,9 @@
-"""What the main window does for the Settings dialog beyond opening it
-(issue 13): the Tools page's hold on the running MCP servers, and the
-language and theme applied to the window — at attach, when the dialog
-switches them live, and when they are saved. Kept out of ``main_window``
-so the window stays a layout; light imports only (the window shows before
-the services are built)."""
+"""What the main window does for the Settings dialog beyond opening it:
+the Tools page's hold on the running MCP servers, and the language and
+theme applied to the window — at attach, when the dialog switches them
+live, and when they are saved. Kept out of ``main_window`` so the window
+stays a layout; it takes the window's ``retranslate``, not the window.
+Light imports only (the window shows before the services are built)."""
 
 from __future__ import annotations
 
@@ -11,16 +11,14 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from desktop_agent.ui import i18n
-from desktop_agent.ui.i18n import tr
 from desktop_agent.ui.shell.appearance import apply_appearance, resolve_language
-from desktop_agent.ui.shell.theme import apply_theme, theme_choice
+from desktop_agent.ui.shell.theme import theme_choice
 
 if TYPE_CHECKING:
-    from collections.abc import Awaitable
+    from collections.abc import Awaitable, Callable
 
     from desktop_agent.storage.settings import Settings
     from desktop_agent.ui.settings.tools_page import McpControl
-    from desktop_agent.ui.shell.main_window import MainWindow
     from desktop_agent.ui.shell.window_deps import WindowDeps
 
 log = logging.getLogger(__name__)
@@ -59,39 +57,16 @@ async def _reload(reload: Awaitable[None]) -> None:
         log.exception("could not load the newly chosen MCP servers file")
 
 
-def apply_settings_appearance(window: MainWindow, before: Settings | None, after: Settings) -> None:
+def apply_settings_appearance(retranslate: Callable[[], None], before: Settings | None, after: Settings) -> None:
     """Language and theme from ``after`` when they are not what the app shows
     now (``before`` None: at attach, where ``system`` for both is what the
     window already shows). A Save after the Appearance page switched them
-    live finds them applied already: nothing is done twice."""
+    live finds them applied already: nothing is done twice. ``retranslate``
+    is the window's (its texts and colours again)."""
     wanted = (after.language, after.theme)
     if before is None and wanted == ("system", "system"):
         return
     if (i18n.language(), theme_choice()) == (resolve_language(after.language), after.theme):
         return
     apply_appearance(*wanted)
-    window.retranslate()
-
-
-def retranslate_window(window: MainWindow) -> None:
-    """The window's own texts again in the current language, and its colours
-    (``MainWindow.retranslate``, the one way in): the chat, the status bar,
-    the welcome panel and the sidebar."""
-    window.setWindowTitle(tr("app_title"))
-    window.settings_button.setToolTip(tr("settings_action"))
-    window.new_chat_button.setToolTip(tr("new_chat"))
-    window.input.setPlaceholderText(tr("input_placeholder"))
-    window.send_button.retranslate()
-    window.mic.retranslate()
-    window.hands_free_button.setText(tr("hands_free_short"))
-    window.hands_free_button.setToolTip(tr("hands_free"))
-    window.audio.retranslate()
-    window.model_download.retranslate()  # a failure or an offer says it again
-    window.chat.retranslate()  # cards, message actions, code blocks, system lines
-    window.status.retranslate()
-    window.refresh_status()
-    if window.welcome is not None:
-        window.welcome.retranslate()
-    if window.conversations is not None:
-        window.conversations.retranslate()  # the sidebar
-    apply_theme(window)
+    retranslate()

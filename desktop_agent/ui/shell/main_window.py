@@ -56,12 +56,7 @@ from desktop_agent.ui.chat.send_button import INTERRUPT_FALLBACK_MS, SendButton
 from desktop_agent.ui.chat.turn_events import NoticeLevel, TurnEnd, WaitKind
 from desktop_agent.ui.chat.turn_state import ButtonPhase
 from desktop_agent.ui.i18n import tr
-from desktop_agent.ui.settings.glue import (
-    apply_settings_appearance,
-    mcp_control,
-    reload_if_moved,
-    retranslate_window,
-)
+from desktop_agent.ui.settings.glue import apply_settings_appearance, mcp_control, reload_if_moved
 from desktop_agent.ui.shell.status_bar import StatusBar, server_views
 from desktop_agent.ui.shell.theme import apply_theme, forced_theme
 from desktop_agent.ui.shell.window_keys import WindowKeys
@@ -221,7 +216,7 @@ class MainWindow(QMainWindow):
 
     def attach(self, deps: WindowDeps) -> None:
         """Connect the window to its conversation; input becomes possible."""
-        apply_settings_appearance(self, None, deps.settings)
+        apply_settings_appearance(self.retranslate, None, deps.settings)
         from desktop_agent.ui.chat.turn_controller import TurnController
         from desktop_agent.ui.shell.tray import Notifier
 
@@ -502,14 +497,31 @@ class MainWindow(QMainWindow):
             )
         if self.voice is not None:
             self.voice.apply(edit.settings)
-        apply_settings_appearance(self, before, edit.settings)
+        apply_settings_appearance(self.retranslate, before, edit.settings)
         reload_if_moved(self._deps, before, edit.settings)
 
     def retranslate(self) -> None:
-        """Texts and colours again, after Settings → Appearance (issue 13):
-        the one way in, which reaches the chat, the status bar, the welcome
-        panel and the sidebar (``settings_glue.retranslate_window``)."""
-        retranslate_window(self)
+        """Texts and colours again, after Settings → Appearance: the one way
+        in, which reaches the chat, the status bar, the welcome panel and the
+        sidebar."""
+        self.setWindowTitle(tr("app_title"))
+        self.settings_button.setToolTip(tr("settings_action"))
+        self.new_chat_button.setToolTip(tr("new_chat"))
+        self.input.setPlaceholderText(tr("input_placeholder"))
+        self.send_button.retranslate()
+        self.mic.retranslate()
+        self.hands_free_button.setText(tr("hands_free_short"))
+        self.hands_free_button.setToolTip(tr("hands_free"))
+        self.audio.retranslate()
+        self.model_download.retranslate()  # a failure or an offer says it again
+        self.chat.retranslate()  # cards, message actions, code blocks, system lines
+        self.status.retranslate()
+        self.refresh_status()
+        if self.welcome is not None:
+            self.welcome.retranslate()
+        if self.conversations is not None:
+            self.conversations.retranslate()  # the sidebar
+        apply_theme(self)
 
     def _on_model_changed(self, applied: AppliedSettings) -> None:
         self.status.set_model(applied.model, is_demo=applied.is_demo, demo_notice=applied.demo_notice)

@@ -30,37 +30,75 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
-from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtCore import QEvent, QObject, Qt, SignalInstance
 from PySide6.QtGui import QKeyEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import QApplication, QLineEdit, QPlainTextEdit, QTextEdit, QWidget
 
+from desktop_agent.ui.chat.turn_state import ButtonPhase
 from desktop_agent.ui.i18n import tr
 from desktop_agent.ui.shell.key_hints import APPROVE_KEY, REJECT_KEY, key_text
 
 if TYPE_CHECKING:
     from desktop_agent.ui.cards.tool_card import ToolCardWidget
-    from desktop_agent.ui.shell.main_window import MainWindow
+    from desktop_agent.ui.chat.chat_view import ChatView
+    from desktop_agent.ui.chat.input_box import InputBox
+    from desktop_agent.ui.chat.send_button import SendButton
+    from desktop_agent.ui.chat.turn_logic import TurnLogic
+    from desktop_agent.ui.chat.turn_view import TurnView
+    from desktop_agent.ui.voice.glue import VoiceGlue
 
 TYPING_PAUSE_S = 2.0
 """A key pressed in the input less than this long ago: the user is typing."""
 
 
+class KeysWindow(Protocol):
+    """What the keyboard needs of the window (the main window is one)."""
+
+    @property
+    def input(self) -> InputBox: ...
+
+    @property
+    def chat(self) -> ChatView: ...
+
+    @property
+    def send_button(self) -> SendButton: ...
+
+    @property
+    def voice(self) -> VoiceGlue | None:
+        """Speech input, once attached (push-to-talk takes Esc while it hears)."""
+
+    @property
+    def controller(self) -> TurnLogic[TurnView] | None: ...
+
+    @property
+    def view(self) -> TurnView | None: ...
+
+    @property
+    def card_changed(self) -> SignalInstance: ...
+
+    def interrupt(self) -> None: ...
+
+    def window(self) -> QWidget:
+        """The top-level widget: the shortcuts' parent, where Esc is read."""
+
+
 class WindowKeys(QObject):
-    def __init__(self, window: MainWindow, *, clock: Callable[[], float] = time.monotonic) -> None:
-        super().__init__(window)
-        self._window = window
+    def __init__(self, window: KeysWindow, *, clock: Callable[[], float] = time.monotonic) -> None:
+        top = window.window()
+        super().__init__(top)
+        self._window, self._top = window, top
         self.clock = clock
         """Times the keys going into the input (tests set it)."""
         self._last_key: float | None = None
         """When a key last went into the input."""
         self._said_busy: object | None = None
         """The turn (its view) "a reply is still running" was said for."""
-        self.approve_shortcut = QShortcut(QKeySequence(APPROVE_KEY), window, lambda: self._answer(True))
-        self.reject_shortcut = QShortcut(QKeySequence(REJECT_KEY), window, lambda: self._answer(False))
+        self.approve_shortcut = QShortcut(QKeySequence(APPROVE_KEY), top, lambda: self._answer(True))
+        self.reject_shortcut = QShortcut(QKeySequence(REJECT_KEY), top, lambda: self._answer(False))
         self._sync_shortcuts()
-        window.installEventFilter(self)
+        top.installEventFilter(self)
         window.input.installEventFilter(self)
         window.card_changed.connect(self._on_card)
 
@@ -72,7 +110,7 @@ class WindowKeys(QObject):
         if watched is self._window.input:
             self._last_key = self.clock()
             return False
-        if watched is not self._window or event.key() != Qt.Key.Key_Escape:
+        if watched is not self._top or event.key() != Qt.Key.Key_Escape:
             return False
         modifiers = event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier
         if modifiers == Qt.KeyboardModifier.NoModifier:
@@ -85,13 +123,13 @@ class WindowKeys(QObject):
         """Esc: what Interrupt does while a turn (or its last words' speech)
         runs. False when Esc has nothing to do here."""
         window = self._window
-        if bool(getattr(window.voice, "hearing", False)):
+        if window.voice is not None and window.voice.hearing:
             return False  # push-to-talk's Esc cancels the recording instead
         focused = QApplication.focusWidget()
         if isinstance(focused, QLineEdit) and focused.isClearButtonEnabled() and focused.text():
             focused.clear()  # what the field's clear button does; the next Esc stops the turn
             return True
-        if window.send_button.phase != "interrupt":
+        if window.send_button.phase != ButtonPhase.INTERRUPT:
             return False
         window.interrupt()
         return True
@@ -107,7 +145,7 @@ class WindowKeys(QObject):
         text stays in the input. (While only the reply's last words are
         spoken, Enter stops them and sends: ``TurnLogic.start_turn``.)"""
         window, controller = self._window, self._window.controller
-        if controller is None or not controller.replying or window.send_button.phase != "interrupt":
+        if controller is None or not controller.replying or window.send_button.phase != ButtonPhase.INTERRUPT:
             return
         if self._said_busy is controller.view:
             return

@@ -22,19 +22,21 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject
 
 if TYPE_CHECKING:
-    from desktop_agent.ui.shell.main_window import MainWindow
     from desktop_agent.ui.voice.deferred_audio import DeferredMicrophone
+    from desktop_agent.ui.voice.mic_button import MicButton
     from desktop_agent.ui.voice.speech_input import VoiceInput
 
 
 class DeviceGlue(QObject):
-    def __init__(self, window: MainWindow, voice: VoiceInput, microphone: DeferredMicrophone) -> None:
-        super().__init__(window)
-        self._window, self._voice = window, voice
-        window.mic.about_to_use.connect(microphone.prepare)
+    """Needs of the window only its mic button (``mic``)."""
+
+    def __init__(self, mic: MicButton, voice: VoiceInput, microphone: DeferredMicrophone) -> None:
+        super().__init__(mic)
+        self._mic, self._voice = mic, voice
+        mic.about_to_use.connect(microphone.prepare)
         microphone.on_change = voice.set_microphone
         microphone.on_lost = self._lost
 
     def _lost(self, name: str) -> None:
-        self._window.mic.cancel_hold()  # the release that follows ends nothing
+        self._mic.cancel_hold()  # the release that follows ends nothing
         self._voice.device_lost(name)

@@ -5,7 +5,8 @@ hands-free switch, Space and Esc in the input, the transcript into the input
 hint on a line above the input, the turn's start, end and speech, barge-in
 as the Interrupt button, and approval by voice as the card's buttons — so
 nothing here decides a turn. The recognisers and their models are
-:class:`~desktop_agent.ui.voice.models.VoiceModels`'.
+:class:`~desktop_agent.ui.voice.models.VoiceModels`'. It needs of the window
+only what :class:`VoiceWindow` names (the main window is one).
 
 The keys: Space held in an empty input talks (auto-repeat swallowed), its
 release ends the utterance; Esc cancels what is heard or recognised, or
@@ -18,23 +19,27 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Protocol, cast
 
-from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtCore import QEvent, QObject, Qt, SignalInstance
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QBoxLayout, QLayout, QWidget
 
 from desktop_agent.core.voice_output import OutputTap
 from desktop_agent.core.voice_session import SEND_MODES, SendMode, VoiceConfig
 from desktop_agent.ui.chat.send_countdown import VoiceLine
-from desktop_agent.ui.voice.models import VoiceModels
+from desktop_agent.ui.chat.turn_events import WaitKind
+from desktop_agent.ui.chat.turn_state import ButtonPhase
+from desktop_agent.ui.voice.models import ModelsWindow, VoiceModels
 from desktop_agent.ui.voice.speech_input import VoiceInput
 
 if TYPE_CHECKING:
     from desktop_agent.storage.settings import Settings
-    from desktop_agent.ui.shell.main_window import MainWindow
+    from desktop_agent.ui.chat.input_box import InputBox
+    from desktop_agent.ui.chat.turn_controller import TurnController
+    from desktop_agent.ui.chat.turn_view import TurnView
     from desktop_agent.ui.shell.window_deps import WindowDeps
-    from desktop_agent.ui.voice.mic_button import MicState
+    from desktop_agent.ui.voice.mic_button import HandsFreeButton, MicButton, MicState
 
 
 def voice_config(settings: Settings) -> VoiceConfig:
@@ -43,12 +48,49 @@ def voice_config(settings: Settings) -> VoiceConfig:
                        barge_in_min_words=settings.barge_in_min_words)
 
 
+class VoiceWindow(ModelsWindow, Protocol):
+    """What speech input needs of the window: its input row's widgets, the
+    turn's signals, and sending and interrupting as the user would."""
+
+    @property
+    def mic(self) -> MicButton: ...
+
+    @property
+    def hands_free_button(self) -> HandsFreeButton: ...
+
+    @property
+    def input(self) -> InputBox: ...
+
+    @property
+    def view(self) -> TurnView | None:
+        """The running turn's view (its cards)."""
+
+    @property
+    def turn_signals(self) -> TurnController[TurnView] | None: ...
+
+    @property
+    def turn_finished(self) -> SignalInstance: ...
+
+    @property
+    def card_changed(self) -> SignalInstance: ...
+
+    @property
+    def waiting_for_user(self) -> SignalInstance: ...
+
+    @property
+    def closed(self) -> SignalInstance: ...
+
+    def send_text(self, text: str) -> bool: ...
+
+    def interrupt(self) -> None: ...
+
+
 class VoiceGlue(QObject):
     clock: Callable[[], float] = time.monotonic
     """The voice session's clock (the countdown); tests put a FakeClock's here."""
 
-    def __init__(self, window: MainWindow, deps: WindowDeps) -> None:
-        super().__init__(window)
+    def __init__(self, window: VoiceWindow, deps: WindowDeps) -> None:
+        super().__init__(window.window())
         self._window = window
         self._space_talk = False
         self._say_line = deps.say
@@ -60,7 +102,7 @@ class VoiceGlue(QObject):
         self.models = VoiceModels(window, voice, deps)
         if isinstance(deps.sink, OutputTap):
             voice.attach_output(deps.sink)  # our own voice is known to the echo gate
-        self.line = VoiceLine(window)
+        self.line = VoiceLine(window.window())
         _place_below(window.model_download, self.line)
         window.mic.set_state("unavailable" if not voice.available else "idle", voice.reason)
         window.hands_free_button.setEnabled(voice.available)
@@ -91,7 +133,7 @@ class VoiceGlue(QObject):
         if isinstance(deps.audio_input, DeferredMicrophone):  # hot-plug: ui/voice/device_glue.py
             from desktop_agent.ui.voice.device_glue import DeviceGlue
 
-            self.devices = DeviceGlue(window, voice, deps.audio_input)
+            self.devices = DeviceGlue(window.mic, voice, deps.audio_input)
         if deps.settings.hands_free and voice.available:
             window.hands_free_button.setChecked(True)
 
@@ -108,7 +150,7 @@ class VoiceGlue(QObject):
 
     def _busy(self) -> bool:
         controller = self._window.controller
-        return controller is not None and (controller.busy or controller.phase != "send")
+        return controller is not None and (controller.busy or controller.phase != ButtonPhase.SEND)
 
     async def _say(self, text: str) -> None:
         controller = self._window.controller
@@ -148,9 +190,9 @@ class VoiceGlue(QObject):
         if controller is not None and controller.busy:
             self._window.interrupt()
 
-    def _on_waiting(self, kind: str, ident: str) -> None:
+    def _on_waiting(self, kind: WaitKind, ident: str) -> None:
         view = self._window.view
-        state = view.card_state(ident) if kind == "approval" and view is not None else None
+        state = view.card_state(ident) if kind == WaitKind.APPROVAL and view is not None else None
         if state is not None:
             self.voice.ask_approval(ident, state.tool_name)
 

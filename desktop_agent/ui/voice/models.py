@@ -6,8 +6,9 @@ stand-in hears it, and the window says which), and the first push-to-talk
 with no offline model offers Whisper and holds the utterance until the
 answer (and the model) is here.
 
-Split from ``voice_glue.py``, which connects the window to the voice
-interaction itself.
+Split from :mod:`~desktop_agent.ui.voice.glue`, which connects the window
+to the voice interaction itself. It needs of the window only what
+:class:`ModelsWindow` names (the window is one), not the window itself.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import functools
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from PySide6.QtCore import QObject
 
@@ -24,10 +25,14 @@ from desktop_agent.ui.chat.turn_events import NoticeLevel
 from desktop_agent.ui.i18n import tr
 
 if TYPE_CHECKING:
+    from PySide6.QtWidgets import QWidget
+
     from desktop_agent.core.ports import SpeechRecognizer
     from desktop_agent.storage.settings import Settings
-    from desktop_agent.ui.shell.main_window import MainWindow
+    from desktop_agent.ui.chat.turn_logic import TurnLogic
+    from desktop_agent.ui.chat.turn_view import TurnView
     from desktop_agent.ui.shell.window_deps import WindowDeps
+    from desktop_agent.ui.voice.model_download import ModelDownloadPanel
     from desktop_agent.ui.voice.speech_input import VoiceInput
     from desktop_agent.voice.stt.models import DownloadProgress
     from desktop_agent.voice.stt.models import ModelDownloadError as DownloadError
@@ -39,9 +44,26 @@ def _engine_settings(settings: Settings) -> tuple[str, ...]:
             settings.stt_model_dir, settings.base_url, settings.stt_model_source, settings.stt_whisper_model)
 
 
+class ModelsWindow(Protocol):
+    """What the recognisers' models need of the window."""
+
+    @property
+    def model_download(self) -> ModelDownloadPanel:
+        """The panel above the input: a download's progress, failure or offer."""
+
+    @property
+    def controller(self) -> TurnLogic[TurnView] | None:
+        """The turn logic (it keeps the settings); None before the window is attached."""
+
+    def show_notice(self, level: NoticeLevel, text: str | Callable[[], str]) -> None: ...
+
+    def window(self) -> QWidget:
+        """The top-level widget (the glue's Qt parent)."""
+
+
 class VoiceModels(QObject):
-    def __init__(self, window: MainWindow, voice: VoiceInput, deps: WindowDeps) -> None:
-        super().__init__(window)
+    def __init__(self, window: ModelsWindow, voice: VoiceInput, deps: WindowDeps) -> None:
+        super().__init__(window.window())
         self._window, self.voice = window, voice
         self._preparing: set[asyncio.Task[None]] = set()
         self._make_recognizers = deps.make_recognizers
@@ -100,7 +122,7 @@ class VoiceModels(QObject):
         downloads = self._downloads
 
         def progress(report: DownloadProgress) -> None:
-            self._window.model_progress(report)
+            self._window.model_download.post(report)
             if downloads is not None and key:
                 downloads.progress(report, key)
 
@@ -222,7 +244,7 @@ class VoiceModels(QObject):
         except STTError as exc:
             self._window.show_notice(NoticeLevel.WARNING, functools.partial(tr, "mic_stt_error", error=str(exc)))
             return
-        stop = downloads.listen(lambda state: self._window.model_progress(state.progress)
+        stop = downloads.listen(lambda state: self._window.model_download.post(state.progress)
                                 if state.key == spec.key and state.progress is not None else None)
         from desktop_agent.voice.stt.models import ModelDownloadError
 

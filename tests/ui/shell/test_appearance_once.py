@@ -115,7 +115,7 @@ def test_a_save_after_the_live_switch_applies_nothing_again(
 
 def test_one_retranslate_reaches_the_sidebar(window: MainWindow) -> None:
     i18n.set_language("zh")
-    settings_glue.retranslate_window(window)  # the glue's way in is the window's
+    window.retranslate()
     assert sidebar_placeholder(window) == text_in("zh", "conv_search_placeholder")
     i18n.set_language("en")
     window.retranslate()

@@ -222,7 +222,6 @@ async def test_the_mic_button_follows_a_microphone_plugged_in_and_out(
     qtbot: QtBot, tmp_path: Path, pulse_audio: VirtualAudio
 ) -> None:
     from desktop_agent.ui import i18n
-    from desktop_agent.ui.settings.glue import retranslate_window
 
     pulse_audio.remove_device(MICROPHONE)  # a machine with no microphone
     async with app_window(qtbot, tmp_path) as window:
@@ -235,12 +234,12 @@ async def test_the_mic_button_follows_a_microphone_plugged_in_and_out(
         assert not mic.isEnabled() and not window.hands_free_button.isEnabled()
         for language in ("en", "zh"):
             i18n.set_language(language)
-            retranslate_window(window)
+            window.retranslate()
             tip = await tooltip_of(mic)
             assert tip.text() == mic.toolTip() == tr("mic_unavailable", reason=tr("mic_none"))
             save(with_tooltip(window, mic, tip), f"mic_no_device_{language}.png")
         i18n.set_language("en")
-        retranslate_window(window)
+        window.retranslate()
 
         pulse_audio.add_microphone()  # plugged in: usable at once
         await until(lambda: window.mic.state == "idle", timeout_s=5)
