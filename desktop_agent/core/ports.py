@@ -10,7 +10,7 @@ from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from desktop_agent.core.json_types import JSONDict
+from desktop_agent.core.json_types import JSONDict, JSONMapping, JSONValue
 from desktop_agent.core.messages import (
     Card,
     FormRequestMessage,
@@ -75,9 +75,9 @@ class LLMProvider(Protocol):
 
     def stream(
         self,
-        messages: Sequence[Mapping[str, Any]],
+        messages: Sequence[JSONMapping],
         *,
-        tools: Sequence[Mapping[str, Any]] | None = None,
+        tools: Sequence[JSONMapping] | None = None,
     ) -> AsyncGenerator[LLMDelta, None]:
         """Stream one reply. Raises :class:`LLMError` on failure."""
         ...
@@ -135,7 +135,7 @@ class ToolContext(Protocol):
     @property
     def tool_call_id(self) -> str: ...
 
-    def set_partial(self, key: str, value: Any) -> None:
+    def set_partial(self, key: str, value: JSONValue) -> None:
         """Record partial output (becomes ``partial_result`` on interrupt)."""
         ...
 
@@ -183,7 +183,7 @@ class Tool(Protocol):
     @property
     def spec(self) -> ToolSpec: ...
 
-    async def run(self, arguments: Mapping[str, Any], ctx: ToolContext) -> ToolResult: ...
+    async def run(self, arguments: JSONMapping, ctx: ToolContext) -> ToolResult: ...
 
 
 class PostExecutingHook(Protocol):
@@ -192,7 +192,7 @@ class PostExecutingHook(Protocol):
     push adjacent to it, or None."""
 
     def on_post_executing(
-        self, tool_call_id: str, arguments: Mapping[str, Any]
+        self, tool_call_id: str, arguments: JSONMapping
     ) -> FormRequestMessage | None: ...
 
 
@@ -202,7 +202,7 @@ class ToolSource(Protocol):
     def specs(self) -> Sequence[ToolSpec]: ...
 
     async def call(
-        self, name: str, arguments: Mapping[str, Any], ctx: ToolContext
+        self, name: str, arguments: JSONMapping, ctx: ToolContext
     ) -> ToolResult:
         """Run a tool. Failures come back as ``ToolResult(is_error=True)``."""
         ...

@@ -7,10 +7,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from desktop_agent.core.json_types import JSONObject
 from desktop_agent.core.ports import ToolContext, ToolResult, ToolSpec
 from desktop_agent.core.risk import ToolAnnotations
 
-_OBJECT = {"type": "object", "properties": {"text": {"type": "string"}}}
+_OBJECT: JSONObject = {"type": "object", "properties": {"text": {"type": "string"}}}
 
 
 @dataclass
