@@ -145,7 +145,8 @@ def request_for(
     record is a second copy, and should not be a second place a key lies."""
     spec = routed.spec if routed is not None else None
     if routed is not None and routed.redactor is not None and arguments is not None:
-        arguments = routed.redactor.scrub(dict(arguments))
+        scrubbed = routed.redactor.scrub(dict(arguments))
+        arguments = scrubbed if isinstance(scrubbed, dict) else None  # a dict's copy is a dict
     return ApprovalRequest(
         tool_name=name,
         tool_call_id=call_id,

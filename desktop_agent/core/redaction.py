@@ -13,8 +13,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
-from typing import Any
+from typing import Any, cast
 
+from desktop_agent.core.json_types import JSONReadable, JSONValue
 from desktop_agent.core.messages import Card, OutputStream
 from desktop_agent.core.ports import ToolContext, ToolResult
 
@@ -49,7 +50,7 @@ class Redactor:
             return text
         return self._pattern.sub(REDACTED, text)
 
-    def scrub(self, value: Any) -> Any:
+    def scrub(self, value: JSONReadable) -> JSONValue:
         """``value`` (JSON-like) with every string redacted: a copy whose
         lists and tuples are lists, keys kept as they are.
 
@@ -59,28 +60,29 @@ class Redactor:
         ``RecursionError`` here and end the turn. A container met twice is
         copied once (``copy.deepcopy``'s memo), so a value that holds itself
         ends too."""
-        root: list[Any] = [None]
-        copies: dict[int, Any] = {}
-        stack: list[tuple[Any, Any, Any]] = [(value, root, 0)]
+        root: list[JSONValue] = [None]
+        copies: dict[int, JSONValue] = {}
+        stack: list[tuple[JSONReadable, _Container, int | str]] = [(value, root, 0)]
         while stack:
             item, into, slot = stack.pop()
             if isinstance(item, str):
-                into[slot] = self(item)
+                _put(into, slot, self(item))
             elif isinstance(item, list | tuple | dict):
                 known = copies.get(id(item))
                 if known is not None:
-                    into[slot] = known
+                    _put(into, slot, known)
                     continue
-                copy: Any
+                copy: _Container
                 if isinstance(item, dict):
                     copy = dict.fromkeys(item)  # keys in their order; values filled below
                     stack.extend((child, copy, key) for key, child in item.items())
                 else:
                     copy = [None] * len(item)
                     stack.extend((child, copy, index) for index, child in enumerate(item))
-                copies[id(item)] = into[slot] = copy
-            else:
-                into[slot] = item
+                copies[id(item)] = copy
+                _put(into, slot, copy)
+            else:  # a number, true/false, null, or whatever else a tool put there: kept as it is
+                _put(into, slot, cast(JSONValue, item))
         return root[0]
 
     def child_environment(self, environ: Mapping[str, str]) -> dict[str, str]:
@@ -91,6 +93,18 @@ class Redactor:
             for key, value in environ.items()
             if key not in SECRET_ENV_NAMES and value not in self._values
         }
+
+
+_Container = list[JSONValue] | dict[str, JSONValue]
+
+
+def _put(into: _Container, slot: int | str, value: JSONValue) -> None:
+    """``into[slot] = value``: a list's index, or a dict's key (as the
+    original had it, whatever its type: nothing is converted)."""
+    if isinstance(into, list):
+        into[cast(int, slot)] = value
+    else:
+        into[cast(str, slot)] = value
 
 
 class RedactingContext:
@@ -125,7 +139,7 @@ class RedactingContext:
     def answer_timeout_s(self) -> float | None:
         return self._inner.answer_timeout_s
 
-    def set_partial(self, key: str, value: Any) -> None:
+    def set_partial(self, key: str, value: JSONValue) -> None:
         self._inner.set_partial(key, self._redact.scrub(value))
 
     def progress(self, progress: float, total: float | None, message: str | None) -> None:

@@ -97,12 +97,12 @@ def test_scrubbing_walks_any_depth_without_recursion_and_copies_a_shared_value_o
     value: Any = {"key": KEY}
     for _ in range(5000):  # far past what a recursive walk survived
         value = {"a": [value]}
-    out = Redactor([KEY]).scrub(value)
+    out: Any = Redactor([KEY]).scrub(value)
     for _ in range(5000):
         out = out["a"][0]
     assert out == {"key": REDACTED}
     shared = ["x", KEY]
     looped: list[Any] = [shared, (shared,)]
     looped.append(looped)
-    scrubbed = Redactor([KEY]).scrub(looped)
+    scrubbed: Any = Redactor([KEY]).scrub(looped)
     assert scrubbed[0] == ["x", REDACTED] and scrubbed[1][0] is scrubbed[0] and scrubbed[2] is scrubbed
