@@ -5,15 +5,16 @@ key up in one language. The catalogues (:mod:`.shell`, :mod:`.chat`, :mod:`.card
 :mod:`.voice`, :mod:`.settings`, :mod:`.conversations`, :mod:`.notices`) belong to the
 feature that shows them; merging them here refuses a key defined in two, so a key always
 means one text. A small in-code table rather than Qt's ``.ts``/``.qm`` machinery keeps each
-translation beside its English original and testable without Qt. Which language the window
-speaks is the window's business (:mod:`desktop_agent.ui.i18n`); this package holds no
-language of its own.
+translation beside its English original and testable without Qt. Which language a window
+speaks is that window's: it holds one :class:`Texts` and hands it to what it builds; this
+package holds no language of its own.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Literal
 
@@ -63,6 +64,28 @@ def text_in(language: Language, key: str, **fields: object) -> str:
 
 def keys() -> frozenset[str]:
     return frozenset(_TEXTS)
+
+
+@dataclass(frozen=True, slots=True)
+class Texts:
+    """The words of one language: what a window (and each widget and wording function it
+    uses) is given instead of reading a process-wide language, so two windows in one
+    process can speak two languages. Frozen: switching the language builds another one and
+    hands it to what is open."""
+
+    language: Language = "en"
+
+    def __post_init__(self) -> None:
+        if self.language not in ("en", "zh"):
+            raise ValueError(f"language must be 'en' or 'zh', got {self.language!r}")
+
+    def tr(self, key: str, **fields: object) -> str:
+        """The text for ``key`` in this language, formatted with ``fields``."""
+        return text_in(self.language, key, **fields)
+
+
+ENGLISH = Texts("en")
+CHINESE = Texts("zh")
 
 
 def language_for_locale(name: str) -> Language:

@@ -82,3 +82,17 @@ def test_every_key_the_code_asks_for_exists() -> None:
     assert len(asked) > 200  # the scan sees the code
     missing = {key: where for key, where in asked.items() if key not in texts.keys()}
     assert missing == {}
+
+
+def test_a_texts_value_speaks_its_own_language() -> None:
+    english, chinese = texts.Texts("en"), texts.Texts("zh")
+    assert (english.tr("sys_interrupted"), chinese.tr("sys_interrupted")) == ("Conversation interrupted", "已中断对话")
+    assert english.tr("seconds", n=3) == texts.text_in("en", "seconds", n=3)
+    assert (texts.ENGLISH, texts.CHINESE) == (english, chinese)
+
+
+def test_a_texts_value_refuses_an_unknown_language_and_key() -> None:
+    with pytest.raises(ValueError, match="'fr'"):
+        texts.Texts("fr")  # type: ignore[arg-type]
+    with pytest.raises(KeyError, match="no UI text named 'nope'"):
+        texts.ENGLISH.tr("nope")
