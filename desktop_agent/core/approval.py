@@ -29,6 +29,7 @@ from desktop_agent.core.audit import (
     timestamp,
 )
 from desktop_agent.core.risk import AutoDecider, ToolAnnotations, read_only_trusted
+from desktop_agent.core.timers import Timers
 
 
 @dataclass
@@ -96,13 +97,16 @@ class ApprovalManager:
         audit: AuditSink | None = None,
         clock: Callable[[], float] = time.monotonic,
         wall_clock: Callable[[], float] = time.time,
+        timers: Timers | None = None,
     ) -> None:
         """``audit``: where each decision is recorded (None: nowhere).
-        ``clock`` measures the wait, ``wall_clock`` dates the record."""
+        ``clock`` measures the wait, ``wall_clock`` dates the record,
+        ``timers`` run the timeouts (None: the running loop's)."""
         self._pending: dict[str, _Pending] = {}
         self.audit = audit
         self._clock = clock
         self._wall_clock = wall_clock
+        self._timers = timers
 
     def register(self, session_id: str, task_id: str, request: ApprovalRequest | None = None) -> str:
         """``request``: what is asked, for the audit record (None: not recorded)."""
@@ -130,11 +134,15 @@ class ApprovalManager:
         try:
             if from_shown:
                 await _first(pending.shown, pending.event)
-            async with asyncio.timeout(timeout):
-                await pending.event.wait()
-        except TimeoutError:
-            self._decide(pending, "timed_out", "timeout")
-            return False
+            expired = asyncio.Event()
+            timer = (self._timers or asyncio.get_running_loop()).call_later(timeout, expired.set)
+            try:
+                await _first(pending.event, expired)
+            finally:
+                timer.cancel()
+            if not pending.event.is_set():
+                self._decide(pending, "timed_out", "timeout")
+                return False
         finally:
             if self._pending.get(key) is pending:
                 del self._pending[key]

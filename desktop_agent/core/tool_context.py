@@ -20,7 +20,6 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
-from typing import Protocol
 
 from desktop_agent.core.bus import SessionMessageBus
 from desktop_agent.core.json_types import JSONObject, JSONValue
@@ -31,6 +30,7 @@ from desktop_agent.core.messages import (
     ToolOutputMessage,
     ToolProgressMessage,
 )
+from desktop_agent.core.timers import Cancellable, Timers
 from desktop_agent.core.tool_router import SubAgentHost
 
 OUTPUT_INTERVAL_S = 0.1
@@ -38,20 +38,6 @@ OUTPUT_INTERVAL_S = 0.1
 OPEN_LINE_MAX_CHARS = 4096
 """An unfinished line longer than this is sent without waiting for its end
 (a progress bar drawn with ``\r``, a binary dump)."""
-
-
-class Cancellable(Protocol):
-    def cancel(self) -> None: ...
-
-
-class Timers(Protocol):
-    """What output coalescing needs of a clock: the running event loop, or a
-    test's ``FakeClock`` (``desktop_agent.testing.fake_clock``), whose time
-    moves only when the test says so."""
-
-    def time(self) -> float: ...
-
-    def call_later(self, delay: float, callback: Callable[[], object]) -> Cancellable: ...
 
 
 class PartialOutput:

@@ -12,12 +12,14 @@ import pytest
 
 from desktop_agent.core import prompts
 from desktop_agent.core.agent import AgentClient
+from desktop_agent.core.approval import ApprovalManager
 from desktop_agent.core.conversation import Conversation
 from desktop_agent.core.events import TurnOutcome
 from desktop_agent.core.history import REPAIRED_ANSWER, TRUNCATION_MARK, check_history, repair_history
 from desktop_agent.core.messages import TextMessage, ToolCallMessage
 from desktop_agent.core.ports import Tool
 from desktop_agent.core.tool_router import ToolRouter
+from desktop_agent.testing.fake_clock import FakeClock
 from desktop_agent.testing.fake_sink import FakeAudioSink
 from desktop_agent.testing.fake_tools import EchoTool
 from desktop_agent.testing.fake_tts import FakeTTS
@@ -269,20 +271,23 @@ def test_a_broken_turn_is_repaired_not_dropped() -> None:
 
 async def test_the_approval_timeout_starts_when_the_card_is_shown_not_when_it_is_pushed() -> None:
     # The planning sentence is still being spoken when the call asks for
-    # approval; the card shows only after it. A 0.05 s timeout counted from
-    # the push would reject the call while the user could not even see it.
+    # approval; the card shows only after it. A timeout counted from the
+    # push would reject the call while the user could not even see it.
+    clock = FakeClock()  # the approval timeouts' timers: none may run before the card shows
     tts, sink = FakeTTS(), FakeAudioSink()  # the clip plays until the test ends it
     llm = ScriptedLLM([text_reply("<voice>Let me check that.</voice><need_tool>"),
                        tool_reply("echo", {"text": "x"}), text_reply("Done.")])
     conv = Conversation(AgentClient(llm, ToolRouter([EchoTool()]), system_prompt=None),
-                        speech_factory=lambda bus: SpeechPipeline(tts, bus), approval_timeout_s=0.05)
+                        speech_factory=lambda bus: SpeechPipeline(tts, bus), approval_timeout_s=0.05,
+                        approvals=ApprovalManager(timers=clock))
     view = ApprovingView(conv, answer=None)
     turn = asyncio.create_task(conv.run_turn("check", view, sink=sink))
     async with asyncio.timeout(5):
         await sink.wait_for_plays(1)
         while conv.approvals.pending_keys() == []:  # the call waits for approval, unseen
             await asyncio.sleep(0.01)
-    await asyncio.sleep(0.2)  # four timeouts' worth while the sentence plays
+    assert clock.pending == []  # no timeout runs while the sentence plays
+    clock.advance(60)
     assert not turn.done() and view.asked == []
     view.answer = True
     sink.finish()  # the sentence ends; the card shows; the user approves
@@ -290,6 +295,24 @@ async def test_the_approval_timeout_starts_when_the_card_is_shown_not_when_it_is
         outcome = await turn
     assert outcome.status == "completed"
     assert [m.tool_name for m in view.asked] == ["echo"]
+
+
+async def test_an_approval_nobody_answers_times_out_once_the_card_has_shown_that_long() -> None:
+    clock = FakeClock()
+    llm = ScriptedLLM([text_reply("Ok.<need_tool>"), tool_reply("echo", {"text": "x"}), text_reply("Done.")])
+    conv = Conversation(AgentClient(llm, ToolRouter([EchoTool()]), system_prompt=None),
+                        approval_timeout_s=30, approvals=ApprovalManager(timers=clock))
+    view = ApprovingView(conv, answer=None)
+    turn = asyncio.create_task(conv.run_turn("check", view))
+    async with asyncio.timeout(5):
+        await clock.wait_scheduled()  # the card is shown: its timeout runs
+    assert clock.pending == [30.0] and view.asked != []
+    clock.advance(29.9)
+    assert clock.pending == [30.0] and conv.approvals.pending_keys() != []
+    clock.advance(0.1)
+    async with asyncio.timeout(5):
+        outcome = await turn
+    assert outcome.status == "approval_timeout"
 
 
 async def test_an_approval_shown_and_left_unanswered_still_times_out() -> None:

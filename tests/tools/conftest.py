@@ -11,7 +11,8 @@ import psutil
 import pytest
 
 from desktop_agent.core.json_types import JSONDict
-from desktop_agent.core.tool_context import BusToolContext, Timers
+from desktop_agent.core.timers import Timers
+from desktop_agent.core.tool_context import BusToolContext
 from desktop_agent.testing.bus_reader import RecordingBus
 
 
