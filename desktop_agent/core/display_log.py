@@ -43,7 +43,7 @@ from typing import TypeVar, assert_never, get_args
 
 from desktop_agent.core.forms import FormQuestion, QuestionType
 from desktop_agent.core.hooks import HookNote, kept_hook
-from desktop_agent.core.json_types import JSONDict, JSONMapping, JSONReadable, as_list, as_object
+from desktop_agent.core.json_types import JSONMapping, JSONObject, JSONReadable, as_list, as_object
 from desktop_agent.core.messages import (
     BusMessage,
     Card,
@@ -105,12 +105,12 @@ def auto_by(event: JSONMapping) -> AutoDecider:
 # ------------------------------------------------------------ writing
 
 
-def event_json(item: TranscriptItem, session_id: str) -> JSONDict | None:
+def event_json(item: TranscriptItem, session_id: str) -> JSONObject | None:
     """The saved event of a transcript item; None for a hook note (history
     keeps it, the window never showed it)."""
     match item:
         case UserText(text, timeout):
-            user: JSONDict = {"type": USER, "text": text}
+            user: JSONObject = {"type": USER, "text": text}
             if timeout is not None:
                 user["approval_timeout_s"] = timeout
             return user
@@ -132,7 +132,7 @@ def event_json(item: TranscriptItem, session_id: str) -> JSONDict | None:
             assert_never(item)
 
 
-def _message_json(message: BusMessage, session_id: str, seq: int, facts: ToolFacts | None) -> JSONDict:
+def _message_json(message: BusMessage, session_id: str, seq: int, facts: ToolFacts | None) -> JSONObject:
     data = to_json(message, session_id=session_id, seq=seq)
     saved = facts.to_json() if facts is not None else None
     if saved is not None:
@@ -298,12 +298,12 @@ def event_text(event: JSONMapping) -> str:
 # --------------------------------------------- from an OpenAI history alone
 
 
-def events_from_history(history: Sequence[JSONMapping]) -> list[JSONDict]:
+def events_from_history(history: Sequence[JSONMapping]) -> list[JSONObject]:
     """A display log rebuilt from an OpenAI message list (an older database,
     an imported file without one): the user's words, the replies, and each
     tool call as a finished card with its arguments and result. Hook
     messages (``_hook``) stay hidden, as they were."""
-    events: list[JSONDict] = []
+    events: list[JSONObject] = []
     seq = 0
 
     def add(message: BusMessage) -> None:

@@ -28,7 +28,15 @@ from typing import assert_never
 
 from desktop_agent.core.hooks import HookNote, hook_message
 from desktop_agent.core.json_depth import MAX_ARGUMENT_DEPTH, nests_deeper_than
-from desktop_agent.core.json_types import JSONDict, JSONMapping, JSONReadable, JSONValue, as_list, as_object
+from desktop_agent.core.json_types import (
+    JSONDict,
+    JSONMapping,
+    JSONObject,
+    JSONReadable,
+    JSONValue,
+    as_list,
+    as_object,
+)
 from desktop_agent.core.messages import (
     AudioEndMessage,
     AudioMessage,
@@ -83,7 +91,7 @@ class HistoryRecorder:
     """Feed it consumed bus messages in order; read :attr:`messages`."""
 
     def __init__(self) -> None:
-        self.messages: list[JSONDict] = []
+        self.messages: list[JSONObject] = []
         self._text: list[str] = []
         self._calls: dict[str, _Call] = {}
         self.rejected = False
@@ -160,7 +168,7 @@ class HistoryRecorder:
 class TurnHistory:
     """One turn's part of the history, derived from its transcript."""
 
-    messages: list[JSONDict]
+    messages: list[JSONObject]
     rejected: bool
     """A call was rejected, timed out or interrupted: the turn's
     ``after_rejection`` hooks apply."""

@@ -32,7 +32,7 @@ from collections.abc import Iterable, Mapping, MutableSequence, Sequence
 from dataclasses import dataclass
 from typing import Literal, TypeVar, get_args
 
-from desktop_agent.core.json_types import JSONDict
+from desktop_agent.core.json_types import JSONObject
 
 Checkpoint = Literal["turn_start", "before_tool_round", "after_tool_result", "after_rejection", "turn_end"]
 CHECKPOINTS: tuple[str, ...] = get_args(Checkpoint)
@@ -84,14 +84,14 @@ def hook_notes(hooks: Iterable[Hook], checkpoint: Checkpoint) -> list[HookNote]:
     ]
 
 
-def hook_message(note: HookNote) -> JSONDict:
+def hook_message(note: HookNote) -> JSONObject:
     """The note as a message of the agent's working list and of the saved
     history: the one place its marker key (:data:`HOOK_KEY` or
     :data:`ONCE_KEY`) is written."""
     return {"role": note.role, "content": note.content, HOOK_KEY if note.persistent else ONCE_KEY: note.names}
 
 
-def hook_messages(hooks: Iterable[Hook], checkpoint: Checkpoint) -> list[JSONDict]:
+def hook_messages(hooks: Iterable[Hook], checkpoint: Checkpoint) -> list[JSONObject]:
     """The messages ``checkpoint`` adds (:func:`hook_notes` as messages)."""
     return [hook_message(note) for note in hook_notes(hooks, checkpoint)]
 
@@ -101,7 +101,7 @@ def persistent(notes: Iterable[HookNote]) -> tuple[HookNote, ...]:
     return tuple(note for note in notes if note.persistent)
 
 
-def drop_once(messages: MutableSequence[JSONDict]) -> None:
+def drop_once(messages: MutableSequence[JSONObject]) -> None:
     """Remove every non-persistent hook message: its request was sent."""
     for index in range(len(messages) - 1, -1, -1):
         if ONCE_KEY in messages[index]:
