@@ -16,9 +16,9 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any
 
 from desktop_agent.core.hooks import kept_hook
+from desktop_agent.core.json_types import JSONMapping, JSONReadable, as_object
 from desktop_agent.core.stream_parser import strip_tags
 from desktop_agent.storage.conversations import StoredConversation
 
@@ -61,8 +61,8 @@ def to_markdown(conversation: StoredConversation) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
-def _call(call: Mapping[str, Any]) -> list[str]:
-    function = call.get("function") or {}
+def _call(call: JSONMapping) -> list[str]:
+    function = as_object(call.get("function"))
     out = [f"Tool `{function.get('name') or '?'}`:", ""]
     arguments = str(function.get("arguments") or "").strip()
     if arguments:
@@ -74,7 +74,7 @@ def _call(call: Mapping[str, Any]) -> list[str]:
     return out
 
 
-def _text(content: Any) -> str:
+def _text(content: JSONReadable) -> str:
     """A message's words: its string, or the text parts of a part list."""
     if isinstance(content, str):
         return content

@@ -22,10 +22,10 @@ import sqlite3
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 from desktop_agent.core.display_log import events_from_history
 from desktop_agent.core.hooks import kept_hook
+from desktop_agent.core.json_types import JSONMapping, JSONReadable
 from desktop_agent.core.stream_parser import strip_tags
 from desktop_agent.storage.paths import PRIVATE_FILE, make_private
 
@@ -72,7 +72,7 @@ END;
 """
 
 
-def search_text(message: Mapping[str, Any]) -> str:
+def search_text(message: JSONMapping) -> str:
     """What search finds a message by: the words the user saw."""
     if kept_hook(message) or message.get("role") not in ("user", "assistant"):
         return ""
@@ -154,7 +154,7 @@ def migrate(db: sqlite3.Connection) -> int:
 
 def insert(
     db: sqlite3.Connection, conversation_id: str, title: str, when: float,
-    messages: list[Any], events: list[Any], *, renamed: bool = False, redact: Callable[[str], str] = str,
+    messages: Sequence[JSONReadable], events: Sequence[JSONReadable], *, renamed: bool = False, redact: Callable[[str], str] = str,
 ) -> None:
     """One whole conversation (migration, import, recovery)."""
     db.execute(
@@ -166,7 +166,7 @@ def insert(
 
 def append_rows(
     db: sqlite3.Connection, conversation_id: str,
-    messages: Sequence[Any], message_from: int, events: Sequence[Any], event_from: int,
+    messages: Sequence[JSONReadable], message_from: int, events: Sequence[JSONReadable], event_from: int,
     *, redact: Callable[[str], str] = str,
 ) -> None:
     """The rows from ``message_from`` and ``event_from`` on. ``redact`` is
