@@ -41,7 +41,7 @@ from desktop_agent.core.ports import (
 from desktop_agent.core.skill_blocks import SkillPrompts, insert_skill_blocks
 from desktop_agent.core.stream_parser import StreamParser, detect_intent, strip_intent_tags
 from desktop_agent.core.tool_router import ToolRouter
-from desktop_agent.core.wire import assistant_tool_calls, tool_message
+from desktop_agent.core.wire import assistant_tool_calls, text_message, tool_message
 
 log = logging.getLogger(__name__)
 
@@ -98,12 +98,12 @@ class AgentClient:
     ) -> AsyncGenerator[LLMChunk, None]:
         working: list[JSONDict] = [dict(m) for m in messages]
         if self.system_prompt and not (working and working[0].get("role") == "system"):
-            working.insert(0, {"role": "system", "content": self.system_prompt})
+            working.insert(0, text_message("system", self.system_prompt))
         if self.skills is not None:
             insert_skill_blocks(working, self.skills)
         try:
             # Round 0: planning, no tools, temporary planning prompt at the end.
-            planning = {"role": "system", "content": prompts.PLANNING_PROMPT}
+            planning = text_message("system", prompts.PLANNING_PROMPT)
             working.append(planning)
             parser = self._parser()
             async with aclosing(self._stream_round(working, parser)) as planning_stream:
@@ -115,8 +115,8 @@ class AgentClient:
             yield RoundEndChunk(0, "planning", persistent(before))
             _remove_exact(working, planning)
             if full.strip():
-                working.append({"role": "assistant", "content": full})
-                working.append({"role": "user", "content": prompts.CONTINUE_MESSAGE})
+                working.append(text_message("assistant", full))
+                working.append(text_message("user", prompts.CONTINUE_MESSAGE))
             for message in working:
                 if message.get("role") == "assistant" and isinstance(message.get("content"), str):
                     message["content"] = strip_intent_tags(message["content"])
@@ -138,7 +138,7 @@ class AgentClient:
         """The tool loop alone, with no planning round (a sub-agent, contracts §9)."""
         working: list[JSONDict] = [dict(m) for m in messages]
         if self.system_prompt:
-            working.insert(0, {"role": "system", "content": self.system_prompt})
+            working.insert(0, text_message("system", self.system_prompt))
         try:
             async with aclosing(self._tool_loop(working, context_factory)) as stream:
                 async for chunk in stream:
@@ -216,7 +216,7 @@ class AgentClient:
         return call_id
 
     async def _continuation(self, working: list[JSONDict]) -> AsyncGenerator[LLMChunk, None]:
-        prompt = {"role": "system", "content": prompts.CONTINUATION_PROMPT}
+        prompt = text_message("system", prompts.CONTINUATION_PROMPT)
         working.append(prompt)
         async with aclosing(self._stream_round(working, self._parser())) as stream:
             async for chunk in stream:

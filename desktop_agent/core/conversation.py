@@ -44,6 +44,7 @@ from desktop_agent.core.transcript import (
     UserEvent,
     UserText,
 )
+from desktop_agent.core.wire import text_message
 
 log = logging.getLogger(__name__)
 
@@ -167,7 +168,7 @@ class Conversation:
     def messages_for(self, user_text: str) -> list[JSONDict]:
         """What the next turn sends: earlier turns truncated, then the user."""
         carried = map(hook_message, self._carried)
-        return [*truncate_for_send(self.history), *carried, {"role": "user", "content": user_text}]
+        return [*truncate_for_send(self.history), *carried, text_message("user", user_text)]
 
     async def run_turn(
         self,

@@ -66,7 +66,13 @@ from desktop_agent.core.transcript import (
     UserText,
     WindowNotice,
 )
-from desktop_agent.core.wire import TOOL_ERROR_PREFIX, assistant_tool_calls, tool_answer, tool_message
+from desktop_agent.core.wire import (
+    TOOL_ERROR_PREFIX,
+    assistant_tool_calls,
+    text_message,
+    tool_answer,
+    tool_message,
+)
 
 TOOL_CONTEXT_MAX_LEN = 300
 NO_TRUNCATE_TOOLS: frozenset[str] = frozenset({"get_skill"})
@@ -161,7 +167,7 @@ class HistoryRecorder:
             for c in answered:
                 self.messages.append(tool_message(c.id, c.answer or ""))
         elif content is not None:
-            self.messages.append({"role": "assistant", "content": content})
+            self.messages.append(text_message("assistant", content))
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,7 +190,7 @@ def history_of(items: Iterable[TranscriptItem]) -> TurnHistory:
         match item:
             case UserText():
                 recorder.flush()
-                recorder.messages.append({"role": "user", "content": item.text})
+                recorder.messages.append(text_message("user", item.text))
             case HookNote():
                 if item.persistent:
                     recorder.flush()

@@ -57,7 +57,7 @@ from dataclasses import dataclass, field
 from typing import Literal, NoReturn, get_args
 
 from desktop_agent.core.json_depth import MAX_ARGUMENT_DEPTH, nests_deeper_than
-from desktop_agent.core.json_types import JSONDict, JSONMapping, JSONReadable
+from desktop_agent.core.json_types import JSONDict, JSONMapping, JSONObject, JSONReadable
 from desktop_agent.core.prompts import CONTINUE_MESSAGE
 
 log = logging.getLogger(__name__)
@@ -108,6 +108,14 @@ _ROLES = frozenset({"system", "user", "assistant", "tool"})
 TOOL_ERROR_PREFIX = "Error: "
 """Marks a failed call's result (``is_error``) in its tool message, so the
 model can tell a failure from a result (contracts §8)."""
+
+
+TextRole = Literal["system", "user", "assistant"]
+
+
+def text_message(role: TextRole, content: str | None) -> JSONObject:
+    """A system, user or assistant message of text: the one place it is built."""
+    return {"role": role, "content": content}
 
 
 def assistant_tool_calls(
