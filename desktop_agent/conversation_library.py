@@ -1,4 +1,4 @@
-"""The saved conversations as the window's sidebar uses them (issue 14):
+"""The saved conversations as the window's sidebar uses them:
 list, search, open, rename, delete with undo, export and import.
 
 One object between the window and the store, so the window stays ignorant

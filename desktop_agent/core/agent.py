@@ -1,4 +1,4 @@
-"""AgentClient: one user turn as an async generator (contracts §2, seed 000 §1–3).
+"""AgentClient: one user turn as an async generator (contracts §2).
 
 Planning round (no tools) → intent tag → continuation round (``<no_tool>``)
 or the tool loop (``<need_tool>`` or no tag). The generator suspends at
@@ -206,7 +206,7 @@ class AgentClient:
         """``wanted`` unless it is missing or already taken in this round or
         the conversation: a model that repeats an id would otherwise have one
         of the two calls lost from history, and the API refuses a request with
-        the same id twice (issue 12)."""
+        the same id twice."""
         taken = {c.id for c in calls.values()} | _answered_ids(working)
         call_id = wanted
         while not call_id or call_id in taken:

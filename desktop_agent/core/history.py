@@ -1,5 +1,5 @@
-"""History (contracts §6, seed §7 "round_end"): OpenAI messages built from what
-the playback queue actually consumed.
+"""History (contracts §6; ``round_end`` flushes a round): OpenAI messages
+built from what the playback queue actually consumed.
 
 - text accumulates (its raw characters, intent tags removed, every space
   and newline kept); ``round_end`` flushes it as its own assistant message;
@@ -124,8 +124,8 @@ class HistoryRecorder:
                 self.rejected = True
             case RoundEndMessage():
                 self.flush()
-                # Persistent hooks inserted after this round (seed §7: a hook
-                # segment flushes the text, then is stored, never shown).
+                # Persistent hooks inserted after this round: the round's text
+                # is flushed first, then they are stored (never shown).
                 self.messages.extend(hook_message(note) for note in message.hooks)
             case InterruptedMessage() | TurnEndMessage():
                 self.flush()

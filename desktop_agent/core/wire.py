@@ -1,7 +1,7 @@
 """The wire normalizer (contracts §2a): every request passes :func:`normalize`
 just before it is sent, so that strict servers accept it.
 
-The app keeps its history canonical (the seed's layout): temporary prompts
+The app keeps its history canonical (its own layout): temporary prompts
 as system messages at the end, the planning reply and its continuation as
 two assistant messages, ``_hook`` keys, tool arguments as the model sent
 them. Real servers refuse most of that (STACK.md "Strict servers"): Qwen3.5

@@ -1,4 +1,4 @@
-"""Export a conversation to Markdown or JSON, and import that JSON (issue 14).
+"""Export a conversation to Markdown or JSON, and import that JSON.
 
 The JSON file holds the OpenAI message list (``messages``, enough to resume
 the model's context anywhere that reads that format) and our display log

@@ -1,4 +1,4 @@
-"""A conversation as a Markdown transcript, for reading (issue 14 QA).
+"""A conversation as a Markdown transcript, for reading.
 
 It reads as the window showed it: one ``## User`` section per message the
 user typed, and one ``## Assistant`` section for everything the assistant

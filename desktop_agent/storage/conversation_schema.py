@@ -1,4 +1,4 @@
-"""The conversations database's tables (issue 14), and the move from the
+"""The conversations database's tables, and the move from the
 first layout (one JSON blob per conversation, rewritten every turn).
 
 Version 2 keeps one row per OpenAI message and one per display event, so a

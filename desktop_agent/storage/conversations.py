@@ -1,5 +1,5 @@
 """Saved conversations (SQLite under the data folder), so closing the window
-loses nothing and every conversation stays reachable (issue 14).
+loses nothing and every conversation stays reachable.
 
 Each conversation keeps two lists, one row per item
 (:mod:`~desktop_agent.storage.conversation_schema`): its OpenAI history

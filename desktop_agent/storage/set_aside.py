@@ -1,5 +1,5 @@
-"""Keeping an unreadable file aside as ``<name>.corrupt-<n>`` (issue 12),
-so the app starts without it and nothing the user wrote is lost."""
+"""Keeping an unreadable file aside as ``<name>.corrupt-<n>``, so the app
+starts without it and nothing the user wrote is lost."""
 
 from __future__ import annotations
 

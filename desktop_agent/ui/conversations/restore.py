@@ -1,5 +1,5 @@
-"""Restoring a saved conversation's view (issue 14): its display log
-(``core/display_log.py``) is fed through the same :class:`TurnView` that
+"""Restoring a saved conversation's view: its display log
+(``core/display_log.py``), read back into transcript items, is fed through the same :class:`TurnView` that
 live bus messages go through, one view per turn, so a restored card, form,
 notice or bubble is the widget the live one was: cards collapsed with their
 state, arguments and result, forms with the answers given.

@@ -1,4 +1,4 @@
-"""The sidebar's search results (issue 14): a plain snippet of the matching
+"""The sidebar's search results: a plain snippet of the matching
 message with the words searched in bold, a row showing it under the
 conversation's title, and a safe file name for an export. Kept apart from
 ``ui/conversations/sidebar.py`` (the list, its menu and dialogs)."""

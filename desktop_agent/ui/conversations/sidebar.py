@@ -1,4 +1,4 @@
-"""The conversations sidebar (issue 14): every saved conversation, newest
+"""The conversations sidebar: every saved conversation, newest
 first, with a search box over all of them; rename, delete (with undo),
 export and import from each row's menu.
 
