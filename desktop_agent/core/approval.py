@@ -29,7 +29,7 @@ from desktop_agent.core.audit import (
     timestamp,
 )
 from desktop_agent.core.risk import AutoDecider, ToolAnnotations, read_only_trusted
-from desktop_agent.core.timers import Timers
+from desktop_agent.core.timers import Timers, wait_set
 
 
 @dataclass
@@ -134,13 +134,7 @@ class ApprovalManager:
         try:
             if from_shown:
                 await _first(pending.shown, pending.event)
-            expired = asyncio.Event()
-            timer = (self._timers or asyncio.get_running_loop()).call_later(timeout, expired.set)
-            try:
-                await _first(pending.event, expired)
-            finally:
-                timer.cancel()
-            if not pending.event.is_set():
+            if not await wait_set(pending.event, timeout, self._timers):
                 self._decide(pending, "timed_out", "timeout")
                 return False
         finally:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from desktop_agent.core.json_types import JSONMapping, JSONObject
+from desktop_agent.core.timers import Timers, wait_set
 
 log = logging.getLogger(__name__)
 
@@ -108,8 +109,10 @@ _TIMED_OUT = FormAnswer(answers=None, cancelled=True, timed_out=True)
 
 
 class FormManager:
-    def __init__(self) -> None:
+    def __init__(self, *, timers: Timers | None = None) -> None:
+        """``timers``: what runs the waits' timeouts (None: the running loop's)."""
         self._entries: dict[str, _Entry] = {}
+        self._timers = timers
 
     def register(self, form_id: str, questions: Sequence[FormQuestion], *, title: str | None = None) -> None:
         """Create the form (synchronous: no await between this and the push)."""
@@ -135,11 +138,9 @@ class FormManager:
             log.debug("form %s is gone before the wait began: cancelled", form_id)
             return _CANCELLED
         try:
-            async with asyncio.timeout(timeout):
-                await entry.done.wait()
-        except TimeoutError:
-            log.info("form %s timed out after %s s", form_id, timeout)
-            entry.finish(_TIMED_OUT)
+            if not await wait_set(entry.done, timeout, self._timers):
+                log.info("form %s timed out after %s s", form_id, timeout)
+                entry.finish(_TIMED_OUT)
         finally:
             # Collected, timed out or the waiter was cancelled: the form is over.
             entry.finish(_CANCELLED)

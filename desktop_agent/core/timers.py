@@ -8,6 +8,7 @@ says so, so "nothing happened for 10 s" takes no wall time and is exact.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import Protocol
 
@@ -22,3 +23,23 @@ class Timers(Protocol):
     def time(self) -> float: ...
 
     def call_later(self, delay: float, callback: Callable[[], object]) -> Cancellable: ...
+
+
+async def wait_set(event: asyncio.Event, timeout: float | None, timers: Timers | None = None) -> bool:
+    """Wait until ``event`` is set or ``timeout`` seconds have passed on
+    ``timers`` (None: the running loop's); whether it was set. ``timeout``
+    None waits as long as it takes. What ``asyncio.timeout`` does, on a
+    clock a test can move."""
+    if timeout is None:
+        await event.wait()
+        return True
+    expired = asyncio.Event()
+    timer = (timers or asyncio.get_running_loop()).call_later(timeout, expired.set)
+    waiters = [asyncio.ensure_future(event.wait()), asyncio.ensure_future(expired.wait())]
+    try:
+        await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        timer.cancel()
+        for waiter in waiters:
+            waiter.cancel()
+    return event.is_set()

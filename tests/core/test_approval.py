@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from desktop_agent.core.approval import ApprovalManager, approval_key
+from desktop_agent.testing.fake_clock import FakeClock
 
 
 async def test_respond_wakes_the_waiter_with_the_answer() -> None:
@@ -29,9 +30,17 @@ def test_respond_to_unknown_key_returns_false() -> None:
 
 
 async def test_timeout_counts_as_rejection_and_cleans_up() -> None:
-    manager = ApprovalManager()
+    clock = FakeClock()
+    manager = ApprovalManager(timers=clock)
     key = manager.register("s", "t1")
-    assert await manager.wait(key, timeout=0.01) is False
+    waiter = asyncio.create_task(manager.wait(key, timeout=300))
+    async with asyncio.timeout(5):
+        await clock.wait_scheduled()
+    clock.advance(299.9)
+    assert manager.pending_keys() == [key]  # not a moment early
+    clock.advance(0.1)
+    async with asyncio.timeout(5):
+        assert await waiter is False
     assert manager.pending_keys() == []
     assert manager.respond(key, True) is False
 

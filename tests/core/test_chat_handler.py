@@ -21,8 +21,10 @@ from desktop_agent.core.events import TurnOutcome
 from desktop_agent.core.forms import FormManager
 from desktop_agent.core.ports import Tool, ToolContext, ToolResult, ToolSpec
 from desktop_agent.core.session import SessionManager
+from desktop_agent.core.timers import Timers
 from desktop_agent.core.tool_router import ToolRouter
 from desktop_agent.testing.bus_reader import BusReader, unstamped
+from desktop_agent.testing.fake_clock import FakeClock
 from desktop_agent.testing.fake_tools import BlockingTool, EchoTool
 from desktop_agent.testing.scripted_llm import ScriptedLLM
 from desktop_agent.testing.scripted_replies import Reply, ToolCallScript, text_reply, tool_reply
@@ -35,10 +37,12 @@ Msg = dict[str, Any]
 class Turn:
     """Runs one turn and records every bus message in order."""
 
-    def __init__(self, script: Sequence[Reply], tools: Sequence[Tool] = (), max_steps: int = 10) -> None:
+    def __init__(
+        self, script: Sequence[Reply], tools: Sequence[Tool] = (), max_steps: int = 10, timers: Timers | None = None
+    ) -> None:
         self.llm = ScriptedLLM(script)
         self.agent = AgentClient(self.llm, ToolRouter(tools), max_steps=max_steps, system_prompt=None)
-        self.approvals = ApprovalManager()
+        self.approvals = ApprovalManager(timers=timers)
         self.sessions = SessionManager()
         self.handler = ChatHandler(self.agent, self.approvals, self.sessions)
         self.bus = SessionMessageBus(SID)
@@ -74,6 +78,19 @@ class Turn:
 
     def types(self) -> list[str]:
         return [m["type"] if m["type"] != "tool_call" else f"tool_call:{m['state']}" for m in self.messages]
+
+
+async def _timed_out(turn: Turn, clock: FakeClock, timeout_s: float) -> TurnOutcome:
+    """The turn, once nobody answered what it waits for (an approval, a
+    form) for ``timeout_s`` on ``clock``: not a moment earlier."""
+    run = asyncio.create_task(turn.run(approval_timeout_s=timeout_s))
+    async with asyncio.timeout(5):
+        await clock.wait_scheduled()
+    clock.advance(timeout_s - 0.1)
+    assert clock.pending == [timeout_s]
+    clock.advance(0.1)
+    async with asyncio.timeout(5):
+        return await run
 
 
 def approve_all(message: Msg, turn: Turn) -> None:
@@ -157,8 +174,9 @@ async def test_reject_ends_turn_with_tool_rejected_and_no_execution() -> None:
 
 
 async def test_approval_timeout_counts_as_rejection() -> None:
-    turn = Turn([text_reply("Ok.<need_tool>"), tool_reply("echo", {"text": "x"})], [EchoTool()])
-    outcome = await turn.run(approval_timeout_s=0.01)
+    clock = FakeClock()
+    turn = Turn([text_reply("Ok.<need_tool>"), tool_reply("echo", {"text": "x"})], [EchoTool()], timers=clock)
+    outcome = await _timed_out(turn, clock, timeout_s=300)
     assert outcome.status == "approval_timeout"
     assert turn.messages[-3:] == [
         {"type": "tool_rejected", "tool_call_id": "call_1", "tool_name": "echo",
@@ -363,12 +381,13 @@ async def test_an_interrupt_sends_the_held_output_before_tool_rejected() -> None
 
 
 async def test_a_form_nobody_answers_ends_the_turn_like_an_unanswered_approval() -> None:
-    forms = FormManager()
+    clock = FakeClock()
+    forms = FormManager(timers=clock)
     ask = AskUserQuestionTool(forms)
     question = {"question": "Which city?"}
     turn = Turn([text_reply("Ok.<need_tool>"), tool_reply("ask_user_question", question), text_reply("never")],
                 [ask])
-    outcome = await turn.run(approval_timeout_s=0.05)  # nobody answers the form
+    outcome = await _timed_out(turn, clock, timeout_s=300)  # nobody answers the form
     assert outcome.status == "approval_timeout"
     assert turn.types()[-4:] == ["form_request", "tool_rejected", "interrupted", "turn_end"]
     assert turn.messages[-3]["reason"] == REASON_NO_ANSWER

@@ -12,6 +12,7 @@ from desktop_agent.core.forms import (
     FormQuestion,
     PendingForm,
 )
+from desktop_agent.testing.fake_clock import FakeClock
 
 QUESTIONS = (
     FormQuestion("name", "Your name?"),
@@ -113,10 +114,17 @@ async def test_wait_on_a_form_cancelled_before_the_wait_began_returns_cancelled_
 
 
 async def test_a_timed_out_wait_is_cancelled_says_it_timed_out_and_removes_the_form() -> None:
-    forms = FormManager()
+    clock = FakeClock()
+    forms = FormManager(timers=clock)
     forms.register("f1", QUESTIONS)
+    waiter = asyncio.create_task(forms.wait("f1", timeout=300))
     async with asyncio.timeout(5):
-        assert await forms.wait("f1", timeout=0.01) == FormAnswer(None, cancelled=True, timed_out=True)
+        await clock.wait_scheduled()
+    clock.advance(299.9)
+    assert "f1" in forms  # not a moment early
+    clock.advance(0.1)
+    async with asyncio.timeout(5):
+        assert await waiter == FormAnswer(None, cancelled=True, timed_out=True)
     assert "f1" not in forms
     assert forms.respond("f1", {"name": "late", "colour": "red"}) is False
 
