@@ -30,29 +30,29 @@ from collections.abc import Iterable, Iterator, MutableSequence
 from typing import cast, overload
 
 from desktop_agent.core.display_log import USER
-from desktop_agent.core.json_types import JSONDict
+from desktop_agent.core.json_types import JSONObject
 
 log = logging.getLogger(__name__)
 
 
-def _pack(events: list[JSONDict]) -> bytes:
+def _pack(events: list[JSONObject]) -> bytes:
     text = json.dumps(events, ensure_ascii=False, separators=(",", ":"))
     return zlib.compress(text.encode("utf-8"))
 
 
-def _unpack(packed: bytes) -> list[JSONDict]:
-    events: list[JSONDict] = json.loads(zlib.decompress(packed))
+def _unpack(packed: bytes) -> list[JSONObject]:
+    events: list[JSONObject] = json.loads(zlib.decompress(packed))
     return events
 
 
-class PackedLog(MutableSequence[JSONDict]):
+class PackedLog(MutableSequence[JSONObject]):
     """The events in order: packed chunks, then the open (unpacked) ones."""
 
-    def __init__(self, events: Iterable[JSONDict] = ()) -> None:
+    def __init__(self, events: Iterable[JSONObject] = ()) -> None:
         self._packs: list[bytes] = []
         self._ends: list[int] = []
         """The index after each pack's last event (ascending)."""
-        self._open: list[JSONDict] = []
+        self._open: list[JSONObject] = []
         for event in events:  # a log given whole (a restored one): a pack a turn
             if event.get("type") == USER:
                 self.pack()
@@ -99,11 +99,11 @@ class PackedLog(MutableSequence[JSONDict]):
         return self._packed() + len(self._open)
 
     @overload
-    def __getitem__(self, index: int) -> JSONDict: ...
+    def __getitem__(self, index: int) -> JSONObject: ...
     @overload
-    def __getitem__(self, index: slice) -> list[JSONDict]: ...
+    def __getitem__(self, index: slice) -> list[JSONObject]: ...
 
-    def __getitem__(self, index: int | slice) -> JSONDict | list[JSONDict]:
+    def __getitem__(self, index: int | slice) -> JSONObject | list[JSONObject]:
         if isinstance(index, slice):
             start, stop, step = index.indices(len(self))
             if step != 1:
@@ -120,7 +120,7 @@ class PackedLog(MutableSequence[JSONDict]):
         pack = bisect.bisect_right(self._ends, index)
         return _unpack(self._packs[pack])[index - self._start_of(pack)]
 
-    def _range(self, start: int, stop: int) -> Iterator[JSONDict]:
+    def _range(self, start: int, stop: int) -> Iterator[JSONObject]:
         """Events ``start`` to ``stop``, decoding only the packs they lie in."""
         if start >= stop:
             return
@@ -132,26 +132,26 @@ class PackedLog(MutableSequence[JSONDict]):
         packed = self._packed()
         yield from self._open[max(start - packed, 0):max(stop - packed, 0)]
 
-    def __iter__(self) -> Iterator[JSONDict]:
+    def __iter__(self) -> Iterator[JSONObject]:
         return self._range(0, len(self))
 
-    def __reversed__(self) -> Iterator[JSONDict]:
+    def __reversed__(self) -> Iterator[JSONObject]:
         yield from reversed(self._open)
         for pack in range(len(self._packs) - 1, -1, -1):
             yield from reversed(_unpack(self._packs[pack]))
 
     @overload
-    def __setitem__(self, index: int, value: JSONDict) -> None: ...
+    def __setitem__(self, index: int, value: JSONObject) -> None: ...
     @overload
-    def __setitem__(self, index: slice, value: Iterable[JSONDict]) -> None: ...
+    def __setitem__(self, index: slice, value: Iterable[JSONObject]) -> None: ...
 
-    def __setitem__(self, index: int | slice, value: JSONDict | Iterable[JSONDict]) -> None:
+    def __setitem__(self, index: int | slice, value: JSONObject | Iterable[JSONObject]) -> None:
         if isinstance(index, slice):
-            values = list(cast(Iterable[JSONDict], value))  # a slice is given events
+            values = list(cast(Iterable[JSONObject], value))  # a slice is given events
             self._open[self._open_slice(index)] = values
         else:
             position = self._position(index)
-            self._open[position - self._unpack_from(position)] = cast(JSONDict, value)  # an index, one event
+            self._open[position - self._unpack_from(position)] = cast(JSONObject, value)  # an index, one event
 
     @overload
     def __delitem__(self, index: int) -> None: ...
@@ -165,15 +165,15 @@ class PackedLog(MutableSequence[JSONDict]):
             position = self._position(index)
             del self._open[position - self._unpack_from(position)]
 
-    def insert(self, index: int, value: JSONDict) -> None:
+    def insert(self, index: int, value: JSONObject) -> None:
         size = len(self)
         position = min(max(index + size if index < 0 else index, 0), size)
         self._open.insert(position - self._unpack_from(position), value)
 
-    def append(self, value: JSONDict) -> None:
+    def append(self, value: JSONObject) -> None:
         self._open.append(value)
 
-    def extend(self, values: Iterable[JSONDict]) -> None:
+    def extend(self, values: Iterable[JSONObject]) -> None:
         self._open.extend(values)
 
     def clear(self) -> None:

@@ -82,7 +82,7 @@ async def test_a_turn_records_what_was_shown_with_the_bus_seq() -> None:
         ("tool_call", "start"), ("tool_call", "approval_required"), ("tool_call", "executing"),
         ("tool_call", "result"), ("round_end", None), ("text", None), ("round_end", None), ("turn_end", None),
     ]
-    seqs = [e["seq"] for e in conv.events[1:]]
+    seqs: list[Any] = [e["seq"] for e in conv.events[1:]]
     assert seqs == sorted(seqs) and all(s > 0 for s in seqs)
     assert {e["session_id"] for e in conv.events[1:]} == {conv.events[1]["session_id"]}
 

@@ -95,7 +95,7 @@ def test_changing_a_packed_log_anywhere_changes_it_as_a_list() -> None:
 
 
 def test_a_log_given_whole_is_packed_a_turn_at_a_time_and_reads_back_the_same() -> None:
-    plain = [{"type": "notice", "level": "info", "text": "before any turn"}]
+    plain: list[JSONDict] = [{"type": "notice", "level": "info", "text": "before any turn"}]
     for n in range(5):
         plain.extend(turn(n))
     log = PackedLog(plain)

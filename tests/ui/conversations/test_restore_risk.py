@@ -22,7 +22,7 @@ from desktop_agent.core.agent import AgentClient
 from desktop_agent.core.chat_handler import REASON_TIMEOUT
 from desktop_agent.core.conversation import Conversation
 from desktop_agent.core.display_log import TOOL_KEY, ToolFacts
-from desktop_agent.core.json_types import JSONDict
+from desktop_agent.core.json_types import JSONDict, as_object
 from desktop_agent.core.messages import BusMessage, RoundEndMessage, TurnEndMessage, to_json
 from desktop_agent.core.risk import ToolAnnotations
 from desktop_agent.core.tool_router import ToolRouter
@@ -31,6 +31,7 @@ from desktop_agent.testing.scripted_llm import ScriptedLLM
 from desktop_agent.testing.scripted_replies import text_reply, tool_reply
 from desktop_agent.testing.views import NullView
 from desktop_agent.testing.window_rig import rejected_item, text_item, tool_item
+from desktop_agent.texts import ENGLISH
 from desktop_agent.ui.cards.tool_card import ToolCardWidget
 from desktop_agent.ui.chat.chat_view import ChatView
 from desktop_agent.ui.conversations.restore import restore
@@ -151,12 +152,12 @@ def commonest_dark(image: QImage) -> str:
 
 
 def test_events_kept_before_the_facts_restore_unmarked_and_always_allowed(qtbot: QtBot) -> None:
-    live = LiveSession(ChatView(), dict(TOOLS))
+    live = LiveSession(ChatView(ENGLISH), dict(TOOLS))
     qtbot.add_widget(live.chat)
     play_risky_turn(live)
     old = [strip_facts(e) for e in json.loads(json.dumps(live.events))]
     assert all(TOOL_KEY not in json.dumps(e) and "by" not in e for e in old)
-    chat = ChatView()
+    chat = ChatView(ENGLISH)
     qtbot.add_widget(chat)
 
     restore(chat, old)
@@ -189,7 +190,7 @@ async def test_a_turn_keeps_each_tools_facts_and_who_auto_approved() -> None:
     auto = next(e for e in conv.events if e["type"] == "auto_approved")
     kept = {"server": "tools", "annotations": {"read_only": True, "idempotent": True}}
     assert [e[TOOL_KEY] for e in tool_events] == [kept] * len(tool_events) and tool_events
-    assert auto["by"] == "read_only_setting" and auto["message"][TOOL_KEY] == kept
+    assert auto["by"] == "read_only_setting" and as_object(auto["message"])[TOOL_KEY] == kept
     assert conv.events[0] == {"type": "user", "text": "go", "approval_timeout_s": conv.approval_timeout_s}
     assert ToolFacts.from_json(kept) == facts
     assert ToolFacts.from_json({"server": 3, "annotations": {"destructive": "yes"}}) == ToolFacts(
@@ -205,7 +206,7 @@ def test_a_restored_approval_that_timed_out_says_how_long_it_waited(qtbot: QtBot
 
     said: list[str] = []
     for user in ({"type": "user", "text": "go", "approval_timeout_s": 120.0}, {"type": "user", "text": "go"}):
-        chat = ChatView()
+        chat = ChatView(ENGLISH)
         qtbot.add_widget(chat)
         restore(chat, timed_out(user))
         (card,) = cards(chat)
