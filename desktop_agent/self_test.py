@@ -136,9 +136,9 @@ def check_window() -> CheckResult:
         tool = ToolCardWidget(ToolCardState(
             "self_test_1", "get_current_time", phase="done", arguments={"timezone": "UTC"},
             result='{"timezone": "UTC", "datetime": "2026-01-01T00:00:00+00:00"}', server="time",
-        ))
+        ), window.chat.texts)
         visual = VisualCardWidget(Card(title="Self-test", body="Rendered **offscreen**.",
-                                       fields=(CardField("check", "window"),)))
+                                       fields=(CardField("check", "window"),)), window.chat.texts)
         window.chat.add_card(tool)
         window.chat.add_card(visual)
         for _ in range(5):

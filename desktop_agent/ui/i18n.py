@@ -11,6 +11,7 @@ from __future__ import annotations
 from desktop_agent.texts import (
     INTERRUPTED_TEXT,
     Language,
+    Texts,
     choose_language,
     keys,
     language_for_locale,
@@ -21,6 +22,7 @@ __all__ = [
     "INTERRUPTED_TEXT",
     "Language",
     "choose_language",
+    "current_texts",
     "keys",
     "language",
     "language_for_locale",
@@ -41,6 +43,12 @@ def set_language(language: Language) -> None:
 
 def language() -> Language:
     return _current
+
+
+def current_texts() -> Texts:
+    """The window's language as a :class:`Texts` (what widgets are handed while the window
+    still keeps its language here)."""
+    return Texts(_current)
 
 
 def tr(key: str, **fields: object) -> str:

@@ -23,13 +23,13 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QPushButton, QVBoxLayout, QWidget
 
 from desktop_agent.ui.shell.key_hints import APPROVE_KEY, REJECT_KEY, key_text
-from desktop_agent.ui.shell.retranslate import Texts
+from desktop_agent.ui.shell.retranslate import TextBindings
 
 
 class ApprovalControls(QWidget):
     answered = Signal(bool, bool)
 
-    def __init__(self, texts: Texts, parent: QWidget | None = None) -> None:
+    def __init__(self, texts: TextBindings, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._pending = False
         self._destructive = False

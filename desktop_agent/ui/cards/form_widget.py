@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop_agent.ui.i18n import tr
+from desktop_agent.texts import Texts
 from desktop_agent.ui.shell.dialog_parts import ERROR_COLOUR
 
 FormEnd = Literal["submitted", "cancelled", "closed"]
@@ -38,7 +38,7 @@ FormEnd = Literal["submitted", "cancelled", "closed"]
 class _Question:
     """The input widgets of one question."""
 
-    def __init__(self, spec: Mapping[str, Any], parent: QWidget, layout: QVBoxLayout) -> None:
+    def __init__(self, spec: Mapping[str, Any], texts: Texts, parent: QWidget, layout: QVBoxLayout) -> None:
         self.id = str(spec.get("id", ""))
         self.type = str(spec.get("type", "text"))
         self.options = [str(o) for o in spec.get("options") or []]
@@ -66,13 +66,13 @@ class _Question:
         else:
             self.line = QLineEdit(parent)
             layout.addWidget(self.line)
-        self.retranslate()
+        self.retranslate(texts)
 
-    def retranslate(self) -> None:
+    def retranslate(self, texts: Texts) -> None:
         """The app's words around the question (the question is the model's)."""
-        self.label.setText(self.question + (" " + tr("form_optional") if self.optional else ""))
+        self.label.setText(self.question + (" " + texts.tr("form_optional") if self.optional else ""))
         if self.line is not None:
-            self.line.setPlaceholderText(tr("form_text_placeholder"))
+            self.line.setPlaceholderText(texts.tr("form_text_placeholder"))
 
     def answer(self) -> str | list[str] | None:
         if self.line is not None:
@@ -99,7 +99,8 @@ class FormWidget(QFrame):
         self,
         form_id: str,
         questions: Sequence[Mapping[str, Any]],
-        title: str | None = None,
+        title: str | None,
+        texts: Texts,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
@@ -110,11 +111,12 @@ class FormWidget(QFrame):
         layout.setContentsMargins(12, 10, 12, 10)
         layout.setSpacing(6)
         self._title = title
-        self.heading = QLabel(title or tr("form_title"), self)
+        self._texts = texts
+        self.heading = QLabel(title or texts.tr("form_title"), self)
         self.heading.setObjectName("cardTitle")
         self.heading.setWordWrap(True)
         layout.addWidget(self.heading)
-        self.questions = [_Question(q, self, layout) for q in questions]
+        self.questions = [_Question(q, texts, self, layout) for q in questions]
         self.error = QLabel(self)
         self.error.setObjectName("cardMuted")
         self.error.setWordWrap(True)
@@ -125,9 +127,9 @@ class FormWidget(QFrame):
         self.status.setObjectName("cardMuted")
         self.status.hide()
         layout.addWidget(self.status)
-        self.submit_button = QPushButton(tr("form_submit"), self)
+        self.submit_button = QPushButton(texts.tr("form_submit"), self)
         self.submit_button.setDefault(True)
-        self.cancel_button = QPushButton(tr("form_cancel"), self)
+        self.cancel_button = QPushButton(texts.tr("form_cancel"), self)
         buttons = QHBoxLayout()
         buttons.addStretch(1)
         buttons.addWidget(self.cancel_button)
@@ -180,20 +182,21 @@ class FormWidget(QFrame):
                 widget.setEnabled(False)
         self.submit_button.hide()
         self.cancel_button.hide()
-        self.status.setText(_end_text(end))
+        self.status.setText(_end_text(self._texts, end))
         self.status.show()
 
-    def retranslate(self) -> None:
-        """The app's own texts again in the current language (a language
+    def retranslate(self, texts: Texts) -> None:
+        """The app's own texts again in ``texts``' language (a language
         switch); the model's title and questions stay as they are."""
-        self.heading.setText(self._title or tr("form_title"))
+        self._texts = texts
+        self.heading.setText(self._title or texts.tr("form_title"))
         for q in self.questions:
-            q.retranslate()
-        self.submit_button.setText(tr("form_submit"))
-        self.cancel_button.setText(tr("form_cancel"))
+            q.retranslate(texts)
+        self.submit_button.setText(texts.tr("form_submit"))
+        self.cancel_button.setText(texts.tr("form_cancel"))
         if self.ended is not None:
-            self.status.setText(_end_text(self.ended))
+            self.status.setText(_end_text(texts, self.ended))
 
 
-def _end_text(end: FormEnd) -> str:
-    return tr({"submitted": "form_submitted", "cancelled": "form_cancelled"}.get(end, "form_closed"))
+def _end_text(texts: Texts, end: FormEnd) -> str:
+    return texts.tr({"submitted": "form_submitted", "cancelled": "form_cancelled"}.get(end, "form_closed"))

@@ -21,7 +21,7 @@ the window, not Qt's focus chain, says where it goes next.
 
 A language switch (Settings → Appearance) reaches the card
 through :meth:`ToolCardWidget.retranslate`: its fixed texts are bound once
-(:class:`~desktop_agent.ui.shell.retranslate.Texts`), the rest is drawn from the
+(:class:`~desktop_agent.ui.shell.retranslate.TextBindings`), the rest is drawn from the
 state again, nested cards included.
 """
 
@@ -46,6 +46,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_agent.core.messages import ImageContent
+from desktop_agent.texts import Texts
 from desktop_agent.ui.cards.approval import ApprovalControls
 from desktop_agent.ui.cards.state import (
     ToolCardState,
@@ -64,8 +65,7 @@ from desktop_agent.ui.cards.wording import (
     risk_text,
     title_for,
 )
-from desktop_agent.ui.i18n import tr
-from desktop_agent.ui.shell.retranslate import Texts
+from desktop_agent.ui.shell.retranslate import TextBindings
 from desktop_agent.ui.shell.spinner import Spinner
 
 RESULT_MAX_CHARS = 6000
@@ -116,14 +116,14 @@ def _clip(text: str, limit: int = RESULT_MAX_CHARS) -> str:
 class ToolCardWidget(QFrame):
     answered = Signal(str, bool, bool)
 
-    def __init__(self, state: ToolCardState, parent: QWidget | None = None) -> None:
+    def __init__(self, state: ToolCardState, texts: Texts, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("toolCard")
         self.state = state
         self._expanded = False
         self._shown_images: tuple[ImageContent, ...] = ()
-        self._texts = Texts()
-        """The card's fixed texts, set again by :meth:`retranslate`."""
+        self._bindings = TextBindings(texts)
+        """The card's language and fixed texts, set again by :meth:`retranslate`."""
 
         self.clock: Callable[[], float] = time.monotonic
         """When the call started running is measured with this (tests set it)."""
@@ -155,7 +155,7 @@ class ToolCardWidget(QFrame):
         self.toggle.setAutoRaise(True)
         self.toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         self.toggle.setArrowType(Qt.ArrowType.RightArrow)
-        self._texts.bind(self.toggle.setText, "details_show")
+        self._bindings.bind(self.toggle.setText, "details_show")
         self.toggle.toggled.connect(self._on_toggle)
         header = QHBoxLayout()
         header.setSpacing(6)
@@ -183,7 +183,7 @@ class ToolCardWidget(QFrame):
         self.live_output.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.live_more = QToolButton(self)
         self.live_more.setAutoRaise(True)
-        self.live_more.setText(tr("output_more"))
+        self.live_more.setText(self._bindings.texts.tr("output_more"))
         self.live_more.clicked.connect(self._on_live_more)
         self.live_row = QWidget(self)
         live = QVBoxLayout(self.live_row)
@@ -191,7 +191,7 @@ class ToolCardWidget(QFrame):
         live.setSpacing(0)
         live.addWidget(self.live_output)
         live.addWidget(self.live_more, 0, Qt.AlignmentFlag.AlignLeft)
-        self.output_label = self._texts.label("output", self)
+        self.output_label = self._bindings.label("output", self)
         self.output_label.setObjectName("cardMuted")
         self.output = _output_box(self)
         self.output.setMaximumHeight(DETAILS_OUTPUT_MAX_HEIGHT)
@@ -213,7 +213,7 @@ class ToolCardWidget(QFrame):
         self._images_layout.setContentsMargins(0, 0, 0, 0)
         self._images_layout.addStretch(1)
 
-        self.approval = ApprovalControls(self._texts, self)
+        self.approval = ApprovalControls(self._bindings, self)
         """Approve and Reject (with their keys), "Always allow" and its second question."""
         self.approval.answered.connect(lambda ok, always: self.answered.emit(self.state.tool_call_id, ok, always))
         self.approve_button = self.approval.approve_button
@@ -267,8 +267,8 @@ class ToolCardWidget(QFrame):
         result = state.result or ""
         partial = partial_text(state.partial_result)
 
-        self.title.setText(title_for(state))
-        self.server.setText(tr("card_from_server", server=state.server) if state.server else "")
+        self.title.setText(title_for(self._bindings.texts, state))
+        self.server.setText(self._bindings.texts.tr("card_from_server", server=state.server) if state.server else "")
         self.server.setVisible(bool(state.server))
         running = phase in ("preparing", "executing")
         self.spinner.setVisible(running)
@@ -279,11 +279,11 @@ class ToolCardWidget(QFrame):
                 icon = _SP.SP_MessageBoxInformation
             self.icon.setPixmap(self.style().standardIcon(icon).pixmap(ICON_SIZE, ICON_SIZE))
         if state.auto_approved and phase == "executing":
-            self.badge.setText(auto_badge(state))
+            self.badge.setText(auto_badge(self._bindings.texts, state))
         else:
             self.badge.setText(arguments_summary(state.arguments) if terminal and not self._expanded else "")
         self.badge.setVisible(bool(self.badge.text()))
-        self.auto_note.setText(auto_badge(state) if state.auto_approved and terminal else "")
+        self.auto_note.setText(auto_badge(self._bindings.texts, state) if state.auto_approved and terminal else "")
         self.auto_note.setVisible(bool(self.auto_note.text()))
 
         expandable = terminal and bool(args or result or partial or state.images or state.output)
@@ -299,7 +299,7 @@ class ToolCardWidget(QFrame):
         self._show_progress(state)
         self._show_live_output(state, phase == "executing")
 
-        risk_line = risk_text(state) if state.pending or self._expanded else ""
+        risk_line = risk_text(self._bindings.texts, state) if state.pending or self._expanded else ""
         self.risk.setText(risk_line)
         kind = "destructive" if state.destructive else "open_world"
         if self.risk.property("risk") != kind:
@@ -308,31 +308,31 @@ class ToolCardWidget(QFrame):
             self.risk.style().polish(self.risk)
         self.risk.setVisible(bool(risk_line))
         self.approval.show_pending(phase == "approval", destructive=state.destructive)
-        outcome = outcome_text(state) or cut_note(state)
+        outcome = outcome_text(self._bindings.texts, state) or cut_note(self._bindings.texts, state)
         self.reason.setText(outcome)
         self.reason.setVisible(bool(outcome))
 
         show_output = open_details and bool(state.output)
         if show_output and self._details_output_len != len(state.output) + state.output_cut:
             self._details_output_len = len(state.output) + state.output_cut
-            self.output.setPlainText(output_text(state))
+            self.output.setPlainText(output_text(self._bindings.texts, state))
         self.output_label.setVisible(show_output)
         self.output.setVisible(show_output)
         shown_result = result if phase == "done" else partial
-        self.result_label.setText(tr("result") if phase == "done" else tr("partial_result"))
+        self.result_label.setText(self._bindings.texts.tr("result") if phase == "done" else self._bindings.texts.tr("partial_result"))
         self.result.setText(_clip(shown_result))
         self.result_label.setVisible(open_details and bool(shown_result))
         self.result.setVisible(open_details and bool(shown_result))
         self._render_images(state.images)
         self.images.setVisible(phase == "done" and bool(state.images))
 
-    def retranslate(self) -> None:
-        """Every text again in the current language (a language switch)."""
-        self._texts.retranslate()
+    def retranslate(self, texts: Texts) -> None:
+        """Every text again in ``texts``' language (a language switch)."""
+        self._bindings.retranslate(texts)
         self._details_output_len = -1  # "… characters dropped" is said again
         self.show_state(self.state)
         for card in self.nested_cards():
-            card.retranslate()
+            card.retranslate(texts)
 
     def tick(self) -> None:
         """Once a second while running: refresh the elapsed time."""
@@ -354,13 +354,13 @@ class ToolCardWidget(QFrame):
         if running and percent is not None and progress is not None:
             self.progress_bar.setRange(0, 100)
             self.progress_bar.setValue(percent)
-            caption = progress_caption(progress)
+            caption = progress_caption(self._bindings.texts, progress)
         elif running:
             elapsed = self.clock() - self._started_at if self._started_at is not None else 0.0
             if elapsed >= ELAPSED_AFTER_S:
-                caption = elapsed_caption(elapsed, progress)
+                caption = elapsed_caption(self._bindings.texts, elapsed, progress)
             elif progress is not None:
-                caption = progress_caption(progress)
+                caption = progress_caption(self._bindings.texts, progress)
         self.progress_bar.setVisible(running and percent is not None)
         self.progress_caption.setText(caption)
         self.progress_caption.setVisible(bool(caption))
@@ -376,7 +376,7 @@ class ToolCardWidget(QFrame):
         line_height = self.live_output.fontMetrics().lineSpacing()
         self.live_output.setFixedHeight(shown * line_height + 2 * int(self.live_output.document().documentMargin()) + 4)
         self.live_output.horizontalScrollBar().setValue(0)
-        self.live_more.setText(tr("output_less") if self._live_more else tr("output_more"))
+        self.live_more.setText(self._bindings.texts.tr("output_less") if self._live_more else self._bindings.texts.tr("output_more"))
         more_exists = state.output.count("\n", max(0, len(state.output) - 64 * 1024)) > LIVE_LINES
         self.live_more.setVisible(more_exists or self._live_more)
 

@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QPixmap
 from PySide6.QtWidgets import QFormLayout, QFrame, QLabel, QVBoxLayout, QWidget
 
-from desktop_agent.ui.i18n import tr
+from desktop_agent.texts import Texts
 
 if TYPE_CHECKING:
     from desktop_agent.core.messages import Card
@@ -19,7 +19,7 @@ IMAGE_MAX_WIDTH = 480
 
 
 class VisualCardWidget(QFrame):
-    def __init__(self, card: Card, parent: QWidget | None = None) -> None:
+    def __init__(self, card: Card, texts: Texts, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("visualCard")
         layout = QVBoxLayout(self)
@@ -42,7 +42,7 @@ class VisualCardWidget(QFrame):
             pixmap = QPixmap(str(image_path))
             if pixmap.isNull():
                 self._missing = True
-                self.image.setText(tr("card_image_missing"))
+                self.image.setText(texts.tr("card_image_missing"))
                 self.image.setObjectName("cardMuted")
             else:
                 if pixmap.width() > IMAGE_MAX_WIDTH:
@@ -75,7 +75,7 @@ class VisualCardWidget(QFrame):
                 form.addRow(name, shown)
             layout.addLayout(form)
 
-    def retranslate(self) -> None:
-        """The app's own text again in the current language (a language switch)."""
+    def retranslate(self, texts: Texts) -> None:
+        """The app's own text again in ``texts``' language (a language switch)."""
         if self.image is not None and self._missing:
-            self.image.setText(tr("card_image_missing"))
+            self.image.setText(texts.tr("card_image_missing"))

@@ -10,24 +10,24 @@ from collections.abc import Mapping
 from typing import Any, assert_never
 
 from desktop_agent.core.budget import result_cut
+from desktop_agent.texts import Texts
 from desktop_agent.ui.cards.state import Progress, ToolCardState
-from desktop_agent.ui.i18n import tr
 
 
-def format_eta(seconds: float) -> str:
+def format_eta(texts: Texts, seconds: float) -> str:
     """``12 s``, ``3 min``, ``1 h 5 min`` (rounded up, never "0 s")."""
     whole = max(1, int(seconds + 0.999))
     if whole < 60:
-        return tr("seconds", n=whole)
+        return texts.tr("seconds", n=whole)
     minutes = (whole + 59) // 60
     if minutes < 60:
-        return tr("minutes", n=minutes)
+        return texts.tr("minutes", n=minutes)
     if minutes % 60 == 0:
-        return tr("hours_only", n=minutes // 60)
-    return tr("hours", n=minutes // 60, m=minutes % 60)
+        return texts.tr("hours_only", n=minutes // 60)
+    return texts.tr("hours", n=minutes // 60, m=minutes % 60)
 
 
-def progress_caption(progress: Progress) -> str:
+def progress_caption(texts: Texts, progress: Progress) -> str:
     """``42% · about 12 s left · copying`` (only what is known)."""
     parts: list[str] = []
     percent = progress.percent
@@ -36,34 +36,34 @@ def progress_caption(progress: Progress) -> str:
     elif progress.progress:
         parts.append(f"{progress.progress:g}")
     if percent is not None and progress.eta_s is not None and progress.eta_s > 0:
-        parts.append(tr("progress_eta", eta=format_eta(progress.eta_s)))
+        parts.append(texts.tr("progress_eta", eta=format_eta(texts, progress.eta_s)))
     if progress.message:
         parts.append(progress.message)
     return " · ".join(parts)
 
 
-def elapsed_caption(seconds: float, progress: Progress | None) -> str:
+def elapsed_caption(texts: Texts, seconds: float, progress: Progress | None) -> str:
     """``running · 12 s`` for a call with no progress total, then whatever
     its progress says (``running · 2 min · 1500 · indexing``)."""
-    parts = [tr("card_running_for", elapsed=format_elapsed(seconds))]
+    parts = [texts.tr("card_running_for", elapsed=format_elapsed(texts, seconds))]
     if progress is not None:
-        known = progress_caption(progress)
+        known = progress_caption(texts, progress)
         if known:
             parts.append(known)
     return " · ".join(parts)
 
 
-def format_elapsed(seconds: float) -> str:
+def format_elapsed(texts: Texts, seconds: float) -> str:
     """``12 s``, ``2 min 5 s``, ``1 h 5 min`` (rounded down: time so far)."""
     whole = max(0, int(seconds))
     if whole < 60:
-        return tr("seconds", n=whole)
+        return texts.tr("seconds", n=whole)
     if whole < 3600:
-        return tr("minutes_seconds", n=whole // 60, s=whole % 60)
-    return tr("hours", n=whole // 3600, m=whole % 3600 // 60)
+        return texts.tr("minutes_seconds", n=whole // 60, s=whole % 60)
+    return texts.tr("hours", n=whole // 3600, m=whole % 3600 // 60)
 
 
-def title_for(state: ToolCardState) -> str:
+def title_for(texts: Texts, state: ToolCardState) -> str:
     if state.phase == "done":
         if state.outcome == "not_answered":
             key = "card_not_answered"
@@ -91,13 +91,13 @@ def title_for(state: ToolCardState) -> str:
             "rejected": "card_rejected",
             "invalidated": "card_not_run",
         }[state.phase]
-    title = tr(key, name=state.tool_name)
+    title = texts.tr(key, name=state.tool_name)
     if state.by_voice and state.phase != "approval":
-        title += " · " + tr("rejected_by_voice" if state.outcome == "rejected" else "approved_by_voice")
+        title += " · " + texts.tr("rejected_by_voice" if state.outcome == "rejected" else "approved_by_voice")
     return title
 
 
-def outcome_text(state: ToolCardState) -> str:
+def outcome_text(texts: Texts, state: ToolCardState) -> str:
     """What happened to a call that did not finish, in plain words
     ("Rejected by you", "No answer in 300 s — not run"…); empty when it
     finished as planned."""
@@ -106,10 +106,10 @@ def outcome_text(state: ToolCardState) -> str:
             return ""
         case "timed_out" | "no_answer" | "step_timed_out":
             if state.approval_timeout_s is None:
-                return tr(f"outcome_{state.outcome}_unknown")
-            return tr(f"outcome_{state.outcome}", seconds=f"{state.approval_timeout_s:g}")
+                return texts.tr(f"outcome_{state.outcome}_unknown")
+            return texts.tr(f"outcome_{state.outcome}", seconds=f"{state.approval_timeout_s:g}")
         case "rejected" | "stopped" | "not_run" | "ended" | "not_answered":
-            return tr(f"outcome_{state.outcome}")
+            return texts.tr(f"outcome_{state.outcome}")
         case _:
             assert_never(state.outcome)
 
@@ -126,11 +126,11 @@ def output_tail(state: ToolCardState, lines: int) -> str:
     return text[start + 1 :]
 
 
-def output_text(state: ToolCardState) -> str:
+def output_text(texts: Texts, state: ToolCardState) -> str:
     """The whole kept output, saying how much was dropped."""
     if not state.output_cut:
         return state.output
-    return tr("output_cut", n=state.output_cut) + "\n" + state.output
+    return texts.tr("output_cut", n=state.output_cut) + "\n" + state.output
 
 
 def arguments_text(arguments: Mapping[str, Any] | None) -> str:
@@ -181,26 +181,26 @@ def partial_text(partial: Any) -> str:
     return json.dumps(partial, ensure_ascii=False)
 
 
-def risk_text(state: ToolCardState) -> str:
+def risk_text(texts: Texts, state: ToolCardState) -> str:
     """What the tool says of its risk, in one line: it may change
     or delete data, it reaches outside this computer; empty when neither."""
     parts = []
     if state.destructive:
-        parts.append(tr("card_risk_destructive"))
+        parts.append(texts.tr("card_risk_destructive"))
     if state.open_world:
-        parts.append(tr("card_risk_open_world"))
+        parts.append(texts.tr("card_risk_open_world"))
     return " · ".join(parts)
 
 
-def cut_note(state: ToolCardState) -> str:
+def cut_note(texts: Texts, state: ToolCardState) -> str:
     """That a finished call's result was cut to fit the model's context, and
     how much was left out (the marker inside the result says where); empty
     when it was not. The card, history and the model all have the cut text."""
     left = result_cut(state.result) if state.phase == "done" else None
-    return tr("card_result_cut", n=left) if left else ""
+    return texts.tr("card_result_cut", n=left) if left else ""
 
 
-def auto_badge(state: ToolCardState) -> str:
+def auto_badge(texts: Texts, state: ToolCardState) -> str:
     """Why a call runs without a click: the always-allow list, or the user's
     trust in its server's read-only tools."""
-    return tr("card_read_only_allowed") if state.auto_by == "read_only_setting" else tr("auto_approved")
+    return texts.tr("card_read_only_allowed") if state.auto_by == "read_only_setting" else texts.tr("auto_approved")

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtWidgets import QApplication, QHBoxLayout, QToolButton, QWidget
 
-from desktop_agent.ui.i18n import tr
+from desktop_agent.texts import Texts
 
 COPIED_MS = 1500
 
@@ -33,10 +33,11 @@ class ActionRow(QWidget):
     requested = Signal(str)
     left = Signal()
 
-    def __init__(self, text: Callable[[], str], parent: QWidget | None = None) -> None:
+    def __init__(self, text: Callable[[], str], texts: Texts, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("messageActions")
         self._text = text
+        self._texts = texts
         self._editing = False
         self.copy_button = _button(self)
         self._copied = QTimer(self)  # "Copied" goes back to its label (a child timer: it dies with the row)
@@ -72,21 +73,22 @@ class ActionRow(QWidget):
         self._editing = editing
         self._set_texts()
 
-    def retranslate(self) -> None:
-        """The buttons' texts again in the current language (a language switch)."""
+    def retranslate(self, texts: Texts) -> None:
+        """The buttons' texts again in ``texts``' language (a language switch)."""
+        self._texts = texts
         self._set_texts()
         self.adjustSize()
 
     def _set_texts(self) -> None:
         """The buttons' texts and tips as the row is now (Copied for a
-        moment after a copy, Cancel edit while editing), in the current
+        moment after a copy, Cancel edit while editing), in the row's
         language: at creation, on :meth:`offer` and on :meth:`retranslate`."""
-        self.copy_button.setText(tr("copied") if self._copied.isActive() else tr("msg_copy"))
-        self.copy_button.setToolTip(tr("msg_copy_tip"))
-        self.regenerate_button.setText(tr("msg_regenerate"))
-        self.regenerate_button.setToolTip(tr("msg_regenerate_tip"))
-        self.edit_button.setText(tr("msg_cancel_edit") if self._editing else tr("msg_edit"))
-        self.edit_button.setToolTip(tr("msg_edit_tip"))
+        self.copy_button.setText(self._texts.tr("copied") if self._copied.isActive() else self._texts.tr("msg_copy"))
+        self.copy_button.setToolTip(self._texts.tr("msg_copy_tip"))
+        self.regenerate_button.setText(self._texts.tr("msg_regenerate"))
+        self.regenerate_button.setToolTip(self._texts.tr("msg_regenerate_tip"))
+        self.edit_button.setText(self._texts.tr("msg_cancel_edit") if self._editing else self._texts.tr("msg_edit"))
+        self.edit_button.setToolTip(self._texts.tr("msg_edit_tip"))
 
     def leaveEvent(self, event: QEvent) -> None:
         self.left.emit()
@@ -94,5 +96,5 @@ class ActionRow(QWidget):
 
     def copy(self) -> None:
         QApplication.clipboard().setText(self._text())
-        self.copy_button.setText(tr("copied"))
+        self.copy_button.setText(self._texts.tr("copied"))
         self._copied.start()

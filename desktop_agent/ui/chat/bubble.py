@@ -28,10 +28,10 @@ from PySide6.QtGui import QEnterEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 from shiboken6 import isValid
 
+from desktop_agent.texts import Language, Texts, keys, text_in
 from desktop_agent.ui.chat.action_row import ActionRow
 from desktop_agent.ui.chat.code_block import CodeBlock
 from desktop_agent.ui.chat.markdown_blocks import finished_blocks
-from desktop_agent.ui.i18n import Language, keys, text_in, tr
 
 BubbleRole = Literal["user", "assistant", "warning", "error"]
 
@@ -90,13 +90,15 @@ class MessageBubble(QFrame):
 
     def __init__(
         self, role: BubbleRole, text: str = "", parent: QWidget | None = None, *,
-        wording: Callable[[], str] | None = None,
+        texts: Texts, wording: Callable[[Texts], str] | None = None,
     ) -> None:
         super().__init__(parent)
+        self._texts = texts
+        """The language of its actions and code blocks' headers."""
         self._wording = wording
-        """A notice's text in the current language (it follows a switch)."""
+        """A notice's text in a language (it follows a switch)."""
         if wording is not None:
-            text = wording()
+            text = wording(texts)
         self.setObjectName("bubble")
         self.setProperty("role", role)
         self.role: BubbleRole = role
@@ -125,7 +127,7 @@ class MessageBubble(QFrame):
         self._hover_timer.setInterval(HOVER_GRACE_MS)
         self._hover_timer.timeout.connect(self._hide_floating)
         if role in ("user", "assistant"):
-            self.action_row = ActionRow(self.text, self)
+            self.action_row = ActionRow(self.text, texts, self)
             self.action_row.requested.connect(self.action_requested)
             self.action_row.left.connect(self._left_row)
             self.action_row.hide()
@@ -136,20 +138,21 @@ class MessageBubble(QFrame):
         if text:
             self.append(text)
 
-    def retranslate(self) -> None:
-        """Its actions and code blocks' headers in the current language (a
+    def retranslate(self, texts: Texts) -> None:
+        """Its actions and code blocks' headers in ``texts``' language (a
         language switch); the message itself stays as written, except a
         notice the app words (:attr:`_wording`), said again."""
+        self._texts = texts
         if self._wording is not None:
-            self._reword(self._wording())
+            self._reword(self._wording(texts))
         if self.action_row is not None:
-            self.action_row.retranslate()
+            self.action_row.retranslate(texts)
             if self._pinned:
                 self._natural = None
                 self.updateGeometry()
         for block in self.blocks:
             if isinstance(block, CodeBlock):
-                block.retranslate()
+                block.retranslate(texts)
 
     def _reword(self, text: str) -> None:
         if text == self._source:
@@ -254,7 +257,7 @@ class MessageBubble(QFrame):
                 widget.setText(block.markdown)
                 widget.setContentsMargins(indent, 0, 0, 0)
             else:  # a finished code block: highlighted, its language, a Copy button
-                widget = CodeBlock(block.code, block.language, self)
+                widget = CodeBlock(block.code, block.language, self._texts, self)
                 placed = _indented(widget, indent) if indent else widget
             self._box.insertWidget(self._box.indexOf(self.label), placed)
             self.blocks.append(widget)
@@ -304,9 +307,9 @@ class SystemMessage(QLabel):
         self.key = key if key is not None else _plain_texts().get(text)
         self._fields = dict(fields or {})
 
-    def retranslate(self) -> None:
+    def retranslate(self, texts: Texts) -> None:
         if self.key is not None:
-            self.setText(tr(self.key, **self._fields))
+            self.setText(texts.tr(self.key, **self._fields))
 
 
 _LANGUAGES: tuple[Language, ...] = ("en", "zh")

@@ -24,6 +24,7 @@ from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QFrame, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
 from shiboken6 import isValid
 
+from desktop_agent.texts import Texts
 from desktop_agent.ui.chat.bubble import BubbleRole, MessageBubble, SystemMessage
 
 CARD_MAX_WIDTH = 760
@@ -99,8 +100,10 @@ class _Slot(QWidget):
 class ChatView(QScrollArea):
     action_requested = Signal(str, object)
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, texts: Texts, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.texts = texts
+        """The language the column speaks: its messages' and cards' own words."""
         self.setObjectName("chat")
         self.setWidgetResizable(True)
         self.setFrameShape(QFrame.Shape.NoFrame)
@@ -160,7 +163,7 @@ class ChatView(QScrollArea):
             self._welcome.setVisible(not any(_is_message(w) for w in self.items()))
 
     def add_user(self, text: str) -> MessageBubble:
-        bubble = MessageBubble("user", text)
+        bubble = MessageBubble("user", text, texts=self.texts)
         bubble.action_requested.connect(lambda kind: self.action_requested.emit(kind, bubble))
         self._stick, self._target = True, None  # the user's own message always scrolls into view
         self.add_widget(bubble, "right")
@@ -178,19 +181,19 @@ class ChatView(QScrollArea):
         if self._current is None:
             if not text.strip():
                 return None
-            bubble = MessageBubble("assistant")
+            bubble = MessageBubble("assistant", texts=self.texts)
             bubble.action_requested.connect(lambda kind: self.action_requested.emit(kind, bubble))
             self.add_widget(bubble)
             self._current = bubble
         self._current.append(text, new_paragraph=new_paragraph)
         return self._current
 
-    def add_notice(self, role: BubbleRole, text: str | Callable[[], str]) -> MessageBubble:
+    def add_notice(self, role: BubbleRole, text: str | Callable[[Texts], str]) -> MessageBubble:
         """A warning or error (Markdown); given as a function, its text in
         the current language, said again on a language switch."""
         if callable(text):
-            return self._add_bubble(MessageBubble(role, wording=text))
-        return self._add_bubble(MessageBubble(role, text))
+            return self._add_bubble(MessageBubble(role, texts=self.texts, wording=text))
+        return self._add_bubble(MessageBubble(role, text, texts=self.texts))
 
     def add_system(self, text: str, *, key: str | None = None, **fields: object) -> SystemMessage:
         """A system line; ``key`` (with ``fields``): the UI text it is, so it
@@ -199,15 +202,16 @@ class ChatView(QScrollArea):
         self.add_widget(line)
         return line
 
-    def retranslate(self) -> None:
-        """The app's own words on every message, card and form again in the
-        current language (Settings → Appearance, issue 13): each widget
-        that has some says so with a ``retranslate()``; what the user and
-        the model wrote stays as written."""
+    def retranslate(self, texts: Texts) -> None:
+        """The app's own words on every message, card and form again in
+        ``texts``' language (Settings → Appearance): each widget that has
+        some says so with a ``retranslate(texts)``; what the user and the
+        model wrote stays as written. What is added later speaks it too."""
+        self.texts = texts
         for widget in self.items():
             retranslate = getattr(widget, "retranslate", None)
             if callable(retranslate):
-                retranslate()
+                retranslate(texts)
 
     def add_card(self, card: QWidget) -> QWidget:
         card.setMaximumWidth(CARD_MAX_WIDTH)

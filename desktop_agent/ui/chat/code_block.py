@@ -20,7 +20,7 @@ from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import QApplication, QFrame, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
-from desktop_agent.ui.i18n import tr
+from desktop_agent.texts import Texts
 from desktop_agent.ui.shell.theme import DARK, colors_for
 
 if TYPE_CHECKING:
@@ -66,23 +66,24 @@ def language_of(info: str) -> str:
 class CodeBlock(QFrame):
     copied = Signal()
 
-    def __init__(self, code: str, language: str = "", parent: QWidget | None = None) -> None:
+    def __init__(self, code: str, language: str, texts: Texts, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("codeBlock")
         self.code = code
         """The code exactly as written (what Copy copies)."""
         self.language = language
+        self._texts = texts
         self._dark: bool | None = None
-        self.language_label = QLabel(language or tr("code_plain"), self)
+        self.language_label = QLabel(language or self._texts.tr("code_plain"), self)
         self.language_label.setObjectName("codeLanguage")
         self.copy_button = QToolButton(self)
         self._copied = QTimer(self)  # "Copied" goes back to its label (a child timer: it dies with the row)
         self._copied.setSingleShot(True)
         self._copied.setInterval(COPIED_MS)
-        self._copied.timeout.connect(lambda: self.copy_button.setText(tr("code_copy")))
+        self._copied.timeout.connect(lambda: self.copy_button.setText(self._texts.tr("code_copy")))
         self.copy_button.setObjectName("codeCopy")
-        self.copy_button.setText(tr("code_copy"))
-        self.copy_button.setToolTip(tr("code_copy_tip"))
+        self.copy_button.setText(self._texts.tr("code_copy"))
+        self.copy_button.setToolTip(self._texts.tr("code_copy_tip"))
         self.copy_button.setAutoRaise(True)
         self.copy_button.setCursor(Qt.CursorShape.PointingHandCursor)
         self.copy_button.clicked.connect(self.copy)
@@ -111,16 +112,17 @@ class CodeBlock(QFrame):
     def copy(self) -> None:
         """Put the code on the clipboard; the button says so for a moment."""
         QApplication.clipboard().setText(self.code)
-        self.copy_button.setText(tr("copied"))
+        self.copy_button.setText(self._texts.tr("copied"))
         self._copied.start()
         self.copied.emit()
 
-    def retranslate(self) -> None:
-        """The header's texts again in the current language (a language switch)."""
+    def retranslate(self, texts: Texts) -> None:
+        """The header's texts again in ``texts``' language (a language switch)."""
+        self._texts = texts
         if not self.language:
-            self.language_label.setText(tr("code_plain"))
-        self.copy_button.setText(tr("copied") if self._copied.isActive() else tr("code_copy"))
-        self.copy_button.setToolTip(tr("code_copy_tip"))
+            self.language_label.setText(self._texts.tr("code_plain"))
+        self.copy_button.setText(self._texts.tr("copied") if self._copied.isActive() else self._texts.tr("code_copy"))
+        self.copy_button.setToolTip(self._texts.tr("code_copy_tip"))
 
     def _render(self) -> None:
         app = QApplication.instance()

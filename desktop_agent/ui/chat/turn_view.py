@@ -50,7 +50,6 @@ from desktop_agent.ui.cards.visual_card import VisualCardWidget
 from desktop_agent.ui.chat.bubble import BubbleRole
 from desktop_agent.ui.chat.chat_view import ChatView
 from desktop_agent.ui.chat.turn_state import TurnTracker
-from desktop_agent.ui.i18n import tr
 
 log = logging.getLogger(__name__)
 
@@ -108,7 +107,7 @@ class TurnView:
             case FormRequestMessage():
                 self._add_form(message)
             case CardMessage():
-                self.chat.add_card(VisualCardWidget(message.card))
+                self.chat.add_card(VisualCardWidget(message.card, self.chat.texts))
             case ToolCallMessage() | ToolProgressMessage() | ToolOutputMessage() | ToolRejectedMessage():
                 card = self._card(message)
                 state = self._named(apply_message(card.state, message), card.state)
@@ -122,7 +121,7 @@ class TurnView:
         card = self._card(message)
         self._render(card, self._named(apply_message(card.state, message), card.state))
         state = card.state
-        self._on_attention("approval", state.tool_call_id, tr("tray_approval", name=state.tool_name))
+        self._on_attention("approval", state.tool_call_id, self.chat.texts.tr("tray_approval", name=state.tool_name))
 
     def auto_approved(self, message: ToolCallMessage, by: AutoDecider = "always_allow") -> None:
         card = self._card(message)
@@ -130,7 +129,7 @@ class TurnView:
 
     def notice(self, message: WarningMessage | ErrorMessage) -> None:
         level: BubbleRole = "error" if isinstance(message, ErrorMessage) else "warning"
-        self.chat.add_notice(level, lambda: f"**{tr(level)}:** {message.message}")
+        self.chat.add_notice(level, lambda texts: f"**{texts.tr(level)}:** {message.message}")
 
     def interrupted(self, message: InterruptedMessage) -> None:
         self.invalidate_pending()
@@ -138,7 +137,7 @@ class TurnView:
         if key == "sys_approval_timeout" and any(c.state.outcome == "no_answer" for c in self.cards.values()):
             key = "sys_form_timeout"  # a form, not an approval, waited in vain
         if key is not None:
-            self.chat.add_system(tr(key))
+            self.chat.add_system(self.chat.texts.tr(key))
         self._on_interrupted(message.reason)
 
     def turn_ended(self, message: TurnEndMessage) -> None:
@@ -160,7 +159,7 @@ class TurnView:
             return None
         key = self.tracker.reject_clicked()
         if key is not None:
-            self.chat.add_system(tr(key))
+            self.chat.add_system(self.chat.texts.tr(key))
         return key
 
     def note_voice_answer(self, tool_call_id: str) -> None:
@@ -224,7 +223,7 @@ class TurnView:
                 approval_timeout_s=self._approval_timeout_s,
                 annotations=self._annotations_of(name) if name is not None else None,
             )
-            card = ToolCardWidget(state)
+            card = ToolCardWidget(state, self.chat.texts)
             card.answered.connect(self._on_answer)
             self.cards[tool_call_id] = card
             parent = self.cards.get(message.parent_tool_call_id or "")
@@ -237,7 +236,7 @@ class TurnView:
 
     def _add_form(self, message: FormRequestMessage) -> None:
         form_id = message.form_id
-        form = FormWidget(form_id, [q.to_json() for q in message.questions], message.title)
+        form = FormWidget(form_id, [q.to_json() for q in message.questions], message.title, self.chat.texts)
         form.submitted.connect(self._on_form_submit)
         form.cancelled.connect(self._form_cancelled)
         self.forms[form_id] = form
@@ -247,7 +246,7 @@ class TurnView:
         if card is not None:
             self._render(card, replace(card.state, form_attached=True))
         self.chat.add_card(form)
-        self._on_attention("form", form_id, tr("tray_form"))
+        self._on_attention("form", form_id, self.chat.texts.tr("tray_form"))
 
     def _form_cancelled(self, form_id: str) -> None:
         tool_call_id = next((c for c, f in self._form_of_call.items() if f == form_id), None)

@@ -62,7 +62,6 @@ from desktop_agent.core.transcript import (
 )
 from desktop_agent.ui.chat.chat_view import ChatView
 from desktop_agent.ui.chat.turn_view import TurnView
-from desktop_agent.ui.i18n import tr
 from desktop_agent.ui.shell.retranslate import KeyedButton
 
 log = logging.getLogger(__name__)
@@ -171,9 +170,9 @@ def restore(
     begin = starts[first] if starts else 0
     if begin:
         hidden = messages_in(events[:begin])
-        chat.add_system(tr("earlier_hidden", count=hidden), key="earlier_hidden", count=hidden)
+        chat.add_system(chat.texts.tr("earlier_hidden", count=hidden), key="earlier_hidden", count=hidden)
         if show_earlier is not None:
-            button = KeyedButton("conv_show_earlier")
+            button = KeyedButton(chat.texts, "conv_show_earlier")
             button.setObjectName("showEarlier")
             earlier = max(0, first - max(end_turn - first, 1))  # as many turns again as are shown
             button.clicked.connect(lambda: show_earlier(earlier))
@@ -203,7 +202,7 @@ class _Later:
         self._left = messages_in(events[_start(events, self._starts, turn):])
         """Messages not drawn yet: what the button says."""
         out.end_turn = turn
-        button = out.later = KeyedButton("conv_show_later", count=self._hidden())
+        button = out.later = KeyedButton(chat.texts, "conv_show_later", count=self._hidden())
         button.setObjectName("showLater")
         button.clicked.connect(lambda: self._step(first=True))
         chat.add_widget(button, "center")

@@ -16,7 +16,8 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QFormLayout, QLabel, QVBoxLayout, QWidget
 
 from desktop_agent.storage.settings import LANGUAGES, THEMES, Settings
-from desktop_agent.ui.shell.retranslate import Texts, item_text
+from desktop_agent.ui.i18n import current_texts
+from desktop_agent.ui.shell.retranslate import TextBindings, item_text
 
 LANGUAGE_NAMES = {"en": "English", "zh": "中文"}
 """Each language in its own words, whatever the current one."""
@@ -28,7 +29,7 @@ class AppearancePage(QWidget):
 
     def __init__(self, settings: Settings, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.texts = Texts()
+        self.texts = TextBindings(current_texts())
         self.language = QComboBox(self)
         for choice in LANGUAGES:
             self.language.addItem(LANGUAGE_NAMES.get(choice, ""), choice)
@@ -70,7 +71,7 @@ class AppearancePage(QWidget):
         self.theme_chosen.emit(choice)
 
     def retranslate(self) -> None:
-        self.texts.retranslate()
+        self.texts.retranslate(current_texts())
 
     def apply_to(self, settings: Settings) -> Settings:
         return replace(settings, language=self.language_choice(), theme=self.theme_choice())

@@ -62,9 +62,9 @@ from desktop_agent.core.audit import DECISIONS, ApprovalRecord, Decision
 from desktop_agent.core.audit_query import AuditFilter, select, server_of, servers, to_csv
 from desktop_agent.storage.atomic import atomic_write_text
 from desktop_agent.storage.audit_log import AuditRead, audit_log_path, shared_reader
-from desktop_agent.ui.i18n import tr
+from desktop_agent.ui.i18n import current_texts, tr
 from desktop_agent.ui.shell.os_wording import os_error_text
-from desktop_agent.ui.shell.retranslate import Texts, item_text
+from desktop_agent.ui.shell.retranslate import TextBindings, item_text
 
 log = logging.getLogger(__name__)
 
@@ -223,7 +223,7 @@ class AuditPage(QWidget):
         self._tasks: set[asyncio.Task[None]] = set()
         self.shown_records: list[ApprovalRecord] = []
 
-        self.texts = Texts()
+        self.texts = TextBindings(current_texts())
         title = self.texts.label("audit_title", self)
         title.setObjectName("cardTitle")
         self.tool_filter = QLineEdit(self)
@@ -288,7 +288,7 @@ class AuditPage(QWidget):
 
     def retranslate(self) -> None:
         """Every text again in the current language (Settings → Appearance)."""
-        self.texts.retranslate()
+        self.texts.retranslate(current_texts())
         self.server_filter.setItemText(0, tr("audit_any_server"))
         index = self.server_filter.findData(BUILTIN)
         if index >= 0:

@@ -29,10 +29,10 @@ from PySide6.QtWidgets import (
 
 from desktop_agent.mcp_engine.config import parse_mcp_config
 from desktop_agent.mcp_engine.config_errors import McpConfigError
-from desktop_agent.ui.i18n import tr
+from desktop_agent.ui.i18n import current_texts, tr
 from desktop_agent.ui.settings.mcp_wording import problem_text
 from desktop_agent.ui.shell.dialog_parts import error_line, ok_cancel
-from desktop_agent.ui.shell.retranslate import Texts, item_text
+from desktop_agent.ui.shell.retranslate import TextBindings, item_text
 from desktop_agent.ui.shell.theme import apply_theme
 
 _NAME_RE = re.compile(r"^[A-Za-z0-9_.\-]{1,64}$")
@@ -67,7 +67,7 @@ class McpServerEditor(QDialog):
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
-        self.texts = Texts()
+        self.texts = TextBindings(current_texts())
         self._original = dict(entry or {})
         self._taken = taken - {name}
         self.texts.bind(self.setWindowTitle, "mcp_edit_title" if name else "mcp_add_title")

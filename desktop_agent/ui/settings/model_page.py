@@ -37,8 +37,8 @@ from desktop_agent.llm.endpoint_check import (
 )
 from desktop_agent.storage.secrets import KeyStorage
 from desktop_agent.storage.settings import Settings, SettingsError
-from desktop_agent.ui.i18n import tr
-from desktop_agent.ui.shell.retranslate import Texts, item_text
+from desktop_agent.ui.i18n import current_texts, tr
+from desktop_agent.ui.shell.retranslate import TextBindings, item_text
 
 
 class ModelCombo(QComboBox):
@@ -115,7 +115,7 @@ class ModelPage(QWidget):
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
-        self.texts = Texts()
+        self.texts = TextBindings(current_texts())
         self._stored_key = stored_key
         self._tasks: set[asyncio.Task[None]] = set()
 
@@ -178,7 +178,7 @@ class ModelPage(QWidget):
         self._sync_preset()
 
     def retranslate(self) -> None:
-        self.texts.retranslate()
+        self.texts.retranslate(current_texts())
         for index, text in enumerate(self._preset_texts, start=1):  # 0: "Custom", bound above
             self.preset.setItemText(index, text())
         if self._key_storage is not None:

@@ -19,8 +19,8 @@ from desktop_agent.storage.settings import (
     Settings,
     SettingsError,
 )
-from desktop_agent.ui.i18n import tr
-from desktop_agent.ui.shell.retranslate import Texts, item_text
+from desktop_agent.ui.i18n import current_texts, tr
+from desktop_agent.ui.shell.retranslate import TextBindings, item_text
 
 DOWNLOADING_ENGINES = ("auto", "whisper", "sensevoice")
 """Engines whose model comes from a download source."""
@@ -34,7 +34,7 @@ class SttSettingsBox(QWidget):
 
     def __init__(self, settings: Settings, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.texts = Texts()
+        self.texts = TextBindings(current_texts())
         self.engine = QComboBox(self)
         for index, name in enumerate(STT_ENGINES):
             self.engine.addItem("", name)
@@ -89,7 +89,7 @@ class SttSettingsBox(QWidget):
 
     def retranslate(self) -> None:
         """The texts again in the current language (Settings → Appearance)."""
-        self.texts.retranslate()
+        self.texts.retranslate(current_texts())
         self._show_fields()
 
     def name(self) -> str:

@@ -38,7 +38,7 @@ from PySide6.QtWidgets import (
 from desktop_agent.mcp_engine import servers_file
 from desktop_agent.mcp_engine.config_errors import McpConfigError
 from desktop_agent.storage.settings import Settings
-from desktop_agent.ui.i18n import tr
+from desktop_agent.ui.i18n import current_texts, tr
 from desktop_agent.ui.settings.mcp_server_editor import McpServerEditor
 from desktop_agent.ui.settings.mcp_wording import (
     allow_entry_text,
@@ -50,7 +50,7 @@ from desktop_agent.ui.settings.mcp_wording import (
     server_tooltip,
 )
 from desktop_agent.ui.settings.read_only_trust import ReadOnlyTrustBox
-from desktop_agent.ui.shell.retranslate import Texts
+from desktop_agent.ui.shell.retranslate import TextBindings
 
 if TYPE_CHECKING:
     from desktop_agent.mcp_engine import ServerStatus
@@ -73,7 +73,7 @@ class McpControl:
 class ToolsPage(QWidget):
     def __init__(self, settings: Settings, *, control: McpControl | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.texts = Texts()
+        self.texts = TextBindings(current_texts())
         self._control = control
         self._tasks: set[asyncio.Task[None]] = set()
         self._entries: dict[str, dict[str, Any]] = {}
@@ -167,7 +167,7 @@ class ToolsPage(QWidget):
         self.refresh(reread=True)
 
     def retranslate(self) -> None:
-        self.texts.retranslate()
+        self.texts.retranslate(current_texts())
         if self._note is not None:
             self.mcp_note.setText(self._note())
         self._fill_allowed(tuple(self._allowed_names))

@@ -31,10 +31,10 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_agent.storage.settings import TTS_ENGINES, VOICE_SEND, Settings
-from desktop_agent.ui.i18n import tr
+from desktop_agent.ui.i18n import current_texts, tr
 from desktop_agent.ui.settings.engine_list import EngineList
 from desktop_agent.ui.settings.stt_row import SttSettingsBox
-from desktop_agent.ui.shell.retranslate import Texts, item_text
+from desktop_agent.ui.shell.retranslate import TextBindings, item_text
 
 if TYPE_CHECKING:
     from desktop_agent.ui.voice.audio_devices import AudioDevices
@@ -92,7 +92,7 @@ class VoicePage(QScrollArea):
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         content = QWidget(self)
         self.setWidget(content)
-        self.texts = Texts()
+        self.texts = TextBindings(current_texts())
         self._settings = settings
         self._preview = preview
         self._playing: asyncio.Task[None] | None = None
@@ -199,7 +199,7 @@ class VoicePage(QScrollArea):
         return ModelSource(name, custom) if name in ("huggingface", "modelscope", "custom") else ModelSource()  # type: ignore[arg-type]
 
     def retranslate(self) -> None:
-        self.texts.retranslate()
+        self.texts.retranslate(current_texts())
         self.stt.retranslate()
         self.engines.retranslate()
         self.devices.retranslate()

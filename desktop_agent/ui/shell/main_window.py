@@ -55,7 +55,7 @@ from desktop_agent.ui.chat.input_box import InputBox
 from desktop_agent.ui.chat.send_button import INTERRUPT_FALLBACK_MS, SendButton
 from desktop_agent.ui.chat.turn_events import NoticeLevel, TurnEnd, WaitKind
 from desktop_agent.ui.chat.turn_state import ButtonPhase
-from desktop_agent.ui.i18n import tr
+from desktop_agent.ui.i18n import current_texts, tr
 from desktop_agent.ui.settings.glue import apply_settings_appearance, mcp_control, reload_if_moved
 from desktop_agent.ui.shell.status_bar import StatusBar, server_views
 from desktop_agent.ui.shell.theme import apply_theme, forced_theme
@@ -114,7 +114,7 @@ class MainWindow(QMainWindow):
         self.settings_dialog: SettingsDialog | None = None
         """The Settings dialog opened last."""
 
-        self.chat = ChatView(self)
+        self.chat = ChatView(current_texts(), self)
         self.input = InputBox(self)
         self.send_button = SendButton(self, fallback_ms=interrupt_fallback_ms)
         self.mic = MicButton(self)
@@ -351,7 +351,8 @@ class MainWindow(QMainWindow):
         if level == NoticeLevel.SYSTEM:
             self.chat.add_system(text() if callable(text) else text)
         else:
-            self.chat.add_notice("error" if level == NoticeLevel.ERROR else "warning", text)
+            wording = text if isinstance(text, str) else lambda _texts: text()
+            self.chat.add_notice("error" if level == NoticeLevel.ERROR else "warning", wording)
 
     # ------------------------------------------------------------ turns
 
@@ -514,7 +515,7 @@ class MainWindow(QMainWindow):
         self.hands_free_button.setToolTip(tr("hands_free"))
         self.audio.retranslate()
         self.model_download.retranslate()  # a failure or an offer says it again
-        self.chat.retranslate()  # cards, message actions, code blocks, system lines
+        self.chat.retranslate(current_texts())  # cards, message actions, code blocks, system lines
         self.status.retranslate()
         self.refresh_status()
         if self.welcome is not None:

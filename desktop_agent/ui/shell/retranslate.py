@@ -1,6 +1,7 @@
 """Texts that follow the language (switching it in Settings changes what
-is open at once). A widget's text is bound once with the key
-it comes from; :meth:`Texts.retranslate` sets every bound text again."""
+is open at once). A widget's text is bound once with the key it comes
+from; :meth:`TextBindings.retranslate` sets every bound text again in the
+:class:`~desktop_agent.texts.Texts` it is handed."""
 
 from __future__ import annotations
 
@@ -8,18 +9,22 @@ from collections.abc import Callable
 
 from PySide6.QtWidgets import QComboBox, QLabel, QPushButton, QWidget
 
-from desktop_agent.ui.i18n import tr
+from desktop_agent.texts import Texts
 
 
-class Texts:
-    def __init__(self) -> None:
+class TextBindings:
+    """One widget's fixed texts and the language they are in (``texts``:
+    what the widget also draws its changing texts from)."""
+
+    def __init__(self, texts: Texts) -> None:
+        self.texts = texts
         self._setters: list[Callable[[], None]] = []
 
     def bind(self, setter: Callable[[str], None], key: str, **fields: object) -> None:
-        """``setter(tr(key, **fields))`` now and at every :meth:`retranslate`."""
+        """``setter(texts.tr(key, **fields))`` now and at every :meth:`retranslate`."""
 
         def apply() -> None:
-            setter(tr(key, **fields))
+            setter(self.texts.tr(key, **fields))
 
         apply()
         self._setters.append(apply)
@@ -30,13 +35,14 @@ class Texts:
         self.bind(label.setText, key)
         return label
 
-    def retranslate(self) -> None:
+    def retranslate(self, texts: Texts) -> None:
+        self.texts = texts
         for apply in self._setters:
             apply()
 
 
 def item_text(combo: QComboBox, index: int) -> Callable[[str], None]:
-    """A setter for one combo item's text (for :meth:`Texts.bind`)."""
+    """A setter for one combo item's text (for :meth:`TextBindings.bind`)."""
 
     def set_text(text: str) -> None:
         combo.setItemText(index, text)
@@ -49,13 +55,15 @@ class KeyedButton(QPushButton):
     restored conversation's "Show earlier messages"): the chat view's
     language switch reaches it through :meth:`retranslate`."""
 
-    def __init__(self, key: str, parent: QWidget | None = None, **fields: object) -> None:
+    def __init__(self, texts: Texts, key: str, parent: QWidget | None = None, **fields: object) -> None:
         super().__init__(parent)
+        self._texts = texts
         self.set_key(key, **fields)
 
     def set_key(self, key: str, **fields: object) -> None:
         self._key, self._fields = key, fields
-        self.retranslate()
+        self.retranslate(self._texts)
 
-    def retranslate(self) -> None:
-        self.setText(tr(self._key, **self._fields))
+    def retranslate(self, texts: Texts) -> None:
+        self._texts = texts
+        self.setText(texts.tr(self._key, **self._fields))

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QProgressBar, QPushButton, QVBoxLayout, QWidget
 
-from desktop_agent.ui.i18n import tr
+from desktop_agent.ui.i18n import current_texts, tr
 
 if TYPE_CHECKING:
     from desktop_agent.voice.stt.models import DownloadProgress, ModelDownloadError
@@ -53,7 +53,7 @@ def download_caption(progress: DownloadProgress) -> str:
     ]
     eta = progress.eta_s
     if eta is not None and progress.done < progress.total:
-        parts.append(tr("model_download_eta", eta=format_eta(eta)))
+        parts.append(tr("model_download_eta", eta=format_eta(current_texts(), eta)))
     return tr("model_downloading", details=" · ".join(parts))
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -22,7 +21,7 @@ from desktop_agent.core.messages import (
     ToolProgressMessage,
 )
 from desktop_agent.testing.window_rig import rejected_item, tool_item
-from desktop_agent.ui import i18n
+from desktop_agent.texts import CHINESE, ENGLISH
 from desktop_agent.ui.cards.state import (
     OUTPUT_MAX_CHARS,
     CardUpdate,
@@ -63,14 +62,6 @@ def run_through(*messages: CardUpdate) -> list[str]:
         card = apply_message(card, m)
         seen.append(card.phase)
     return seen
-
-
-@pytest.fixture
-def english() -> Iterator[None]:
-    previous = i18n.language()
-    i18n.set_language("en")
-    yield
-    i18n.set_language(previous)
 
 
 def test_a_call_that_needs_approval_goes_through_every_state() -> None:
@@ -132,18 +123,18 @@ def test_tool_rejected_keeps_reason_and_partial_result() -> None:
     ],
 )
 def test_each_rejection_reason_is_said_in_plain_words(
-    reason: str, phase: str, outcome: str, words: str, english: None
+    reason: str, phase: str, outcome: str, words: str
 ) -> None:
     card = apply_message(new_card(call("start"), approval_timeout_s=300), rejected_item(reason, "c1"))
-    assert (card.phase, card.outcome, outcome_text(card)) == (phase, outcome, words)
+    assert (card.phase, card.outcome, outcome_text(ENGLISH, card)) == (phase, outcome, words)
 
 
-def test_invalidating_says_whether_the_call_ran(english: None) -> None:
+def test_invalidating_says_whether_the_call_ran() -> None:
     preparing = new_card(call("start"))
     running = apply_message(preparing, call("executing", arguments=ARGS))
-    assert outcome_text(invalidate(preparing)) == "Not run: the turn was interrupted"
-    assert outcome_text(invalidate(running, user_stopped=True)) == "Stopped by you"
-    assert outcome_text(invalidate(running)) == "Stopped: the turn ended with an error"
+    assert outcome_text(ENGLISH, invalidate(preparing)) == "Not run: the turn was interrupted"
+    assert outcome_text(ENGLISH, invalidate(running, user_stopped=True)) == "Stopped by you"
+    assert outcome_text(ENGLISH, invalidate(running)) == "Stopped: the turn ended with an error"
 
 
 def test_live_output_accumulates_and_keeps_its_end() -> None:
@@ -155,13 +146,13 @@ def test_live_output_accumulates_and_keeps_its_end() -> None:
     assert output_tail(card, 10) == card.output.rstrip("\n")
     big = apply_message(card, ToolOutputMessage("c1", "stderr", "x" * OUTPUT_MAX_CHARS))
     assert len(big.output) == OUTPUT_MAX_CHARS and big.output_cut == len(card.output)
-    assert output_text(big).startswith(f"[… {len(card.output)} earlier characters not kept …]\n")
+    assert output_text(ENGLISH, big).startswith(f"[… {len(card.output)} earlier characters not kept …]\n")
 
 
-def test_elapsed_time_wording(english: None) -> None:
-    assert elapsed_caption(12.7, None) == "running · 12 s"
-    assert elapsed_caption(125, Progress(1500, None, "indexing")) == "running · 2 min 5 s · 1500 · indexing"
-    assert format_elapsed(3725) == "1 h 2 min"
+def test_elapsed_time_wording() -> None:
+    assert elapsed_caption(ENGLISH, 12.7, None) == "running · 12 s"
+    assert elapsed_caption(ENGLISH, 125, Progress(1500, None, "indexing")) == "running · 2 min 5 s · 1500 · indexing"
+    assert format_elapsed(ENGLISH, 3725) == "1 h 2 min"
 
 
 def test_progress_with_and_without_a_total() -> None:
@@ -205,8 +196,8 @@ def test_progress_percent_is_clamped() -> None:
     assert Progress(5, 0).percent is None
 
 
-def test_eta_wording(english: None) -> None:
-    assert [format_eta(s) for s in (0, 0.2, 12, 59.5, 60, 61, 3599, 3600, 5400)] == [
+def test_eta_wording() -> None:
+    assert [format_eta(ENGLISH, s) for s in (0, 0.2, 12, 59.5, 60, 61, 3599, 3600, 5400)] == [
         "1 s",
         "1 s",
         "12 s",
@@ -219,22 +210,18 @@ def test_eta_wording(english: None) -> None:
     ]
 
 
-def test_progress_caption_shows_only_what_is_known(english: None) -> None:
-    assert progress_caption(Progress(42, 100, "copying", 75)) == "42% · about 2 min left · copying"
-    assert progress_caption(Progress(42, 100)) == "42%"
-    assert progress_caption(Progress(3, None, "step three", 10)) == "3 · step three"
-    assert progress_caption(Progress(0, None, None)) == ""
+def test_progress_caption_shows_only_what_is_known() -> None:
+    assert progress_caption(ENGLISH, Progress(42, 100, "copying", 75)) == "42% · about 2 min left · copying"
+    assert progress_caption(ENGLISH, Progress(42, 100)) == "42%"
+    assert progress_caption(ENGLISH, Progress(3, None, "step three", 10)) == "3 · step three"
+    assert progress_caption(ENGLISH, Progress(0, None, None)) == ""
 
 
 def test_titles_in_both_languages() -> None:
     card = ToolCardState("c", "run_command", "approval")
-    i18n.set_language("zh")
-    try:
-        assert title_for(card) == "run_command 需要授权"
-    finally:
-        i18n.set_language("en")
-    assert title_for(card) == "run_command needs your approval"
-    assert title_for(ToolCardState("c", "x", "done", is_error=True)) == "x — failed"
+    assert title_for(CHINESE, card) == "run_command 需要授权"
+    assert title_for(ENGLISH, card) == "run_command needs your approval"
+    assert title_for(ENGLISH, ToolCardState("c", "x", "done", is_error=True)) == "x — failed"
 
 
 def test_arguments_and_partial_results_as_text() -> None:
@@ -258,32 +245,28 @@ def test_a_one_line_summary_names_the_key_arguments() -> None:
     assert arguments_summary(None) == ""
 
 
-def test_a_sub_agent_whose_step_got_no_answer_says_so_not_rejected_by_you(english: None) -> None:
+def test_a_sub_agent_whose_step_got_no_answer_says_so_not_rejected_by_you() -> None:
     partial = {"text": "Checking.", "stopped_call": {"tool_call_id": "n1", "tool_name": "run_command",
                                                     "arguments": {}, "reason": "approval_timeout"}}
     card = apply_message(
         new_card(call("start"), approval_timeout_s=300),
         rejected_item(REASON_REJECTED, "c1", "sub_agent", partial_result=partial),
     )
-    assert (card.phase, card.outcome, outcome_text(card)) == (
+    assert (card.phase, card.outcome, outcome_text(ENGLISH, card)) == (
         "rejected", "step_timed_out", "Stopped: a step got no answer in 300 s"
     )
     rejected = dict(partial, stopped_call={**partial["stopped_call"], "reason": "rejected"})  # type: ignore[dict-item]
     card = apply_message(new_card(call("start")), rejected_item(REASON_REJECTED, "c1", partial_result=rejected))
-    assert outcome_text(card) == "Rejected by you"
+    assert outcome_text(ENGLISH, card) == "Rejected by you"
 
 
-def test_a_cut_result_is_said_in_both_languages_only_once_the_call_is_done(english: None) -> None:
+def test_a_cut_result_is_said_in_both_languages_only_once_the_call_is_done() -> None:
     result = cut_result("汉字" * 100_000, Budget())
     done = ToolCardState("c1", "read", "done", {}, result=result)
-    assert cut_note(done).startswith("Result cut to fit the model's context: ")
-    assert cut_note(done).endswith(" characters left out")
-    i18n.set_language("zh")
-    try:
-        left = cut_note(done).split("省略了 ")[1].split(" 个字符")[0]
-        assert cut_note(done) == f"结果过长，为适应模型的上下文已截断：省略了 {left} 个字符"
-        assert int(left.replace(",", "")) > 190_000
-    finally:
-        i18n.set_language("en")
-    assert cut_note(ToolCardState("c1", "read", "done", {}, result="whole")) == ""
-    assert cut_note(ToolCardState("c1", "read", "rejected", {}, result=result)) == ""
+    assert cut_note(ENGLISH, done).startswith("Result cut to fit the model's context: ")
+    assert cut_note(ENGLISH, done).endswith(" characters left out")
+    left = cut_note(CHINESE, done).split("省略了 ")[1].split(" 个字符")[0]
+    assert cut_note(CHINESE, done) == f"结果过长，为适应模型的上下文已截断：省略了 {left} 个字符"
+    assert int(left.replace(",", "")) > 190_000
+    assert cut_note(ENGLISH, ToolCardState("c1", "read", "done", {}, result="whole")) == ""
+    assert cut_note(ENGLISH, ToolCardState("c1", "read", "rejected", {}, result=result)) == ""

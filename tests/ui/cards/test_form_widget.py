@@ -6,6 +6,7 @@ import pytest
 from PySide6.QtWidgets import QCheckBox, QLineEdit, QRadioButton
 from pytestqt.qtbot import QtBot
 
+from desktop_agent.texts import ENGLISH
 from desktop_agent.ui.cards.form_widget import FormWidget
 
 QUESTIONS = [
@@ -29,7 +30,7 @@ QUESTIONS = [
 
 @pytest.fixture
 def form(qtbot: QtBot) -> FormWidget:
-    widget = FormWidget("form-1", QUESTIONS, "Trip")
+    widget = FormWidget("form-1", QUESTIONS, "Trip", ENGLISH)
     qtbot.add_widget(widget)
     widget.show()
     return widget

@@ -14,6 +14,7 @@ from pytestqt.qtbot import QtBot
 from desktop_agent.core.budget import Budget, cut_result, result_cut
 from desktop_agent.core.messages import ImageContent
 from desktop_agent.core.risk import ToolAnnotations
+from desktop_agent.texts import ENGLISH
 from desktop_agent.ui.cards.state import Progress, ToolCardState
 from desktop_agent.ui.cards.tool_card import ToolCardWidget
 
@@ -24,7 +25,7 @@ Make = Callable[[ToolCardState], ToolCardWidget]
 @pytest.fixture
 def make(qtbot: QtBot) -> Make:
     def build(state: ToolCardState) -> ToolCardWidget:
-        card = ToolCardWidget(state)
+        card = ToolCardWidget(state, ENGLISH)
         qtbot.add_widget(card)
         card.show()
         return card
@@ -236,7 +237,7 @@ def test_a_finished_card_keeps_the_whole_output_in_its_details(make: Make) -> No
 
 def test_a_silent_running_call_shows_its_elapsed_time_after_a_few_seconds(make: Make) -> None:
     now = [100.0]
-    card = ToolCardWidget(ToolCardState("c1", "run_command", "preparing", ARGS))
+    card = ToolCardWidget(ToolCardState("c1", "run_command", "preparing", ARGS), ENGLISH)
     card.clock = lambda: now[0]
     card.show_state(ToolCardState("c1", "run_command", "executing", ARGS))
     card.tick()
@@ -297,7 +298,7 @@ def test_the_approval_keys_press_the_buttons(make: Make, qtbot: QtBot) -> None:
 
 def test_on_the_second_question_alt_a_waits_and_alt_r_still_rejects(qtbot: QtBot) -> None:
     destructive = ToolAnnotations(destructive=True)
-    card = ToolCardWidget(ToolCardState("c1", "run_command", "approval", ARGS, task_id="t1", annotations=destructive))
+    card = ToolCardWidget(ToolCardState("c1", "run_command", "approval", ARGS, task_id="t1", annotations=destructive), ENGLISH)
     qtbot.add_widget(card)
     card.show()
     got: list[tuple[str, bool, bool]] = []

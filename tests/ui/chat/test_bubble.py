@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from pytestqt.qtbot import QtBot
 
 from desktop_agent.core.stream_parser import StreamParser, strip_tags
+from desktop_agent.texts import ENGLISH
 from desktop_agent.ui.chat import bubble as bubble_module
 from desktop_agent.ui.chat import chat_view as chat_view_module
 from desktop_agent.ui.chat import markdown_blocks as markdown_blocks_module
@@ -21,7 +22,7 @@ from desktop_agent.ui.chat.markdown_blocks import Block, finished_blocks
 
 @pytest.fixture
 def bubble(qtbot: QtBot) -> MessageBubble:
-    widget = MessageBubble("assistant")
+    widget = MessageBubble("assistant", texts=ENGLISH)
     qtbot.add_widget(widget)
     return widget
 
@@ -87,7 +88,7 @@ def test_a_new_round_adds_only_the_line_breaks_a_blank_line_needs(
 
 
 def test_a_user_bubble_shows_its_text_as_typed(qtbot: QtBot) -> None:
-    user = MessageBubble("user", "  two\n\nlines  ")
+    user = MessageBubble("user", "  two\n\nlines  ", texts=ENGLISH)
     qtbot.add_widget(user)
     assert user.text() == user.label.text() == "  two\n\nlines  "
     assert user.blocks == []

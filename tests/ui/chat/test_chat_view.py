@@ -5,11 +5,12 @@ from __future__ import annotations
 from PySide6.QtWidgets import QApplication, QLabel
 from pytestqt.qtbot import QtBot
 
+from desktop_agent.texts import ENGLISH
 from desktop_agent.ui.chat.chat_view import CARD_MAX_WIDTH, ChatView
 
 
 def test_a_short_user_message_is_a_narrow_bubble_on_the_right(qtbot: QtBot) -> None:
-    chat = ChatView()
+    chat = ChatView(ENGLISH)
     qtbot.add_widget(chat)
     chat.resize(800, 600)
     chat.show()
@@ -23,7 +24,7 @@ def test_a_short_user_message_is_a_narrow_bubble_on_the_right(qtbot: QtBot) -> N
 
 
 def test_a_long_user_message_wraps_at_three_quarters_and_is_not_cut(qtbot: QtBot) -> None:
-    chat = ChatView()
+    chat = ChatView(ENGLISH)
     qtbot.add_widget(chat)
     chat.resize(800, 600)
     chat.show()
@@ -34,7 +35,7 @@ def test_a_long_user_message_wraps_at_three_quarters_and_is_not_cut(qtbot: QtBot
 
 
 def test_cards_are_at_most_the_card_width(qtbot: QtBot) -> None:
-    chat = ChatView()
+    chat = ChatView(ENGLISH)
     qtbot.add_widget(chat)
     chat.resize(1400, 600)
     chat.show()
@@ -44,7 +45,7 @@ def test_cards_are_at_most_the_card_width(qtbot: QtBot) -> None:
 
 
 def test_new_content_keeps_the_view_at_the_bottom_unless_the_user_scrolled_up(qtbot: QtBot) -> None:
-    chat = ChatView()
+    chat = ChatView(ENGLISH)
     qtbot.add_widget(chat)
     chat.resize(500, 300)
     chat.show()
@@ -65,7 +66,7 @@ def test_new_content_keeps_the_view_at_the_bottom_unless_the_user_scrolled_up(qt
 
 
 def test_a_streaming_reply_renders_only_its_last_block(qtbot: QtBot) -> None:
-    chat = ChatView()
+    chat = ChatView(ENGLISH)
     qtbot.add_widget(chat)
     for segment in ("Hello there.\n\n", "- one\n", "- two\n\n", "Last"):
         bubble = chat.add_assistant_text(segment)
@@ -76,7 +77,7 @@ def test_a_streaming_reply_renders_only_its_last_block(qtbot: QtBot) -> None:
 
 
 def test_ending_a_bubble_makes_its_last_block_final(qtbot: QtBot) -> None:
-    chat = ChatView()
+    chat = ChatView(ENGLISH)
     qtbot.add_widget(chat)
     bubble = chat.add_assistant_text("Run:\n\n```sh\nls\n```\n")
     assert bubble is not None
@@ -88,7 +89,7 @@ def test_ending_a_bubble_makes_its_last_block_final(qtbot: QtBot) -> None:
 
 
 def test_text_of_a_new_round_starts_a_new_paragraph_in_the_same_bubble(qtbot: QtBot) -> None:
-    chat = ChatView()
+    chat = ChatView(ENGLISH)
     qtbot.add_widget(chat)
     first = chat.add_assistant_text("Sure, I'll take care of that.", new_paragraph=True)
     second = chat.add_assistant_text("Let me ask the calendar.", new_paragraph=True)
@@ -99,7 +100,7 @@ def test_text_of_a_new_round_starts_a_new_paragraph_in_the_same_bubble(qtbot: Qt
 
 
 def test_text_after_a_card_goes_to_a_new_bubble(qtbot: QtBot) -> None:
-    chat = ChatView()
+    chat = ChatView(ENGLISH)
     qtbot.add_widget(chat)
     first = chat.add_assistant_text("Looking.")
     chat.add_card(QLabel("card"))
@@ -110,7 +111,7 @@ def test_text_after_a_card_goes_to_a_new_bubble(qtbot: QtBot) -> None:
 
 
 def test_blank_text_opens_no_bubble_but_keeps_its_line_breaks_in_an_open_one(qtbot: QtBot) -> None:
-    chat = ChatView()
+    chat = ChatView(ENGLISH)
     qtbot.add_widget(chat)
     assert chat.add_assistant_text("") is None
     assert chat.add_assistant_text(" \n") is None

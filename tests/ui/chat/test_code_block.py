@@ -9,6 +9,7 @@ import re
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
+from desktop_agent.texts import ENGLISH
 from desktop_agent.ui.chat.bubble import MessageBubble
 from desktop_agent.ui.chat.code_block import CodeBlock, highlighted_html, language_of
 
@@ -34,7 +35,7 @@ def test_an_unknown_or_missing_language_is_shown_as_plain_escaped_text() -> None
 
 
 def test_copy_puts_the_code_exactly_as_written_on_the_clipboard(qtbot: QtBot) -> None:
-    block = CodeBlock(CODE.rstrip("\n"), "python")
+    block = CodeBlock(CODE.rstrip("\n"), "python", ENGLISH)
     qtbot.add_widget(block)
     assert (block.language_label.text(), block.copy_button.text()) == ("python", "Copy")
     with qtbot.wait_signal(block.copied, timeout=1000):
@@ -44,7 +45,7 @@ def test_copy_puts_the_code_exactly_as_written_on_the_clipboard(qtbot: QtBot) ->
 
 
 def test_a_finished_fence_in_a_reply_becomes_a_code_block_with_its_language(qtbot: QtBot) -> None:
-    bubble = MessageBubble("assistant")
+    bubble = MessageBubble("assistant", texts=ENGLISH)
     qtbot.add_widget(bubble)
     bubble.append("Here:\n\n```python\nprint('hi')\n```\n\n```\nplain\n```\n")
     bubble.finish()

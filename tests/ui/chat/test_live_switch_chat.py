@@ -20,7 +20,7 @@ from pytestqt.qtbot import QtBot
 
 from desktop_agent.core.messages import Card
 from desktop_agent.core.risk import ToolAnnotations
-from desktop_agent.ui import i18n
+from desktop_agent.texts import CHINESE, ENGLISH
 from desktop_agent.ui.cards.form_widget import FormWidget
 from desktop_agent.ui.cards.state import ToolCardState
 from desktop_agent.ui.cards.tool_card import ToolCardWidget
@@ -54,21 +54,21 @@ def fill(window: MainWindow) -> None:
     chat.add_assistant_text("Here is how:\n\n```\nls -la\n```\n\nDone.")
     chat.end_bubble()
     chat.add_card(ToolCardWidget(ToolCardState(
-        "done", "run_command", "done", LS, result="a\nb")))
+        "done", "run_command", "done", LS, result="a\nb"), chat.texts))
     chat.add_card(ToolCardWidget(ToolCardState(
         "always", "run_command", "done", {"command": "date"}, result="Mon",
-        auto_approved=True, auto_by="always_allow")))
+        auto_approved=True, auto_by="always_allow"), chat.texts))
     chat.add_card(ToolCardWidget(ToolCardState(
         "trusted", "list_folder", "done", {"path": "~"}, result="x", server="files",
-        auto_approved=True, auto_by="read_only_setting", annotations=ToolAnnotations(read_only=True))))
-    chat.add_card(VisualCardWidget(Card("Weather", "Sunny", image_path="/nonexistent/sun.png")))
-    chat.add_card(FormWidget("f1", [{"id": "name", "question": "Your name?", "required": False}]))
+        auto_approved=True, auto_by="read_only_setting", annotations=ToolAnnotations(read_only=True)), chat.texts))
+    chat.add_card(VisualCardWidget(Card("Weather", "Sunny", image_path="/nonexistent/sun.png"), chat.texts))
+    chat.add_card(FormWidget("f1", [{"id": "name", "question": "Your name?", "required": False}], None, chat.texts))
     chat.add_system(tr("sys_interrupted"))
-    chat.add_widget(KeyedButton("conv_show_earlier"), "center")  # a restored conversation's
+    chat.add_widget(KeyedButton(chat.texts, "conv_show_earlier"), "center")  # a restored conversation's
     chat.add_system(tr("earlier_hidden", count=3), key="earlier_hidden", count=3)
     chat.add_card(ToolCardWidget(ToolCardState(
         "pending", "run_command", "approval", LS, task_id="t1",
-        annotations=ToolAnnotations(destructive=True, open_world=True))))
+        annotations=ToolAnnotations(destructive=True, open_world=True)), chat.texts))
     chat.offer_actions(True)
     window.status.set_servers([McpServerView("time", "starting")])
 
@@ -193,9 +193,9 @@ def test_what_the_user_and_the_model_wrote_stays_as_written(shown_window: MainWi
 def test_a_finished_auto_approved_card_says_who_approved_it_and_a_clicked_one_does_not(
     qtbot: QtBot, english: None
 ) -> None:
-    clicked = ToolCardWidget(ToolCardState("c1", "run_command", "done", LS, result="ok"))
+    clicked = ToolCardWidget(ToolCardState("c1", "run_command", "done", LS, result="ok"), ENGLISH)
     trusted = ToolCardWidget(ToolCardState("c2", "list_folder", "executing", {"path": "~"},
-                                           auto_approved=True, auto_by="read_only_setting"))
+                                           auto_approved=True, auto_by="read_only_setting"), ENGLISH)
     for card in (clicked, trusted):
         qtbot.add_widget(card)
         card.show()
@@ -210,12 +210,11 @@ def test_a_finished_auto_approved_card_says_who_approved_it_and_a_clicked_one_do
 
 def test_a_card_waiting_for_a_second_yes_switches_language_too(qtbot: QtBot, english: None) -> None:
     card = ToolCardWidget(ToolCardState("c1", "delete_files", "approval", {"path": "/tmp/x"}, task_id="t1",
-                                        annotations=ToolAnnotations(destructive=True)))
+                                        annotations=ToolAnnotations(destructive=True)), ENGLISH)
     qtbot.add_widget(card)
     card.always.setChecked(True)
     card.approve_button.click()  # a destructive tool asks once more
-    i18n.set_language("zh")
-    card.retranslate()
+    card.retranslate(CHINESE)
     assert (card.confirm_always.text(), card.confirm_once.text(), card.confirm_back.text()) == (
         text_in("zh", "card_confirm_always"), text_in("zh", "card_confirm_once"), text_in("zh", "card_confirm_back"))
     assert card.confirm_row.isVisibleTo(card) and not card.approval_row.isVisibleTo(card)

@@ -13,6 +13,7 @@ from pytestqt.qtbot import QtBot
 
 from desktop_agent.testing.scripted_server import text_reply
 from desktop_agent.testing.window_rig import WindowRig, run_on_qasync, scripted_window
+from desktop_agent.texts import CHINESE, ENGLISH
 from desktop_agent.ui.chat.action_row import ActionRow
 from desktop_agent.ui.chat.bubble import MessageBubble
 
@@ -166,8 +167,7 @@ def test_a_new_conversation_ends_an_edit(qtbot: QtBot) -> None:
 
 
 def test_a_rows_texts_follow_an_edit_a_copy_and_a_language_switch(qtbot: QtBot) -> None:
-    from desktop_agent.ui import i18n
-    from desktop_agent.ui.i18n import Language, text_in
+    from desktop_agent.texts import Language, text_in
 
     def texts(r: ActionRow) -> list[str]:
         return [t for b in (r.copy_button, r.regenerate_button, r.edit_button) for t in (b.text(), b.toolTip())]
@@ -176,26 +176,20 @@ def test_a_rows_texts_follow_an_edit_a_copy_and_a_language_switch(qtbot: QtBot) 
         keys = (copy, "msg_copy_tip", "msg_regenerate", "msg_regenerate_tip", edit, "msg_edit_tip")
         return [text_in(lang, key) for key in keys]
 
-    previous = i18n.language()
-    i18n.set_language("en")
-    try:
-        r = ActionRow(lambda: "hello")
-        qtbot.add_widget(r)
-        assert texts(r) == expected("en")  # as created
-        r.offer(regenerate=True, edit=True, editing=True)
-        assert texts(r) == expected("en", edit="msg_cancel_edit")
-        r.copy()
-        assert texts(r) == expected("en", copy="copied", edit="msg_cancel_edit")
-        i18n.set_language("zh")
-        r.retranslate()  # while "Copied" shows and an edit is under way
-        assert texts(r) == expected("zh", copy="copied", edit="msg_cancel_edit")
-        r.offer(regenerate=True, edit=True)
-        r._copied.setInterval(1)
-        r._copied.start()
-        for _ in range(200):
-            QTest.qWait(5)
-            if not r._copied.isActive():
-                break
-        assert texts(r) == expected("zh")  # "Copied" went back to Copy, in the row's language
-    finally:
-        i18n.set_language(previous)
+    r = ActionRow(lambda: "hello", ENGLISH)
+    qtbot.add_widget(r)
+    assert texts(r) == expected("en")  # as created
+    r.offer(regenerate=True, edit=True, editing=True)
+    assert texts(r) == expected("en", edit="msg_cancel_edit")
+    r.copy()
+    assert texts(r) == expected("en", copy="copied", edit="msg_cancel_edit")
+    r.retranslate(CHINESE)  # while "Copied" shows and an edit is under way
+    assert texts(r) == expected("zh", copy="copied", edit="msg_cancel_edit")
+    r.offer(regenerate=True, edit=True)
+    r._copied.setInterval(1)
+    r._copied.start()
+    for _ in range(200):
+        QTest.qWait(5)
+        if not r._copied.isActive():
+            break
+    assert texts(r) == expected("zh")  # "Copied" went back to Copy, in the row's language

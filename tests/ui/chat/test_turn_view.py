@@ -26,6 +26,7 @@ from desktop_agent.core.messages import (
     WarningMessage,
 )
 from desktop_agent.testing.window_rig import form_item, rejected_item, text_item, tool_item
+from desktop_agent.texts import ENGLISH
 from desktop_agent.ui.cards.form_widget import FormWidget
 from desktop_agent.ui.cards.tool_card import ToolCardWidget
 from desktop_agent.ui.cards.visual_card import VisualCardWidget
@@ -44,7 +45,7 @@ class Recorder:
 
 @pytest.fixture
 def chat(qtbot: QtBot) -> ChatView:
-    view = ChatView()
+    view = ChatView(ENGLISH)
     qtbot.add_widget(view)
     return view
 

@@ -31,6 +31,7 @@ from desktop_agent.core.messages import (
 )
 from desktop_agent.core.transcript import ToolFacts, TranscriptItem, TranscriptRecorder
 from desktop_agent.testing.window_rig import form_item, rejected_item, text_item, tool_item
+from desktop_agent.texts import ENGLISH
 from desktop_agent.ui.cards.form_widget import FormWidget
 from desktop_agent.ui.cards.tool_card import ToolCardWidget
 from desktop_agent.ui.cards.visual_card import VisualCardWidget
@@ -182,7 +183,7 @@ def side_by_side(qtbot: QtBot) -> tuple[QWidget, ChatView, ChatView]:
     frame = QWidget()
     qtbot.add_widget(frame)
     row = QHBoxLayout(frame)
-    live, restored = ChatView(frame), ChatView(frame)
+    live, restored = ChatView(ENGLISH, frame), ChatView(ENGLISH, frame)
     row.addWidget(live)
     row.addWidget(restored)
     from desktop_agent.ui.shell.theme import apply_theme
@@ -242,7 +243,7 @@ def difference(a: QImage, b: QImage) -> float:
 
 
 def test_restoring_starts_no_timer_and_leaves_nothing_waiting(qtbot: QtBot) -> None:
-    chat = ChatView()
+    chat = ChatView(ENGLISH)
     qtbot.add_widget(chat)
     events: list[JSONDict] = [
         {"type": "user", "text": "go"},

@@ -31,6 +31,7 @@ from desktop_agent.testing.scripted_llm import ScriptedLLM
 from desktop_agent.testing.scripted_replies import text_reply, tool_reply
 from desktop_agent.testing.views import NullView
 from desktop_agent.testing.window_rig import rejected_item, text_item, tool_item
+from desktop_agent.texts import ENGLISH
 from desktop_agent.ui.cards.tool_card import ToolCardWidget
 from desktop_agent.ui.chat.chat_view import ChatView
 from desktop_agent.ui.conversations.restore import restore
@@ -151,12 +152,12 @@ def commonest_dark(image: QImage) -> str:
 
 
 def test_events_kept_before_the_facts_restore_unmarked_and_always_allowed(qtbot: QtBot) -> None:
-    live = LiveSession(ChatView(), dict(TOOLS))
+    live = LiveSession(ChatView(ENGLISH), dict(TOOLS))
     qtbot.add_widget(live.chat)
     play_risky_turn(live)
     old = [strip_facts(e) for e in json.loads(json.dumps(live.events))]
     assert all(TOOL_KEY not in json.dumps(e) and "by" not in e for e in old)
-    chat = ChatView()
+    chat = ChatView(ENGLISH)
     qtbot.add_widget(chat)
 
     restore(chat, old)
@@ -205,7 +206,7 @@ def test_a_restored_approval_that_timed_out_says_how_long_it_waited(qtbot: QtBot
 
     said: list[str] = []
     for user in ({"type": "user", "text": "go", "approval_timeout_s": 120.0}, {"type": "user", "text": "go"}):
-        chat = ChatView()
+        chat = ChatView(ENGLISH)
         qtbot.add_widget(chat)
         restore(chat, timed_out(user))
         (card,) = cards(chat)

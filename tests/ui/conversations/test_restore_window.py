@@ -20,6 +20,7 @@ from pytestqt.qtbot import QtBot
 from desktop_agent.core.display_log import events_from_history, turns
 from desktop_agent.core.json_types import JSONDict
 from desktop_agent.storage.conversations import ConversationStore
+from desktop_agent.texts import ENGLISH
 from desktop_agent.ui.chat.bubble import MessageBubble, SystemMessage
 from desktop_agent.ui.chat.chat_view import ChatView
 from desktop_agent.ui.conversations.restore import (
@@ -64,7 +65,7 @@ def _drain(done: Callable[[], bool], timeout_s: float = 30) -> None:
 def test_a_far_hit_draws_a_bounded_window_and_the_later_button_draws_the_rest_in_order(qtbot: QtBot) -> None:
     events = events_from_history(long_history())
     starts = turns(events)
-    chat, full = ChatView(), ChatView()
+    chat, full = ChatView(ENGLISH), ChatView(ENGLISH)
     for view in (chat, full):
         qtbot.add_widget(view)
         view.resize(860, 640)
@@ -100,7 +101,7 @@ def test_a_far_hit_draws_a_bounded_window_and_the_later_button_draws_the_rest_in
 
 def test_a_window_whose_chat_was_cleared_stops_drawing(qtbot: QtBot) -> None:
     events = events_from_history(long_history())
-    chat = ChatView()
+    chat = ChatView(ENGLISH)
     qtbot.add_widget(chat)
     drawn = restore(chat, events, from_turn=3, to_turn=window_end(events, 3))
     assert drawn.later is not None

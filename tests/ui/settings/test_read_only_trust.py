@@ -25,6 +25,7 @@ from desktop_agent.testing.audit_sink import RecordingAuditSink
 from desktop_agent.testing.fake_tools import FakeServerSource
 from desktop_agent.testing.scripted_llm import ScriptedLLM
 from desktop_agent.testing.scripted_replies import Reply, text_reply, tool_reply
+from desktop_agent.texts import ENGLISH
 from desktop_agent.ui.chat.chat_view import ChatView
 from desktop_agent.ui.chat.turn_controller import TurnController
 from desktop_agent.ui.chat.turn_logic import TurnLogic
@@ -85,7 +86,7 @@ async def trust_rig(qtbot: QtBot, script: list[Reply], trusted: tuple[str, ...])
         conversation, FormManager(), store, settings, model_name="scripted",
         tool_server=lambda name: lookup(name)[0], tool_annotations=lambda name: lookup(name)[1],
     )
-    chat = ChatView()
+    chat = ChatView(ENGLISH)
     qtbot.add_widget(chat)
     controller = TurnController[TurnView](deps).logic
     try:
