@@ -27,6 +27,8 @@ pytestmark = pytest.mark.integration
 
 SERVER_CODE = '''
 import os
+import sys
+from pathlib import Path
 
 import anyio
 from mcp.server.mcpserver import MCPServer
@@ -48,7 +50,10 @@ def crash() -> str:
 
 @server.tool()
 async def hang() -> str:
-    """Never answer."""
+    """Never answer (first saying, in the row's folder, that the call came)."""
+    folder = Path(sys.argv[-1])
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "hang_called").touch()
     await anyio.sleep_forever()
     return "unreachable"
 
@@ -123,7 +128,9 @@ async def _hang_then_sigint(tmp: Path) -> Outcome:
 
     async def act(s: Scenario) -> None:
         await s.wait_for(event="tool_call:executing", timeout_s=100)
-        await asyncio.sleep(0.5)  # the request is on its way to the server
+        async with asyncio.timeout(100):
+            while not (s.dir / "hang_called").exists():  # the server has the call
+                await asyncio.sleep(0.05)
         s.send(signal.SIGINT)
 
     return await scenario.run(act, timeout_s=110)

@@ -12,13 +12,16 @@ from typing import Any
 import pytest
 
 from desktop_agent.core.agent import AgentClient
+from desktop_agent.core.approval import ApprovalManager
 from desktop_agent.core.bus import SessionMessageBus
 from desktop_agent.core.conversation import Conversation, TurnOutcome
 from desktop_agent.core.forms import FormManager
 from desktop_agent.core.history import check_history
 from desktop_agent.core.messages import BusItem, TextMessage, ToolCallMessage, fields_json
+from desktop_agent.core.timers import Timers
 from desktop_agent.core.tool_router import ToolRouter
 from desktop_agent.llm.openai_provider import OpenAIProvider
+from desktop_agent.testing.fake_clock import FakeClock
 from desktop_agent.testing.procs import live_processes
 from desktop_agent.testing.scripted_server import (
     Reply,
@@ -60,7 +63,10 @@ async def server() -> AsyncIterator[ScriptedLLMServer]:
 
 
 class Harness:
-    def __init__(self, server: ScriptedLLMServer, *, max_steps: int = 10, approval_timeout_s: float = 30) -> None:
+    def __init__(
+        self, server: ScriptedLLMServer, *, max_steps: int = 10, approval_timeout_s: float = 30,
+        timers: Timers | None = None,
+    ) -> None:
         self.server = server
         self.provider = OpenAIProvider(base_url=server.base_url, api_key="k", model="scripted",
                                        retry_base_delay_s=0.0)
@@ -68,6 +74,7 @@ class Harness:
         self.conversation = Conversation(
             AgentClient(self.provider, ToolRouter(builtin_tools(self.forms)), max_steps=max_steps),
             approval_timeout_s=approval_timeout_s,
+            approvals=ApprovalManager(timers=timers),
         )
         self.events: list[Msg] = []
         self.on_event: Callable[[Msg, Harness], None] = lambda m, h: None
@@ -165,10 +172,18 @@ async def test_rejected_tool_never_runs_and_no_more_requests(harness: Harness) -
 
 
 async def test_approval_timeout(server: ScriptedLLMServer) -> None:
-    h = Harness(server, approval_timeout_s=0.05)
+    clock = FakeClock()
+    h = Harness(server, approval_timeout_s=300, timers=clock)
+
+    async def nobody_answers() -> None:
+        await clock.wait_scheduled()  # the card shows
+        clock.advance(300)
+
+    waiting = asyncio.ensure_future(nobody_answers())  # done before the turn ends and is checked
     try:
         outcome = await h.turn([PLAN, RUN_DATE], lambda m: None)
     finally:
+        waiting.cancel()
         await h.aclose()
     assert outcome.status == "approval_timeout"
     assert h.events[-2] == {**h.events[-2], "type": "interrupted", "reason": "approval_timeout"}

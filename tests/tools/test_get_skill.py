@@ -19,6 +19,7 @@ from desktop_agent.core.tool_context import BusToolContext
 from desktop_agent.core.tool_router import ToolRouter
 from desktop_agent.skills_engine import SkillLibrary, scan_skills
 from desktop_agent.testing.bus_reader import RecordingBus
+from desktop_agent.testing.fake_clock import FakeClock
 from desktop_agent.testing.fake_tools import EchoTool
 from desktop_agent.testing.scripted_llm import ScriptedLLM
 from desktop_agent.testing.scripted_replies import text_reply, tool_reply
@@ -92,12 +93,16 @@ async def test_allowed_tools_never_lets_a_tool_skip_approval(library: SkillLibra
         text_reply("Done."),
     ])
     agent = AgentClient(llm, ToolRouter([GetSkillTool(library), echo]), system_prompt=None, skills=library)
-    approvals = ApprovalManager()
+    clock = FakeClock()  # runs the approval's timeout: nobody answers
+    approvals = ApprovalManager(timers=clock)
     handler = ChatHandler(agent, approvals, SessionManager())
     bus = RecordingBus("s1")
+    chat = asyncio.create_task(handler.handle_chat("s1", bus, [{"role": "user", "content": "echo twice"}],
+                                                   approval_timeout_s=300))
     async with asyncio.timeout(5):
-        outcome = await handler.handle_chat("s1", bus, [{"role": "user", "content": "echo twice"}],
-                                            approval_timeout_s=0.05)
+        await clock.wait_scheduled()
+        clock.advance(300)
+        outcome = await chat
     states = [(m["tool_name"], m["state"]) for m in bus.drain() if m["type"] == "tool_call"]
     assert states == [
         ("get_skill", "start"), ("get_skill", "executing"), ("get_skill", "result"),
