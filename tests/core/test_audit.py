@@ -53,7 +53,9 @@ class Rig:
         timeout_s: float = 5.0,
         sub_agent: bool = False,
         redactor: Redactor | None = None,
+        clock: FakeClock | None = None,
     ) -> None:
+        """``clock``: measures the waits and runs the approval timeouts (None: the real ones)."""
         self.audit = RecordingAuditSink()
         builtins = list(tools)
         if sub_agent:
@@ -64,7 +66,8 @@ class Rig:
             tool.bind(self.router)
         self.conv = Conversation(
             AgentClient(ScriptedLLM(script), self.router, system_prompt=None),
-            approvals=ApprovalManager(audit=self.audit),
+            approvals=ApprovalManager(audit=self.audit) if clock is None
+            else ApprovalManager(audit=self.audit, clock=clock.now, timers=clock),
             conversation_id="conv-1",
             approval_timeout_s=timeout_s,
         )
@@ -139,13 +142,18 @@ async def test_an_approval_answered_without_asking_is_recorded_too(auto: object,
 
 
 async def test_an_unanswered_approval_is_recorded_as_timed_out() -> None:
-    rig = Rig(ECHO, [EchoTool()], timeout_s=0.05)
+    clock = FakeClock()
+    rig = Rig(ECHO, [EchoTool()], timeout_s=300, clock=clock)
 
-    outcome = await rig.run(Answering(rig, None))
+    turn = asyncio.ensure_future(rig.run(Answering(rig, None)))
+    async with asyncio.timeout(5):
+        await clock.wait_scheduled()
+    clock.advance(300)
+    outcome = await turn
 
     assert outcome.status == "approval_timeout"
     assert rig.audit.decisions() == [("echo", "timed_out", "timeout")]
-    assert rig.audit.records[0].waited_s >= 0.05
+    assert rig.audit.records[0].waited_s == 300
 
 
 async def test_an_interrupt_while_waiting_is_recorded_as_interrupted_once() -> None:

@@ -25,6 +25,7 @@ from desktop_agent.core.session import SessionManager
 from desktop_agent.core.tool_driver import ToolCallDriver, TurnScope, TurnStopped
 from desktop_agent.core.tool_router import ToolRouter
 from desktop_agent.testing.bus_reader import BusReader, unstamped
+from desktop_agent.testing.fake_clock import FakeClock
 from desktop_agent.testing.scripted_llm import ScriptedLLM
 from desktop_agent.testing.scripted_replies import Reply, text_reply, tool_reply
 from desktop_agent.tools.sub_agent import SubAgentTool
@@ -83,11 +84,14 @@ async def run_turn(
     script: list[Reply], answer: Answer, *, timeout_s: float = 5.0, budget: Budget | None = None
 ) -> tuple[list[JSONDict], TurnOutcome, WorkTool]:
     """One turn; the ``sub_agent`` call is approved, the ``work`` call is
-    answered as ``answer`` says. Every bus message, in order."""
+    answered as ``answer`` says (``none``: its whole timeout passes, on a
+    FakeClock). Every bus message, in order."""
     work, sub_agent = WorkTool(), SubAgentTool()
     router = ToolRouter([work, sub_agent])
     sub_agent.bind(router)
-    approvals, sessions = ApprovalManager(), SessionManager()
+    clock = FakeClock()
+    approvals, sessions = ApprovalManager(timers=clock), SessionManager()
+    expiring: list[asyncio.Future[None]] = []
     handler = ChatHandler(AgentClient(ScriptedLLM(script), router, system_prompt=None, budget=budget),
                           approvals, sessions)
     bus = SessionMessageBus(SID)
@@ -108,11 +112,20 @@ async def run_turn(
                     sessions.cancel(SID, "rejected")
                 elif answer == "interrupt_waiting":
                     sessions.cancel(SID, "user")
+                elif answer == "none":
+                    expiring.append(asyncio.ensure_future(_expire(clock, timeout_s)))
             elif message.type == "tool_progress" and answer == "interrupt_executing" and message.total:
                 sessions.cancel(SID, "user")
         outcome = await turn
+        await asyncio.gather(*expiring)
     assert approvals.pending_keys() == []
     return [unstamped(item) for item in reader.items], outcome, work
+
+
+async def _expire(clock: FakeClock, seconds: float) -> None:
+    """The approval's timeout, once it runs, passes whole."""
+    await clock.wait_scheduled()
+    clock.advance(seconds)
 
 
 def work_states(messages: list[JSONDict]) -> list[JSONDict]:
@@ -167,7 +180,7 @@ async def test_an_interrupt_while_waiting_ends_the_call_unrun_in_both() -> None:
 
 
 async def test_an_unanswered_approval_times_out_the_same_way_in_both() -> None:
-    main, nested = await both("ok", "none", timeout_s=0.05)
+    main, nested = await both("ok", "none")
     assert main == nested == [
         state("start", arguments=None), state("approval_required", arguments={"mode": "ok"}),
         rejected(REASON_TIMEOUT),
@@ -200,8 +213,8 @@ async def test_a_result_over_its_budget_is_cut_the_same_way_in_both() -> None:
 
 
 async def test_a_nested_timeout_ends_the_turn_as_rejected_a_main_one_as_approval_timeout() -> None:
-    _, main, _ = await run_turn(main_script("ok"), "none", timeout_s=0.05)
-    _, nested, _ = await run_turn(sub_agent_script("ok"), "none", timeout_s=0.05)
+    _, main, _ = await run_turn(main_script("ok"), "none")
+    _, nested, _ = await run_turn(sub_agent_script("ok"), "none")
     assert (main.status, nested.status) == ("approval_timeout", "rejected")
 
 

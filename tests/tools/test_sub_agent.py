@@ -13,6 +13,7 @@ import pytest
 
 from desktop_agent.core import prompts
 from desktop_agent.core.agent import AgentClient
+from desktop_agent.core.approval import ApprovalManager
 from desktop_agent.core.chat_handler import (
     REASON_INTERRUPTED,
     REASON_NOT_RUN,
@@ -27,8 +28,10 @@ from desktop_agent.core.messages import ToolCallMessage
 from desktop_agent.core.playback import ToolEvent
 from desktop_agent.core.ports import Tool
 from desktop_agent.core.risk import AutoDecider
+from desktop_agent.core.timers import Timers
 from desktop_agent.core.tool_router import ToolRouter
 from desktop_agent.testing.bus_reader import BusReader, unstamped
+from desktop_agent.testing.fake_clock import FakeClock
 from desktop_agent.testing.fake_tools import EchoTool
 from desktop_agent.testing.procs import live_processes
 from desktop_agent.testing.scripted_llm import ScriptedLLM
@@ -44,13 +47,16 @@ class Rig:
     """A conversation whose router has ``tools`` and sub_agent; the view
     answers approvals with ``answer(message)`` (None: leave it pending)."""
 
-    def __init__(self, script: Sequence[Reply], tools: Sequence[Tool] = (), timeout_s: float = 5.0) -> None:
+    def __init__(
+        self, script: Sequence[Reply], tools: Sequence[Tool] = (), timeout_s: float = 5.0, timers: Timers | None = None
+    ) -> None:
         self.llm = ScriptedLLM(script)
         sub_agent = SubAgentTool()
         router = ToolRouter([*tools, sub_agent])
         sub_agent.bind(router)
         self.conv = Conversation(
-            AgentClient(self.llm, router, system_prompt=None), approval_timeout_s=timeout_s
+            AgentClient(self.llm, router, system_prompt=None), approval_timeout_s=timeout_s,
+            approvals=ApprovalManager(timers=timers),
         )
         self.readers: list[BusReader] = []
 
@@ -207,9 +213,21 @@ async def test_a_rejected_nested_call_ends_the_sub_agent_and_the_turn() -> None:
 
 async def test_a_nested_approval_that_times_out_ends_the_turn_unrun() -> None:
     echo = EchoTool()
-    rig = Rig([PLAN, delegate(["echo"]), tool_reply("echo", {"text": "x"})], [echo], timeout_s=0.2)
+    clock = FakeClock()
+    rig = Rig([PLAN, delegate(["echo"]), tool_reply("echo", {"text": "x"})], [echo], timeout_s=300, timers=clock)
+    view = AnsweringView(rig, approve_main_only)
 
-    outcome = await rig.run(AnsweringView(rig, approve_main_only))
+
+    async def nobody_answers() -> None:
+        while len(view.asked) < 2 or not clock.pending:  # the nested call's card, its timeout running
+            await asyncio.sleep(0.01)
+        clock.advance(300)
+
+    answering = asyncio.ensure_future(nobody_answers())  # done before the turn's tasks are counted
+    try:
+        outcome = await rig.run(view)
+    finally:
+        answering.cancel()
 
     # contracts §9: a rejected or timed-out nested call ends the turn as "rejected".
     assert (outcome.status, echo.calls, len(rig.llm.requests)) == ("rejected", [], 3)
