@@ -4,7 +4,7 @@ just before it is sent, so that strict servers accept it.
 The app keeps its history canonical (its own layout): temporary prompts
 as system messages at the end, the planning reply and its continuation as
 two assistant messages, ``_hook`` keys, tool arguments as the model sent
-them. Real servers refuse most of that (STACK.md "Strict servers"): Qwen3.5
+them. Real servers refuse most of that: Qwen3.5
 templates say "System message must be at the beginning.", Mistral and Gemma
 templates "Conversation roles must alternate user/assistant/user/
 assistant/...", llama.cpp "Cannot have 2 or more assistant messages at the
