@@ -67,7 +67,6 @@ from desktop_agent.core.transcript import (
     WindowNotice,
 )
 from desktop_agent.core.wire import (
-    TOOL_ERROR_PREFIX,
     assistant_tool_calls,
     text_message,
     tool_answer,
@@ -78,13 +77,6 @@ TOOL_CONTEXT_MAX_LEN = 300
 NO_TRUNCATE_TOOLS: frozenset[str] = frozenset({"get_skill"})
 TRUNCATION_MARK = "…[truncated]"
 
-__all__ = [
-    "NO_TRUNCATE_TOOLS", "REPAIRED_ANSWER", "TOOL_CONTEXT_MAX_LEN", "TOOL_ERROR_PREFIX", "TRUNCATION_MARK",
-    "HistoryError", "HistoryRecorder", "TurnHistory", "assistant_tool_calls", "check_history", "cut_arguments",
-    "history_of", "repair_history", "tool_answer", "tool_calls_of", "tool_message", "truncate_for_send",
-]
-"""The message builders live in ``core/wire.py`` (the OpenAI form); they are
-re-exported here while the tool-call driver moves to them."""
 @dataclass
 class _Call:
     id: str

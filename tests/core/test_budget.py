@@ -18,10 +18,9 @@ from desktop_agent.core.budget import (
     result_cut,
     utf8_size,
 )
-from desktop_agent.core.history import assistant_tool_calls, tool_message
 from desktop_agent.core.json_types import JSONDict
 from desktop_agent.core.prompts import CONTINUE_MESSAGE
-from desktop_agent.core.wire import normalize
+from desktop_agent.core.wire import assistant_tool_calls, normalize, tool_message
 from desktop_agent.testing.wire_contract import wire_problems
 
 _TEXT = st.text(alphabet=st.one_of(st.characters(codec="utf-8"), st.sampled_from("汉字。🙂\n\ud800")), max_size=400)

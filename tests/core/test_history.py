@@ -11,12 +11,10 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from desktop_agent.core.history import (
-    TOOL_ERROR_PREFIX,
     TRUNCATION_MARK,
     HistoryError,
     HistoryRecorder,
     check_history,
-    tool_answer,
     truncate_for_send,
 )
 from desktop_agent.core.json_types import JSONObject
@@ -31,6 +29,7 @@ from desktop_agent.core.messages import (
     TurnEndMessage,
 )
 from desktop_agent.core.stream_parser import StreamParser, strip_tags
+from desktop_agent.core.wire import TOOL_ERROR_PREFIX, tool_answer
 
 
 def text(raw: str, seg: int = 1) -> TextMessage:
