@@ -143,7 +143,7 @@ def _ratios(out: dict[str, Any], big: str, small: str) -> dict[str, float]:
 def bench_open(folder: Path, messages: int, repeat: int) -> dict[str, Any]:
     from PySide6.QtWidgets import QApplication
 
-    from desktop_agent.core.display_log import events_from_history
+    from desktop_agent.storage.conversation_events import events_from_history
     from desktop_agent.storage.conversations import ConversationStore
     from desktop_agent.ui.conversations.restore import restore
 
@@ -180,7 +180,7 @@ def bench_open_hit(folder: Path, messages: int, repeat: int, turn: int = 3) -> d
     before the window (from the hit to the end), for reference."""
     from PySide6.QtWidgets import QApplication
 
-    from desktop_agent.core.display_log import events_from_history
+    from desktop_agent.storage.conversation_events import events_from_history
     from desktop_agent.storage.conversations import ConversationStore
     from desktop_agent.ui.conversations.restore import hit_window, restore
 
@@ -251,7 +251,7 @@ def bench_search(folder: Path, messages: int, repeat: int) -> dict[str, Any]:
 
 
 def bench_save(folder: Path, messages: int, repeat: int) -> dict[str, Any]:
-    from desktop_agent.core.display_log import events_from_history
+    from desktop_agent.storage.conversation_events import events_from_history
     from desktop_agent.storage.conversations import ConversationStore
 
     store = ConversationStore(folder / "save.sqlite3")

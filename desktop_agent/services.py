@@ -21,7 +21,6 @@ from desktop_agent.core.audit import AuditSinks
 from desktop_agent.core.budget import Budget
 from desktop_agent.core.bus import SessionMessageBus
 from desktop_agent.core.conversation import Conversation
-from desktop_agent.core.display_log import events_from_history
 from desktop_agent.core.forms import FormManager
 from desktop_agent.core.notice import Notice
 from desktop_agent.core.ports import LLMError, LLMProvider, SpeechPort, TTSEngine
@@ -44,6 +43,7 @@ from desktop_agent.mcp_engine.current import CurrentSource, current_isolated
 from desktop_agent.skills_engine import SkillLibrary, parse_skills_flag
 from desktop_agent.storage import secrets
 from desktop_agent.storage.audit_log import JsonlAuditLog, audit_log_path
+from desktop_agent.storage.conversation_events import events_from_history
 from desktop_agent.storage.conversations import ConversationStore
 from desktop_agent.storage.settings import Settings, SettingsStore
 from desktop_agent.tools import builtin_tools

@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from desktop_agent.core.display_log import events_from_history
+from desktop_agent.storage.conversation_events import events_from_history
 from desktop_agent.storage.conversation_markdown import to_markdown
 from desktop_agent.storage.conversations import STORED_TITLE_MAX, StoredConversation, title_of
 

@@ -23,10 +23,10 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from desktop_agent.core.display_log import events_from_history
 from desktop_agent.core.hooks import kept_hook
 from desktop_agent.core.json_types import JSONMapping, JSONReadable
 from desktop_agent.core.stream_parser import strip_tags
+from desktop_agent.storage.conversation_events import events_from_history
 from desktop_agent.storage.paths import PRIVATE_FILE, make_private
 
 log = logging.getLogger(__name__)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from desktop_agent.core.bus import SessionMessageBus
-from desktop_agent.core.display_log import TOOL_KEY, event_json, item_from_json
+from desktop_agent.core.display_log import TOOL_KEY, event_json
 from desktop_agent.core.history import history_of
 from desktop_agent.core.hooks import HookNote, hook_message, kept_hook
 from desktop_agent.core.messages import (
@@ -30,6 +30,7 @@ from desktop_agent.core.transcript import (
     UserText,
     WindowNotice,
 )
+from desktop_agent.storage.conversation_events import item_from_json
 from desktop_agent.testing.views import NullView
 
 FACTS = ToolFacts("files", ToolAnnotations(destructive=True))

@@ -20,8 +20,8 @@ from PySide6.QtGui import QKeySequence, QShortcut, QTextCursor, QTextDocument
 from PySide6.QtWidgets import QLabel, QWidget
 from shiboken6 import isValid
 
-from desktop_agent.core.display_log import events_from_history, turns
 from desktop_agent.core.plain_text import plain
+from desktop_agent.storage.conversation_events import events_from_history, turns
 from desktop_agent.ui.chat.bubble import MessageBubble
 from desktop_agent.ui.chat.turn_events import NoticeLevel
 from desktop_agent.ui.conversations.restore import Restored, hit_window, restore

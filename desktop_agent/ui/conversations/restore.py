@@ -1,5 +1,5 @@
-"""Restoring a saved conversation's view: its display log
-(``core/display_log.py``), read back into transcript items, is fed through the same :class:`TurnView` that
+"""Restoring a saved conversation's view: its display log, read back into
+transcript items (``storage/conversation_events.py``), is fed through the same :class:`TurnView` that
 live bus messages go through, one view per turn, so a restored card, form,
 notice or bubble is the widget the live one was: cards collapsed with their
 state, arguments and result, forms with the answers given.
@@ -31,7 +31,7 @@ from typing import assert_never
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QWidget
 
-from desktop_agent.core.display_log import USER, item_from_json, turns
+from desktop_agent.core.display_log import USER
 from desktop_agent.core.hooks import HookNote
 from desktop_agent.core.json_types import JSONMapping
 from desktop_agent.core.messages import (
@@ -60,6 +60,7 @@ from desktop_agent.core.transcript import (
     UserText,
     WindowNotice,
 )
+from desktop_agent.storage.conversation_events import item_from_json, turns
 from desktop_agent.ui.chat.chat_view import ChatView
 from desktop_agent.ui.chat.turn_view import TurnView
 from desktop_agent.ui.shell.retranslate import KeyedButton

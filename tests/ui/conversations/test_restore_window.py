@@ -17,8 +17,8 @@ import pytest
 from PySide6.QtWidgets import QApplication, QPushButton
 from pytestqt.qtbot import QtBot
 
-from desktop_agent.core.display_log import events_from_history, turns
 from desktop_agent.core.json_types import JSONDict
+from desktop_agent.storage.conversation_events import events_from_history, turns
 from desktop_agent.storage.conversations import ConversationStore
 from desktop_agent.texts import ENGLISH
 from desktop_agent.ui.chat.bubble import MessageBubble, SystemMessage

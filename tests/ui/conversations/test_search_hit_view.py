@@ -13,7 +13,7 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QLabel, QWidget
 from pytestqt.qtbot import QtBot
 
-from desktop_agent.core.display_log import events_from_history
+from desktop_agent.storage.conversation_events import events_from_history
 from desktop_agent.storage.conversations import ConversationStore
 from desktop_agent.ui.chat.bubble import MessageBubble
 from desktop_agent.ui.chat.chat_view import HIT_MARGIN

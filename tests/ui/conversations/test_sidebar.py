@@ -22,9 +22,9 @@ from pytestqt.qtbot import QtBot
 from desktop_agent.conversation_library import ConversationLibrary
 from desktop_agent.core.agent import AgentClient
 from desktop_agent.core.conversation import Conversation
-from desktop_agent.core.display_log import events_from_history
 from desktop_agent.core.tool_router import ToolRouter
 from desktop_agent.llm.demo import DemoModel
+from desktop_agent.storage.conversation_events import events_from_history
 from desktop_agent.storage.conversations import ConversationStore
 from desktop_agent.testing.window_rig import offline_deps
 from desktop_agent.ui import i18n

@@ -1,5 +1,6 @@
-"""The display log: what the queue consumed, in the events-file
-JSON form, read back into the same bus messages."""
+"""The saved display log read back: what the queue consumed, in the
+events-file JSON form, reads back into the same bus messages; a display log
+rebuilt from an OpenAI history alone."""
 
 from __future__ import annotations
 
@@ -8,7 +9,6 @@ from typing import Any
 
 from desktop_agent.core.agent import AgentClient
 from desktop_agent.core.conversation import Conversation
-from desktop_agent.core.display_log import events_from_history, message_from_json, turns
 from desktop_agent.core.forms import FormQuestion
 from desktop_agent.core.messages import (
     BusMessage,
@@ -29,6 +29,7 @@ from desktop_agent.core.messages import (
     to_json,
 )
 from desktop_agent.core.tool_router import ToolRouter
+from desktop_agent.storage.conversation_events import events_from_history, message_from_json, turns
 from desktop_agent.testing.fake_tools import EchoTool
 from desktop_agent.testing.scripted_llm import ScriptedLLM
 from desktop_agent.testing.scripted_replies import text_reply, tool_reply
