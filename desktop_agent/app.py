@@ -32,7 +32,7 @@ from PySide6.QtWidgets import QApplication
 
 from desktop_agent.storage.paths import data_dir
 from desktop_agent.ui.chat.turn_events import NoticeLevel
-from desktop_agent.ui.i18n import choose_language, set_language, tr
+from desktop_agent.ui.i18n import choose_language, current_texts, set_language, tr
 from desktop_agent.ui.shell import single_instance
 from desktop_agent.ui.shell.fonts import prefer_chinese_sans
 from desktop_agent.ui.shell.main_window import MainWindow
@@ -188,7 +188,7 @@ async def serve(window: MainWindow, args: argparse.Namespace) -> int:
             from desktop_agent.ui.shell.notice_wording import notice_text
 
             # Each line in the window's language (issue 13); the English one is in the log.
-            services.on_notice = lambda text: window.show_notice(NoticeLevel.WARNING, lambda: notice_text(text))
+            services.on_notice = lambda text: window.show_notice(NoticeLevel.WARNING, lambda: notice_text(current_texts(), text))
             # One translated line (the kind is the UI text's key); the reason is in the log.
             services.on_speech_notice = lambda kind: window.show_notice(NoticeLevel.WARNING, lambda: tr(kind))
             services.on_wire_profile = lambda endpoint, profile: _remember_wire_profile(

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from desktop_agent.core.approval import allow_key, auto_decider
 from desktop_agent.core.display_log import ToolFacts
 from desktop_agent.ui.chat.turn_events import NoticeLevel
-from desktop_agent.ui.i18n import tr
+from desktop_agent.ui.i18n import current_texts, tr
 from desktop_agent.ui.shell.os_wording import os_error_text
 
 if TYPE_CHECKING:
@@ -120,7 +120,7 @@ class TurnSettings:
             self._deps.settings_store.save(settings)
         except (OSError, ValueError) as exc:
             log.error("could not save the settings: %s", exc)
-            reason = os_error_text(exc) if isinstance(exc, OSError) else str(exc)
+            reason = os_error_text(current_texts(), exc) if isinstance(exc, OSError) else str(exc)
             self._events.said(NoticeLevel.ERROR, tr("settings_saved_error", error=reason))
             saved = False
         apply = self._deps.apply_settings

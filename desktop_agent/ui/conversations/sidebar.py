@@ -52,7 +52,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_agent.ui.conversations.search_rows import HitRow, file_name, marked, snippet_parts
-from desktop_agent.ui.i18n import tr
+from desktop_agent.ui.i18n import current_texts, tr
 from desktop_agent.ui.shell.os_wording import os_error_text, os_reason
 
 if TYPE_CHECKING:
@@ -256,7 +256,7 @@ class ConversationSidebar(QFrame):
             ok = self._library.export_to(conversation_id, path, kind)
         except OSError as exc:
             log.warning("could not export the conversation: %s", exc)
-            self.heading.setText(tr("conv_export_failed", name=path.name, error=os_error_text(exc)))
+            self.heading.setText(tr("conv_export_failed", name=path.name, error=os_error_text(current_texts(), exc)))
             return False
         self.heading.setText(tr("conv_exported", name=path.name) if ok else tr("conv_export_gone"))
         return ok
@@ -351,10 +351,10 @@ class ConversationSidebar(QFrame):
 def _file_problem(exc: UserFileError) -> str:
     """Why a file picked for import could not be read, in the UI language."""
     if exc.code == "missing":
-        return tr("conv_import_unreadable", error=os_reason(errno.ENOENT, os.strerror(errno.ENOENT)))
+        return tr("conv_import_unreadable", error=os_reason(current_texts(), errno.ENOENT, os.strerror(errno.ENOENT)))
     if exc.code == "unreadable":
         code, words = exc.fields.get("errno"), str(exc.fields.get("error", ""))
-        return tr("conv_import_unreadable", error=os_reason(code, words))
+        return tr("conv_import_unreadable", error=os_reason(current_texts(), code, words))
     if exc.code == "not_utf8":
         return tr("conv_import_not_text")
     if exc.code == "too_large":

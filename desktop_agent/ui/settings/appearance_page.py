@@ -16,7 +16,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QFormLayout, QLabel, QVBoxLayout, QWidget
 
 from desktop_agent.storage.settings import LANGUAGES, THEMES, Settings
-from desktop_agent.ui.i18n import current_texts
+from desktop_agent.texts import Texts
 from desktop_agent.ui.shell.retranslate import TextBindings, item_text
 
 LANGUAGE_NAMES = {"en": "English", "zh": "中文"}
@@ -27,9 +27,9 @@ class AppearancePage(QWidget):
     language_chosen = Signal(str)
     theme_chosen = Signal(str)
 
-    def __init__(self, settings: Settings, parent: QWidget | None = None) -> None:
+    def __init__(self, settings: Settings, texts: Texts, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.texts = TextBindings(current_texts())
+        self.texts = TextBindings(texts)
         self.language = QComboBox(self)
         for choice in LANGUAGES:
             self.language.addItem(LANGUAGE_NAMES.get(choice, ""), choice)
@@ -70,8 +70,8 @@ class AppearancePage(QWidget):
         self.theme.setCurrentIndex(self.theme.findData(choice))
         self.theme_chosen.emit(choice)
 
-    def retranslate(self) -> None:
-        self.texts.retranslate(current_texts())
+    def retranslate(self, texts: Texts) -> None:
+        self.texts.retranslate(texts)
 
     def apply_to(self, settings: Settings) -> Settings:
         return replace(settings, language=self.language_choice(), theme=self.theme_choice())

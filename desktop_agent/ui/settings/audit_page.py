@@ -62,7 +62,7 @@ from desktop_agent.core.audit import DECISIONS, ApprovalRecord, Decision
 from desktop_agent.core.audit_query import AuditFilter, select, server_of, servers, to_csv
 from desktop_agent.storage.atomic import atomic_write_text
 from desktop_agent.storage.audit_log import AuditRead, audit_log_path, shared_reader
-from desktop_agent.ui.i18n import current_texts, tr
+from desktop_agent.texts import Texts
 from desktop_agent.ui.shell.os_wording import os_error_text
 from desktop_agent.ui.shell.retranslate import TextBindings, item_text
 
@@ -86,27 +86,27 @@ def _period_start(period: str, now: datetime) -> datetime | None:
     return None
 
 
-def server_text(record: ApprovalRecord) -> str:
+def server_text(texts: Texts, record: ApprovalRecord) -> str:
     server = server_of(record)
-    return tr("audit_builtin") if server == BUILTIN else server
+    return texts.tr("audit_builtin") if server == BUILTIN else server
 
 
-def cells(record: ApprovalRecord) -> tuple[str, ...]:
+def cells(texts: Texts, record: ApprovalRecord) -> tuple[str, ...]:
     """One record's row, column by column (:data:`COLUMNS`)."""
     return (
         record.when.astimezone().strftime("%Y-%m-%d %H:%M:%S"),
         f"↳ {record.tool_name}" if record.parent_tool_call_ids else record.tool_name,
-        server_text(record),
-        tr(f"audit_decision_{record.decision}"),
-        tr(f"audit_by_{record.decided_by}"),
-        tr("seconds", n=f"{record.waited_s:.1f}"),
+        server_text(texts, record),
+        texts.tr(f"audit_decision_{record.decision}"),
+        texts.tr(f"audit_by_{record.decided_by}"),
+        texts.tr("seconds", n=f"{record.waited_s:.1f}"),
         record.arguments_preview,
     )
 
 
-def tooltip(record: ApprovalRecord, column: int) -> str | None:
+def tooltip(texts: Texts, record: ApprovalRecord, column: int) -> str | None:
     if column == 1 and record.parent_tool_call_ids:
-        return tr("audit_sub_agent", parent=" › ".join(record.parent_tool_call_ids))
+        return texts.tr("audit_sub_agent", parent=" › ".join(record.parent_tool_call_ids))
     if column == len(COLUMNS) - 1:
         return f"{record.arguments_preview}\nsha256 {record.arguments_sha256}"
     return None
@@ -157,8 +157,10 @@ class AuditTable(QTableView):
 class AuditModel(QAbstractTableModel):
     """The shown records as rows; a cell is formatted when the view asks for it."""
 
-    def __init__(self, parent: QObject | None = None) -> None:
+    def __init__(self, texts: Texts, parent: QObject | None = None) -> None:
         super().__init__(parent)
+        self.texts = texts
+        """The language of the headers and the cells' words (the page sets a new one)."""
         self.records: list[ApprovalRecord] = []
         self._rows: dict[int, tuple[str, ...]] = {}
         """Rows formatted so far: the view asks for each cell many times."""
@@ -172,7 +174,7 @@ class AuditModel(QAbstractTableModel):
     def row(self, row: int) -> tuple[str, ...]:
         cached = self._rows.get(row)
         if cached is None:
-            cached = self._rows[row] = cells(self.records[row])
+            cached = self._rows[row] = cells(self.texts, self.records[row])
         return cached
 
     def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
@@ -185,7 +187,7 @@ class AuditModel(QAbstractTableModel):
         self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
     ) -> object:
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return tr(f"audit_col_{COLUMNS[section]}")
+            return self.texts.tr(f"audit_col_{COLUMNS[section]}")
         return None
 
     def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> object:
@@ -194,7 +196,7 @@ class AuditModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return self.row(index.row())[index.column()]
         if role == Qt.ItemDataRole.ToolTipRole:
-            return tooltip(self.records[index.row()], index.column())
+            return tooltip(self.texts, self.records[index.row()], index.column())
         if role == Qt.ItemDataRole.UserRole:
             return self.records[index.row()].tool_call_id
         return None
@@ -209,6 +211,7 @@ class AuditPage(QWidget):
         path: Path | None = None,
         *,
         now: Callable[[], datetime] = lambda: datetime.now(UTC),
+        texts: Texts,
         parent: QWidget | None = None,
     ) -> None:
         """``path``: the audit file (default: the data folder's);
@@ -223,7 +226,7 @@ class AuditPage(QWidget):
         self._tasks: set[asyncio.Task[None]] = set()
         self.shown_records: list[ApprovalRecord] = []
 
-        self.texts = TextBindings(current_texts())
+        self.texts = TextBindings(texts)
         title = self.texts.label("audit_title", self)
         title.setObjectName("cardTitle")
         self.tool_filter = QLineEdit(self)
@@ -251,7 +254,7 @@ class AuditPage(QWidget):
         filters.addWidget(self.decision_filter, 1)
         filters.addWidget(self.period_filter, 1)
 
-        self.model = AuditModel(self)
+        self.model = AuditModel(texts, self)
         self.table = AuditTable(self)
         self.table.setModel(self.model)
         self.table.verticalHeader().setVisible(False)
@@ -286,13 +289,14 @@ class AuditPage(QWidget):
         self.export_button.clicked.connect(lambda: self.export_csv())
         self.reload()
 
-    def retranslate(self) -> None:
-        """Every text again in the current language (Settings → Appearance)."""
-        self.texts.retranslate(current_texts())
-        self.server_filter.setItemText(0, tr("audit_any_server"))
+    def retranslate(self, texts: Texts) -> None:
+        """Every text again in ``texts``' language (Settings → Appearance)."""
+        self.texts.retranslate(texts)
+        self.model.texts = texts
+        self.server_filter.setItemText(0, self.texts.tr("audit_any_server"))
         index = self.server_filter.findData(BUILTIN)
         if index >= 0:
-            self.server_filter.setItemText(index, tr("audit_builtin"))
+            self.server_filter.setItemText(index, self.texts.tr("audit_builtin"))
         self.model.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, len(COLUMNS) - 1)
         if not self.loading():
             self.apply_filter()  # the rows' words and the count
@@ -308,7 +312,7 @@ class AuditPage(QWidget):
         except RuntimeError:
             self._show(self._read_now())
             return
-        self.count_label.setText(tr("audit_loading"))
+        self.count_label.setText(self.texts.tr("audit_loading"))
         task = loop.create_task(self._load(self._generation))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
@@ -331,15 +335,15 @@ class AuditPage(QWidget):
 
     def _show(self, read: AuditRead | OSError) -> None:
         if isinstance(read, OSError):
-            self.count_label.setText(tr("audit_read_failed", path=str(self.path), error=os_error_text(read)))
+            self.count_label.setText(self.texts.tr("audit_read_failed", path=str(self.path), error=os_error_text(self.texts.texts, read)))
             return
         self._read = read
         chosen = self.server_filter.currentData()
         self.server_filter.blockSignals(True)
         self.server_filter.clear()
-        self.server_filter.addItem(tr("audit_any_server"), None)
+        self.server_filter.addItem(self.texts.tr("audit_any_server"), None)
         for server in servers(self._read.records):
-            self.server_filter.addItem(tr("audit_builtin") if server == BUILTIN else server, server)
+            self.server_filter.addItem(self.texts.tr("audit_builtin") if server == BUILTIN else server, server)
         index = self.server_filter.findData(chosen) if chosen is not None else 0
         self.server_filter.setCurrentIndex(max(0, index))
         self.server_filter.blockSignals(False)
@@ -360,11 +364,11 @@ class AuditPage(QWidget):
         self.model.set_records(self.shown_records)
         total = len(self._read.records)
         if total == 0:
-            text = tr("audit_empty")
+            text = self.texts.tr("audit_empty")
         else:
-            text = tr("audit_count", shown=len(self.shown_records), total=total)
+            text = self.texts.tr("audit_count", shown=len(self.shown_records), total=total)
         if self._read.skipped:
-            text += " · " + tr("audit_skipped", n=self._read.skipped)
+            text += " · " + self.texts.tr("audit_skipped", n=self._read.skipped)
         self.count_label.setText(text)
         self.export_button.setEnabled(bool(self.shown_records))
 
@@ -378,7 +382,7 @@ class AuditPage(QWidget):
         """Save the shown records as CSV at ``path`` (None: ask where)."""
         if path is None:
             chosen, _ = QFileDialog.getSaveFileName(
-                self, tr("audit_export_title"), str(Path.home() / "approvals.csv"), "CSV (*.csv)"
+                self, self.texts.tr("audit_export_title"), str(Path.home() / "approvals.csv"), "CSV (*.csv)"
             )
             if not chosen:
                 return False
@@ -389,8 +393,8 @@ class AuditPage(QWidget):
             # LibreOffice skip it when read as utf-8-sig.
             atomic_write_text(path, "\ufeff" + to_csv(self.shown_records))
         except OSError as exc:
-            self.count_label.setText(tr("audit_export_failed", path=str(path), error=os_error_text(exc)))
+            self.count_label.setText(self.texts.tr("audit_export_failed", path=str(path), error=os_error_text(self.texts.texts, exc)))
             return False
-        self.count_label.setText(tr("audit_exported", path=str(path)))
+        self.count_label.setText(self.texts.tr("audit_exported", path=str(path)))
         self.exported.emit(str(path))
         return True

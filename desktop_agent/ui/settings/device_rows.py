@@ -16,7 +16,7 @@ from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QComboBox, QLabel, QWidget
 
 from desktop_agent.storage.settings import Settings
-from desktop_agent.ui.i18n import tr
+from desktop_agent.texts import Texts
 from desktop_agent.ui.voice.audio_devices import AudioDevices
 from desktop_agent.ui.voice.device_choice import SYSTEM_DEFAULT, Device, options
 
@@ -24,8 +24,12 @@ from desktop_agent.ui.voice.device_choice import SYSTEM_DEFAULT, Device, options
 class DeviceBox(QComboBox):
     """One row: the item data is the device id ("" for the system default)."""
 
-    def __init__(self, devices: AudioDevices, *, output: bool, chosen: str, name: str, parent: QWidget) -> None:
+    def __init__(
+        self, devices: AudioDevices, *, output: bool, chosen: str, name: str, texts: Texts, parent: QWidget
+    ) -> None:
         super().__init__(parent)
+        self.texts = texts
+        """The language of the system-default and not-connected rows (:meth:`refresh`)."""
         self._devices, self._output = devices, output
         self._chosen, self._name = chosen, name
         self.setObjectName("speakerDevice" if output else "micDevice")
@@ -50,10 +54,10 @@ class DeviceBox(QComboBox):
         self.clear()
         for row in rows:
             if row.id == SYSTEM_DEFAULT:
-                text = (tr("device_system_default_named", device=default.name) if default is not None
-                        else tr("device_system_default"))
+                text = (self.texts.tr("device_system_default_named", device=default.name) if default is not None
+                        else self.texts.tr("device_system_default"))
             else:
-                text = row.name if row.present else tr("device_not_connected", device=row.name)
+                text = row.name if row.present else self.texts.tr("device_not_connected", device=row.name)
             self.addItem(text, row.id)
         self.setCurrentIndex(max(0, self.findData(self._chosen)))
         self.blockSignals(False)
@@ -68,18 +72,19 @@ class DeviceRows(QObject):
     """The two rows and the line under them (the page lays them out); a
     QObject so the watcher's signal stops reaching it with the page."""
 
-    def __init__(self, devices: AudioDevices, settings: Settings, parent: QWidget) -> None:
+    def __init__(self, devices: AudioDevices, settings: Settings, texts: Texts, parent: QWidget) -> None:
         super().__init__(parent)
         self._devices = devices
+        self._texts = texts
         devices.start()
         self.mic = DeviceBox(devices, output=False, chosen=settings.audio_input_id,
-                             name=settings.audio_input_name, parent=parent)
+                             name=settings.audio_input_name, texts=texts, parent=parent)
         self.speaker = DeviceBox(devices, output=True, chosen=settings.audio_output_id,
-                                 name=settings.audio_output_name, parent=parent)
+                                 name=settings.audio_output_name, texts=texts, parent=parent)
         self.note = QLabel(parent)
         self.note.setObjectName("cardMuted")
         self.note.setWordWrap(True)
-        self.retranslate()
+        self.refresh()
         devices.changed.connect(self.refresh)
 
     def refresh(self) -> None:
@@ -88,11 +93,12 @@ class DeviceRows(QObject):
         self._say_missing()
 
     def _say_missing(self) -> None:
-        missing = [tr(key) for key, none in (("settings_no_microphone", not self._devices.inputs()),
+        missing = [self._texts.tr(key) for key, none in (("settings_no_microphone", not self._devices.inputs()),
                                              ("settings_no_speaker", not self._devices.outputs())) if none]
-        self.note.setText("\n".join([*missing, tr("settings_devices_note")]))
+        self.note.setText("\n".join([*missing, self._texts.tr("settings_devices_note")]))
 
-    def retranslate(self) -> None:
+    def retranslate(self, texts: Texts) -> None:
+        self._texts = self.mic.texts = self.speaker.texts = texts
         self.refresh()
 
     def apply_to(self, settings: Settings) -> Settings:

@@ -37,7 +37,7 @@ from PySide6.QtWidgets import (
 
 from desktop_agent.storage.secrets import KeyStorage
 from desktop_agent.storage.settings import Settings, SettingsError
-from desktop_agent.ui.i18n import tr
+from desktop_agent.texts import Texts
 from desktop_agent.ui.settings.appearance_page import AppearancePage
 from desktop_agent.ui.settings.audit_page import AuditPage
 from desktop_agent.ui.settings.mcp_wording import allow_entry_text
@@ -82,9 +82,12 @@ class SettingsDialog(QDialog):
         mcp: McpControl | None = None,
         preview_voice: VoicePreview | None = None,
         model_downloads: ModelDownloads | None = None,
+        texts: Texts,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
+        self.texts = texts
+        """The language the dialog speaks: the window's, then the one chosen on Appearance."""
         self.setMinimumSize(760, 520)
         self.resize(900, 600)  # room for the Approval history table's columns
         self._settings = settings
@@ -92,13 +95,15 @@ class SettingsDialog(QDialog):
         """Each page's title key (a title given by :meth:`add_page` as is)."""
 
         self.model_page = ModelPage(
-            settings, has_api_key=has_api_key, key_note=key_note, stored_key=stored_key, parent=self
+            settings, has_api_key=has_api_key, key_note=key_note, stored_key=stored_key, texts=texts, parent=self
         )
-        self.voice_page = VoicePage(settings, preview=preview_voice, downloads=model_downloads, parent=self)
-        self.tools_page = ToolsPage(settings, control=mcp, parent=self)
-        self.skills_page = SkillsPage(skills, settings.enabled_skills, user_folder=skills_folder, parent=self)
-        self.appearance_page = AppearancePage(settings, parent=self)
-        self.audit_page = AuditPage(parent=self)
+        self.voice_page = VoicePage(settings, preview=preview_voice, downloads=model_downloads, texts=texts, parent=self)
+        self.tools_page = ToolsPage(settings, control=mcp, texts=texts, parent=self)
+        self.skills_page = SkillsPage(
+            skills, settings.enabled_skills, texts=texts, user_folder=skills_folder, parent=self
+        )
+        self.appearance_page = AppearancePage(settings, texts, parent=self)
+        self.audit_page = AuditPage(texts=texts, parent=self)
 
         self.pages = QListWidget(self)
         self.pages.setObjectName("settingsPages")
@@ -133,7 +138,7 @@ class SettingsDialog(QDialog):
 
         self.appearance_page.language_chosen.connect(lambda _c: self._switch_appearance())
         self.appearance_page.theme_chosen.connect(lambda _c: self._switch_appearance())
-        self.retranslate()
+        self.retranslate(texts)
         if parent is None:
             apply_theme(self)  # with a parent window it inherits the window's
 
@@ -161,10 +166,9 @@ class SettingsDialog(QDialog):
         self.stack.insertWidget(row, scroll)
         self.pages.insertItem(row, self._title(title_key))
 
-    @staticmethod
-    def _title(key: str) -> str:
+    def _title(self, key: str) -> str:
         try:
-            return tr(key)
+            return self.texts.tr(key)
         except KeyError:
             return key  # a title given as text (add_page)
 
@@ -198,25 +202,25 @@ class SettingsDialog(QDialog):
 
     # ----------------------------------------------------------- appearance
 
-    def retranslate(self) -> None:
-        """Every text again in the current language (the language switch)."""
-        self.setWindowTitle(tr("settings_title"))
+    def retranslate(self, texts: Texts) -> None:
+        """Every text again in ``texts``' language (the language switch)."""
+        self.texts = texts
+        self.setWindowTitle(texts.tr("settings_title"))
         for row, key in enumerate(self._titles):
             self.pages.item(row).setText(self._title(key))
-        self.note.setText(tr("settings_apply_note"))
+        self.note.setText(texts.tr("settings_apply_note"))
         ok = self.buttons.button(QDialogButtonBox.StandardButton.Ok)
         cancel = self.buttons.button(QDialogButtonBox.StandardButton.Cancel)
-        ok.setText(tr("settings_ok"))
-        cancel.setText(tr("settings_cancel"))
+        ok.setText(texts.tr("settings_ok"))
+        cancel.setText(texts.tr("settings_cancel"))
         for index in range(self.stack.count()):
             retranslate = getattr(self.page(index), "retranslate", None)  # a page added without one keeps its texts
             if callable(retranslate):
-                retranslate()
+                retranslate(texts)
 
     def _switch_appearance(self) -> None:
         page = self.appearance_page
-        apply_appearance(page.language_choice(), page.theme_choice())
-        self.retranslate()
+        self.retranslate(apply_appearance(page.language_choice(), page.theme_choice()))
         if self.parentWidget() is None:
             apply_theme(self)
         self.appearance_changed.emit()

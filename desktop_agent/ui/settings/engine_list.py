@@ -24,7 +24,7 @@ from pathlib import Path
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QGridLayout, QLabel, QProgressBar, QPushButton, QVBoxLayout, QWidget
 
-from desktop_agent.ui.i18n import tr
+from desktop_agent.texts import Texts
 from desktop_agent.ui.voice.model_wording import engine_state_text, languages_text
 from desktop_agent.voice.downloads import DownloadState, ModelDownloads
 from desktop_agent.voice.engine_catalogue import EngineRow, catalogue, delete_model
@@ -73,9 +73,11 @@ class EngineList(QWidget):
         self,
         downloads: ModelDownloads,
         source: Callable[[], ModelSource],
+        texts: Texts,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
+        self._texts = texts
         self._downloads = downloads
         self.source = source
         """The source the page's fields name now."""
@@ -130,26 +132,27 @@ class EngineList(QWidget):
         for row in self.rows():
             self._show(self._rows[row.key], row)
         for key, label in self._headings.items():
-            label.setText(tr(key))
+            label.setText(self._texts.tr(key))
 
-    def retranslate(self) -> None:
+    def retranslate(self, texts: Texts) -> None:
+        self._texts = texts
         self.refresh()
 
     def _show(self, widgets: _Row, row: EngineRow) -> None:
         widgets.row = row
         widgets.name.setText(row.name)
-        widgets.languages.setText(languages_text(row.languages))
-        widgets.state.setText(engine_state_text(row))
+        widgets.languages.setText(languages_text(self._texts, row.languages))
+        widgets.state.setText(engine_state_text(self._texts, row))
         widgets.state.setProperty("state", row.state)
-        widgets.state.setToolTip(engine_state_text(row) if row.state == "failed" else "")
+        widgets.state.setToolTip(engine_state_text(self._texts, row) if row.state == "failed" else "")
         widgets.bar.setVisible(row.state == "downloading")
         widgets.bar.setValue(int(row.percent or 0))
         action = {"needs_download": "engine_download", "downloading": "engine_cancel", "failed": "engine_retry"}
         widgets.action.setVisible(row.state in action)
         if row.state in action:
-            widgets.action.setText(tr(action[row.state], mb=""))
+            widgets.action.setText(self._texts.tr(action[row.state], mb=""))
         widgets.delete.setVisible(row.deletable)
-        widgets.delete.setText(tr("engine_delete_confirm" if widgets.confirming else "engine_delete"))
+        widgets.delete.setText(self._texts.tr("engine_delete_confirm" if widgets.confirming else "engine_delete"))
 
     # ------------------------------------------------------------ actions
 
@@ -188,7 +191,7 @@ class EngineList(QWidget):
             deleted = delete_model(row, self._downloads.store)
         except OSError as exc:
             log.warning("could not delete %s: %s", row.name, exc)
-            widgets.state.setText(tr("engine_delete_failed", reason=exc.strerror or str(exc)))
+            widgets.state.setText(self._texts.tr("engine_delete_failed", reason=exc.strerror or str(exc)))
             return
         self.refresh()
         if deleted:

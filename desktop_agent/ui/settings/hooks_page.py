@@ -18,50 +18,54 @@ from PySide6.QtWidgets import QCheckBox, QLabel, QScrollArea, QVBoxLayout, QWidg
 
 from desktop_agent.hooks_engine import HookInfo
 from desktop_agent.storage.settings import Settings
-from desktop_agent.ui.i18n import tr
+from desktop_agent.texts import Texts
 from desktop_agent.ui.shell.os_wording import with_os_reason
 
 _INDENT = 22
 """Pixels: a hook's detail lines start under its name."""
 
 
-def hook_detail(info: HookInfo) -> str:
+def hook_detail(texts: Texts, info: HookInfo) -> str:
     """The line under a hook's name: when, as what, for how long, from where."""
     checkpoint_key, role_key = f"hooks_cp_{info.checkpoint}", f"hooks_role_{info.role}"
-    return tr(
+    return texts.tr(
         "hooks_detail",
-        checkpoint=_or(checkpoint_key, info.checkpoint),
-        role=_or(role_key, info.role),
-        lifetime=tr("hooks_persistent" if info.persistent else "hooks_once"),
-        source=tr(f"hooks_source_{info.source}"),
+        checkpoint=_or(texts, checkpoint_key, info.checkpoint),
+        role=_or(texts, role_key, info.role),
+        lifetime=texts.tr("hooks_persistent" if info.persistent else "hooks_once"),
+        source=texts.tr(f"hooks_source_{info.source}"),
     )
 
 
-def hook_problem(info: HookInfo) -> str:
+def hook_problem(texts: Texts, info: HookInfo) -> str:
     """Why a broken hook is not used, in the window's language."""
     problem = info.problem
-    return tr("hooks_broken", problem=tr(problem.key, **with_os_reason(problem.fields)) if problem is not None else "")
+    if problem is None:
+        return texts.tr("hooks_broken", problem="")
+    return texts.tr("hooks_broken", problem=texts.tr(problem.key, **with_os_reason(texts, problem.fields)))
 
 
-def _or(key: str, raw: str) -> str:
+def _or(texts: Texts, key: str, raw: str) -> str:
     """The translation of ``key``; ``raw`` for a value no hook may have
     (a broken entry's)."""
     try:
-        return tr(key)
+        return texts.tr(key)
     except KeyError:
         return raw
 
 
 class HooksPage(QWidget):
-    def __init__(self, hooks: Sequence[HookInfo], *, folder: str = "", parent: QWidget | None = None) -> None:
+    def __init__(
+        self, hooks: Sequence[HookInfo], *, texts: Texts, folder: str = "", parent: QWidget | None = None
+    ) -> None:
         super().__init__(parent)
         self._initial = {info.name: info.enabled for info in hooks if info.problem is None}
         self.boxes: dict[str, QCheckBox] = {}
-        self._texts: list[tuple[QLabel, Callable[[], str]]] = []
+        self._texts: list[tuple[QLabel, Callable[[Texts], str]]] = []
         """Each label with what it says, for :meth:`retranslate`."""
 
-        intro = QLabel(tr("hooks_intro", folder=folder), self)
-        self._texts.append((intro, lambda: tr("hooks_intro", folder=folder)))
+        intro = QLabel(texts.tr("hooks_intro", folder=folder), self)
+        self._texts.append((intro, lambda texts: texts.tr("hooks_intro", folder=folder)))
         intro.setWordWrap(True)
         intro.setObjectName("cardMuted")
         rows = QWidget(self)
@@ -69,8 +73,8 @@ class HooksPage(QWidget):
         for info in hooks:
             box = QCheckBox(info.name, rows)
             box.setChecked(info.enabled)
-            detail = QLabel(hook_detail(info), rows)
-            self._texts.append((detail, partial(hook_detail, info)))
+            detail = QLabel(hook_detail(texts, info), rows)
+            self._texts.append((detail, partial(hook_detail, info=info)))
             detail.setObjectName("cardMuted")
             detail.setWordWrap(True)
             detail.setContentsMargins(_INDENT, 0, 0, 4)  # under the name, not under the box
@@ -81,16 +85,16 @@ class HooksPage(QWidget):
             else:
                 box.setEnabled(False)
                 detail.setEnabled(False)
-                problem = QLabel(hook_problem(info), rows)
-                self._texts.append((problem, partial(hook_problem, info)))
+                problem = QLabel(hook_problem(texts, info), rows)
+                self._texts.append((problem, partial(hook_problem, info=info)))
                 problem.setWordWrap(True)
                 problem.setEnabled(False)
                 problem.setContentsMargins(_INDENT, 0, 0, 4)
                 box.setToolTip(problem.text())
                 column.addWidget(problem)
         if not hooks:
-            none = QLabel(tr("hooks_none"), rows)
-            self._texts.append((none, partial(tr, "hooks_none")))
+            none = QLabel(texts.tr("hooks_none"), rows)
+            self._texts.append((none, lambda texts: texts.tr("hooks_none")))
             column.addWidget(none)
         column.addStretch(1)
         scroll = QScrollArea(self)
@@ -100,10 +104,10 @@ class HooksPage(QWidget):
         layout.addWidget(intro)
         layout.addWidget(scroll, 1)
 
-    def retranslate(self) -> None:
-        """Texts again in the current language (Settings → Appearance)."""
+    def retranslate(self, texts: Texts) -> None:
+        """Texts again in ``texts``' language (Settings → Appearance)."""
         for label, text in self._texts:
-            label.setText(text())
+            label.setText(text(texts))
 
     def choices(self) -> dict[str, bool]:
         """The hooks the user switched on or off here, by name."""

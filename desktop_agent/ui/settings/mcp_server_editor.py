@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 
 from desktop_agent.mcp_engine.config import parse_mcp_config
 from desktop_agent.mcp_engine.config_errors import McpConfigError
-from desktop_agent.ui.i18n import current_texts, tr
+from desktop_agent.texts import Texts
 from desktop_agent.ui.settings.mcp_wording import problem_text
 from desktop_agent.ui.shell.dialog_parts import error_line, ok_cancel
 from desktop_agent.ui.shell.retranslate import TextBindings, item_text
@@ -64,10 +64,11 @@ class McpServerEditor(QDialog):
         entry: dict[str, Any] | None = None,
         *,
         taken: frozenset[str] = frozenset(),
+        texts: Texts,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
-        self.texts = TextBindings(current_texts())
+        self.texts = TextBindings(texts)
         self._original = dict(entry or {})
         self._taken = taken - {name}
         self.texts.bind(self.setWindowTitle, "mcp_edit_title" if name else "mcp_add_title")
@@ -130,18 +131,18 @@ class McpServerEditor(QDialog):
         translated line when something is missing or wrong."""
         name = self.name.text().strip()
         if not _NAME_RE.match(name):
-            raise ValueError(tr("mcp_bad_name"))
+            raise ValueError(self.texts.tr("mcp_bad_name"))
         if name in self._taken:
-            raise ValueError(tr("mcp_name_taken", name=name))
+            raise ValueError(self.texts.tr("mcp_name_taken", name=name))
         entry = {k: v for k, v in self._original.items() if k not in _FORM_KEYS}
         if self.kind() == "stdio":
             if not self.command.text().strip():
-                raise ValueError(tr("mcp_need_command"))
+                raise ValueError(self.texts.tr("mcp_need_command"))
             entry["command"] = self.command.text().strip()
             try:
                 args = shlex.split(self.args.text())
             except ValueError:
-                raise ValueError(tr("mcp_bad_args")) from None
+                raise ValueError(self.texts.tr("mcp_bad_args")) from None
             if args:
                 entry["args"] = args
             env: dict[str, str] = {}
@@ -150,7 +151,7 @@ class McpServerEditor(QDialog):
                     continue
                 key, sep, value = line.partition("=")
                 if not sep or not key.strip():
-                    raise ValueError(tr("mcp_bad_env", line=line.strip()))
+                    raise ValueError(self.texts.tr("mcp_bad_env", line=line.strip()))
                 env[key.strip()] = value.strip()
             if env:
                 entry["env"] = env
@@ -159,13 +160,13 @@ class McpServerEditor(QDialog):
         else:
             url = self.url.text().strip()
             if not url.startswith(("http://", "https://")):
-                raise ValueError(tr("model_address_scheme"))
+                raise ValueError(self.texts.tr("model_address_scheme"))
             entry["type"] = self.kind()
             entry["url"] = url
         try:
             parse_mcp_config({"mcpServers": {name: entry}})
         except McpConfigError as exc:  # said in the window's words, without the name just typed
-            raise ValueError(problem_text(exc)) from None
+            raise ValueError(problem_text(self.texts.texts, exc)) from None
         return name, entry
 
     def _on_ok(self) -> None:

@@ -15,18 +15,18 @@ from desktop_agent.core.approval import BUILTIN, split_allow_key
 from desktop_agent.mcp_engine import servers_file
 from desktop_agent.mcp_engine.config_errors import McpConfigError
 from desktop_agent.mcp_engine.servers_file import ImportOutcome
-from desktop_agent.ui.i18n import keys, language, tr
+from desktop_agent.texts import Texts, keys
 from desktop_agent.ui.shell.os_wording import os_error_text, os_reason
 
 if TYPE_CHECKING:
     from desktop_agent.mcp_engine import ServerStatus
 
-def listed(items: list[str]) -> str:
+def listed(texts: Texts, items: list[str]) -> str:
     """Names in a row: ``a, b`` / ``a、b``."""
-    return ("、" if language() == "zh" else ", ").join(items)
+    return ("、" if texts.language == "zh" else ", ").join(items)
 
 
-def problem_text(exc: McpConfigError) -> str:
+def problem_text(texts: Texts, exc: McpConfigError) -> str:
     """What is wrong, without the server it is about."""
     fields = dict(exc.fields)
     if "key" in fields:  # tr's own first parameter is named key
@@ -35,49 +35,50 @@ def problem_text(exc: McpConfigError) -> str:
     if code is None or f"mcp_problem_{code}" not in keys():
         return str(exc).removeprefix("mcp config: ")
     if code == "unreadable":
-        fields["error"] = os_reason(fields.get("errno"), str(fields.get("error", "")))
+        fields["error"] = os_reason(texts, fields.get("errno"), str(fields.get("error", "")))
     if code == "bad_value":
-        fields["expected"] = tr(f"mcp_expected_{fields.get('expected', 'invalid')}")
+        fields["expected"] = texts.tr(f"mcp_expected_{fields.get('expected', 'invalid')}")
         if fields.get("got"):
-            return tr("mcp_problem_bad_value_got", **fields)
-    return tr(f"mcp_problem_{code}", **fields)
+            return texts.tr("mcp_problem_bad_value_got", **fields)
+    return texts.tr(f"mcp_problem_{code}", **fields)
 
 
-def problem(exc: McpConfigError | OSError) -> str:
+def problem(texts: Texts, exc: McpConfigError | OSError) -> str:
     """One line for the Tools page or the server editor: the problem, after
     the server's name when it is about one server."""
     if isinstance(exc, OSError):  # saving the file
         path = exc.filename if exc.filename is not None else ""
-        return tr("mcp_problem_unwritable", path=path, error=os_error_text(exc))
-    text = problem_text(exc)
+        return texts.tr("mcp_problem_unwritable", path=path, error=os_error_text(texts, exc))
+    text = problem_text(texts, exc)
     server = exc.fields.get("server")
-    return tr("mcp_problem_in_server", server=server, problem=text) if server is not None else text
+    return texts.tr("mcp_problem_in_server", server=server, problem=text) if server is not None else text
 
 
-def import_outcome(outcome: ImportOutcome) -> tuple[bool, str]:
+def import_outcome(texts: Texts, outcome: ImportOutcome) -> tuple[bool, str]:
     """Whether anything was imported, and the line that says what happened:
     how many, which were renamed and why, which were skipped and why."""
     skipped = listed(
-        [tr("mcp_import_skipped_item", name=name, problem=problem_text(exc)) for name, exc in outcome.skipped]
+        texts,
+        [texts.tr("mcp_import_skipped_item", name=name, problem=problem_text(texts, exc)) for name, exc in outcome.skipped]
     )
     if not outcome.added and not outcome.unchanged and outcome.skipped:
-        return False, tr("mcp_import_failed", reason=tr("mcp_import_none_usable", items=skipped))
+        return False, texts.tr("mcp_import_failed", reason=texts.tr("mcp_import_none_usable", items=skipped))
     added = len(outcome.added)
     if not added:  # the rest is here already
-        parts = [tr("mcp_import_all_there")]
+        parts = [texts.tr("mcp_import_all_there")]
     else:
-        parts = [tr("mcp_imported_one") if added == 1 else tr("mcp_imported", count=added)]
+        parts = [texts.tr("mcp_imported_one") if added == 1 else texts.tr("mcp_imported", count=added)]
     if outcome.fixed_names:
-        parts.append(tr("mcp_import_fixed", pairs=listed([f"{a} → {b}" for a, b in outcome.fixed_names])))
+        parts.append(texts.tr("mcp_import_fixed", pairs=listed(texts, [f"{a} → {b}" for a, b in outcome.fixed_names])))
     if outcome.renamed:
-        parts.append(tr("mcp_import_renamed", pairs=listed([f"{a} → {b}" for a, b in outcome.renamed])))
+        parts.append(texts.tr("mcp_import_renamed", pairs=listed(texts, [f"{a} → {b}" for a, b in outcome.renamed])))
     if outcome.skipped:
-        parts.append(tr("mcp_import_skipped", items=skipped))
-    return True, ("" if language() == "zh" else " ").join(parts)  # no space after 。
+        parts.append(texts.tr("mcp_import_skipped", items=skipped))
+    return True, ("" if texts.language == "zh" else " ").join(parts)  # no space after 。
 
 
-def import_failed(exc: McpConfigError | OSError) -> str:
-    return tr("mcp_import_failed", reason=problem(exc))
+def import_failed(texts: Texts, exc: McpConfigError | OSError) -> str:
+    return texts.tr("mcp_import_failed", reason=problem(texts, exc))
 
 
 def server_tooltip(line: str, status: ServerStatus | None) -> str:
@@ -91,23 +92,23 @@ def server_tooltip(line: str, status: ServerStatus | None) -> str:
     return ""
 
 
-def allow_entry_text(key: str) -> str:
+def allow_entry_text(texts: Texts, key: str) -> str:
     """An always-allow entry as the list shows it: the tool and where it
     comes from (``get_current_time — from time``)."""
     server, tool = split_allow_key(key)
     if server is None:
-        return tr("allow_unknown", tool=tool)
+        return texts.tr("allow_unknown", tool=tool)
     if server == BUILTIN:
-        return tr("allow_builtin", tool=tool)
-    return tr("allow_server", tool=tool, server=server)
+        return texts.tr("allow_builtin", tool=tool)
+    return texts.tr("allow_server", tool=tool, server=server)
 
 
-def server_line(name: str, entry: dict[str, Any], status: ServerStatus | None) -> str:
+def server_line(texts: Texts, name: str, entry: dict[str, Any], status: ServerStatus | None) -> str:
     """``time — ready · 2 tools`` (a disabled server: ``— off``)."""
     if not servers_file.is_enabled(entry):
-        return tr("mcp_line_off", name=name)
+        return texts.tr("mcp_line_off", name=name)
     state = status.state if status is not None else "stopped"
-    word = tr(f"mcp_state_{state}") if f"mcp_state_{state}" in keys() else state
+    word = texts.tr(f"mcp_state_{state}") if f"mcp_state_{state}" in keys() else state
     if status is not None and status.state == "ready":
-        return tr("mcp_line_tools", name=name, state=word, count=status.tool_count)
-    return tr("mcp_line", name=name, state=word)
+        return texts.tr("mcp_line_tools", name=name, state=word, count=status.tool_count)
+    return texts.tr("mcp_line", name=name, state=word)

@@ -37,7 +37,7 @@ from desktop_agent.llm.endpoint_check import (
 )
 from desktop_agent.storage.secrets import KeyStorage
 from desktop_agent.storage.settings import Settings, SettingsError
-from desktop_agent.ui.i18n import current_texts, tr
+from desktop_agent.texts import Texts
 from desktop_agent.ui.shell.retranslate import TextBindings, item_text
 
 
@@ -79,29 +79,29 @@ class ModelCombo(QComboBox):
         return found
 
 
-def key_note_text(storage: KeyStorage) -> str:
+def key_note_text(texts: Texts, storage: KeyStorage) -> str:
     """Where the key is kept, translated (the storage layer knows no language)."""
     if storage.where == "keyring":
-        return tr("key_storage_keyring")
-    return tr("key_storage_file", path=str(storage.path))
+        return texts.tr("key_storage_keyring")
+    return texts.tr("key_storage_file", path=str(storage.path))
 
 
-def preset_text(key: str, label: str) -> Callable[[], str]:
+def preset_text(key: str, label: str) -> Callable[[Texts], str]:
     """A preset's name: a proper name as is, translated where Chinese has
     its own (通义千问, 智谱)."""
 
-    def text() -> str:
+    def text(texts: Texts) -> str:
         try:
-            return tr(f"model_preset_{key}")
+            return texts.tr(f"model_preset_{key}")
         except KeyError:
             return label
 
     return text
 
 
-def failure_text(result: CheckResult) -> str:
+def failure_text(texts: Texts, result: CheckResult) -> str:
     """A failed check in one translated line."""
-    return tr(f"model_fail_{result.failure or 'other'}", detail=result.detail)
+    return texts.tr(f"model_fail_{result.failure or 'other'}", detail=result.detail)
 
 
 class ModelPage(QWidget):
@@ -112,10 +112,11 @@ class ModelPage(QWidget):
         has_api_key: bool,
         key_note: str | KeyStorage,
         stored_key: Callable[[], str | None] = lambda: None,
+        texts: Texts,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
-        self.texts = TextBindings(current_texts())
+        self.texts = TextBindings(texts)
         self._stored_key = stored_key
         self._tasks: set[asyncio.Task[None]] = set()
 
@@ -124,7 +125,7 @@ class ModelPage(QWidget):
         self.texts.bind(item_text(self.preset, 0), "model_preset_custom")
         self._preset_texts = [preset_text(p.key, p.label) for p in PRESETS]
         for preset, text in zip(PRESETS, self._preset_texts, strict=True):
-            self.preset.addItem(text(), preset.key)
+            self.preset.addItem(text(texts), preset.key)
         self.base_url = QLineEdit(settings.base_url, self)
         self.texts.bind(self.base_url.setPlaceholderText, "settings_endpoint_hint")
         self.address_note = QLabel(self)
@@ -146,7 +147,7 @@ class ModelPage(QWidget):
         self.texts.bind(self.forget_key.setText, "settings_api_key_clear")
         self.forget_key.setVisible(has_api_key)
         self._key_storage = key_note if isinstance(key_note, KeyStorage) else None
-        self.key_note = QLabel(key_note if isinstance(key_note, str) else key_note_text(key_note), self)
+        self.key_note = QLabel(key_note if isinstance(key_note, str) else key_note_text(texts, key_note), self)
         self.key_note.setObjectName("cardMuted")
         self.key_note.setWordWrap(True)
 
@@ -177,12 +178,12 @@ class ModelPage(QWidget):
         self.base_url.textChanged.connect(lambda _t: self._sync_preset())
         self._sync_preset()
 
-    def retranslate(self) -> None:
-        self.texts.retranslate(current_texts())
+    def retranslate(self, texts: Texts) -> None:
+        self.texts.retranslate(texts)
         for index, text in enumerate(self._preset_texts, start=1):  # 0: "Custom", bound above
-            self.preset.setItemText(index, text())
+            self.preset.setItemText(index, text(texts))
         if self._key_storage is not None:
-            self.key_note.setText(key_note_text(self._key_storage))
+            self.key_note.setText(key_note_text(texts, self._key_storage))
         self._sync_preset()
 
     # ------------------------------------------------------------ address
@@ -205,7 +206,7 @@ class ModelPage(QWidget):
         (or is empty: the offline demo model)."""
         url = self.base_url.text().strip()
         problem = address_problem(url) if url else None
-        return tr(f"model_address_{problem}") if problem else None
+        return self.texts.tr(f"model_address_{problem}") if problem else None
 
     def _key(self) -> str | None:
         typed = self.api_key.text().strip()
@@ -228,10 +229,10 @@ class ModelPage(QWidget):
         address is already explained under the field, so here only a pointer."""
         url = self.base_url.text().strip()
         if self.address_problem() is not None:
-            self.result.setText(tr("model_fix_address"))
+            self.result.setText(self.texts.tr("model_fix_address"))
             return None
         if not url:
-            self.result.setText(tr("model_address_empty"))
+            self.result.setText(self.texts.tr("model_address_empty"))
             return None
         return url
 
@@ -240,7 +241,7 @@ class ModelPage(QWidget):
         if url is None:
             return
         self.fetch.setEnabled(False)
-        self.result.setText(tr("model_fetching"))
+        self.result.setText(self.texts.tr("model_fetching"))
         self._run(self._fetch(url, self._key()))
 
     async def _fetch(self, url: str, key: str | None) -> None:
@@ -250,18 +251,18 @@ class ModelPage(QWidget):
             self.fetch.setEnabled(True)
         if result.ok:
             self.model.set_models(result.models)
-            self.result.setText(tr("model_fetched", count=len(result.models)))
+            self.result.setText(self.texts.tr("model_fetched", count=len(result.models)))
             if not self.model.text() and result.models:
                 self.model.setText(result.models[0])
         else:
-            self.result.setText(failure_text(result))
+            self.result.setText(failure_text(self.texts.texts, result))
 
     def test_connection(self) -> None:
         url = self._ready()
         if url is None:
             return
         self.test.setEnabled(False)
-        self.result.setText(tr("model_testing"))
+        self.result.setText(self.texts.tr("model_testing"))
         self._run(self._test(url, self._key(), self.model.text().strip()))
 
     async def _test(self, url: str, key: str | None, model: str) -> None:
@@ -270,9 +271,9 @@ class ModelPage(QWidget):
         finally:
             self.test.setEnabled(True)
         if result.ok:
-            self.result.setText(tr("model_test_ok", ms=result.latency_ms, answer=result.answer or "…"))
+            self.result.setText(self.texts.tr("model_test_ok", ms=result.latency_ms, answer=result.answer or "…"))
         else:
-            self.result.setText(failure_text(result))
+            self.result.setText(failure_text(self.texts.texts, result))
 
     # -------------------------------------------------------------- result
 

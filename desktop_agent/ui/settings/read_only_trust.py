@@ -17,24 +17,26 @@ from collections.abc import Collection, Sequence
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QCheckBox, QLabel, QVBoxLayout, QWidget
 
-from desktop_agent.ui.i18n import tr
+from desktop_agent.texts import Texts
 
 
 class ReadOnlyTrustBox(QWidget):
     changed = Signal(list)
 
     def __init__(
-        self, servers: Sequence[str] = (), trusted: Collection[str] = (), parent: QWidget | None = None
+        self, texts: Texts, servers: Sequence[str] = (), trusted: Collection[str] = (),
+        parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
+        self._texts = texts
         self._layout = QVBoxLayout(self)
         self._layout.setContentsMargins(0, 0, 0, 0)
-        self.title = QLabel(tr("trust_title"), self)
+        self.title = QLabel(self._texts.tr("trust_title"), self)
         self.title.setObjectName("cardTitle")
-        self.note = QLabel(tr("trust_note"), self)
+        self.note = QLabel(self._texts.tr("trust_note"), self)
         self.note.setObjectName("cardMuted")
         self.note.setWordWrap(True)
-        self.empty = QLabel(tr("trust_no_servers"), self)
+        self.empty = QLabel(self._texts.tr("trust_no_servers"), self)
         self.empty.setObjectName("cardMuted")
         self._layout.addWidget(self.title)
         self._layout.addWidget(self.note)
@@ -49,7 +51,7 @@ class ReadOnlyTrustBox(QWidget):
             box.deleteLater()
         self.boxes = {}
         for server in servers:
-            box = QCheckBox(tr("trust_server", server=server), self)
+            box = QCheckBox(self._texts.tr("trust_server", server=server), self)
             box.setChecked(server in trusted)
             box.toggled.connect(lambda _on: self.changed.emit(self.trusted()))
             self._layout.addWidget(box)

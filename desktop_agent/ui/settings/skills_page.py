@@ -14,26 +14,26 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import QCheckBox, QFrame, QHBoxLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
 
-from desktop_agent.ui.i18n import tr
+from desktop_agent.texts import Texts
 from desktop_agent.ui.shell.os_wording import with_os_reason
 
 if TYPE_CHECKING:
     from desktop_agent.skills_engine.scan import SkillInfo
 
 
-def skill_problem(info: SkillInfo) -> str:
+def skill_problem(texts: Texts, info: SkillInfo) -> str:
     """Why ``info`` is not loaded, in the window's language."""
     problem = info.problem
     if problem is None:
         return ""
-    fields = with_os_reason(problem.fields)
-    return tr("skill_problem", problem=tr(problem.key, **fields), **fields)
+    fields = with_os_reason(texts, problem.fields)
+    return texts.tr("skill_problem", problem=texts.tr(problem.key, **fields), **fields)
 
 
 class SkillRow(QFrame):
     """One skill: checkbox with its name, source, description or problem."""
 
-    def __init__(self, info: SkillInfo, enabled: bool, parent: QWidget | None = None) -> None:
+    def __init__(self, info: SkillInfo, enabled: bool, texts: Texts, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.info = info
         self.checkbox = QCheckBox(info.name, self)
@@ -41,7 +41,7 @@ class SkillRow(QFrame):
         self.source = QLabel(self)
         self.source.setObjectName("cardMuted")
         self.description = QLabel(self)
-        self.retranslate()
+        self.retranslate(texts)
         self.description.setWordWrap(True)
         self.description.setObjectName("cardMuted")
         self.description.setToolTip(str(info.path))
@@ -58,10 +58,12 @@ class SkillRow(QFrame):
         if info.problem is not None:
             self.setEnabled(False)  # greyed: a broken skill cannot be enabled
 
-    def retranslate(self) -> None:
+    def retranslate(self, texts: Texts) -> None:
         info = self.info
-        self.source.setText(tr(f"skills_source_{info.source}"))
-        self.description.setText(tr("skills_broken", problem=skill_problem(info)) if info.problem else info.description)
+        self.source.setText(texts.tr(f"skills_source_{info.source}"))
+        self.description.setText(
+            texts.tr("skills_broken", problem=skill_problem(texts, info)) if info.problem else info.description
+        )
 
 
 class SkillsPage(QWidget):
@@ -70,12 +72,13 @@ class SkillsPage(QWidget):
         skills: Sequence[SkillInfo],
         enabled_skills: tuple[str, ...] | None,
         *,
+        texts: Texts,
         user_folder: str = "",
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
         self._original = enabled_skills
-        self.intro = QLabel(tr("skills_intro"), self)
+        self.intro = QLabel(texts.tr("skills_intro"), self)
         self.intro.setWordWrap(True)
         self.rows: list[SkillRow] = []
         body = QWidget(self)
@@ -83,10 +86,10 @@ class SkillsPage(QWidget):
         rows.setContentsMargins(0, 0, 0, 0)
         for info in skills:
             on = enabled_skills is None or info.name in enabled_skills
-            row = SkillRow(info, on, body)
+            row = SkillRow(info, on, texts, body)
             self.rows.append(row)
             rows.addWidget(row)
-        self.empty = QLabel(tr("skills_none"), body)
+        self.empty = QLabel(texts.tr("skills_none"), body)
         self.empty.setVisible(not skills)
         rows.addWidget(self.empty)
         rows.addStretch(1)
@@ -95,7 +98,7 @@ class SkillsPage(QWidget):
         scroll.setFrameShape(QFrame.Shape.NoFrame)
         scroll.setWidget(body)
         self._user_folder = user_folder
-        self.folder = QLabel(tr("skills_user_folder", folder=user_folder) if user_folder else "", self)
+        self.folder = QLabel(texts.tr("skills_user_folder", folder=user_folder) if user_folder else "", self)
         self.folder.setObjectName("cardMuted")
         self.folder.setWordWrap(True)
         self.folder.setVisible(bool(user_folder))
@@ -104,14 +107,14 @@ class SkillsPage(QWidget):
         layout.addWidget(scroll, 1)
         layout.addWidget(self.folder)
 
-    def retranslate(self) -> None:
-        """Texts again in the current language (Settings → Appearance)."""
-        self.intro.setText(tr("skills_intro"))
-        self.empty.setText(tr("skills_none"))
+    def retranslate(self, texts: Texts) -> None:
+        """Texts again in ``texts``' language (Settings → Appearance)."""
+        self.intro.setText(texts.tr("skills_intro"))
+        self.empty.setText(texts.tr("skills_none"))
         if self._user_folder:
-            self.folder.setText(tr("skills_user_folder", folder=self._user_folder))
+            self.folder.setText(texts.tr("skills_user_folder", folder=self._user_folder))
         for row in self.rows:
-            row.retranslate()
+            row.retranslate(texts)
 
     def row(self, name: str) -> SkillRow:
         return next(r for r in self.rows if r.info.name == name)

@@ -19,7 +19,7 @@ from desktop_agent.storage.settings import (
     Settings,
     SettingsError,
 )
-from desktop_agent.ui.i18n import current_texts, tr
+from desktop_agent.texts import Texts
 from desktop_agent.ui.shell.retranslate import TextBindings, item_text
 
 DOWNLOADING_ENGINES = ("auto", "whisper", "sensevoice")
@@ -32,9 +32,9 @@ class SttSettingsBox(QWidget):
 
     source_changed = Signal()
 
-    def __init__(self, settings: Settings, parent: QWidget | None = None) -> None:
+    def __init__(self, settings: Settings, texts: Texts, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.texts = TextBindings(current_texts())
+        self.texts = TextBindings(texts)
         self.engine = QComboBox(self)
         for index, name in enumerate(STT_ENGINES):
             self.engine.addItem("", name)
@@ -87,9 +87,9 @@ class SttSettingsBox(QWidget):
         self.mirror.editingFinished.connect(self.source_changed.emit)
         self._show_fields()
 
-    def retranslate(self) -> None:
-        """The texts again in the current language (Settings → Appearance)."""
-        self.texts.retranslate(current_texts())
+    def retranslate(self, texts: Texts) -> None:
+        """The texts again in ``texts``' language (Settings → Appearance)."""
+        self.texts.retranslate(texts)
         self._show_fields()
 
     def name(self) -> str:
@@ -104,7 +104,7 @@ class SttSettingsBox(QWidget):
 
     def _show_fields(self) -> None:
         name = self.name()
-        self.note.setText(tr(f"stt_note_{name}"))
+        self.note.setText(self.texts.tr(f"stt_note_{name}"))
         self._openai.setVisible(name == "openai")
         self._offline.setVisible(name in DOWNLOADING_ENGINES)
         self._whisper_label.setVisible(name in ("auto", "whisper"))
@@ -119,9 +119,9 @@ class SttSettingsBox(QWidget):
         for field, value in (("stt_endpoint", self.endpoint.text()), ("stt_mirror", self.mirror.text())):
             value = value.strip()
             if value and not value.startswith(("http://", "https://")):
-                raise SettingsError(tr("settings_bad_address", field=tr(field), value=value))
+                raise SettingsError(self.texts.tr("settings_bad_address", field=self.texts.tr(field), value=value))
         if self.source_name() == "custom" and not self.mirror.text().strip() and self.name() in DOWNLOADING_ENGINES:
-            raise SettingsError(tr("settings_custom_source_empty"))
+            raise SettingsError(self.texts.tr("settings_custom_source_empty"))
         return replace(
             settings,
             stt_engine=self.name(),

@@ -38,7 +38,7 @@ from PySide6.QtWidgets import (
 from desktop_agent.mcp_engine import servers_file
 from desktop_agent.mcp_engine.config_errors import McpConfigError
 from desktop_agent.storage.settings import Settings
-from desktop_agent.ui.i18n import current_texts, tr
+from desktop_agent.texts import Texts
 from desktop_agent.ui.settings.mcp_server_editor import McpServerEditor
 from desktop_agent.ui.settings.mcp_wording import (
     allow_entry_text,
@@ -71,13 +71,15 @@ class McpControl:
 
 
 class ToolsPage(QWidget):
-    def __init__(self, settings: Settings, *, control: McpControl | None = None, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, settings: Settings, *, control: McpControl | None = None, texts: Texts, parent: QWidget | None = None
+    ) -> None:
         super().__init__(parent)
-        self.texts = TextBindings(current_texts())
+        self.texts = TextBindings(texts)
         self._control = control
         self._tasks: set[asyncio.Task[None]] = set()
         self._entries: dict[str, dict[str, Any]] = {}
-        self._note: Callable[[], str] | None = None
+        self._note: Callable[[Texts], str] | None = None
         """The note's words, kept to say them again in another language."""
         self._restarting = False
         """The note says the servers are restarting: replaced once none is starting."""
@@ -133,7 +135,7 @@ class ToolsPage(QWidget):
         self._allowed_names = list(settings.always_allow)
         self._fill_allowed(settings.always_allow)
 
-        self.trust = ReadOnlyTrustBox((), settings.trusted_read_only_servers, self)
+        self.trust = ReadOnlyTrustBox(texts, (), settings.trusted_read_only_servers, self)
         self._trusted = list(settings.trusted_read_only_servers)
         self.trust.changed.connect(lambda names: setattr(self, "_trusted", list(names)))
 
@@ -166,10 +168,10 @@ class ToolsPage(QWidget):
             self._timer.start()
         self.refresh(reread=True)
 
-    def retranslate(self) -> None:
-        self.texts.retranslate(current_texts())
+    def retranslate(self, texts: Texts) -> None:
+        self.texts.retranslate(texts)
         if self._note is not None:
-            self.mcp_note.setText(self._note())
+            self.mcp_note.setText(self._note(texts))
         self._fill_allowed(tuple(self._allowed_names))
         self.refresh()
 
@@ -184,7 +186,7 @@ class ToolsPage(QWidget):
                 self._entries = servers_file.entries(servers_file.read_document(self._control.path))
             except McpConfigError as exc:
                 self._entries = {}
-                self._set_note(partial(problem, exc))
+                self._set_note(partial(problem, exc=exc))
         statuses = {s.name: s for s in self._control.statuses()}
         names = list(self._entries)
         if list(self.trust.boxes) != names:
@@ -203,7 +205,7 @@ class ToolsPage(QWidget):
         # Updated in place (the timer calls this twice a second): no flicker, hover and selection kept.
         for row, name in enumerate(names):
             item, entry, status = self.servers.item(row), self._entries[name], statuses.get(name)
-            line = server_line(name, entry, status)
+            line = server_line(self.texts.texts, name, entry, status)
             item.setText(line)
             on = servers_file.is_enabled(entry)
             item.setCheckState(Qt.CheckState.Checked if on else Qt.CheckState.Unchecked)
@@ -212,10 +214,10 @@ class ToolsPage(QWidget):
         self._sync_buttons()
         self._settle_note(names, statuses)
 
-    def _set_note(self, words: Callable[[], str], *, restarting: bool = False) -> None:
+    def _set_note(self, words: Callable[[Texts], str], *, restarting: bool = False) -> None:
         self._note = words
         self._restarting = restarting
-        self.mcp_note.setText(words())
+        self.mcp_note.setText(words(self.texts.texts))
 
     def _settle_note(self, names: list[str], statuses: dict[str, ServerStatus]) -> None:
         """"Restarting" gives way to what came of it once no server is starting."""
@@ -226,9 +228,9 @@ class ToolsPage(QWidget):
             return
         failed = [n for n in running if statuses[n].state == "failed"]
         if failed:
-            self._set_note(lambda: tr("mcp_servers_not_running", names=listed(failed)))
+            self._set_note(lambda texts: texts.tr("mcp_servers_not_running", names=listed(texts, failed)))
         else:
-            self._set_note(lambda: tr("mcp_servers_ready"))
+            self._set_note(lambda texts: texts.tr("mcp_servers_ready"))
 
     def server_lines(self) -> list[str]:
         return [self.servers.item(i).text() for i in range(self.servers.count())]
@@ -250,9 +252,11 @@ class ToolsPage(QWidget):
     def _save(
         self,
         change: Callable[[servers_file.Document], servers_file.Document],
-        note: Callable[[], str],
+        note: Callable[[Texts], str],
         *,
-        failed: Callable[[McpConfigError | OSError], str] = lambda exc: tr("mcp_save_failed", reason=problem(exc)),
+        failed: Callable[[Texts, McpConfigError | OSError], str] = (
+            lambda texts, exc: texts.tr("mcp_save_failed", reason=problem(texts, exc))
+        ),
     ) -> bool:
         """Apply ``change`` to the file, save it, and reload the servers;
         ``note`` says it is done (restarting), ``failed`` why it is not."""
@@ -260,16 +264,16 @@ class ToolsPage(QWidget):
         try:
             doc = change(servers_file.read_document(self._control.path))
         except (McpConfigError, OSError) as exc:
-            self._set_note(partial(failed, exc))
+            self._set_note(partial(_failed_with, failed, exc))
             return False
         return self._write(doc, note, failed=failed)
 
     def _write(
         self,
         doc: servers_file.Document,
-        note: Callable[[], str],
+        note: Callable[[Texts], str],
         *,
-        failed: Callable[[McpConfigError | OSError], str],
+        failed: Callable[[Texts, McpConfigError | OSError], str],
         restarting: bool = True,
     ) -> bool:
         """Save ``doc`` and reload the servers; ``restarting``: ``note``
@@ -278,7 +282,7 @@ class ToolsPage(QWidget):
         try:
             servers_file.write_document(self._control.path, doc)
         except (McpConfigError, OSError) as exc:
-            self._set_note(partial(failed, exc))
+            self._set_note(partial(_failed_with, failed, exc))
             return False
         self._entries = servers_file.entries(doc)
         self._set_note(note, restarting=restarting)
@@ -294,7 +298,7 @@ class ToolsPage(QWidget):
             await self._control.reload()
         except Exception as exc:  # the file was saved; say why it does not run
             log.warning("mcp reload failed: %s", exc)
-            self._set_note(partial(_reload_failed, exc))
+            self._set_note(partial(_reload_failed, exc=exc))
         finally:  # done now, so the refresh below may settle the note
             task = asyncio.current_task()
             if task is not None:
@@ -307,14 +311,14 @@ class ToolsPage(QWidget):
     def _on_item_changed(self, item: QListWidgetItem) -> None:
         name = str(item.data(Qt.ItemDataRole.UserRole))
         enabled = item.checkState() == Qt.CheckState.Checked
-        self._save(lambda doc: servers_file.with_enabled(doc, name, enabled), lambda: tr("mcp_saved"))
+        self._save(lambda doc: servers_file.with_enabled(doc, name, enabled), lambda texts: texts.tr("mcp_saved"))
 
     def _open_editor(self, name: str, entry: dict[str, Any] | None) -> McpServerEditor:
-        editor = McpServerEditor(name, entry, taken=frozenset(self._entries), parent=self)
+        editor = McpServerEditor(name, entry, taken=frozenset(self._entries), texts=self.texts.texts, parent=self)
         old = name or None
         editor.entry_ready.connect(
             lambda new, data: self._save(
-                lambda doc: servers_file.with_entry(doc, new, data, old_name=old), lambda: tr("mcp_saved")
+                lambda doc: servers_file.with_entry(doc, new, data, old_name=old), lambda texts: texts.tr("mcp_saved")
             )
         )
         self.editor = editor
@@ -333,12 +337,12 @@ class ToolsPage(QWidget):
     def remove_server(self) -> None:
         name = self.selected_name()
         if name is not None:
-            self._save(lambda doc: servers_file.without_entry(doc, name), lambda: tr("mcp_removed", name=name))
+            self._save(lambda doc: servers_file.without_entry(doc, name), lambda texts: texts.tr("mcp_removed", name=name))
 
     def choose_import(self) -> QFileDialog:
         """The file dialog, opened where Claude Desktop or Cursor keep their file."""
         folder = servers_file.import_start_folder(Path.home(), sys.platform, os.environ)
-        dialog = QFileDialog(self, tr("mcp_import"), str(folder), "JSON (*.json)")
+        dialog = QFileDialog(self, self.texts.tr("mcp_import"), str(folder), "JSON (*.json)")
         dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
         for known in ("claude_desktop_config.json", "mcp.json"):
             if (folder / known).is_file():
@@ -356,21 +360,21 @@ class ToolsPage(QWidget):
             found = servers_file.read_import(path)
             merged, outcome = servers_file.import_servers(servers_file.read_document(self._control.path), found)
         except McpConfigError as exc:
-            self._set_note(partial(import_failed, exc))
+            self._set_note(partial(import_failed, exc=exc))
             return False
         if not outcome.added:  # nothing to save or restart
-            self._set_note(lambda: import_outcome(outcome)[1])
-            return import_outcome(outcome)[0]
+            self._set_note(lambda texts: import_outcome(texts, outcome)[1])
+            return import_outcome(self.texts.texts, outcome)[0]
         # The outcome stays on screen: renames and skips are what to read.
-        return self._write(merged, lambda: import_outcome(outcome)[1], failed=import_failed, restarting=False)
+        return self._write(merged, lambda texts: import_outcome(texts, outcome)[1], failed=import_failed, restarting=False)
 
     # ---------------------------------------------------------- always-allow
 
     def _fill_allowed(self, names: tuple[str, ...]) -> None:
         self.allowed.clear()
-        self.allowed.addItems([allow_entry_text(name) for name in names])
+        self.allowed.addItems([allow_entry_text(self.texts.texts, name) for name in names])
         if not names:
-            self.allowed.addItem(tr("settings_none_allowed"))
+            self.allowed.addItem(self.texts.tr("settings_none_allowed"))
             self.allowed.item(0).setFlags(Qt.ItemFlag.NoItemFlags)
         self._allowed_names = list(names)
         self._sync_revoke()
@@ -389,7 +393,7 @@ class ToolsPage(QWidget):
     # --------------------------------------------------------------- result
 
     def _browse(self) -> None:
-        dialog = QFileDialog(self, tr("settings_mcp_file"), self.mcp_file.text() or "", "JSON (*.json)")
+        dialog = QFileDialog(self, self.texts.tr("settings_mcp_file"), self.mcp_file.text() or "", "JSON (*.json)")
         dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
         dialog.fileSelected.connect(self.mcp_file.setText)
         dialog.open()
@@ -405,6 +409,13 @@ class ToolsPage(QWidget):
         )
 
 
-def _reload_failed(exc: Exception) -> str:
-    """Why the saved servers do not run, in the current language."""
-    return tr("mcp_reload_failed", reason=problem(exc) if isinstance(exc, McpConfigError) else str(exc))
+def _reload_failed(texts: Texts, exc: Exception) -> str:
+    """Why the saved servers do not run, in ``texts``' language."""
+    return texts.tr("mcp_reload_failed", reason=problem(texts, exc) if isinstance(exc, McpConfigError) else str(exc))
+
+
+def _failed_with(
+    failed: Callable[[Texts, McpConfigError | OSError], str], exc: McpConfigError | OSError, texts: Texts
+) -> str:
+    """``failed``'s words for ``exc`` in ``texts``' language (a note said again after a switch)."""
+    return failed(texts, exc)

@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_agent.storage.settings import TTS_ENGINES, VOICE_SEND, Settings
-from desktop_agent.ui.i18n import current_texts, tr
+from desktop_agent.texts import Texts
 from desktop_agent.ui.settings.engine_list import EngineList
 from desktop_agent.ui.settings.stt_row import SttSettingsBox
 from desktop_agent.ui.shell.retranslate import TextBindings, item_text
@@ -83,6 +83,7 @@ class VoicePage(QScrollArea):
         preview: VoicePreview | None = None,
         downloads: ModelDownloads | None = None,
         devices: AudioDevices | None = None,
+        texts: Texts,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
@@ -92,7 +93,7 @@ class VoicePage(QScrollArea):
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         content = QWidget(self)
         self.setWidget(content)
-        self.texts = TextBindings(current_texts())
+        self.texts = TextBindings(texts)
         self._settings = settings
         self._preview = preview
         self._playing: asyncio.Task[None] | None = None
@@ -130,7 +131,7 @@ class VoicePage(QScrollArea):
         self.texts.bind(self.speak_all.setText, "settings_speak_all")
         self.speak_all.setChecked(settings.speak_every_reply)
 
-        self.stt = SttSettingsBox(settings, self)
+        self.stt = SttSettingsBox(settings, texts, self)
         self.voice_send = QComboBox(self)  # a push-to-talk transcript: sent, counted down, or left
         for index, mode in enumerate(VOICE_SEND):
             self.voice_send.addItem("", mode)
@@ -165,12 +166,12 @@ class VoicePage(QScrollArea):
             from desktop_agent.voice.stt.models import default_store
 
             downloads = ModelDownloads(default_store())
-        self.engines = EngineList(downloads, self._source, self)
+        self.engines = EngineList(downloads, self._source, texts, self)
         self.stt.source_changed.connect(self.engines.refresh)
         from desktop_agent.ui.settings.device_rows import DeviceRows
         from desktop_agent.ui.voice import audio_devices
 
-        self.devices = DeviceRows(devices or audio_devices.shared(), settings, self)
+        self.devices = DeviceRows(devices or audio_devices.shared(), settings, texts, self)
 
         form = QFormLayout()
         form.addRow(self.texts.label("settings_tts", self), self.tts_engine)
@@ -198,11 +199,11 @@ class VoicePage(QScrollArea):
         custom = self.stt.mirror.text().strip()
         return ModelSource(name, custom) if name in ("huggingface", "modelscope", "custom") else ModelSource()  # type: ignore[arg-type]
 
-    def retranslate(self) -> None:
-        self.texts.retranslate(current_texts())
-        self.stt.retranslate()
-        self.engines.retranslate()
-        self.devices.retranslate()
+    def retranslate(self, texts: Texts) -> None:
+        self.texts.retranslate(texts)
+        self.stt.retranslate(texts)
+        self.engines.retranslate(texts)
+        self.devices.retranslate(texts)
 
     def engine(self) -> str:
         """The chosen speech engine's key (``auto``, ``edge``…)."""
@@ -248,10 +249,10 @@ class VoicePage(QScrollArea):
 
     async def _speak(self, preview: VoicePreview, settings: Settings) -> None:
         try:
-            await preview(settings, tr("voice_preview_text"))
+            await preview(settings, self.texts.tr("voice_preview_text"))
         except Exception as exc:  # a preview that fails says so; it is no crash
             log.warning("voice preview failed: %s", exc)
-            self.preview_note.setText(tr("voice_preview_failed", reason=str(exc) or type(exc).__name__))
+            self.preview_note.setText(self.texts.tr("voice_preview_failed", reason=str(exc) or type(exc).__name__))
             self.preview_note.show()
         finally:
             self.play.setEnabled(True)

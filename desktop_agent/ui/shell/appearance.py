@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from PySide6.QtCore import QLocale
 
-from desktop_agent.ui.i18n import Language, choose_language, set_language
+from desktop_agent.texts import Language, Texts, choose_language
+from desktop_agent.ui.i18n import set_language
 from desktop_agent.ui.shell.qt_translations import apply_qt_language
 from desktop_agent.ui.shell.theme import set_theme_choice
 
@@ -21,8 +22,11 @@ def resolve_language(choice: str) -> Language:
     return choose_language(QLocale.system().name())
 
 
-def apply_appearance(language_choice: str, theme_choice: str) -> None:
+def apply_appearance(language_choice: str, theme_choice: str) -> Texts:
+    """The chosen colours and Qt's own words applied (application-wide, by Qt's
+    design); returns the chosen language's texts for whoever switches."""
     language = resolve_language(language_choice)
     set_language(language)
     apply_qt_language(language)  # Qt's own buttons and menus follow
     set_theme_choice(theme_choice)
+    return Texts(language)

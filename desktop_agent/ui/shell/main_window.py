@@ -164,7 +164,7 @@ class MainWindow(QMainWindow):
         column.setContentsMargins(0, 0, 0, 0)
         column.setSpacing(0)
         column.addWidget(self.chat, 1)
-        self.model_download = ModelDownloadPanel(central)
+        self.model_download = ModelDownloadPanel(current_texts(), central)
         """The speech model's first-use download (hidden unless one runs or failed)."""
         column.addWidget(self.model_download)
         column.addLayout(bottom)
@@ -477,11 +477,13 @@ class MainWindow(QMainWindow):
             controller.settings, has_api_key=controller.has_api_key(), key_note=deps.key_note(),
             skills=deps.skills, skills_folder=deps.skills_folder, parent=self,
             stored_key=deps.get_api_key, mcp=mcp_control(deps), preview_voice=deps.preview_voice,
-            model_downloads=deps.model_downloads,
+            model_downloads=deps.model_downloads, texts=current_texts(),
         )
         dialog.appearance_changed.connect(self.retranslate)
         self.settings_dialog = dialog
-        hooks = HooksPage(deps.hook_infos(controller.settings.hooks_enabled), folder=deps.hooks_folder)
+        hooks = HooksPage(
+            deps.hook_infos(controller.settings.hooks_enabled), texts=dialog.texts, folder=deps.hooks_folder
+        )
         dialog.add_page("hooks_tab", hooks)  # a key: the title follows a language switch
         # The Hooks page's switches join the dialog's edit: one save, one settings path.
         dialog.saved.connect(
@@ -514,7 +516,7 @@ class MainWindow(QMainWindow):
         self.hands_free_button.setText(tr("hands_free_short"))
         self.hands_free_button.setToolTip(tr("hands_free"))
         self.audio.retranslate()
-        self.model_download.retranslate()  # a failure or an offer says it again
+        self.model_download.retranslate(current_texts())  # a failure or an offer says it again
         self.chat.retranslate(current_texts())  # cards, message actions, code blocks, system lines
         self.status.retranslate()
         self.refresh_status()
@@ -569,4 +571,4 @@ def _warning_text(warning: str | Callable[[], str]) -> str:
     """A start-up warning as the window says it, in the current language."""
     from desktop_agent.ui.shell.notice_wording import notice_text
 
-    return f"**{tr('warning')}:** {warning() if callable(warning) else notice_text(warning)}"
+    return f"**{tr('warning')}:** {warning() if callable(warning) else notice_text(current_texts(), warning)}"

@@ -11,23 +11,23 @@ from __future__ import annotations
 
 from desktop_agent.core.notice import Notice
 from desktop_agent.mcp_engine.config_errors import McpConfigError
-from desktop_agent.ui.i18n import keys, language, tr
+from desktop_agent.texts import Texts, keys
 from desktop_agent.ui.settings.mcp_wording import problem as mcp_problem
 from desktop_agent.ui.shell.os_wording import with_os_reason
 
 
-def notice_text(line: str) -> str:
-    """``line`` worded in the current language."""
-    if not isinstance(line, Notice) or language() == "en" or line.key not in keys():
+def notice_text(texts: Texts, line: str) -> str:
+    """``line`` worded in ``texts``' language."""
+    if not isinstance(line, Notice) or texts.language == "en" or line.key not in keys():
         return str(line)
-    fields = with_os_reason(line.fields)
+    fields = with_os_reason(texts, line.fields)
     if isinstance(line.cause, McpConfigError):
-        fields["problem"] = mcp_problem(line.cause)
-    text = tr(line.key, **fields)
+        fields["problem"] = mcp_problem(texts, line.cause)
+    text = texts.tr(line.key, **fields)
     if line.frame is None:
         return text
     fields["problem"] = text
-    return tr(line.frame, **fields)
+    return texts.tr(line.frame, **fields)
 
 
 __all__ = ["notice_text"]

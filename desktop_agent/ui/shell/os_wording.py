@@ -1,4 +1,4 @@
-"""An operating-system error in the UI language (no English
+"""An operating-system error in the window's language (no English
 "Permission denied" inside a Chinese line): the usual ones are UI texts,
 any other is said as the OS says it."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import errno as errno_codes
 from collections.abc import Mapping
 
-from desktop_agent.ui.i18n import language, tr
+from desktop_agent.texts import Texts
 
 _OS_ERRORS: dict[int, str] = {
     errno_codes.EACCES: "mcp_os_denied",
@@ -20,25 +20,25 @@ _OS_ERRORS: dict[int, str] = {
 }
 
 
-def os_reason(code: object, fallback: str) -> str:
+def os_reason(texts: Texts, code: object, fallback: str) -> str:
     """An OS error number in words: the usual ones translated, others ``fallback``."""
     key = _OS_ERRORS.get(code) if isinstance(code, int) else None
-    return tr(key) if key else fallback
+    return texts.tr(key) if key else fallback
 
 
-def with_os_reason(fields: Mapping[str, object]) -> dict[str, object]:
+def with_os_reason(texts: Texts, fields: Mapping[str, object]) -> dict[str, object]:
     """A notice's fields with its ``error`` in the UI language, where an
     ``errno`` beside it says which OS error it was (the engines keep both);
     in English the OS's own words stay, as the log says them."""
     out = dict(fields)
-    if "errno" in out and language() != "en":
-        out["error"] = os_reason(out["errno"], str(out.get("error", "")))
+    if "errno" in out and texts.language != "en":
+        out["error"] = os_reason(texts, out["errno"], str(out.get("error", "")))
     return out
 
 
-def os_error_text(exc: OSError) -> str:
+def os_error_text(texts: Texts, exc: OSError) -> str:
     """Why ``exc`` happened, in words (no ``[Errno 13]``, no path: the line names the file)."""
-    return os_reason(exc.errno, exc.strerror or str(exc))
+    return os_reason(texts, exc.errno, exc.strerror or str(exc))
 
 
 __all__ = ["os_error_text", "os_reason", "with_os_reason"]

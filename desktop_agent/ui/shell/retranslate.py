@@ -20,6 +20,10 @@ class TextBindings:
         self.texts = texts
         self._setters: list[Callable[[], None]] = []
 
+    def tr(self, key: str, **fields: object) -> str:
+        """The text for ``key`` in the widget's language now."""
+        return self.texts.tr(key, **fields)
+
     def bind(self, setter: Callable[[str], None], key: str, **fields: object) -> None:
         """``setter(texts.tr(key, **fields))`` now and at every :meth:`retranslate`."""
 

@@ -31,21 +31,21 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QProgressBar, QPushButton, QVBoxLayout, QWidget
 
-from desktop_agent.ui.i18n import current_texts, tr
+from desktop_agent.texts import Texts
 
 if TYPE_CHECKING:
     from desktop_agent.voice.stt.models import DownloadProgress, ModelDownloadError
 
 
-def download_caption(progress: DownloadProgress) -> str:
+def download_caption(texts: Texts, progress: DownloadProgress) -> str:
     """``Downloading the speech model: 42 % · 96 of 240 MB · about 1 min left``."""
     from desktop_agent.ui.cards.wording import format_eta  # not at window start-up: it pulls in the core
     from desktop_agent.voice.stt.models import format_mb
 
     precise = progress.total < 10 << 20
     parts = [
-        tr("model_download_percent", n=int(progress.percent)),
-        tr(
+        texts.tr("model_download_percent", n=int(progress.percent)),
+        texts.tr(
             "model_download_size",
             done=format_mb(progress.done, precise=precise),
             total=format_mb(progress.total, precise=precise),
@@ -53,8 +53,8 @@ def download_caption(progress: DownloadProgress) -> str:
     ]
     eta = progress.eta_s
     if eta is not None and progress.done < progress.total:
-        parts.append(tr("model_download_eta", eta=format_eta(current_texts(), eta)))
-    return tr("model_downloading", details=" · ".join(parts))
+        parts.append(texts.tr("model_download_eta", eta=format_eta(texts, eta)))
+    return texts.tr("model_downloading", details=" · ".join(parts))
 
 
 class ModelDownloadPanel(QWidget):
@@ -64,8 +64,9 @@ class ModelDownloadPanel(QWidget):
     offer_answered = Signal(bool)
     _posted = Signal(object)
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, texts: Texts, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self._texts = texts
         self.frame = QFrame(self)
         self.frame.setObjectName("modelDownload")
         self.label = QLabel(self.frame)
@@ -75,7 +76,7 @@ class ModelDownloadPanel(QWidget):
         self.bar.setRange(0, 100)
         self.bar.setTextVisible(False)
         self.bar.setFixedHeight(6)
-        self.button = QPushButton(tr("model_download_cancel"), self.frame)
+        self.button = QPushButton(texts.tr("model_download_cancel"), self.frame)
         self.button.clicked.connect(self._on_button)
         self.retry = QPushButton(self.frame)
         self.retry.clicked.connect(self._on_retry)
@@ -85,7 +86,7 @@ class ModelDownloadPanel(QWidget):
         """The source "Try …" names (a failed download), or ""."""
         self._mode = "downloading"
         """``downloading``, ``failed``, ``offer``."""
-        self._text: Callable[[], str] = lambda: ""
+        self._text: Callable[[Texts], str] = lambda _texts: ""
 
         row = QHBoxLayout()
         row.setSpacing(10)
@@ -128,18 +129,18 @@ class ModelDownloadPanel(QWidget):
         if progress.total > 0 and progress.done >= progress.total:
             self.finished()
             return
-        self._set_mode("downloading", lambda: download_caption(progress))
+        self._set_mode("downloading", lambda texts: download_caption(texts, progress))
         self.bar.setValue(int(progress.percent))
         self.show()
 
     def finished(self) -> None:
-        self._set_mode("downloading", lambda: "")
+        self._set_mode("downloading", lambda _texts: "")
         self.hide()
 
     def failed(self, message: str) -> None:
         """Show why it failed (one line) with Close instead of Cancel."""
         reason = " ".join(message.split())
-        self._set_mode("failed", lambda: tr("model_download_failed", reason=reason))
+        self._set_mode("failed", lambda texts: texts.tr("model_download_failed", reason=reason))
         self.show()
 
     def failed_download(self, error: ModelDownloadError, *, kept: bool = False) -> None:
@@ -150,10 +151,10 @@ class ModelDownloadPanel(QWidget):
 
         self._source = next_source(error.source) if error.source else ""
 
-        def line() -> str:
-            reason = download_error_text(error)
+        def line(texts: Texts) -> str:
+            reason = download_error_text(texts, error)
             reason = reason[:1].upper() + reason[1:]
-            return tr("model_download_failed_line", reason=reason) if kept else reason
+            return texts.tr("model_download_failed_line", reason=reason) if kept else reason
 
         self._set_mode("failed", line)
         self.show()
@@ -162,25 +163,26 @@ class ModelDownloadPanel(QWidget):
         """Offer the first download of ``model`` (``size`` bytes from ``source``)."""
         from desktop_agent.ui.voice.model_wording import size_mb
 
-        self._set_mode("offer", lambda: tr("model_offer", model=model, mb=size_mb(size),
-                                           source=tr(f"model_source_{source}")))
+        self._set_mode("offer", lambda texts: texts.tr("model_offer", model=model, mb=size_mb(size),
+                                                       source=texts.tr(f"model_source_{source}")))
         self.show()
 
-    def retranslate(self) -> None:
+    def retranslate(self, texts: Texts) -> None:
+        self._texts = texts
         self._set_mode(self._mode, self._text)
 
-    def _set_mode(self, mode: str, text: Callable[[], str]) -> None:
+    def _set_mode(self, mode: str, text: Callable[[Texts], str]) -> None:
         self._mode, self._text = mode, text
         self._failed = mode == "failed"
-        self.label.setText(text())
+        self.label.setText(text(self._texts))
         self.bar.setVisible(mode == "downloading")
-        self.button.setText(tr({"failed": "model_download_close", "offer": "model_offer_not_now"}.get(
+        self.button.setText(self._texts.tr({"failed": "model_download_close", "offer": "model_offer_not_now"}.get(
             mode, "model_download_cancel")))
         self.retry.setVisible(mode in ("failed", "offer"))
-        self.retry.setText(tr("model_offer_download" if mode == "offer" else "model_download_retry"))
+        self.retry.setText(self._texts.tr("model_offer_download" if mode == "offer" else "model_download_retry"))
         self.other_source.setVisible(mode == "failed" and bool(self._source))
         if self._source:
-            self.other_source.setText(tr("model_download_try_source", source=tr(f"model_source_{self._source}")))
+            self.other_source.setText(self._texts.tr("model_download_try_source", source=self._texts.tr(f"model_source_{self._source}")))
         self.frame.setProperty("state", "failed" if mode == "failed" else "downloading")
         self.frame.style().unpolish(self.frame)
         self.frame.style().polish(self.frame)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from desktop_agent.ui.i18n import tr
+from desktop_agent.texts import Texts
 
 if TYPE_CHECKING:
     from desktop_agent.voice.engine_catalogue import EngineRow
@@ -19,10 +19,10 @@ if TYPE_CHECKING:
 SOURCES = ("huggingface", "modelscope", "custom")
 
 
-def download_error_text(error: ModelDownloadError) -> str:
-    """The failure's one line in the current language."""
-    source = tr(f"model_source_{error.source}") if error.source in SOURCES else error.source
-    return tr(f"model_error_{error.kind}", source=source, **dict(error.fields))
+def download_error_text(texts: Texts, error: ModelDownloadError) -> str:
+    """The failure's one line in ``texts``' language."""
+    source = texts.tr(f"model_source_{error.source}") if error.source in SOURCES else error.source
+    return texts.tr(f"model_error_{error.kind}", source=source, **dict(error.fields))
 
 
 def next_source(current: str) -> str:
@@ -34,8 +34,8 @@ def next_source(current: str) -> str:
     return "huggingface"
 
 
-def languages_text(languages: tuple[str, ...]) -> str:
-    return tr("list_separator").join(tr(f"language_{code}") for code in languages)
+def languages_text(texts: Texts, languages: tuple[str, ...]) -> str:
+    return texts.tr("list_separator").join(texts.tr(f"language_{code}") for code in languages)
 
 
 def size_mb(size: int) -> str:
@@ -44,19 +44,19 @@ def size_mb(size: int) -> str:
     return format_mb(size, precise=size < 10 << 20)
 
 
-def engine_state_text(row: EngineRow) -> str:
+def engine_state_text(texts: Texts, row: EngineRow) -> str:
     """``Ready``, ``Needs a download of 145 MB``, ``Downloading… 42 %``,
     ``Failed: could not reach …``, ``Not installed``."""
     if row.state == "ready":
-        return tr("engine_ready")
+        return texts.tr("engine_ready")
     if row.state == "needs_download":
-        return tr("engine_needs_download", mb=size_mb(row.download_bytes))
+        return texts.tr("engine_needs_download", mb=size_mb(row.download_bytes))
     if row.state == "downloading":
-        return tr("engine_downloading", percent=int(row.percent or 0))
+        return texts.tr("engine_downloading", percent=int(row.percent or 0))
     if row.state == "failed":
-        reason = download_error_text(row.error) if row.error is not None else ""
-        return tr("engine_failed", reason=reason)
-    return tr("engine_missing")
+        reason = download_error_text(texts, row.error) if row.error is not None else ""
+        return texts.tr("engine_failed", reason=reason)
+    return texts.tr("engine_missing")
 
 
 __all__ = ["download_error_text", "engine_state_text", "languages_text", "next_source", "size_mb"]

@@ -18,6 +18,7 @@ from pytestqt.qtbot import QtBot
 from desktop_agent.core.audit import ApprovalRecord, arguments_preview, arguments_sha256
 from desktop_agent.core.audit_query import CSV_COLUMNS
 from desktop_agent.storage.audit_log import JsonlAuditLog
+from desktop_agent.texts import CHINESE, ENGLISH
 from desktop_agent.ui import i18n
 from desktop_agent.ui.settings.audit_page import AuditPage
 from desktop_agent.ui.shell.theme import apply_theme
@@ -59,7 +60,7 @@ def audit_file(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def page(qtbot: QtBot, audit_file: Path) -> AuditPage:
-    page = AuditPage(audit_file, now=lambda: NOW)
+    page = AuditPage(audit_file, now=lambda: NOW, texts=ENGLISH)
     qtbot.add_widget(page)
     return page
 
@@ -126,7 +127,7 @@ def test_export_writes_the_shown_records_as_csv(page: AuditPage, tmp_path: Path)
 def test_export_keeps_chinese_readable_by_excel_and_by_python_csv(qtbot: QtBot, tmp_path: Path) -> None:
     audit = tmp_path / "zh.jsonl"
     JsonlAuditLog(audit).record(rec(3, 1, "echo", None, {"text": "你好"}, "approved", "user", 1.0))
-    page = AuditPage(audit, now=lambda: NOW)
+    page = AuditPage(audit, now=lambda: NOW, texts=ENGLISH)
     qtbot.add_widget(page)
     out = tmp_path / "zh.csv"
 
@@ -147,7 +148,7 @@ def test_refresh_shows_decisions_recorded_since_the_page_opened(page: AuditPage,
 
 
 def test_an_empty_history_says_so(qtbot: QtBot, tmp_path: Path) -> None:
-    page = AuditPage(tmp_path / "none.jsonl")
+    page = AuditPage(tmp_path / "none.jsonl", texts=ENGLISH)
     qtbot.add_widget(page)
     assert (page.rows(), page.count_label.text(), page.export_button.isEnabled()) == (
         [], "No approval decisions recorded yet.", False)
@@ -173,8 +174,8 @@ def test_screenshot_of_the_history_in_english(page: AuditPage, qtbot: QtBot) -> 
     assert page.export_button.text() == "Export CSV…" and page.export_button.isEnabled()
 
 
-def test_screenshot_of_the_history_in_chinese(qtbot: QtBot, audit_file: Path, chinese: None) -> None:
-    page = AuditPage(audit_file, now=lambda: NOW)
+def test_screenshot_of_the_history_in_chinese(qtbot: QtBot, audit_file: Path) -> None:
+    page = AuditPage(audit_file, now=lambda: NOW, texts=CHINESE)
     qtbot.add_widget(page)
     _screenshot(page, qtbot, "audit_history_zh")
     assert [page.model.headerData(c, Qt.Orientation.Horizontal) for c in range(7)] == [
@@ -192,7 +193,8 @@ def test_every_decision_and_decider_has_words_in_both_languages() -> None:
     assert all(key in i18n.keys() for key in keys), [k for k in keys if k not in i18n.keys()]
 
 
-def test_a_failed_export_says_why_in_the_ui_language(page: AuditPage, tmp_path: Path, chinese: None) -> None:
+def test_a_failed_export_says_why_in_the_ui_language(page: AuditPage, tmp_path: Path) -> None:
+    page.retranslate(CHINESE)
     folder = tmp_path / "approvals.csv"
     folder.mkdir()
     assert not page.export_csv(folder)

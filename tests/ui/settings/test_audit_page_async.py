@@ -16,6 +16,7 @@ from pytestqt.qtbot import QtBot
 
 from desktop_agent.core.audit import ApprovalRecord
 from desktop_agent.storage.audit_log import JsonlAuditLog, read_audit
+from desktop_agent.texts import ENGLISH
 from desktop_agent.ui.i18n import tr
 from desktop_agent.ui.settings.audit_page import AuditPage
 from tests.ui.settings.test_audit_page import NOW, RECORDS, rec
@@ -35,7 +36,7 @@ def _write(path: Path, records: list[ApprovalRecord], count: int) -> None:
 
 
 def _page(qtbot: QtBot, path: Path) -> tuple[AuditPage, list[int]]:
-    page = AuditPage(path, now=lambda: NOW)
+    page = AuditPage(path, now=lambda: NOW, texts=ENGLISH)
     qtbot.add_widget(page)
     shown: list[int] = []
     page.loaded.connect(shown.append)

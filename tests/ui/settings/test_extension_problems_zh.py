@@ -22,6 +22,7 @@ from pytestqt.qtbot import QtBot
 from desktop_agent.hooks_engine import HookProblemCode, load_hooks
 from desktop_agent.skills_engine import SkillProblemCode, scan_skills
 from desktop_agent.skills_engine import skill_file as skill_file_module
+from desktop_agent.texts import CHINESE, ENGLISH
 from desktop_agent.ui import i18n
 from desktop_agent.ui.settings.hooks_page import HooksPage
 from desktop_agent.ui.settings.skills_page import SkillsPage
@@ -142,13 +143,13 @@ def write_broken_skill(root: Path, code: str, monkeypatch: pytest.MonkeyPatch) -
 
 @pytest.mark.parametrize("code", sorted(SKILL_CASES))
 def test_each_skill_problem_reads_in_chinese_and_its_warning_stays_english(
-    code: str, tmp_path: Path, qtbot: QtBot, monkeypatch: pytest.MonkeyPatch, chinese: None
+    code: str, tmp_path: Path, qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = write_broken_skill(tmp_path / "user", code, monkeypatch)
     english = f"skill {path}: {SKILL_CASES[code][2].format(folder=path.parent)}"
 
     scan = scan_skills(tmp_path / "bundled", tmp_path / "user")
-    page = SkillsPage(scan.infos, None)
+    page = SkillsPage(scan.infos, None, texts=CHINESE)
     qtbot.add_widget(page)
 
     (info,) = scan.infos
@@ -160,16 +161,15 @@ def test_each_skill_problem_reads_in_chinese_and_its_warning_stays_english(
     assert english_left(shown, info.problem.fields) == []
     if code == "file_unreadable":  # the OS error in words too, not "Permission denied"
         assert "没有权限" in shown and "Permission" not in shown
-    i18n.set_language("en")
-    page.retranslate()
+    page.retranslate(ENGLISH)
     assert page.row(info.name).description.text() == f"Not loaded — {english}"
 
 
 def test_a_bad_skill_name_reads_naturally_in_chinese(
-    tmp_path: Path, qtbot: QtBot, monkeypatch: pytest.MonkeyPatch, chinese: None
+    tmp_path: Path, qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     write_broken_skill(tmp_path, "name_chars", monkeypatch)
-    page = SkillsPage(scan_skills(tmp_path, tmp_path / "none").infos, None)
+    page = SkillsPage(scan_skills(tmp_path, tmp_path / "none").infos, None, texts=CHINESE)
     qtbot.add_widget(page)
 
     assert page.row("Bad_Name").description.text() == (
@@ -209,12 +209,12 @@ def problem_lines(page: HooksPage) -> list[str]:
 
 @pytest.mark.parametrize("code", sorted(HOOK_CASES))
 def test_each_hook_problem_reads_in_chinese_and_its_warning_stays_english(
-    code: str, tmp_path: Path, qtbot: QtBot, chinese: None
+    code: str, tmp_path: Path, qtbot: QtBot
 ) -> None:
     path, english = write_broken_hook(tmp_path / "user", code)
 
     catalog = load_hooks(tmp_path / "bundled", tmp_path / "user")
-    page = HooksPage(catalog.infos())
+    page = HooksPage(catalog.infos(), texts=CHINESE)
     qtbot.add_widget(page)
 
     good, info = catalog.infos()
@@ -226,14 +226,13 @@ def test_each_hook_problem_reads_in_chinese_and_its_warning_stays_english(
     assert english_left(shown, info.problem.fields) == []
     if code == "prompt_unreadable":  # the OS error in words too, not "Is a directory"
         assert "这是一个文件夹" in shown and "directory" not in shown
-    i18n.set_language("en")
-    page.retranslate()
+    page.retranslate(ENGLISH)
     assert problem_lines(page) == [f"Not usable: {english}"]
 
 
-def test_a_missing_prompt_file_reads_naturally_in_chinese(tmp_path: Path, qtbot: QtBot, chinese: None) -> None:
+def test_a_missing_prompt_file_reads_naturally_in_chinese(tmp_path: Path, qtbot: QtBot) -> None:
     path, _english = write_broken_hook(tmp_path / "hooks", "prompt_missing")
-    page = HooksPage(load_hooks(tmp_path / "none", tmp_path / "hooks").infos())
+    page = HooksPage(load_hooks(tmp_path / "none", tmp_path / "hooks").infos(), texts=CHINESE)
     qtbot.add_widget(page)
 
     assert problem_lines(page) == [

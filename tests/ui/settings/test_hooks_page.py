@@ -16,6 +16,7 @@ from desktop_agent.hooks_engine import HookInfo
 from desktop_agent.services import AppliedSettings
 from desktop_agent.storage.settings import Settings, SettingsStore
 from desktop_agent.testing.window_rig import offline_deps
+from desktop_agent.texts import CHINESE, ENGLISH
 from desktop_agent.ui.settings.hooks_page import HooksPage, hook_detail
 from desktop_agent.ui.shell.main_window import MainWindow
 
@@ -30,7 +31,7 @@ HOOKS = (
 
 @pytest.fixture
 def page(qtbot: QtBot) -> HooksPage:
-    widget = HooksPage(HOOKS, folder="/data/hooks")
+    widget = HooksPage(HOOKS, texts=ENGLISH, folder="/data/hooks")
     qtbot.add_widget(widget)
     return widget
 
@@ -69,13 +70,13 @@ def test_only_the_switches_the_user_changed_are_recorded(page: HooksPage) -> Non
     assert page.apply_to(before).hooks_enabled == {"elsewhere": True, "be-concise": True, "recap": False}
 
 
-def test_the_page_speaks_chinese(qtbot: QtBot, chinese: None) -> None:
-    page = HooksPage(HOOKS[:1])
+def test_the_page_speaks_chinese(qtbot: QtBot) -> None:
+    page = HooksPage(HOOKS[:1], texts=CHINESE)
     qtbot.add_widget(page)
 
-    assert hook_detail(HOOKS[0]) == "回合开始时 · 系统消息 · 保留在对话中 · 内置"
+    assert hook_detail(CHINESE, HOOKS[0]) == "回合开始时 · 系统消息 · 保留在对话中 · 内置"
     assert "没有找到钩子。" not in texts(page)
-    empty = HooksPage(())
+    empty = HooksPage((), texts=CHINESE)
     qtbot.add_widget(empty)
     assert "没有找到钩子。" in texts(empty)
 

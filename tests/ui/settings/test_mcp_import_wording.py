@@ -11,7 +11,7 @@ import errno
 import json
 import re
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, get_args
 
@@ -23,7 +23,7 @@ from pytestqt.qtbot import QtBot
 from desktop_agent.mcp_engine import ServerStatus
 from desktop_agent.mcp_engine.config_errors import McpConfigError, McpProblemCode, ValueKind
 from desktop_agent.storage.settings import Settings
-from desktop_agent.ui.i18n import Language, set_language, tr
+from desktop_agent.texts import CHINESE, ENGLISH, Language, Texts
 from desktop_agent.ui.settings.mcp_wording import problem
 from desktop_agent.ui.settings.tools_page import McpControl, ToolsPage
 
@@ -54,12 +54,6 @@ KEYWORDS = frozenset({
 """What may stay English in a Chinese line: the file's own keys and values."""
 
 
-@pytest.fixture
-def language_restored() -> Iterator[None]:
-    yield
-    set_language("en")
-
-
 class Servers:
     """The running servers as the page sees them, changed by the test."""
 
@@ -71,10 +65,12 @@ class Servers:
         self.reloads += 1
 
 
-def _page(qtbot: QtBot, tmp_path: Path, servers: Servers, doc: dict[str, Any] | None = None) -> ToolsPage:
+def _page(
+    qtbot: QtBot, tmp_path: Path, servers: Servers, doc: dict[str, Any] | None = None, texts: Texts = ENGLISH
+) -> ToolsPage:
     path = tmp_path / "mcp_servers.json"
     path.write_text(json.dumps(doc or {"mcpServers": {"time": {"command": "uvx", "args": ["mcp-server-time"]}}}))
-    page = ToolsPage(Settings(), control=McpControl(path, lambda: servers.statuses, servers.reload))
+    page = ToolsPage(Settings(), control=McpControl(path, lambda: servers.statuses, servers.reload), texts=texts)
     qtbot.add_widget(page)
     return page
 
@@ -87,11 +83,10 @@ async def _until(condition: Callable[[], bool], timeout_s: float = 5) -> None:
 
 @pytest.mark.parametrize("language", ["en", "zh"])
 async def test_odd_names_are_imported_renamed_and_a_broken_server_is_skipped_and_named(
-    qtbot: QtBot, tmp_path: Path, language: Language, language_restored: None
+    qtbot: QtBot, tmp_path: Path, language: Language
 ) -> None:
-    set_language(language)
     servers = Servers()
-    page = _page(qtbot, tmp_path, servers)
+    page = _page(qtbot, tmp_path, servers, texts=Texts(language))
     claude = tmp_path / "claude_desktop_config.json"
     claude.write_text(json.dumps(CLAUDE, ensure_ascii=False), encoding="utf-8")
     assert page.import_file(claude)
@@ -101,7 +96,7 @@ async def test_odd_names_are_imported_renamed_and_a_broken_server_is_skipped_and
     await _until(lambda: not page.reloading())
     assert servers.reloads == 1
     assert page.mcp_note.text() == OUTCOME[language]  # the outcome stays to be read
-    page.retranslate()
+    page.retranslate(Texts(language))
     assert page.mcp_note.text() == OUTCOME[language]
     if language == "zh":
         page.resize(720, 420)
@@ -136,7 +131,7 @@ async def test_odd_names_are_imported_renamed_and_a_broken_server_is_skipped_and
     ],
 )
 def test_a_refused_import_says_why_after_one_prefix(
-    qtbot: QtBot, tmp_path: Path, text: str, en: str, zh: str, language_restored: None
+    qtbot: QtBot, tmp_path: Path, text: str, en: str, zh: str
 ) -> None:
     claude = tmp_path / "claude_desktop_config.json"
     claude.write_text(text, encoding="utf-8")
@@ -145,17 +140,16 @@ def test_a_refused_import_says_why_after_one_prefix(
     before = (tmp_path / "mcp_servers.json").read_text()
     languages: tuple[tuple[Language, str], ...] = (("en", en), ("zh", zh))
     for language, expected in languages:
-        set_language(language)
+        page.retranslate(Texts(language))
         assert not page.import_file(claude)
         assert page.mcp_note.text() == expected.format(path=claude)
     assert (tmp_path / "mcp_servers.json").read_text() == before and servers.reloads == 0
 
 
 def test_a_broken_servers_file_of_ours_also_fails_the_import_with_the_same_prefix(
-    qtbot: QtBot, tmp_path: Path, language_restored: None
+    qtbot: QtBot, tmp_path: Path
 ) -> None:
-    set_language("zh")
-    page = _page(qtbot, tmp_path, Servers())
+    page = _page(qtbot, tmp_path, Servers(), texts=CHINESE)
     ours = tmp_path / "mcp_servers.json"
     ours.write_text('{"mcpServers": ', encoding="utf-8")
     claude = tmp_path / "claude.json"
@@ -201,37 +195,32 @@ def _english_words(text: str, values: list[object]) -> list[str]:
 
 
 @pytest.mark.parametrize("code", get_args(McpProblemCode))
-def test_every_problem_is_worded_in_chinese(code: McpProblemCode, language_restored: None) -> None:
+def test_every_problem_is_worded_in_chinese(code: McpProblemCode) -> None:
     exc = _sample(code)
-    set_language("zh")
-    text = problem(exc)
+    text = problem(CHINESE, exc)
     assert "English line" not in text
     values = [v for k, v in exc.fields.items() if k not in ("error", "expected")]
     assert _english_words(text, values) == [], text
-    set_language("en")
-    assert "English line" not in problem(exc)
+    assert "English line" not in problem(ENGLISH, exc)
 
 
 @pytest.mark.parametrize("kind", get_args(ValueKind))
-def test_every_expected_value_is_worded_in_chinese(kind: ValueKind, language_restored: None) -> None:
-    set_language("zh")
+def test_every_expected_value_is_worded_in_chinese(kind: ValueKind) -> None:
     exc = McpConfigError("mcp config: x", "bad_value", key="timeout_s", expected=kind, got="'soon'")
-    text = problem(exc)
+    text = problem(CHINESE, exc)
     assert _english_words(text, ["timeout_s", "'soon'"]) == [], text
     assert text.endswith("，而不是 'soon'")
 
 
-def test_a_failed_save_is_worded_with_the_os_reason(language_restored: None) -> None:
-    set_language("zh")
+def test_a_failed_save_is_worded_with_the_os_reason() -> None:
     exc = PermissionError(errno.EACCES, "Permission denied", "/p/mcp_servers.json")
-    assert problem(exc) == "无法写入 /p/mcp_servers.json（没有权限）"
+    assert problem(CHINESE, exc) == "无法写入 /p/mcp_servers.json（没有权限）"
 
 
-def test_the_editor_words_an_engine_refusal(qtbot: QtBot, language_restored: None) -> None:
+def test_the_editor_words_an_engine_refusal(qtbot: QtBot) -> None:
     from desktop_agent.ui.settings.mcp_server_editor import McpServerEditor
 
-    set_language("zh")
-    editor = McpServerEditor("s", {"command": "x", "timeout_s": "soon"})
+    editor = McpServerEditor("s", {"command": "x", "timeout_s": "soon"}, texts=CHINESE)
     qtbot.add_widget(editor)
     editor.buttons.accepted.emit()
     assert editor.error.text() == "“timeout_s”必须是正数（秒），而不是 'soon'"
@@ -284,21 +273,21 @@ def test_a_ready_servers_tooltip_lists_its_tools(qtbot: QtBot, tmp_path: Path) -
 
 @pytest.mark.parametrize("language", ["en", "zh"])
 async def test_the_restarting_note_gives_way_once_the_servers_are_up(
-    qtbot: QtBot, tmp_path: Path, language: Language, language_restored: None
+    qtbot: QtBot, tmp_path: Path, language: Language
 ) -> None:
-    set_language(language)
+    texts = Texts(language)
     servers = Servers()
     servers.statuses = [ServerStatus("time", "ready", 1, tools=("get_current_time",))]
-    page = _page(qtbot, tmp_path, servers)
+    page = _page(qtbot, tmp_path, servers, texts=texts)
     page.servers.item(0).setCheckState(Qt.CheckState.Unchecked)
     page.servers.item(0).setCheckState(Qt.CheckState.Checked)
     servers.statuses = [ServerStatus("time", "starting")]
-    assert page.mcp_note.text() == tr("mcp_saved")
+    assert page.mcp_note.text() == texts.tr("mcp_saved")
     await _until(lambda: not page.reloading())
     page.refresh()
-    assert page.mcp_note.text() == tr("mcp_saved")  # still starting
+    assert page.mcp_note.text() == texts.tr("mcp_saved")  # still starting
     servers.statuses = [ServerStatus("time", "ready", 1, tools=("get_current_time",))]
-    await _until(lambda: page.mcp_note.text() != tr("mcp_saved"))  # the page's own timer
+    await _until(lambda: page.mcp_note.text() != texts.tr("mcp_saved"))  # the page's own timer
     assert page.mcp_note.text() == {"en": "Servers ready.", "zh": "服务器已就绪。"}[language]
 
 
@@ -317,8 +306,8 @@ def test_one_imported_server_is_said_in_the_singular() -> None:
     from desktop_agent.mcp_engine.servers_file import ImportOutcome
     from desktop_agent.ui.settings.mcp_wording import import_outcome
 
-    assert import_outcome(ImportOutcome(added=("time",))) == (True, "Imported 1 server.")
-    assert import_outcome(ImportOutcome(added=("a", "b"))) == (True, "Imported 2 servers.")
+    assert import_outcome(ENGLISH, ImportOutcome(added=("time",))) == (True, "Imported 1 server.")
+    assert import_outcome(ENGLISH, ImportOutcome(added=("a", "b"))) == (True, "Imported 2 servers.")
 
 
 def test_nothing_new_but_something_skipped_says_both_not_imported_0() -> None:
@@ -327,5 +316,5 @@ def test_nothing_new_but_something_skipped_says_both_not_imported_0() -> None:
     from desktop_agent.ui.settings.mcp_wording import import_outcome
 
     broken = McpConfigError("mcp config: server 'x' needs a command", "no_command_or_url", server="x")
-    ok, line = import_outcome(ImportOutcome(unchanged=("time",), skipped=(("x", broken),)))
+    ok, line = import_outcome(ENGLISH, ImportOutcome(unchanged=("time",), skipped=(("x", broken),)))
     assert ok and line.startswith("Nothing new: these servers are already here. Skipped: x (")

@@ -148,7 +148,7 @@ async def test_an_untrusted_servers_read_only_tool_asks(qtbot: QtBot) -> None:
 
 
 def test_the_trust_box_is_off_by_default_and_says_which_servers_are_trusted(qtbot: QtBot) -> None:
-    box = ReadOnlyTrustBox(["notes", "web"], trusted=["web"])
+    box = ReadOnlyTrustBox(ENGLISH, ["notes", "web"], trusted=["web"])
     qtbot.add_widget(box)
     changes: list[list[str]] = []
     box.changed.connect(changes.append)

@@ -6,6 +6,7 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from desktop_agent.storage.settings import Settings
+from desktop_agent.texts import ENGLISH
 from desktop_agent.ui.settings.dialog import SettingsDialog, SettingsEdit
 
 SETTINGS = Settings(
@@ -23,7 +24,7 @@ SETTINGS = Settings(
 
 @pytest.fixture
 def dialog(qtbot: QtBot) -> SettingsDialog:
-    widget = SettingsDialog(SETTINGS, has_api_key=True, key_note="stored in the system keyring")
+    widget = SettingsDialog(SETTINGS, has_api_key=True, key_note="stored in the system keyring", texts=ENGLISH)
     qtbot.add_widget(widget)
     return widget
 

@@ -25,6 +25,7 @@ from desktop_agent.storage.settings import Settings
 from desktop_agent.testing.mcp_servers import gated_entry
 from desktop_agent.testing.scripted_server import Reply, ScriptedLLMServer, text_reply
 from desktop_agent.testing.window_rig import offline_deps
+from desktop_agent.texts import CHINESE, ENGLISH, Texts
 from desktop_agent.ui import i18n
 from desktop_agent.ui.i18n import Language, set_language, tr
 from desktop_agent.ui.settings.dialog import SettingsDialog
@@ -47,8 +48,8 @@ def _appearance_restored() -> Iterator[None]:
     theme.set_theme_choice("system")
 
 
-def _dialog(qtbot: QtBot, settings: Settings | None = None, **kw: object) -> SettingsDialog:
-    dialog = SettingsDialog(settings or Settings(), **kw)  # type: ignore[arg-type]
+def _dialog(qtbot: QtBot, settings: Settings | None = None, texts: Texts = ENGLISH, **kw: object) -> SettingsDialog:
+    dialog = SettingsDialog(settings or Settings(), texts=texts, **kw)  # type: ignore[arg-type]
     qtbot.add_widget(dialog)
     return dialog
 
@@ -76,8 +77,7 @@ def test_a_preset_fills_the_address_and_an_address_shows_its_preset(qtbot: QtBot
 
 @pytest.mark.parametrize("language", ["en", "zh"])
 def test_a_bad_address_is_said_in_words_under_the_field(qtbot: QtBot, language: Language) -> None:
-    set_language(language)
-    dialog = _dialog(qtbot)
+    dialog = _dialog(qtbot, texts=Texts(language))
     dialog.base_url.setText("localhost:8000")
     assert dialog.model_page.address_note.text() == {
         "en": "The address must start with http:// or https://",
@@ -116,17 +116,17 @@ async def test_test_connection_shows_latency_and_the_answer(qtbot: QtBot) -> Non
 
 @pytest.mark.parametrize("language", ["en", "zh"])
 async def test_a_refused_port_and_a_bad_key_are_one_translated_line(qtbot: QtBot, language: Language) -> None:
-    set_language(language)
-    page = _dialog(qtbot).model_page
+    texts = Texts(language)
+    page = _dialog(qtbot, texts=texts).model_page
     page.base_url.setText(f"http://127.0.0.1:{_closed_port()}/v1")
     page.test.click()
     await _until(lambda: not page.busy())
-    assert page.result.text() == tr("model_fail_refused")
+    assert page.result.text() == texts.tr("model_fail_refused")
     async with ScriptedLLMServer([Reply(status=401, error_message="invalid key")]) as server:
         page.base_url.setText(server.base_url)
         page.test.click()
         await _until(lambda: not page.busy())
-    assert page.result.text() == tr("model_fail_auth", detail="401")
+    assert page.result.text() == texts.tr("model_fail_auth", detail="401")
     assert "\n" not in page.result.text()
     assert ("密钥" in page.result.text()) == (language == "zh")
 
@@ -197,10 +197,9 @@ async def test_servers_added_edited_switched_off_and_removed_run_at_once(
 
 
 def test_the_editor_says_what_is_missing_in_words(qtbot: QtBot) -> None:
-    set_language("zh")
     from desktop_agent.ui.settings.mcp_server_editor import McpServerEditor
 
-    editor = McpServerEditor(taken=frozenset({"time"}))
+    editor = McpServerEditor(taken=frozenset({"time"}), texts=CHINESE)
     qtbot.add_widget(editor)
     editor.name.setText("time")
     editor.buttons.accepted.emit()

@@ -15,6 +15,7 @@ from pytestqt.qtbot import QtBot
 from desktop_agent.mcp_engine import ServerStatus
 from desktop_agent.storage.secrets import KeyStorage
 from desktop_agent.storage.settings import Settings
+from desktop_agent.texts import Texts
 from desktop_agent.ui.i18n import Language, set_language, tr
 from desktop_agent.ui.settings.dialog import SettingsDialog
 from desktop_agent.ui.settings.mcp_server_editor import McpServerEditor
@@ -72,7 +73,7 @@ def test_every_settings_page_screenshot(qtbot: QtBot, tmp_path: Path, language: 
         dialog = SettingsDialog(
             SETTINGS, has_api_key=True, key_note=KeyStorage("keyring"),
             skills=SKILLS, skills_folder="/home/me/skills",
-            mcp=McpControl(path, lambda: STATUSES, _no_reload), preview_voice=_no_preview,
+            mcp=McpControl(path, lambda: STATUSES, _no_reload), preview_voice=_no_preview, texts=Texts(language),
         )
         qtbot.add_widget(dialog)
         dialog.resize(800, 600)

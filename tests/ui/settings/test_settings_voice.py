@@ -6,12 +6,13 @@ from __future__ import annotations
 from pytestqt.qtbot import QtBot
 
 from desktop_agent.storage.settings import Settings
+from desktop_agent.texts import ENGLISH
 from desktop_agent.ui.i18n import tr
 from desktop_agent.ui.settings.dialog import SettingsDialog
 
 
 def test_sending_and_barge_in_are_edited_and_barge_in_says_how_its_own_voice_is_kept_out(qtbot: QtBot) -> None:
-    dialog = SettingsDialog(Settings(), has_api_key=False, key_note="")
+    dialog = SettingsDialog(Settings(), has_api_key=False, key_note="", texts=ENGLISH)
     qtbot.add_widget(dialog)
     assert dialog.voice_send.currentData() == "countdown" and not dialog.barge_in.isChecked()
     assert [dialog.voice_send.itemText(i) for i in range(dialog.voice_send.count())] == [

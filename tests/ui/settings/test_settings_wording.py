@@ -27,7 +27,8 @@ from pytestqt.qtbot import QtBot
 from desktop_agent.storage.audit_log import JsonlAuditLog, audit_log_path
 from desktop_agent.storage.secrets import KeyStorage
 from desktop_agent.storage.settings import STT_ENGINES, TTS_ENGINES, Settings
-from desktop_agent.ui.i18n import Language, set_language, tr
+from desktop_agent.texts import CHINESE, ENGLISH, Language, Texts
+from desktop_agent.ui.i18n import set_language
 from desktop_agent.ui.settings.audit_page import COLUMNS, fit_widths
 from desktop_agent.ui.settings.dialog import SettingsDialog
 from desktop_agent.ui.settings.tools_page import McpControl
@@ -56,13 +57,13 @@ USER_DATA = frozenset(text for skill in SKILLS for text in (skill.name, skill.de
 """Skills' names and descriptions come from their SKILL.md files, as written."""
 
 
-def _dialog(qtbot: QtBot, tmp_path: Path, settings: Settings = SETTINGS) -> SettingsDialog:
+def _dialog(qtbot: QtBot, tmp_path: Path, settings: Settings = SETTINGS, texts: Texts = ENGLISH) -> SettingsDialog:
     path = tmp_path / "mcp_servers.json"
     path.write_text(json.dumps(SERVERS), encoding="utf-8")
     dialog = SettingsDialog(
         settings, has_api_key=True, key_note=KeyStorage("file", KEY_FILE),
         skills=SKILLS, skills_folder="/home/me/skills",
-        mcp=McpControl(path, lambda: STATUSES, _no_reload), preview_voice=_no_preview,
+        mcp=McpControl(path, lambda: STATUSES, _no_reload), preview_voice=_no_preview, texts=texts,
     )
     qtbot.add_widget(dialog)
     return dialog
@@ -98,8 +99,8 @@ def _untranslated(text: str) -> bool:
     return not re.match(r"(https?://|/)", text)
 
 
-def test_no_page_shows_english_or_a_raw_key_in_the_chinese_ui(qtbot: QtBot, tmp_path: Path, chinese: None) -> None:
-    dialog = _dialog(qtbot, tmp_path)
+def test_no_page_shows_english_or_a_raw_key_in_the_chinese_ui(qtbot: QtBot, tmp_path: Path) -> None:
+    dialog = _dialog(qtbot, tmp_path, texts=CHINESE)
     dialog.resize(800, 600)
     dialog.show()
     seen: dict[str, list[str]] = {}
@@ -146,7 +147,7 @@ def test_the_speech_engines_have_names_in_both_languages_and_save_their_keys(
 def test_where_the_key_is_kept_is_said_in_the_current_language(
     qtbot: QtBot, storage: KeyStorage, en: str, zh: str
 ) -> None:
-    dialog = SettingsDialog(Settings(), has_api_key=True, key_note=storage)
+    dialog = SettingsDialog(Settings(), has_api_key=True, key_note=storage, texts=ENGLISH)
     qtbot.add_widget(dialog)
     assert dialog.key_note.text() == en
     try:
@@ -157,8 +158,8 @@ def test_where_the_key_is_kept_is_said_in_the_current_language(
         set_language("en")
 
 
-def test_a_bad_address_is_explained_once_under_the_field(qtbot: QtBot, tmp_path: Path, chinese: None) -> None:
-    dialog = _dialog(qtbot, tmp_path)
+def test_a_bad_address_is_explained_once_under_the_field(qtbot: QtBot, tmp_path: Path) -> None:
+    dialog = _dialog(qtbot, tmp_path, texts=CHINESE)
     page = dialog.model_page
     page.base_url.setText("localhost:11434")
     page.test.click()
@@ -167,7 +168,7 @@ def test_a_bad_address_is_explained_once_under_the_field(qtbot: QtBot, tmp_path:
         "地址必须以 http:// 或 https:// 开头", "请先修正上面的地址", False)
     page.base_url.setText("")
     page.test.click()
-    assert (page.address_note.isHidden(), page.result.text()) == (True, tr("model_address_empty"))
+    assert (page.address_note.isHidden(), page.result.text()) == (True, CHINESE.tr("model_address_empty"))
 
 
 @pytest.mark.parametrize("language", ["en", "zh"])
@@ -177,9 +178,8 @@ def test_the_approval_history_shows_every_header_whole_at_the_default_size(
     log = JsonlAuditLog(audit_log_path())
     for record in RECORDS:
         log.record(record)
-    set_language(language)
     try:
-        dialog = _dialog(qtbot, tmp_path, Settings())
+        dialog = _dialog(qtbot, tmp_path, Settings(), texts=Texts(language))
         dialog.show()
         qtbot.wait_exposed(dialog)
         page = dialog.audit_page

@@ -16,6 +16,7 @@ from pytestqt.qtbot import QtBot
 from desktop_agent.core.notice import Notice
 from desktop_agent.skills_engine import SkillInfo
 from desktop_agent.storage.settings import Settings
+from desktop_agent.texts import CHINESE, ENGLISH, Texts
 from desktop_agent.ui.settings.dialog import SettingsDialog
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
@@ -34,8 +35,8 @@ SKILLS = (
 )
 
 
-def dialog_with(qtbot: QtBot, enabled: tuple[str, ...] | None) -> SettingsDialog:
-    dialog = SettingsDialog(Settings(enabled_skills=enabled), skills=SKILLS, skills_folder="/home/me/skills")
+def dialog_with(qtbot: QtBot, enabled: tuple[str, ...] | None, texts: Texts = ENGLISH) -> SettingsDialog:
+    dialog = SettingsDialog(Settings(enabled_skills=enabled), skills=SKILLS, skills_folder="/home/me/skills", texts=texts)
     qtbot.add_widget(dialog)
     return dialog
 
@@ -93,7 +94,7 @@ def test_checking_every_skill_means_all_again(qtbot: QtBot) -> None:
 
 
 def test_no_skills_says_so(qtbot: QtBot) -> None:
-    dialog = SettingsDialog(Settings(), skills=())
+    dialog = SettingsDialog(Settings(), skills=(), texts=ENGLISH)
     qtbot.add_widget(dialog)
     assert dialog.skills_page.empty.isVisibleTo(dialog.skills_page)
     assert dialog.skills_page.empty.text() == "No skills found."
@@ -140,17 +141,10 @@ def test_skills_page_screenshot_shows_the_skills(qtbot: QtBot) -> None:
 
 @pytest.mark.parametrize("language", ["zh"])
 def test_the_skills_page_speaks_chinese(qtbot: QtBot, language: str) -> None:
-    from desktop_agent.ui import i18n
-
-    previous = i18n.language()
-    i18n.set_language("zh")
-    try:
-        dialog = dialog_with(qtbot, None)
-        assert dialog.page_titles() == ["模型", "语音", "工具", "审批记录", "技能", "外观"]
-        assert [r.source.text() for r in dialog.skills_page.rows] == ["内置", "内置", "用户", "用户"]
-        assert dialog.skills_page.row("Notes").description.text().startswith("未加载 —— ")
-    finally:
-        i18n.set_language(previous)
+    dialog = dialog_with(qtbot, None, CHINESE)
+    assert dialog.page_titles() == ["模型", "语音", "工具", "审批记录", "技能", "外观"]
+    assert [r.source.text() for r in dialog.skills_page.rows] == ["内置", "内置", "用户", "用户"]
+    assert dialog.skills_page.row("Notes").description.text().startswith("未加载 —— ")
 
 
 def test_the_window_opens_settings_with_the_skills_of_its_deps(qtbot: QtBot) -> None:

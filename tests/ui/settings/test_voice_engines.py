@@ -16,6 +16,7 @@ from pytestqt.qtbot import QtBot
 from desktop_agent.storage.settings import Settings
 from desktop_agent.testing.scripted_files import ScriptedFileServer, ServedFile
 from desktop_agent.testing.speech_fixtures import whisper_base_dir
+from desktop_agent.texts import ENGLISH, Texts
 from desktop_agent.ui.i18n import set_language, tr
 from desktop_agent.ui.settings.dialog import SettingsDialog
 from desktop_agent.ui.settings.voice_page import VoicePage
@@ -36,7 +37,7 @@ async def _until(condition: Callable[[], bool], timeout_s: float = 60) -> None:
 
 
 def _page(qtbot: QtBot, store: ModelStore, settings: Settings) -> VoicePage:
-    page = VoicePage(settings, downloads=ModelDownloads(store))
+    page = VoicePage(settings, downloads=ModelDownloads(store), texts=ENGLISH)
     qtbot.add_widget(page)
     page.resize(760, 900)
     page.show()
@@ -122,7 +123,7 @@ async def test_the_voice_page_in_both_languages(qtbot: QtBot, tmp_path: Path, la
         served["/m/model.bin"] = ServedFile(status=404)
         async with ScriptedFileServer(served) as files:
             settings = Settings(stt_engine="whisper", stt_model_source="custom", stt_model_base_url=files.url("/m"))
-            dialog = SettingsDialog(settings, model_downloads=ModelDownloads(store))
+            dialog = SettingsDialog(settings, model_downloads=ModelDownloads(store), texts=Texts(language))  # type: ignore[arg-type]
             qtbot.add_widget(dialog)
             dialog.resize(1000, 760)
             dialog.pages.setCurrentRow(1)

@@ -32,6 +32,7 @@ from desktop_agent.core.messages import (
 )
 from desktop_agent.storage.settings import Settings
 from desktop_agent.testing.window_rig import form_item, offline_deps, rejected_item, text_item, tool_item
+from desktop_agent.texts import ENGLISH
 from desktop_agent.ui.cards.form_widget import FormWidget
 from desktop_agent.ui.cards.tool_card import ToolCardWidget
 from desktop_agent.ui.cards.visual_card import VisualCardWidget
@@ -429,7 +430,7 @@ def test_settings_dialog_screenshot_shows_the_settings(qtbot: QtBot) -> None:
         model="gpt-4o-mini",
         always_allow=("builtin/run_command", "time/get_current_time"),
     )
-    dialog = SettingsDialog(settings, has_api_key=True, key_note="stored in the system keyring")
+    dialog = SettingsDialog(settings, has_api_key=True, key_note="stored in the system keyring", texts=ENGLISH)
     qtbot.add_widget(dialog)
     dialog.show()
     qtbot.wait_exposed(dialog)

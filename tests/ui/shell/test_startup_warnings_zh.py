@@ -21,6 +21,7 @@ from desktop_agent.core.ports import ToolSpec
 from desktop_agent.hooks_engine import load_hooks
 from desktop_agent.services import Services, build_services
 from desktop_agent.storage.settings import SettingsStore
+from desktop_agent.texts import CHINESE, ENGLISH
 from desktop_agent.ui import i18n
 from desktop_agent.ui.chat.bubble import MessageBubble
 from desktop_agent.ui.chat.turn_events import NoticeLevel
@@ -145,14 +146,14 @@ async def test_warnings_follow_a_language_switch(qtbot: QtBot, _private_home: Pa
         await services.aclose()
 
 
-async def test_a_tool_hidden_by_a_built_in_is_said_in_chinese(chinese: None, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_tool_hidden_by_a_built_in_is_said_in_chinese(monkeypatch: pytest.MonkeyPatch) -> None:
     services = await build_services(tts="none", start_mcp=False)
     try:
         hidden = ToolSpec(name="read_file", description="", server="files")
         monkeypatch.setattr(services.router, "shadowed", lambda: [hidden])
         (line,) = services._new_shadowed()
         assert line == "tool 'read_file' from MCP server 'files' is hidden by a tool of the same name"
-        assert notice_text(line) == "MCP 服务器 'files' 的工具 'read_file' 与内置工具同名，已被隐藏"
+        assert notice_text(CHINESE, line) == "MCP 服务器 'files' 的工具 'read_file' 与内置工具同名，已被隐藏"
         assert services._new_shadowed() == []  # said once
     finally:
         await services.aclose()
@@ -166,29 +167,29 @@ async def test_a_tool_hidden_by_a_built_in_is_said_in_chinese(chinese: None, mon
         ('[{"prompt_file": "p.md"}]', 'hook #1 has no "name" (a non-empty string); skipped'),
     ],
 )
-def test_each_hooks_file_problem_is_said_in_chinese(tmp_path: Path, chinese: None, raw: str, english_end: str) -> None:
+def test_each_hooks_file_problem_is_said_in_chinese(tmp_path: Path, raw: str, english_end: str) -> None:
     (tmp_path / "hooks.json").write_text(raw)
     (line,) = load_hooks(tmp_path / "none", tmp_path).warnings
     assert str(line).startswith(f"hooks file {tmp_path / 'hooks.json'}") and str(line).endswith(english_end)
-    worded = notice_text(line)
+    worded = notice_text(CHINESE, line)
     assert re.search(r"[\u4e00-\u9fff]", worded) and english_left(worded, tmp_path) == [], worded
 
 
-def test_a_broken_hook_is_said_as_on_the_hooks_page(tmp_path: Path, chinese: None) -> None:
+def test_a_broken_hook_is_said_as_on_the_hooks_page(tmp_path: Path) -> None:
     entry = {"name": "x", "checkpoint": "never", "role": "system", "prompt_file": "p.md"}
     (tmp_path / "hooks.json").write_text(json.dumps([entry]))
     catalog = load_hooks(tmp_path / "none", tmp_path)
     ((info, _hook),) = catalog.entries
     (line,) = catalog.warnings
     assert info.problem is not None and line == info.problem and info.problem.key == "hook_problem_checkpoint"
-    assert notice_text(line) == i18n.tr("hook_problem_checkpoint", **info.problem.fields)
-    assert notice_text(line).startswith(f"钩子文件 {tmp_path / 'hooks.json'}：钩子 'x' 的 \"checkpoint\" 必须是")
+    assert notice_text(CHINESE, line) == CHINESE.tr("hook_problem_checkpoint", **info.problem.fields)
+    assert notice_text(CHINESE, line).startswith(f"钩子文件 {tmp_path / 'hooks.json'}：钩子 'x' 的 \"checkpoint\" 必须是")
 
 
 def test_in_english_the_window_shows_the_line_itself() -> None:
     line = Notice("settings file x is broken", "notice_save_failed")
-    assert i18n.language() == "en" and notice_text(line) == "settings file x is broken"
-    assert notice_text("a plain line") == "a plain line"
+    assert notice_text(ENGLISH, line) == "settings file x is broken"
+    assert notice_text(CHINESE, "a plain line") == "a plain line"
 
 
 def test_a_notice_is_its_english_line_and_frozen() -> None:
@@ -209,13 +210,13 @@ def test_a_notice_is_its_english_line_and_frozen() -> None:
     ],
 )
 def test_each_settings_file_problem_is_said_in_chinese(
-    tmp_path: Path, chinese: None, raw: bytes, english_problem: str
+    tmp_path: Path, raw: bytes, english_problem: str
 ) -> None:
     path = tmp_path / "settings.json"
     path.write_bytes(raw)
     line = SettingsStore(path).load().error
     assert line is not None and english_problem in line
     assert line.endswith("; kept it as settings.json.corrupt-1 and started with defaults")
-    worded = notice_text(line)
+    worded = notice_text(CHINESE, line)
     assert worded.startswith(f"设置文件 {path}：") and worded.endswith("已将其另存为 settings.json.corrupt-1，并使用默认设置启动")
     assert english_left(worded.replace("volume", ""), tmp_path) == [], worded

@@ -11,6 +11,7 @@ import pytest
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
+from desktop_agent.texts import CHINESE, ENGLISH
 from desktop_agent.ui.shell.main_window import MainWindow
 from desktop_agent.ui.voice.model_download import ModelDownloadPanel, download_caption
 from desktop_agent.voice.stt.models import SENSEVOICE, DownloadProgress
@@ -23,7 +24,7 @@ MIDWAY = DownloadProgress(SENSEVOICE.label, "model.int8.onnx", 101 << 20, TOTAL,
 
 @pytest.fixture
 def panel(qtbot: QtBot) -> ModelDownloadPanel:
-    widget = ModelDownloadPanel()
+    widget = ModelDownloadPanel(ENGLISH)
     qtbot.add_widget(widget)
     return widget
 
@@ -52,8 +53,8 @@ def test_progress_shows_percent_size_and_time_left(panel: ModelDownloadPanel) ->
     }
 
 
-def test_progress_in_chinese(chinese: None, qtbot: QtBot) -> None:
-    panel = ModelDownloadPanel()
+def test_progress_in_chinese(qtbot: QtBot) -> None:
+    panel = ModelDownloadPanel(CHINESE)
     qtbot.add_widget(panel)
     panel.progress(DownloadProgress(SENSEVOICE.label, "model.int8.onnx", 101 << 20, TOTAL, 100.0))
     assert shown(panel) == {
@@ -67,7 +68,7 @@ def test_progress_in_chinese(chinese: None, qtbot: QtBot) -> None:
 def test_no_time_is_guessed_at_the_start(panel: ModelDownloadPanel) -> None:
     panel.progress(DownloadProgress("M", "f", 0, TOTAL, 0.0))
     assert (panel.label.text(), panel.bar.value()) == ("Downloading the speech model: 0 % · 0 of 240 MB", 0)
-    assert download_caption(DownloadProgress("M", "f", 300_000, 1_200_000, 0.5)) == (
+    assert download_caption(ENGLISH, DownloadProgress("M", "f", 300_000, 1_200_000, 0.5)) == (
         "Downloading the speech model: 25 % · 0.3 of 1.1 MB"
     )
 

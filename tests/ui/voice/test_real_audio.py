@@ -153,11 +153,12 @@ def texts(box: QComboBox) -> list[str]:
 async def settings_shot(qtbot: QtBot, language: str) -> SettingsDialog:
     """Settings → Voice with the microphone list open, saved as a picture."""
     from desktop_agent.storage.settings import Settings
+    from desktop_agent.texts import Texts
     from desktop_agent.ui import i18n
     from desktop_agent.ui.settings.dialog import SettingsDialog
 
     i18n.set_language("zh" if language == "zh" else "en")
-    dialog = SettingsDialog(Settings())
+    dialog = SettingsDialog(Settings(), texts=Texts("zh" if language == "zh" else "en"))
     qtbot.add_widget(dialog)
     dialog.pages.setCurrentRow(1)
     dialog.show()

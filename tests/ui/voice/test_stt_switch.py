@@ -24,7 +24,8 @@ from desktop_agent.testing.fake_sensevoice import write_fake_sensevoice
 from desktop_agent.testing.scripted_files import ScriptedFileServer, ServedFile
 from desktop_agent.testing.wav_input import WavAudioInput
 from desktop_agent.testing.window_rig import offline_deps
-from desktop_agent.ui.i18n import Language, set_language, tr
+from desktop_agent.texts import CHINESE, ENGLISH, Texts
+from desktop_agent.ui.i18n import Language, tr
 from desktop_agent.ui.settings.dialog import SettingsEdit
 from desktop_agent.ui.settings.stt_row import SttSettingsBox
 from desktop_agent.ui.shell.main_window import MainWindow
@@ -39,7 +40,7 @@ Built = tuple[SpeechRecognizer | None, SpeechRecognizer | None, str | None]
 
 
 def test_the_row_shows_only_the_chosen_engines_fields(qtbot: QtBot) -> None:
-    box = SttSettingsBox(Settings(stt_engine="openai", stt_base_url="http://127.0.0.1:9000/v1"))
+    box = SttSettingsBox(Settings(stt_engine="openai", stt_base_url="http://127.0.0.1:9000/v1"), ENGLISH)
     qtbot.add_widget(box)
     box.show()
     assert box.name() == "openai" and box.endpoint.isVisible() and not box.mirror.isVisible()
@@ -69,21 +70,18 @@ def test_the_row_shows_only_the_chosen_engines_fields(qtbot: QtBot) -> None:
 
 @pytest.mark.parametrize("language", ["en", "zh"])
 def test_a_bad_address_is_one_translated_line(qtbot: QtBot, language: Language) -> None:
-    set_language(language)
-    try:
-        box = SttSettingsBox(Settings(stt_engine="sensevoice", stt_model_source="custom"))
-        qtbot.add_widget(box)
-        box.mirror.setText("hf-mirror.com")
-        with pytest.raises(SettingsError) as caught:
-            box.apply_to(Settings())
-        assert str(caught.value) == tr("settings_bad_address", field=tr("stt_mirror"), value="hf-mirror.com")
-        assert ("自定义地址" in str(caught.value)) == (language == "zh")
-        box.mirror.setText("")
-        with pytest.raises(SettingsError) as empty:
-            box.apply_to(Settings())
-        assert str(empty.value) == tr("settings_custom_source_empty")
-    finally:
-        set_language("en")
+    texts = Texts(language)
+    box = SttSettingsBox(Settings(stt_engine="sensevoice", stt_model_source="custom"), texts)
+    qtbot.add_widget(box)
+    box.mirror.setText("hf-mirror.com")
+    with pytest.raises(SettingsError) as caught:
+        box.apply_to(Settings())
+    assert str(caught.value) == texts.tr("settings_bad_address", field=texts.tr("stt_mirror"), value="hf-mirror.com")
+    assert ("自定义地址" in str(caught.value)) == (language == "zh")
+    box.mirror.setText("")
+    with pytest.raises(SettingsError) as empty:
+        box.apply_to(Settings())
+    assert str(empty.value) == texts.tr("settings_custom_source_empty")
 
 
 def _mic(window: MainWindow) -> str:
@@ -251,15 +249,11 @@ async def test_a_failed_download_says_why_on_the_panel(qtbot: QtBot, tmp_path: P
 
 
 def test_the_row_follows_a_language_switch(qtbot: QtBot) -> None:
-    box = SttSettingsBox(Settings(stt_engine="sensevoice"))
+    box = SttSettingsBox(Settings(stt_engine="sensevoice"), ENGLISH)
     qtbot.add_widget(box)
-    try:
-        set_language("zh")
-        box.retranslate()
-        assert box.engine.currentText() == "离线，中文和英语（SenseVoice）"
-        assert box.note.text() == tr("stt_note_sensevoice") and "模型" in box.note.text()
-        assert box.folder.placeholderText() == tr("stt_folder_hint")
-    finally:
-        set_language("en")
-    box.retranslate()
+    box.retranslate(CHINESE)
+    assert box.engine.currentText() == "离线，中文和英语（SenseVoice）"
+    assert box.note.text() == CHINESE.tr("stt_note_sensevoice") and "模型" in box.note.text()
+    assert box.folder.placeholderText() == CHINESE.tr("stt_folder_hint")
+    box.retranslate(ENGLISH)
     assert box.engine.currentText() == "Offline, Chinese and English (SenseVoice)"
