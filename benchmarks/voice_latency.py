@@ -74,6 +74,7 @@ from desktop_agent.core.speech_stream import SpeechStream
 from desktop_agent.core.stream_parser import Segment, StreamParser
 from desktop_agent.testing.fake_sink import FakeAudioSink
 from desktop_agent.testing.wav_input import FRAME_MS, WavAudioInput
+from desktop_agent.ui.voice.feature import VoiceFeature
 from desktop_agent.voice import EspeakEngine, SpeechPipeline
 from desktop_agent.voice.pcm import read_wav16, silence16
 
@@ -424,7 +425,7 @@ async def barge_in_rows(clip: bytes, runs: int) -> tuple[list[float], list[float
         audio = StampedInput([silence16(LEAD_S) + clip], speed=1, tail_s=0.5)
         deps = WindowDeps(
             conversation, forms, store, settings, model_name="scripted", sink=OutputTap(sink),
-            audio_input=audio, recognizer=ScriptedRecognizer(), vad=WebRtcVad,
+            voice=VoiceFeature(audio, ScriptedRecognizer(), vad=WebRtcVad),
         )  # fmt: skip
         window = MainWindow(tray=False)
         window.attach(deps)

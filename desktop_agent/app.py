@@ -20,7 +20,7 @@ import argparse
 import functools
 import os
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -32,12 +32,15 @@ from PySide6.QtWidgets import QApplication
 
 from desktop_agent.storage.paths import data_dir
 from desktop_agent.ui.chat.turn_events import NoticeLevel
+from desktop_agent.ui.conversations.feature import ConversationsFeature
 from desktop_agent.ui.i18n import choose_language, current_texts, set_language, tr
+from desktop_agent.ui.settings.mcp_feature import McpFeature
 from desktop_agent.ui.shell import single_instance
 from desktop_agent.ui.shell.fonts import prefer_chinese_sans
 from desktop_agent.ui.shell.main_window import MainWindow
 from desktop_agent.ui.shell.qt_translations import apply_qt_language
 from desktop_agent.ui.shell.window_deps import WindowDeps
+from desktop_agent.ui.voice.feature import VoiceFeature
 
 if TYPE_CHECKING:
     import asyncio
@@ -47,6 +50,7 @@ if TYPE_CHECKING:
     from desktop_agent.core.conversation import Conversation
     from desktop_agent.core.ports import AudioSink, SpeechRecognizer
     from desktop_agent.core.wire import WireProfileName
+    from desktop_agent.mcp_engine import ServerStatus
     from desktop_agent.services import Services
     from desktop_agent.storage.settings import Settings
     from desktop_agent.ui.voice.audio_sink import QtAudioSink
@@ -293,13 +297,25 @@ def window_deps(services: Services, sink: AudioSink | None) -> WindowDeps:
     )
 
     def open_conversation(old: Conversation, conversation_id: str) -> Conversation | None:
-        # Switching from the sidebar (issue 14): the old one is released as for New.
+        # Switching from the sidebar: the old one is released as for New.
         opened = library.open(conversation_id) if library is not None else None
         if opened is not None:
             release(old)
         return opened
 
-    mcp = services.mcp
+    def mcp_statuses() -> Iterable[ServerStatus]:
+        # Through services.mcp: Settings → Tools replaces the engine.
+        return services.mcp.statuses() if services.mcp is not None else []
+
+    mcp = McpFeature(
+        mcp_statuses, retry=services.retry_mcp, reload=services.reload_mcp,
+        servers_file=lambda: services.mcp_config_override or resolve_path(services.settings.mcp_config_path),
+    ) if services.mcp is not None else None
+    voice = VoiceFeature(
+        audio_input, recognizer, answer_recognizer, vad=WebRtcVad, note=speech_note, say=say,
+        make_recognizers=lambda settings: speech_recognizers(settings, services.read_key),
+        model_downloads=ModelDownloads(default_store()),
+    )
     return WindowDeps(
         conversation=services.resume_conversation(),
         forms=services.forms,
@@ -308,8 +324,7 @@ def window_deps(services: Services, sink: AudioSink | None) -> WindowDeps:
         model_name=services.llm.model,
         is_demo=services.llm.is_demo,
         demo_notice=services.demo_notice,
-        # Through services.mcp: Settings → Tools replaces the engine (issue 13).
-        mcp_statuses=(lambda: services.mcp.statuses() if services.mcp is not None else []) if mcp is not None else None,
+        mcp=mcp,
         sink=sink,
         get_api_key=secrets.get_api_key,
         set_api_key=secrets.set_api_key,
@@ -322,29 +337,18 @@ def window_deps(services: Services, sink: AudioSink | None) -> WindowDeps:
         apply_settings=services.apply_settings,
         new_conversation=new_conversation,
         save_conversation=services.save_conversation,
-        library=library,
-        open_conversation=open_conversation,
+        conversations=ConversationsFeature(library, open_conversation) if library is not None else None,
         tool_server=services.tool_server,
         tool_annotations=services.tool_annotations,
         allow_key_for=services.allow_key_for,
         before_turn=services.before_turn,
-        retry_server=services.retry_mcp,
         skills=services.skills.infos if services.skills is not None else (),
         skills_folder=str(user_skills_dir()),
         hook_infos=services.hooks.infos,
         hooks_folder=str(user_hooks_dir()),
-        audio_input=audio_input,
-        recognizer=recognizer,
-        answer_recognizer=answer_recognizer,
-        make_recognizers=lambda settings: speech_recognizers(settings, services.read_key),
-        vad=WebRtcVad,
-        speech_input_note=speech_note,
-        say=say,
+        voice=voice,
         on_settings_opened=_warm_openai_once(),
-        mcp_file=lambda: services.mcp_config_override or resolve_path(services.settings.mcp_config_path),
-        reload_mcp=services.reload_mcp,
         preview_voice=_voice_preview(sink),
-        model_downloads=ModelDownloads(default_store()),
     )
 
 

@@ -12,13 +12,13 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, TypeVar
 
 from PySide6.QtCore import SignalInstance
 from PySide6.QtWidgets import QApplication
 
-import qasync  # isort: skip  (after PySide6, STACK.md "qasync")
+import qasync  # isort: skip  (after PySide6: qasync picks the Qt binding already imported)
 
 from desktop_agent.core.agent import AgentClient
 from desktop_agent.core.conversation import Conversation
@@ -40,6 +40,7 @@ from desktop_agent.tools import builtin_tools
 from desktop_agent.tools.sub_agent import SubAgentTool
 from desktop_agent.ui.shell.main_window import MainWindow
 from desktop_agent.ui.shell.window_deps import WindowDeps
+from desktop_agent.ui.voice.feature import VoiceFeature
 
 T = TypeVar("T")
 
@@ -208,9 +209,10 @@ def build_window(
     voice: Mapping[str, Any] | None = None,
     router: ToolRouter | None = None,
 ) -> tuple[MainWindow, SettingsStore]:
-    """``voice``: speech-input deps (``audio_input``, ``recognizer``, ``vad``);
-    ``router``: the tools' annotations come from it, as the app's do
-    (``Services.tool_annotations``)."""
+    """``voice``: speech input (the :class:`VoiceFeature` fields:
+    ``audio_input``, ``recognizer``, ``vad``, ...) and the window's other
+    deps that go with it (``sink``); ``router``: the tools' annotations come
+    from it, as the app's do (``Services.tool_annotations``)."""
     store = store or SettingsStore()
     settings = store.load().settings
     kwargs: dict[str, Any] = {"tray": False}
@@ -218,6 +220,9 @@ def build_window(
         kwargs["interrupt_fallback_ms"] = interrupt_fallback_ms
     window = MainWindow(**kwargs)
     extra: dict[str, Any] = dict(voice or {})
+    feature = {name: extra.pop(name) for name in [f.name for f in fields(VoiceFeature)] if name in extra}
+    if feature:
+        extra["voice"] = VoiceFeature(**feature)
     if router is not None:
         extra["tool_annotations"] = router.annotations
     window.attach(WindowDeps(conversation, forms, store, settings, model_name=model_name, **extra))

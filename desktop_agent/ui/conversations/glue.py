@@ -24,6 +24,7 @@ from desktop_agent.core.plain_text import plain
 from desktop_agent.storage.conversation_events import events_from_history, turns
 from desktop_agent.ui.chat.bubble import MessageBubble
 from desktop_agent.ui.chat.turn_events import NoticeLevel
+from desktop_agent.ui.chat.turn_state import ButtonPhase
 from desktop_agent.ui.conversations.restore import Restored, hit_window, restore
 from desktop_agent.ui.conversations.search_rows import fold
 from desktop_agent.ui.i18n import tr
@@ -36,8 +37,8 @@ if TYPE_CHECKING:
     from desktop_agent.ui.chat.message_actions import ChatActions
     from desktop_agent.ui.chat.turn_logic import TurnLogic
     from desktop_agent.ui.chat.turn_view import TurnView
+    from desktop_agent.ui.conversations.feature import ConversationsFeature
     from desktop_agent.ui.conversations.sidebar import ConversationSidebar
-    from desktop_agent.ui.shell.window_deps import WindowDeps
 
 log = logging.getLogger(__name__)
 
@@ -128,13 +129,12 @@ def draw(
 class ConversationsGlue:
     """Attached by the window when the composition root gave it a library."""
 
-    def __init__(self, window: ConversationsWindow, deps: WindowDeps) -> None:
+    def __init__(self, window: ConversationsWindow, feature: ConversationsFeature) -> None:
         from desktop_agent.ui.conversations.sidebar import ConversationSidebar
 
-        assert deps.library is not None
         self._window = window
-        self._deps = deps
-        self.sidebar: ConversationSidebar = ConversationSidebar(deps.library, window.window())
+        self._feature = feature
+        self.sidebar: ConversationSidebar = ConversationSidebar(feature.library, window.window())
         window.body.insertWidget(0, self.sidebar)
         self.sidebar.open_requested.connect(self.open)
         self.sidebar.new_requested.connect(window.new_conversation)
@@ -189,13 +189,13 @@ class ConversationsGlue:
         window, controller = self._window, self._window.controller
         if controller is None:
             return False
-        if controller.busy or controller.phase != "send":
+        if controller.busy or controller.phase != ButtonPhase.SEND:
             window.status.showMessage(tr("conv_busy"), 8000)
             window.show_notice(NoticeLevel.SYSTEM, tr("conv_busy"))
             return False
         if conversation_id != controller.conversation.conversation_id:
-            make = self._deps.open_conversation
-            if make is None or not controller.switch_conversation(lambda old: make(old, conversation_id)):
+            make = self._feature.open
+            if not controller.switch_conversation(lambda old: make(old, conversation_id)):
                 return False
         conversation = controller.conversation
         events = display_events(conversation)

@@ -18,8 +18,7 @@ if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
 
     from desktop_agent.storage.settings import Settings
-    from desktop_agent.ui.settings.tools_page import McpControl
-    from desktop_agent.ui.shell.window_deps import WindowDeps
+    from desktop_agent.ui.settings.mcp_feature import McpFeature
 
 log = logging.getLogger(__name__)
 _reloads: set[Any] = set()
@@ -28,24 +27,15 @@ mid-run). asyncio itself is imported when one starts: the window imports
 this module before it shows, and asyncio costs it ~45 ms there."""
 
 
-def mcp_control(deps: WindowDeps) -> McpControl | None:
-    """The Tools page's servers, when the composition root can change them."""
-    if deps.mcp_file is None or deps.reload_mcp is None or deps.mcp_statuses is None:
-        return None
-    from desktop_agent.ui.settings.tools_page import McpControl
-
-    return McpControl(deps.mcp_file(), deps.mcp_statuses, deps.reload_mcp)
-
-
-def reload_if_moved(deps: WindowDeps | None, before: Settings | None, after: Settings) -> None:
+def reload_if_moved(mcp: McpFeature | None, before: Settings | None, after: Settings) -> None:
     """Another servers file was chosen (Settings → Tools): run its servers now."""
-    if deps is None or deps.reload_mcp is None or before is None:
+    if mcp is None or mcp.reload is None or before is None:
         return
     if before.mcp_config_path == after.mcp_config_path:
         return
     import asyncio
 
-    task = asyncio.ensure_future(_reload(deps.reload_mcp()))
+    task = asyncio.ensure_future(_reload(mcp.reload()))
     _reloads.add(task)
     task.add_done_callback(_reloads.discard)
 

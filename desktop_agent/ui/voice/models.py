@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from desktop_agent.storage.settings import Settings
     from desktop_agent.ui.chat.turn_logic import TurnLogic
     from desktop_agent.ui.chat.turn_view import TurnView
-    from desktop_agent.ui.shell.window_deps import WindowDeps
+    from desktop_agent.ui.voice.feature import VoiceFeature
     from desktop_agent.ui.voice.model_download import ModelDownloadPanel
     from desktop_agent.ui.voice.speech_input import VoiceInput
     from desktop_agent.voice.stt.models import DownloadProgress
@@ -62,19 +62,19 @@ class ModelsWindow(Protocol):
 
 
 class VoiceModels(QObject):
-    def __init__(self, window: ModelsWindow, voice: VoiceInput, deps: WindowDeps) -> None:
+    def __init__(self, window: ModelsWindow, voice: VoiceInput, feature: VoiceFeature, settings: Settings) -> None:
         super().__init__(window.window())
         self._window, self.voice = window, voice
         self._preparing: set[asyncio.Task[None]] = set()
-        self._make_recognizers = deps.make_recognizers
-        self._settings = deps.settings
-        self._engine = _engine_settings(deps.settings)
-        self._downloads = deps.model_downloads
+        self._make_recognizers = feature.make_recognizers
+        self._settings = settings
+        self._engine = _engine_settings(settings)
+        self._downloads = feature.model_downloads
         self._offer: asyncio.Future[bool] | None = None
         """The first download's offer, while it waits for the user's answer."""
         self._offered = False
         """The offer was made this session (it is not made twice)."""
-        self._listen_to_downloads(deps.recognizer)
+        self._listen_to_downloads(feature.recognizer)
         window.model_download.cancel_requested.connect(self._cancel_download)
         window.model_download.retry_requested.connect(self._retry_download)
         window.model_download.source_requested.connect(self._try_source)
@@ -83,7 +83,7 @@ class VoiceModels(QObject):
         if self._downloads is not None:
             self._downloads.listen(self._on_download_state)
         voice.before_recognise = self._offer_gate
-        self._set_stand_ins(deps.recognizer)
+        self._set_stand_ins(feature.recognizer)
 
     def apply(self, settings: Settings) -> None:
         """Settings changed. Another recognition engine (or its endpoint,

@@ -29,6 +29,7 @@ from desktop_agent.texts import CHINESE, ENGLISH, Texts
 from desktop_agent.ui import i18n
 from desktop_agent.ui.i18n import Language, set_language, tr
 from desktop_agent.ui.settings.dialog import SettingsDialog
+from desktop_agent.ui.settings.mcp_feature import McpFeature
 from desktop_agent.ui.settings.tools_page import McpControl
 from desktop_agent.ui.shell import theme
 from desktop_agent.ui.shell.main_window import MainWindow
@@ -352,7 +353,7 @@ async def test_choosing_another_servers_file_runs_its_servers(qtbot: QtBot, tmp_
     window = MainWindow(tray=False)
     qtbot.add_widget(window)
     deps = offline_deps()
-    window.attach(replace(deps, reload_mcp=reload, mcp_file=lambda: tmp_path / "mcp.json", mcp_statuses=list))
+    window.attach(replace(deps, mcp=McpFeature(list, reload=reload, servers_file=lambda: tmp_path / "mcp.json")))
     window.apply_settings_edit(SettingsEdit(replace(window.settings, max_steps=3)))
     window.apply_settings_edit(SettingsEdit(replace(window.settings, mcp_config_path=str(tmp_path / "other.json"))))
     await _until(lambda: reloads == ["reload"])

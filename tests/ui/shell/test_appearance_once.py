@@ -25,6 +25,7 @@ from desktop_agent.llm.demo import DemoModel
 from desktop_agent.storage.conversations import ConversationStore
 from desktop_agent.testing.window_rig import offline_deps
 from desktop_agent.ui import i18n
+from desktop_agent.ui.conversations.feature import ConversationsFeature
 from desktop_agent.ui.i18n import text_in
 from desktop_agent.ui.settings import glue as settings_glue
 from desktop_agent.ui.settings.dialog import SettingsEdit
@@ -57,7 +58,8 @@ def window(qtbot: QtBot, tmp_path: Path, english: None) -> Iterator[MainWindow]:
         return Conversation(agent, conversation_id=stored.id, history=stored.messages, events=stored.events)
 
     library = ConversationLibrary(store, open_stored)
-    deps = replace(offline_deps(), library=library, new_conversation=lambda _old: Conversation(agent))
+    deps = replace(offline_deps(), conversations=ConversationsFeature(library),
+                   new_conversation=lambda _old: Conversation(agent))
     win = MainWindow(tray=False)
     qtbot.add_widget(win)
     win.attach(deps)

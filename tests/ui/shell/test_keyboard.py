@@ -32,6 +32,7 @@ from desktop_agent.testing.procs import live_processes
 from desktop_agent.testing.scripted_server import Reply, text_reply, tool_reply
 from desktop_agent.testing.window_rig import SignalLog, WindowRig, offline_deps, scripted_window
 from desktop_agent.ui.chat.bubble import MessageBubble, SystemMessage
+from desktop_agent.ui.conversations.feature import ConversationsFeature
 from desktop_agent.ui.i18n import tr
 from desktop_agent.ui.shell.main_window import MainWindow
 from desktop_agent.voice import SpeechPipeline
@@ -166,8 +167,8 @@ async def test_esc_in_the_search_field_empties_it_first_and_then_stops_the_reply
         return Conversation(agent, conversation_id=stored.id, history=stored.messages, events=stored.events)
 
     library = ConversationLibrary(store, open_stored)
-    deps = replace(offline_deps(), conversation=Conversation(agent), library=library,
-                   open_conversation=lambda _old, conversation_id: library.open(conversation_id))
+    deps = replace(offline_deps(), conversation=Conversation(agent),
+                   conversations=ConversationsFeature(library, lambda _old, conversation_id: library.open(conversation_id)))
     window = MainWindow(tray=False)
     qtbot.add_widget(window)
     window.attach(deps)

@@ -22,6 +22,7 @@ from desktop_agent.ui.cards.tool_card import ToolCardWidget
 from desktop_agent.ui.chat.bubble import MessageBubble, SystemMessage
 from desktop_agent.ui.i18n import tr
 from desktop_agent.ui.shell.main_window import MainWindow
+from desktop_agent.ui.voice.feature import VoiceFeature
 from desktop_agent.voice.vad import WebRtcVad
 
 pytestmark = pytest.mark.usefixtures("keep_loop_on_close")
@@ -33,7 +34,7 @@ ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
 def voice_window(qtbot: QtBot, audio: WavAudioInput, recognizer: ScriptedRecognizer | None) -> MainWindow:
     window = MainWindow(tray=False)
     qtbot.add_widget(window)
-    window.attach(replace(offline_deps(), audio_input=audio, recognizer=recognizer, vad=WebRtcVad))
+    window.attach(replace(offline_deps(), voice=VoiceFeature(audio, recognizer, vad=WebRtcVad)))
     window.resize(860, 720)
     window.show()
     qtbot.wait_exposed(window)

@@ -33,6 +33,7 @@ from desktop_agent.ui.chat.bubble import MessageBubble, SystemMessage
 from desktop_agent.ui.i18n import set_language, tr
 from desktop_agent.ui.settings.dialog import SettingsEdit
 from desktop_agent.ui.shell.main_window import MainWindow
+from desktop_agent.ui.voice.feature import VoiceFeature
 from desktop_agent.voice.downloads import ModelDownloads
 from desktop_agent.voice.stt.models import ModelDownloadError, ModelStore
 from desktop_agent.voice.stt.sources import ModelSource
@@ -64,9 +65,9 @@ def _window(qtbot: QtBot, make: Callable[[Settings], Built], audio: WavAudioInpu
     qtbot.add_widget(window)
     deps = offline_deps(settings=settings)
     recognizer, answers, reason = make(settings)
-    window.attach(replace(deps, audio_input=audio, recognizer=recognizer, answer_recognizer=answers,
-                          speech_input_note=reason, vad=WebRtcVad, make_recognizers=make,
-                          model_downloads=ModelDownloads(store)))
+    window.attach(replace(deps, voice=VoiceFeature(
+        audio, recognizer, answers, vad=WebRtcVad, note=reason, make_recognizers=make,
+        model_downloads=ModelDownloads(store))))
     window.resize(900, 640)
     window.show()
     qtbot.wait_exposed(window)

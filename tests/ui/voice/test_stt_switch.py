@@ -29,6 +29,7 @@ from desktop_agent.ui.i18n import Language, tr
 from desktop_agent.ui.settings.dialog import SettingsEdit
 from desktop_agent.ui.settings.stt_row import SttSettingsBox
 from desktop_agent.ui.shell.main_window import MainWindow
+from desktop_agent.ui.voice.feature import VoiceFeature
 from desktop_agent.voice.stt.models import DownloadProgress, ModelFile, ModelSpec, ModelStore
 from desktop_agent.voice.stt.sensevoice import SenseVoiceRecognizer
 from desktop_agent.voice.vad import WebRtcVad
@@ -100,7 +101,7 @@ def _window(qtbot: QtBot, make: Callable[[Settings], Built], audio: WavAudioInpu
     window = MainWindow(tray=False)
     qtbot.add_widget(window)
     deps = offline_deps()
-    window.attach(replace(deps, audio_input=audio, recognizer=None, vad=WebRtcVad, make_recognizers=make,
+    window.attach(replace(deps, voice=VoiceFeature(audio, None, vad=WebRtcVad, make_recognizers=make),
                           settings=replace(deps.settings, voice_send="review")))
     window.show()
     qtbot.wait_exposed(window)

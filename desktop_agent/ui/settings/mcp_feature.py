@@ -1,0 +1,45 @@
+"""The MCP servers as the composition root hands them to the window: their
+states (the status bar), a failed one's retry, and, where the servers file
+can be changed without a restart, that file and the reload (Settings →
+Tools). The window without this feature shows no servers. Type-only
+imports: the window imports this before it shows."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from desktop_agent.mcp_engine import ServerStatus
+    from desktop_agent.ui.settings.tools_page import McpControl
+
+
+def _no_retry(_name: str) -> bool:
+    return False
+
+
+@dataclass(frozen=True)
+class McpFeature:
+    statuses: Callable[[], Iterable[ServerStatus]]
+    """Each MCP server's state."""
+    retry: Callable[[str], bool] = _no_retry
+    """Start a failed MCP server again (its status item's Retry)."""
+    servers_file: Callable[[], Path] | None = None
+    """The MCP servers file in use (Settings → Tools edits it)."""
+    reload: Callable[[], Awaitable[None]] | None = None
+    """Run what the servers file says now, without a restart
+    (``Services.reload_mcp``); None: the Tools page cannot change servers."""
+
+    def control(self) -> McpControl | None:
+        """The Tools page's hold on the servers, when they can be changed."""
+        if self.servers_file is None or self.reload is None:
+            return None
+        from desktop_agent.ui.settings.tools_page import McpControl
+
+        return McpControl(self.servers_file(), self.statuses, self.reload)
+
+
+__all__ = ["McpFeature"]
