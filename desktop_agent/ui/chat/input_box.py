@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QPlainTextEdit, QSizePolicy, QWidget
 
-from desktop_agent.ui.i18n import tr
+from desktop_agent.texts import Texts
 
 MAX_LINES = 6
 _PADDING = 14
@@ -20,10 +20,11 @@ _PADDING = 14
 class InputBox(QPlainTextEdit):
     submitted = Signal()
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, texts: Texts, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self._texts = texts
         self.setObjectName("input")
-        self.setPlaceholderText(tr("input_placeholder"))
+        self.setPlaceholderText(self._texts.tr("input_placeholder"))
         self.setTabChangesFocus(True)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.document().contentsChanged.connect(self._fit)

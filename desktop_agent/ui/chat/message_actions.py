@@ -18,8 +18,6 @@ from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QKeySequence, QShortcut
 from shiboken6 import isValid
 
-from desktop_agent.ui.i18n import tr
-
 if TYPE_CHECKING:
     from desktop_agent.ui.chat.bubble import MessageBubble
     from desktop_agent.ui.chat.chat_view import ChatView
@@ -99,7 +97,7 @@ class ChatActions(QObject):
         self._esc.setEnabled(True)
         self._input.setFocus()
         self._input.moveCursor(self._input.textCursor().MoveOperation.End)
-        self._hint(tr("msg_editing"))
+        self._hint(self._chat.texts.tr("msg_editing"))
         self.refresh()
 
     def send_edited(self, text: str) -> bool:

@@ -18,8 +18,8 @@ from __future__ import annotations
 from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import QPushButton, QWidget
 
+from desktop_agent.texts import Texts
 from desktop_agent.ui.chat.turn_state import ButtonPhase
-from desktop_agent.ui.i18n import tr
 
 INTERRUPT_FALLBACK_MS = 15_000
 
@@ -29,8 +29,11 @@ class SendButton(QPushButton):
     interrupt_requested = Signal()
     fallback_fired = Signal()
 
-    def __init__(self, parent: QWidget | None = None, *, fallback_ms: int = INTERRUPT_FALLBACK_MS) -> None:
+    def __init__(
+        self, texts: Texts, parent: QWidget | None = None, *, fallback_ms: int = INTERRUPT_FALLBACK_MS
+    ) -> None:
         super().__init__(parent)
+        self._texts = texts
         self.setObjectName("send")
         self._phase = ButtonPhase.SEND
         self._fallback = QTimer(self)
@@ -57,12 +60,13 @@ class SendButton(QPushButton):
         self._phase = ButtonPhase(phase)
         self._render()
 
-    def retranslate(self) -> None:
-        """Texts again in the current language (Settings → Appearance)."""
+    def retranslate(self, texts: Texts) -> None:
+        """Texts again in ``texts``' language (Settings → Appearance)."""
+        self._texts = texts
         self._render()
 
     def _render(self) -> None:
-        self.setText(tr(self._phase.value))
+        self.setText(self._texts.tr(self._phase.value))
         self.setEnabled(self._phase != ButtonPhase.INTERRUPTING)
         self.setProperty("phase", self._phase.value)
         self.style().unpolish(self)

@@ -14,14 +14,15 @@ import math
 
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QWidget
 
-from desktop_agent.ui.i18n import tr
+from desktop_agent.texts import Texts
 
 BAR_STEPS = 1000
 
 
 class VoiceLine(QWidget):
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, texts: Texts, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.texts = texts
         self.setObjectName("voiceLine")
         self.dot = QLabel("●", self)
         """Red while a spoken answer is listened for (the mic button's colour)."""
@@ -57,7 +58,7 @@ class VoiceLine(QWidget):
             self._render()
             return
         self._counting = True
-        self.label.setText(tr("voice_countdown", seconds=max(1, math.ceil(remaining_s - 1e-6))))
+        self.label.setText(self.texts.tr("voice_countdown", seconds=max(1, math.ceil(remaining_s - 1e-6))))
         self.bar.setValue(round(BAR_STEPS * remaining_s / total_s) if total_s > 0 else 0)
         self.bar.show()
         self.dot.hide()

@@ -50,13 +50,14 @@ from PySide6.QtCore import QEvent, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QCloseEvent, QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import QHBoxLayout, QMainWindow, QToolButton, QVBoxLayout, QWidget
 
+from desktop_agent.texts import Texts
 from desktop_agent.ui.chat.chat_view import ChatView
 from desktop_agent.ui.chat.input_box import InputBox
 from desktop_agent.ui.chat.send_button import INTERRUPT_FALLBACK_MS, SendButton
 from desktop_agent.ui.chat.turn_events import NoticeLevel, TurnEnd, WaitKind
 from desktop_agent.ui.chat.turn_state import ButtonPhase
 from desktop_agent.ui.i18n import current_texts, tr
-from desktop_agent.ui.settings.glue import apply_settings_appearance, reload_if_moved
+from desktop_agent.ui.settings.glue import apply_settings_appearance, mcp_control, reload_if_moved
 from desktop_agent.ui.shell.status_bar import StatusBar, server_views
 from desktop_agent.ui.shell.theme import apply_theme, forced_theme
 from desktop_agent.ui.shell.window_keys import WindowKeys
@@ -95,10 +96,14 @@ class MainWindow(QMainWindow):
     sending = Signal()
 
     def __init__(
-        self, *, interrupt_fallback_ms: int = INTERRUPT_FALLBACK_MS, tray: bool | None = None
+        self, *, interrupt_fallback_ms: int = INTERRUPT_FALLBACK_MS, tray: bool | None = None,
+        texts: Texts | None = None,
     ) -> None:
         super().__init__()
-        self.setWindowTitle(tr("app_title"))
+        self.texts = texts if texts is not None else current_texts()
+        """The language this window speaks: handed to every widget it builds, and a new one
+        to what is open on a language switch (:meth:`retranslate`)."""
+        self.setWindowTitle(self.texts.tr("app_title"))
         self.resize(1100, 760)  # the sidebar (260 px) and a chat column as wide as before it
         self._deps: WindowDeps | None = None
         self._controller: TurnLogic[TurnView] | None = None
@@ -114,12 +119,12 @@ class MainWindow(QMainWindow):
         self.settings_dialog: SettingsDialog | None = None
         """The Settings dialog opened last."""
 
-        self.chat = ChatView(current_texts(), self)
-        self.input = InputBox(self)
-        self.send_button = SendButton(self, fallback_ms=interrupt_fallback_ms)
-        self.mic = MicButton(self)
-        self.mic.set_state("unavailable", tr("starting"))  # usable once attached
-        self.hands_free_button = HandsFreeButton(self)
+        self.chat = ChatView(self.texts, self)
+        self.input = InputBox(self.texts, self)
+        self.send_button = SendButton(self.texts, self, fallback_ms=interrupt_fallback_ms)
+        self.mic = MicButton(self.texts, self)
+        self.mic.set_state("unavailable", self.texts.tr("starting"))  # usable once attached
+        self.hands_free_button = HandsFreeButton(self.texts, self)
         self.hands_free_button.setEnabled(False)
         self.voice: VoiceGlue | None = None
         """Speech input (issue 11), once attached."""
@@ -129,10 +134,10 @@ class MainWindow(QMainWindow):
         """Regenerate and Edit (issue 13), once attached."""
         self.conversations: ConversationsGlue | None = None
         """The sidebar and switching (issue 14), once attached with a library."""
-        self.audio = AudioControls(self)
+        self.audio = AudioControls(self.texts, self)
         self.settings_button = QToolButton(self)
         self.settings_button.setText("⚙")
-        self.settings_button.setToolTip(tr("settings_action"))
+        self.settings_button.setToolTip(self.texts.tr("settings_action"))
         self.settings_button.setAutoRaise(True)
         font = self.settings_button.font()
         font.setPixelSize(18)
@@ -140,7 +145,7 @@ class MainWindow(QMainWindow):
 
         self.new_chat_button = QToolButton(self)
         self.new_chat_button.setText("＋")
-        self.new_chat_button.setToolTip(tr("new_chat"))
+        self.new_chat_button.setToolTip(self.texts.tr("new_chat"))
         self.new_chat_button.setAutoRaise(True)
         self.new_chat_button.setFont(font)
         self.new_chat_button.setVisible(False)
@@ -164,12 +169,12 @@ class MainWindow(QMainWindow):
         column.setContentsMargins(0, 0, 0, 0)
         column.setSpacing(0)
         column.addWidget(self.chat, 1)
-        self.model_download = ModelDownloadPanel(current_texts(), central)
+        self.model_download = ModelDownloadPanel(self.texts, central)
         """The speech model's first-use download (hidden unless one runs or failed)."""
         column.addWidget(self.model_download)
         column.addLayout(bottom)
         self.setCentralWidget(central)
-        self.status = StatusBar(self)
+        self.status = StatusBar(self.texts, self)
         self.setStatusBar(self.status)
         self.status.retry_requested.connect(self._retry_server)
 
@@ -241,22 +246,22 @@ class MainWindow(QMainWindow):
         if deps.conversation.history or deps.conversation.events:
             from desktop_agent.ui.conversations.glue import draw
 
-            draw(self, deps.conversation)  # as it looked live
+            draw(self, deps.conversation)  # as it looked live (issue 14)
             self.chat.move_to_end(self._early)  # what the user did meanwhile stays last
         self._early = []
         self._add_welcome_and_actions(deps, signals)  # after the restored conversation
-        if deps.conversations is not None:
+        if deps.library is not None:
             from desktop_agent.ui.conversations.glue import ConversationsGlue
 
-            self.conversations = ConversationsGlue(self, deps.conversations)
+            self.conversations = ConversationsGlue(self, deps)
         for warning in deps.warnings:
             self.show_notice(NoticeLevel.WARNING, functools.partial(_warning_text, warning))
         self.refresh_status()
-        if deps.mcp is not None:
+        if deps.mcp_statuses is not None:
             self._status_timer.start()
         from desktop_agent.ui.voice.glue import VoiceGlue
 
-        self.voice = VoiceGlue(self, deps.voice, deps.settings, sink=deps.sink)
+        self.voice = VoiceGlue(self, deps)
         self.input.setFocus()
         pending, self._pending = self._pending, None
         if pending is not None and not controller.start_turn(pending, self._open_turn):
@@ -270,7 +275,7 @@ class MainWindow(QMainWindow):
         from desktop_agent.ui.chat.message_actions import ChatActions
         from desktop_agent.ui.shell.welcome import WelcomePanel
 
-        self.welcome = WelcomePanel(is_demo=deps.is_demo)
+        self.welcome = WelcomePanel(is_demo=deps.is_demo, texts=self.texts)
         self.welcome.prompt_chosen.connect(self.send_text)
         self.welcome.connect_requested.connect(self.open_settings)
         self.chat.set_welcome(self.welcome)
@@ -321,16 +326,16 @@ class MainWindow(QMainWindow):
 
     def _retry_server(self, name: str) -> None:
         """A server's Retry (its status item's menu)."""
-        mcp = self._deps.mcp if self._deps is not None else None
-        if mcp is not None:
-            mcp.retry(name)
+        deps = self._deps
+        if deps is not None and deps.retry_server is not None:
+            deps.retry_server(name)
             self.refresh_status()
 
     def refresh_status(self) -> None:
-        mcp = self._deps.mcp if self._deps is not None else None
-        if mcp is not None:
+        deps = self._deps
+        if deps is not None and deps.mcp_statuses is not None:
             try:
-                self.status.set_servers(server_views(mcp.statuses()))
+                self.status.set_servers(server_views(deps.mcp_statuses()))
             except Exception:  # the status bar must never take the window down
                 log.exception("could not read the MCP server states")
 
@@ -422,7 +427,7 @@ class MainWindow(QMainWindow):
             self._controller.interrupt()
         elif self._pending is not None:
             self._pending = self._pending_bubble = None
-            self._early.append(self.chat.add_system(tr("sys_interrupted")))
+            self._early.append(self.chat.add_system(self.texts.tr("sys_interrupted")))
             self.send_button.set_phase(ButtonPhase.SEND)
 
     def _on_fallback(self) -> None:
@@ -451,7 +456,7 @@ class MainWindow(QMainWindow):
         if wait == WaitKind.APPROVAL:
             self.keys.approval_shown(ident)
         if self.notifier is not None:
-            self.notifier.attention(tr("app_title"), text)
+            self.notifier.attention(self.texts.tr("app_title"), text)
         self.waiting_for_user.emit(wait, ident)
 
     # -------------------------------------------------------- settings
@@ -476,8 +481,8 @@ class MainWindow(QMainWindow):
         dialog = SettingsDialog(
             controller.settings, has_api_key=controller.has_api_key(), key_note=deps.key_note(),
             skills=deps.skills, skills_folder=deps.skills_folder, parent=self,
-            stored_key=deps.get_api_key, mcp=deps.mcp.control() if deps.mcp is not None else None,
-            preview_voice=deps.preview_voice, model_downloads=deps.voice.model_downloads, texts=current_texts(),
+            stored_key=deps.get_api_key, mcp=mcp_control(deps), preview_voice=deps.preview_voice,
+            model_downloads=deps.model_downloads, texts=self.texts,
         )
         dialog.appearance_changed.connect(self.retranslate)
         self.settings_dialog = dialog
@@ -501,27 +506,27 @@ class MainWindow(QMainWindow):
         if self.voice is not None:
             self.voice.apply(edit.settings)
         apply_settings_appearance(self.retranslate, before, edit.settings)
-        reload_if_moved(self._deps.mcp if self._deps is not None else None, before, edit.settings)
+        reload_if_moved(self._deps, before, edit.settings)
 
     def retranslate(self) -> None:
         """Texts and colours again, after Settings → Appearance: the one way
         in, which reaches the chat, the status bar, the welcome panel and the
         sidebar."""
-        self.setWindowTitle(tr("app_title"))
-        self.settings_button.setToolTip(tr("settings_action"))
-        self.new_chat_button.setToolTip(tr("new_chat"))
-        self.input.setPlaceholderText(tr("input_placeholder"))
-        self.send_button.retranslate()
-        self.mic.retranslate()
-        self.hands_free_button.setText(tr("hands_free_short"))
-        self.hands_free_button.setToolTip(tr("hands_free"))
-        self.audio.retranslate()
-        self.model_download.retranslate(current_texts())  # a failure or an offer says it again
-        self.chat.retranslate(current_texts())  # cards, message actions, code blocks, system lines
-        self.status.retranslate()
+        self.texts = texts = current_texts()
+        self.setWindowTitle(texts.tr("app_title"))
+        self.settings_button.setToolTip(texts.tr("settings_action"))
+        self.new_chat_button.setToolTip(texts.tr("new_chat"))
+        self.input.setPlaceholderText(texts.tr("input_placeholder"))
+        self.send_button.retranslate(texts)
+        self.mic.retranslate(texts)
+        self.hands_free_button.retranslate(texts)
+        self.audio.retranslate(texts)
+        self.model_download.retranslate(texts)  # a failure or an offer says it again
+        self.chat.retranslate(texts)  # cards, message actions, code blocks, system lines
+        self.status.retranslate(texts)
         self.refresh_status()
         if self.welcome is not None:
-            self.welcome.retranslate()
+            self.welcome.retranslate(texts)
         if self.conversations is not None:
             self.conversations.retranslate()  # the sidebar
         apply_theme(self)

@@ -25,7 +25,7 @@ from PySide6.QtCore import QEvent, QObject, QPoint, Qt, Signal
 from PySide6.QtGui import QMouseEvent
 from PySide6.QtWidgets import QLabel, QMenu, QStatusBar, QWidget
 
-from desktop_agent.ui.i18n import keys, tr
+from desktop_agent.texts import Texts, keys
 
 _STATE_COLORS = {"ready": "#2da44e", "starting": "#d29922", "failed": "#cf222e"}
 _IDLE_COLOR = "#8c959f"
@@ -40,19 +40,19 @@ class McpServerView:
     tools: tuple[str, ...] = ()
     """The server's tool names, in its order."""
 
-    def caption(self) -> str:
+    def caption(self, texts: Texts) -> str:
         """Plain text: ``MCP time: ready, 2 tools``."""
         key = f"mcp_state_{self.state}"
-        state = tr(key) if key in keys() else self.state
+        state = texts.tr(key) if key in keys() else self.state
         if self.state == "ready":
             key = "status_mcp_one_tool" if self.tool_count == 1 else "status_mcp_tools"
-            state = tr(key, state=state, count=self.tool_count)
-        return tr("status_mcp", name=self.name, state=state)
+            state = texts.tr(key, state=state, count=self.tool_count)
+        return texts.tr("status_mcp", name=self.name, state=state)
 
-    def rich_caption(self) -> str:
+    def rich_caption(self, texts: Texts) -> str:
         """The caption after a coloured dot (rich text for the label)."""
         color = _STATE_COLORS.get(self.state, _IDLE_COLOR)
-        return f'<span style="color:{color}">●</span> {html.escape(self.caption())}'
+        return f'<span style="color:{color}">●</span> {html.escape(self.caption(texts))}'
 
     @property
     def reason(self) -> str | None:
@@ -66,21 +66,21 @@ class McpServerView:
     def can_retry(self) -> bool:
         return self.state == "failed"
 
-    def details(self) -> list[str]:
+    def details(self, texts: Texts) -> list[str]:
         """What hover and click show, one entry a line: the reason it
         failed (or that it is starting), then each tool."""
         lines: list[str] = []
         if self.reason is not None:
             lines.append(self.reason)
         elif self.state == "starting" and not self.tools:
-            lines.append(tr("mcp_tip_starting"))
+            lines.append(texts.tr("mcp_tip_starting"))
         lines.extend(self.tools)
         if self.state == "ready" and not self.tools and self.tool_count == 0:
-            lines.append(tr("mcp_no_tools"))
+            lines.append(texts.tr("mcp_no_tools"))
         return lines
 
-    def tooltip(self) -> str:
-        return "\n".join(self.details())
+    def tooltip(self, texts: Texts) -> str:
+        return "\n".join(self.details(texts))
 
 
 def server_views(statuses: Iterable[Any]) -> list[McpServerView]:
@@ -99,9 +99,10 @@ def server_views(statuses: Iterable[Any]) -> list[McpServerView]:
 class StatusBar(QStatusBar):
     retry_requested = Signal(str)
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, texts: Texts, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.model = QLabel(tr("starting"), self)
+        self._texts = texts
+        self.model = QLabel(self._texts.tr("starting"), self)
         self.model.setObjectName("statusModel")
         self.addWidget(self.model, 1)
         self.servers: list[QLabel] = []
@@ -111,23 +112,24 @@ class StatusBar(QStatusBar):
         self.menu: QMenu | None = None
         """The server menu open now (or last opened)."""
 
-    def retranslate(self) -> None:
-        """Texts again in the current language (Settings → Appearance)."""
+    def retranslate(self, texts: Texts) -> None:
+        """Texts again in ``texts``' language (Settings → Appearance)."""
+        self._texts = texts
         if self._model_shown is not None:
             name, is_demo, notice = self._model_shown
             self.set_model(name, is_demo=is_demo, demo_notice=notice)
         else:
-            self.model.setText(tr("starting"))
+            self.model.setText(self._texts.tr("starting"))
         views, self._views = self._views, []
         self.set_servers(views)  # each server's caption and tooltip say it again
 
     def set_model(self, name: str, *, is_demo: bool, demo_notice: str | None = None) -> None:
         self._model_shown = (name, is_demo, demo_notice)
         if is_demo:
-            self.model.setText(tr("status_demo"))
+            self.model.setText(self._texts.tr("status_demo"))
             self.model.setToolTip(demo_notice or "")
         else:
-            self.model.setText(tr("status_model", model=name))
+            self.model.setText(self._texts.tr("status_model", model=name))
             self.model.setToolTip("")
 
     def set_servers(self, servers: Sequence[McpServerView]) -> None:
@@ -138,8 +140,8 @@ class StatusBar(QStatusBar):
             label.deleteLater()
         self.servers, self._views = [], list(servers)
         for server in servers:
-            label = QLabel(server.rich_caption(), self)
-            label.setToolTip(server.tooltip())
+            label = QLabel(server.rich_caption(self._texts), self)
+            label.setToolTip(server.tooltip(self._texts))
             label.setCursor(Qt.CursorShape.PointingHandCursor)
             label.installEventFilter(self)
             self.addPermanentWidget(label)
@@ -161,11 +163,11 @@ class StatusBar(QStatusBar):
         """The menu a click on ``server`` opens: its details (not
         clickable), then Retry when it failed."""
         menu = QMenu(self)
-        for line in server.details():
+        for line in server.details(self._texts):
             menu.addAction(line).setEnabled(False)
         if server.can_retry:
             menu.addSeparator()
-            retry = menu.addAction(tr("mcp_retry"))
+            retry = menu.addAction(self._texts.tr("mcp_retry"))
             name = server.name
             retry.triggered.connect(lambda: self.retry_requested.emit(name))
         return menu

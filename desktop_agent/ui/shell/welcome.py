@@ -17,7 +17,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from desktop_agent.core.plain_text import plain
-from desktop_agent.ui.i18n import tr
+from desktop_agent.texts import Texts
 
 PROMPT_KEYS = ("welcome_prompt_tour", "welcome_prompt_time", "welcome_prompt_date", "welcome_prompt_ask")
 """The example prompts: each button sends its own words (the demo model has
@@ -37,19 +37,20 @@ class WelcomePanel(QFrame):
     prompt_chosen = Signal(str)
     connect_requested = Signal()
 
-    def __init__(self, *, is_demo: bool, parent: QWidget | None = None) -> None:
+    def __init__(self, *, is_demo: bool, texts: Texts, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self._texts = texts
         self.setObjectName("welcome")
         self.setMaximumWidth(MAX_WIDTH)
-        self.title = _wrapped(tr("welcome_title"), "welcomeTitle", self)
-        self.body = _wrapped(tr("welcome_body"), "welcomeText", self)
-        self.demo = _wrapped(tr("welcome_demo"), "welcomeText", self)
-        self.connect_button = QPushButton(tr("welcome_connect"), self)
+        self.title = _wrapped(self._texts.tr("welcome_title"), "welcomeTitle", self)
+        self.body = _wrapped(self._texts.tr("welcome_body"), "welcomeText", self)
+        self.demo = _wrapped(self._texts.tr("welcome_demo"), "welcomeText", self)
+        self.connect_button = QPushButton(self._texts.tr("welcome_connect"), self)
         self.connect_button.setObjectName("welcomeConnect")
-        self.connect_button.setToolTip(tr("welcome_connect_tip"))
+        self.connect_button.setToolTip(self._texts.tr("welcome_connect_tip"))
         self.connect_button.setCursor(Qt.CursorShape.PointingHandCursor)
         self.connect_button.clicked.connect(self.connect_requested)
-        self.try_label = _wrapped(tr("welcome_try"), "welcomeMuted", self)
+        self.try_label = _wrapped(self._texts.tr("welcome_try"), "welcomeMuted", self)
         self.prompts: list[QPushButton] = []
         """The example prompts, in order."""
         grid = QVBoxLayout()
@@ -58,10 +59,10 @@ class WelcomePanel(QFrame):
             row = QHBoxLayout()
             row.setSpacing(8)
             for key in PROMPT_KEYS[first : first + 2]:
-                button = QPushButton(plain(tr(key)), self)  # "Run date" on the button, "Run `date`" sent
+                button = QPushButton(plain(self._texts.tr(key)), self)  # "Run date" on the button, "Run `date`" sent
                 button.setObjectName("welcomePrompt")
                 button.setCursor(Qt.CursorShape.PointingHandCursor)
-                button.clicked.connect(lambda _checked=False, k=key: self.prompt_chosen.emit(tr(k)))
+                button.clicked.connect(lambda _checked=False, k=key: self.prompt_chosen.emit(self._texts.tr(k)))
                 row.addWidget(button, 1)
                 self.prompts.append(button)
             grid.addLayout(row)
@@ -81,15 +82,16 @@ class WelcomePanel(QFrame):
         box.addLayout(grid)
         self.set_demo(is_demo)
 
-    def retranslate(self) -> None:
-        """Its words again, in the current language (a language switch)."""
+    def retranslate(self, texts: Texts) -> None:
+        """Its words again, in ``texts``' language (a language switch)."""
+        self._texts = texts
         for label, key in ((self.title, "welcome_title"), (self.body, "welcome_body"),
                            (self.demo, "welcome_demo"), (self.try_label, "welcome_try")):
-            label.setText(tr(key))
-        self.connect_button.setText(tr("welcome_connect"))
-        self.connect_button.setToolTip(tr("welcome_connect_tip"))
+            label.setText(self._texts.tr(key))
+        self.connect_button.setText(self._texts.tr("welcome_connect"))
+        self.connect_button.setToolTip(self._texts.tr("welcome_connect_tip"))
         for button, key in zip(self.prompts, PROMPT_KEYS, strict=True):
-            button.setText(plain(tr(key)))
+            button.setText(plain(self._texts.tr(key)))
 
     def set_demo(self, is_demo: bool) -> None:
         """The demo model's line and Connect button only while it is the model."""
@@ -98,4 +100,4 @@ class WelcomePanel(QFrame):
 
     def prompt_texts(self) -> list[str]:
         """What each example prompt sends (Markdown; its button shows it plain)."""
-        return [tr(key) for key in PROMPT_KEYS]
+        return [self._texts.tr(key) for key in PROMPT_KEYS]

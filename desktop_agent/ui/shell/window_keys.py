@@ -37,7 +37,6 @@ from PySide6.QtGui import QKeyEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import QApplication, QLineEdit, QPlainTextEdit, QTextEdit, QWidget
 
 from desktop_agent.ui.chat.turn_state import ButtonPhase
-from desktop_agent.ui.i18n import tr
 from desktop_agent.ui.shell.key_hints import APPROVE_KEY, REJECT_KEY, key_text
 
 if TYPE_CHECKING:
@@ -152,9 +151,9 @@ class WindowKeys(QObject):
         self._said_busy = controller.view
         if self.pending_card() is not None:
             fields = {"approve": key_text(APPROVE_KEY), "reject": key_text(REJECT_KEY)}
-            window.chat.add_system(tr("reply_waits_for_approval", **fields), key="reply_waits_for_approval", **fields)
+            window.chat.add_system(window.chat.texts.tr("reply_waits_for_approval", **fields), key="reply_waits_for_approval", **fields)
         else:
-            window.chat.add_system(tr("reply_running"), key="reply_running")
+            window.chat.add_system(window.chat.texts.tr("reply_running"), key="reply_running")
 
     def _answer(self, approved: bool) -> None:
         card = self.pending_card()
@@ -180,7 +179,7 @@ class WindowKeys(QObject):
         if card is None:
             return
         card.setAccessibleDescription(
-            tr("card_keys_description", approve=key_text(APPROVE_KEY), reject=key_text(REJECT_KEY))
+            self._window.chat.texts.tr("card_keys_description", approve=key_text(APPROVE_KEY), reject=key_text(REJECT_KEY))
         )
         previous: QWidget = self._window.input
         for widget in card.answer_chain():

@@ -17,7 +17,7 @@ from PySide6.QtCore import QEvent, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QIcon, QPainter, QPalette
 from PySide6.QtWidgets import QHBoxLayout, QSlider, QStyle, QToolButton, QWidget
 
-from desktop_agent.ui.i18n import tr
+from desktop_agent.texts import Texts
 from desktop_agent.ui.shell.key_hints import SKIP_KEY, key_text
 
 
@@ -38,8 +38,9 @@ class AudioControls(QWidget):
     volume_changed = Signal(float)
     volume_committed = Signal(float)
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, texts: Texts, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self._texts = texts
         self.skip_button = QToolButton(self)
         self.skip_button.setObjectName("skipSentence")
         self.skip_button.setAutoRaise(True)
@@ -52,7 +53,7 @@ class AudioControls(QWidget):
         self.volume.setRange(0, 100)
         self.volume.setValue(100)
         self.volume.setFixedWidth(90)
-        self.volume.setToolTip(tr("volume"))
+        self.volume.setToolTip(self._texts.tr("volume"))
         row = QHBoxLayout(self)
         row.setContentsMargins(0, 0, 0, 0)
         row.addWidget(self.skip_button)
@@ -83,9 +84,10 @@ class AudioControls(QWidget):
             widget.blockSignals(False)
         self._render()
 
-    def retranslate(self) -> None:
-        """Texts again in the current language (Settings → Appearance)."""
-        self.volume.setToolTip(tr("volume"))
+    def retranslate(self, texts: Texts) -> None:
+        """Texts again in ``texts``' language (Settings → Appearance)."""
+        self._texts = texts
+        self.volume.setToolTip(self._texts.tr("volume"))
         self._render()
 
     def _render(self) -> None:
@@ -93,10 +95,10 @@ class AudioControls(QWidget):
         icon = QStyle.StandardPixmap.SP_MediaVolumeMuted if muted else QStyle.StandardPixmap.SP_MediaVolume
         text = self.palette().color(QPalette.ColorRole.ButtonText)
         self.mute_button.setIcon(tinted(self.style().standardIcon(icon), text, self.mute_button.iconSize()))
-        self.mute_button.setToolTip(tr("unmute") if muted else tr("mute"))
+        self.mute_button.setToolTip(self._texts.tr("unmute") if muted else self._texts.tr("mute"))
         skip = self.style().standardIcon(QStyle.StandardPixmap.SP_MediaSkipForward)
         self.skip_button.setIcon(tinted(skip, text, self.skip_button.iconSize()))
-        self.skip_button.setToolTip(tr("skip_sentence", shortcut=key_text(SKIP_KEY)))
+        self.skip_button.setToolTip(self._texts.tr("skip_sentence", shortcut=key_text(SKIP_KEY)))
         self.skip_button.setAccessibleName(self.skip_button.toolTip())
 
     def changeEvent(self, event: QEvent) -> None:

@@ -21,7 +21,7 @@ from PySide6.QtCore import QEvent, QPointF, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QEnterEvent, QFocusEvent, QIcon, QPainter, QPalette, QPen, QPixmap
 from PySide6.QtWidgets import QToolButton, QWidget
 
-from desktop_agent.ui.i18n import text_in, tr
+from desktop_agent.texts import Texts, text_in
 
 MicState = Literal["idle", "listening", "recognising", "unavailable"]
 
@@ -38,11 +38,11 @@ _REASON_KEYS = ("mic_none", "mic_no_recognizer", "starting")
 current language (a reason given before a language switch stays given)."""
 
 
-def reason_text(reason: str) -> str:
-    """``reason`` in the current language when it is one of those texts."""
+def reason_text(texts: Texts, reason: str) -> str:
+    """``reason`` in ``texts``' language when it is one of those texts."""
     for key in _REASON_KEYS:
         if reason in (text_in("en", key), text_in("zh", key)):
-            return tr(key)
+            return texts.tr(key)
     return reason
 
 
@@ -78,8 +78,9 @@ class MicButton(QToolButton):
     talk_ended = Signal()
     about_to_use = Signal()
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, texts: Texts, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self._texts = texts
         self.setObjectName("mic")
         self.setAutoRaise(True)
         self.setIconSize(QSize(24, 24))
@@ -102,8 +103,9 @@ class MicButton(QToolButton):
         self._state, self._reason = state, reason
         self._render()
 
-    def retranslate(self) -> None:
-        """Texts again in the current language (Settings → Appearance)."""
+    def retranslate(self, texts: Texts) -> None:
+        """Texts again in ``texts``' language (Settings → Appearance)."""
+        self._texts = texts
         self._render()
 
     def _render(self) -> None:
@@ -112,14 +114,14 @@ class MicButton(QToolButton):
         text = self.palette().color(QPalette.ColorGroup.Active, QPalette.ColorRole.ButtonText)
         self.setIcon(mic_icon(self._state, text))
         tips: dict[MicState, str] = {
-            "idle": tr("mic_idle"),
-            "listening": tr("mic_listening"),
-            "recognising": tr("mic_recognising"),
-            "unavailable": tr("mic_unavailable", reason=reason_text(self._reason)),
+            "idle": self._texts.tr("mic_idle"),
+            "listening": self._texts.tr("mic_listening"),
+            "recognising": self._texts.tr("mic_recognising"),
+            "unavailable": self._texts.tr("mic_unavailable", reason=reason_text(self._texts, self._reason)),
         }
         self.setToolTip(tips[self._state])
         self.setAccessibleName(tips[self._state])
-        self.setAccessibleDescription(reason_text(self._reason) if self._state == "unavailable" else "")
+        self.setAccessibleDescription(reason_text(self._texts, self._reason) if self._state == "unavailable" else "")
         self.setEnabled(self._state != "unavailable")
         self.setProperty("mic_state", self._state)
 
@@ -154,10 +156,16 @@ class MicButton(QToolButton):
 class HandsFreeButton(QToolButton):
     """A checkable switch: listen all the time (``toggled(bool)``)."""
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, texts: Texts, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self._texts = texts
         self.setObjectName("hands_free")
         self.setCheckable(True)
         self.setAutoRaise(True)
-        self.setText(tr("hands_free_short"))
-        self.setToolTip(tr("hands_free"))
+        self.retranslate(texts)
+
+    def retranslate(self, texts: Texts) -> None:
+        """Texts again in ``texts``' language (Settings → Appearance)."""
+        self._texts = texts
+        self.setText(texts.tr("hands_free_short"))
+        self.setToolTip(texts.tr("hands_free"))

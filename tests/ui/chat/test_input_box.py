@@ -6,11 +6,12 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 from pytestqt.qtbot import QtBot
 
+from desktop_agent.texts import ENGLISH
 from desktop_agent.ui.chat.input_box import InputBox
 
 
 def test_enter_submits_and_keeps_the_text(qtbot: QtBot) -> None:
-    box = InputBox()
+    box = InputBox(ENGLISH)
     qtbot.add_widget(box)
     QTest.keyClicks(box, "hello")
     with qtbot.wait_signal(box.submitted):
@@ -19,7 +20,7 @@ def test_enter_submits_and_keeps_the_text(qtbot: QtBot) -> None:
 
 
 def test_shift_enter_inserts_a_new_line_and_does_not_submit(qtbot: QtBot) -> None:
-    box = InputBox()
+    box = InputBox(ENGLISH)
     qtbot.add_widget(box)
     QTest.keyClicks(box, "one")
     with qtbot.assert_not_emitted(box.submitted):
@@ -29,7 +30,7 @@ def test_shift_enter_inserts_a_new_line_and_does_not_submit(qtbot: QtBot) -> Non
 
 
 def test_the_box_grows_with_its_lines_up_to_a_limit(qtbot: QtBot) -> None:
-    box = InputBox()
+    box = InputBox(ENGLISH)
     qtbot.add_widget(box)
     heights = [box.height()]
     for text in ("a\nb", "a\nb\nc", "\n".join("x" * 12)):

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from pytestqt.qtbot import QtBot
 
+from desktop_agent.texts import ENGLISH
 from desktop_agent.ui.chat.send_button import INTERRUPT_FALLBACK_MS, SendButton
 from desktop_agent.ui.chat.turn_state import ButtonPhase
 
 
 def make(qtbot: QtBot, fallback_ms: int = INTERRUPT_FALLBACK_MS) -> SendButton:
-    button = SendButton(fallback_ms=fallback_ms)
+    button = SendButton(ENGLISH, fallback_ms=fallback_ms)
     qtbot.add_widget(button)
     return button
 

@@ -15,9 +15,9 @@ from desktop_agent.mcp_engine import ServerStatus
 from desktop_agent.services import AppliedSettings
 from desktop_agent.storage.settings import Settings, SettingsStore
 from desktop_agent.testing.window_rig import offline_deps
+from desktop_agent.texts import ENGLISH
 from desktop_agent.ui.chat.bubble import MessageBubble
 from desktop_agent.ui.settings.dialog import SettingsEdit
-from desktop_agent.ui.settings.mcp_feature import McpFeature
 from desktop_agent.ui.shell.main_window import MainWindow
 from desktop_agent.ui.shell.status_bar import server_views
 
@@ -132,7 +132,7 @@ def test_retry_in_the_status_bar_reaches_the_services(window: MainWindow) -> Non
         retried.append(name)
         return True
 
-    window.attach(replace(offline_deps(), mcp=McpFeature(lambda: statuses, retry=retry)))
+    window.attach(replace(offline_deps(), mcp_statuses=lambda: statuses, retry_server=retry))
 
     [action] = [a for a in window.status.server_menu(server_views(statuses)[0]).actions() if a.text() == "Retry"]
     action.trigger()
@@ -142,14 +142,14 @@ def test_retry_in_the_status_bar_reaches_the_services(window: MainWindow) -> Non
 
 def test_attach_fills_the_status_bar_and_shows_the_start_up_warnings(window: MainWindow) -> None:
     servers = [ServerStatus("time", "ready", 2), ServerStatus("browser", "failed", 0, "exited with code 1")]
-    deps = replace(offline_deps(), demo_notice="connect a real one", mcp=McpFeature(lambda: servers),
+    deps = replace(offline_deps(), demo_notice="connect a real one", mcp_statuses=lambda: servers,
                    warnings=("settings file was broken",))
     window.attach(deps)
     assert window.input.isEnabled() and window.send_button.isEnabled()
     assert window.status.model.text() == "Demo model (offline) — open Settings to connect a real one"
     assert window.status.model.toolTip() == "connect a real one"
     assert [label.toolTip() for label in window.status.servers] == ["", "exited with code 1"]
-    assert [s.caption() for s in server_views(servers)] == ["MCP time: ready, 2 tools", "MCP browser: failed"]
+    assert [s.caption(ENGLISH) for s in server_views(servers)] == ["MCP time: ready, 2 tools", "MCP browser: failed"]
     bubble = window.chat.items()[0]
     assert isinstance(bubble, MessageBubble) and bubble.role == "warning"
     assert bubble.text() == "**Warning:** settings file was broken"

@@ -10,6 +10,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 from pytestqt.qtbot import QtBot
 
+from desktop_agent.texts import CHINESE, ENGLISH
 from desktop_agent.ui.shell.status_bar import McpServerView, StatusBar, server_views
 
 DOT = '<span style="color:{}">●</span> '
@@ -17,7 +18,7 @@ DOT = '<span style="color:{}">●</span> '
 
 @pytest.fixture
 def bar(qtbot: QtBot) -> StatusBar:
-    widget = StatusBar()
+    widget = StatusBar(ENGLISH)
     qtbot.add_widget(widget)
     return widget
 
@@ -71,7 +72,7 @@ def test_a_failure_reason_is_one_line_above_the_tools_it_had() -> None:
         "web", "failed", 1, 'mcp server "web" exited; it restarts on the next call\n(stderr: a\n  b)', ("fetch",)
     )
 
-    assert crashed.tooltip() == 'mcp server "web" exited; it restarts on the next call (stderr: a b)\nfetch'
+    assert crashed.tooltip(ENGLISH) == 'mcp server "web" exited; it restarts on the next call (stderr: a b)\nfetch'
 
 
 # The offscreen platform has no window manager to raise a popup or hand it the keyboard.
@@ -119,20 +120,19 @@ def test_retry_in_a_failed_servers_menu_asks_for_that_server(bar: StatusBar, qtb
 def test_a_server_name_is_escaped_in_the_rich_caption() -> None:
     server = McpServerView("<b>x&y</b>", "stopped")
 
-    assert server.caption() == "MCP <b>x&y</b>: stopped"
-    assert server.rich_caption() == DOT.format("#8c959f") + "MCP &lt;b&gt;x&amp;y&lt;/b&gt;: stopped"
+    assert server.caption(ENGLISH) == "MCP <b>x&y</b>: stopped"
+    assert server.rich_caption(ENGLISH) == DOT.format("#8c959f") + "MCP &lt;b&gt;x&amp;y&lt;/b&gt;: stopped"
 
 
-@pytest.mark.usefixtures("chinese")
 def test_captions_follow_the_ui_language() -> None:
-    assert McpServerView("time", "ready", 2).caption() == "MCP time：就绪，2 个工具"
-    assert McpServerView("web", "failed").caption() == "MCP web：启动失败"
-    assert McpServerView("odd", "rebooting").caption() == "MCP odd：rebooting"  # unknown: as given
-    assert McpServerView("fs", "starting").tooltip() == "启动中 —— 就绪后即可使用它的工具"
+    assert McpServerView("time", "ready", 2).caption(CHINESE) == "MCP time：就绪，2 个工具"
+    assert McpServerView("web", "failed").caption(CHINESE) == "MCP web：启动失败"
+    assert McpServerView("odd", "rebooting").caption(CHINESE) == "MCP odd：rebooting"  # unknown: as given
+    assert McpServerView("fs", "starting").tooltip(CHINESE) == "启动中 —— 就绪后即可使用它的工具"
 
 
-@pytest.mark.usefixtures("chinese")
 def test_the_menu_follows_the_ui_language(bar: StatusBar) -> None:
+    bar.retranslate(CHINESE)
     menu = bar.server_menu(McpServerView("web", "failed", 0, "boom"))
 
     assert [a.text() for a in menu.actions() if not a.isSeparator()] == ["boom", "重试"]

@@ -12,6 +12,7 @@ from pytestqt.qtbot import QtBot
 
 from desktop_agent.core.conversation import Conversation
 from desktop_agent.testing.window_rig import SignalLog, offline_deps
+from desktop_agent.texts import CHINESE, ENGLISH
 from desktop_agent.ui.i18n import tr
 from desktop_agent.ui.settings.dialog import SettingsDialog
 from desktop_agent.ui.shell.main_window import MainWindow
@@ -115,20 +116,13 @@ def test_a_restored_conversation_shows_no_welcome(qtbot: QtBot) -> None:
 
 
 def test_the_welcome_speaks_the_new_language_after_a_switch(qtbot: QtBot) -> None:
-    from desktop_agent.ui import i18n
-
-    panel = WelcomePanel(is_demo=True)  # alone: its click sends nothing anywhere
+    panel = WelcomePanel(is_demo=True, texts=ENGLISH)  # alone: its click sends nothing anywhere
     qtbot.add_widget(panel)
-    previous = i18n.language()
-    i18n.set_language("zh")
-    try:
-        panel.retranslate()
-        assert (panel.title.text(), panel.prompt_texts()[0]) == ("你好！我是你的桌面助手。", "演示")
-        with qtbot.wait_signal(panel.prompt_chosen, timeout=1000) as chosen:
-            panel.prompts[0].click()
-        assert chosen.args == ["演示"]
-        with qtbot.wait_signal(panel.prompt_chosen, timeout=1000) as chosen:
-            panel.prompts[2].click()
-        assert (panel.prompts[2].text(), chosen.args) == ("运行 date", ["运行 `date`"])  # shown plain, sent as written
-    finally:
-        i18n.set_language(previous)
+    panel.retranslate(CHINESE)
+    assert (panel.title.text(), panel.prompt_texts()[0]) == ("你好！我是你的桌面助手。", "演示")
+    with qtbot.wait_signal(panel.prompt_chosen, timeout=1000) as chosen:
+        panel.prompts[0].click()
+    assert chosen.args == ["演示"]
+    with qtbot.wait_signal(panel.prompt_chosen, timeout=1000) as chosen:
+        panel.prompts[2].click()
+    assert (panel.prompts[2].text(), chosen.args) == ("运行 date", ["运行 `date`"])  # shown plain, sent as written

@@ -20,12 +20,12 @@ from desktop_agent.testing.fake_devices import ScriptedDevices
 from desktop_agent.testing.fake_recognizer import ScriptedRecognizer
 from desktop_agent.testing.wav_input import WavAudioInput
 from desktop_agent.testing.window_rig import offline_deps
+from desktop_agent.texts import CHINESE
 from desktop_agent.ui.chat.bubble import MessageBubble
 from desktop_agent.ui.i18n import tr
 from desktop_agent.ui.shell.main_window import MainWindow
 from desktop_agent.ui.voice.deferred_audio import DeferredMicrophone
 from desktop_agent.ui.voice.device_choice import Device
-from desktop_agent.ui.voice.feature import VoiceFeature
 from desktop_agent.voice.vad import WebRtcVad
 
 pytestmark = pytest.mark.usefixtures("keep_loop_on_close")
@@ -69,7 +69,7 @@ def device_window(qtbot: QtBot, scripted: ScriptedDevices, recognizer: ScriptedR
     qtbot.add_widget(window)
     deps = offline_deps()
     deps = replace(deps, settings=replace(deps.settings, voice_send="review"),
-                   voice=VoiceFeature(DeferredMicrophone(scripted.watcher()), recognizer, vad=WebRtcVad))
+                   audio_input=DeferredMicrophone(scripted.watcher()), recognizer=recognizer, vad=WebRtcVad)
     window.attach(deps)
     window.resize(860, 720)
     window.show()
@@ -105,14 +105,8 @@ def test_without_a_microphone_the_button_says_why_before_it_is_pressed(qtbot: Qt
     assert mic.toolTip() == "Speech input unavailable: no microphone found"
     assert mic.accessibleDescription() == "no microphone found"
     assert bubbles(window) == []  # the button says it; nothing in the conversation
-    from desktop_agent.ui import i18n
-
-    i18n.set_language("zh")
-    try:
-        mic.retranslate()
-        assert (mic.toolTip(), mic.accessibleDescription()) == ("语音输入不可用：未找到麦克风", "未找到麦克风")
-    finally:
-        i18n.set_language("en")
+    mic.retranslate(CHINESE)
+    assert (mic.toolTip(), mic.accessibleDescription()) == ("语音输入不可用：未找到麦克风", "未找到麦克风")
 
 
 def test_a_microphone_plugged_in_is_usable_at_once_and_unplugged_unusable(qtbot: QtBot) -> None:
