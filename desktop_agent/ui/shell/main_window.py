@@ -57,7 +57,7 @@ from desktop_agent.ui.chat.send_button import INTERRUPT_FALLBACK_MS, SendButton
 from desktop_agent.ui.chat.turn_events import NoticeLevel, TurnEnd, WaitKind
 from desktop_agent.ui.chat.turn_state import ButtonPhase
 from desktop_agent.ui.i18n import current_texts, tr
-from desktop_agent.ui.settings.glue import apply_settings_appearance, mcp_control, reload_if_moved
+from desktop_agent.ui.settings.glue import apply_settings_appearance, reload_if_moved
 from desktop_agent.ui.shell.status_bar import StatusBar, server_views
 from desktop_agent.ui.shell.theme import apply_theme, forced_theme
 from desktop_agent.ui.shell.window_keys import WindowKeys
@@ -246,22 +246,22 @@ class MainWindow(QMainWindow):
         if deps.conversation.history or deps.conversation.events:
             from desktop_agent.ui.conversations.glue import draw
 
-            draw(self, deps.conversation)  # as it looked live (issue 14)
+            draw(self, deps.conversation)  # as it looked live
             self.chat.move_to_end(self._early)  # what the user did meanwhile stays last
         self._early = []
         self._add_welcome_and_actions(deps, signals)  # after the restored conversation
-        if deps.library is not None:
+        if deps.conversations is not None:
             from desktop_agent.ui.conversations.glue import ConversationsGlue
 
-            self.conversations = ConversationsGlue(self, deps)
+            self.conversations = ConversationsGlue(self, deps.conversations)
         for warning in deps.warnings:
             self.show_notice(NoticeLevel.WARNING, functools.partial(_warning_text, warning))
         self.refresh_status()
-        if deps.mcp_statuses is not None:
+        if deps.mcp is not None:
             self._status_timer.start()
         from desktop_agent.ui.voice.glue import VoiceGlue
 
-        self.voice = VoiceGlue(self, deps)
+        self.voice = VoiceGlue(self, deps.voice, deps.settings, sink=deps.sink)
         self.input.setFocus()
         pending, self._pending = self._pending, None
         if pending is not None and not controller.start_turn(pending, self._open_turn):
@@ -326,16 +326,16 @@ class MainWindow(QMainWindow):
 
     def _retry_server(self, name: str) -> None:
         """A server's Retry (its status item's menu)."""
-        deps = self._deps
-        if deps is not None and deps.retry_server is not None:
-            deps.retry_server(name)
+        mcp = self._deps.mcp if self._deps is not None else None
+        if mcp is not None:
+            mcp.retry(name)
             self.refresh_status()
 
     def refresh_status(self) -> None:
-        deps = self._deps
-        if deps is not None and deps.mcp_statuses is not None:
+        mcp = self._deps.mcp if self._deps is not None else None
+        if mcp is not None:
             try:
-                self.status.set_servers(server_views(deps.mcp_statuses()))
+                self.status.set_servers(server_views(mcp.statuses()))
             except Exception:  # the status bar must never take the window down
                 log.exception("could not read the MCP server states")
 
@@ -481,8 +481,8 @@ class MainWindow(QMainWindow):
         dialog = SettingsDialog(
             controller.settings, has_api_key=controller.has_api_key(), key_note=deps.key_note(),
             skills=deps.skills, skills_folder=deps.skills_folder, parent=self,
-            stored_key=deps.get_api_key, mcp=mcp_control(deps), preview_voice=deps.preview_voice,
-            model_downloads=deps.model_downloads, texts=self.texts,
+            stored_key=deps.get_api_key, mcp=deps.mcp.control() if deps.mcp is not None else None,
+            preview_voice=deps.preview_voice, model_downloads=deps.voice.model_downloads, texts=self.texts,
         )
         dialog.appearance_changed.connect(self.retranslate)
         self.settings_dialog = dialog
@@ -506,7 +506,7 @@ class MainWindow(QMainWindow):
         if self.voice is not None:
             self.voice.apply(edit.settings)
         apply_settings_appearance(self.retranslate, before, edit.settings)
-        reload_if_moved(self._deps, before, edit.settings)
+        reload_if_moved(self._deps.mcp if self._deps is not None else None, before, edit.settings)
 
     def retranslate(self) -> None:
         """Texts and colours again, after Settings → Appearance: the one way

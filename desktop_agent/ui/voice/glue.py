@@ -35,11 +35,12 @@ from desktop_agent.ui.voice.models import ModelsWindow, VoiceModels
 from desktop_agent.ui.voice.speech_input import VoiceInput
 
 if TYPE_CHECKING:
+    from desktop_agent.core.ports import AudioSink
     from desktop_agent.storage.settings import Settings
     from desktop_agent.ui.chat.input_box import InputBox
     from desktop_agent.ui.chat.turn_controller import TurnController
     from desktop_agent.ui.chat.turn_view import TurnView
-    from desktop_agent.ui.shell.window_deps import WindowDeps
+    from desktop_agent.ui.voice.feature import VoiceFeature
     from desktop_agent.ui.voice.mic_button import HandsFreeButton, MicButton, MicState
 
 
@@ -90,19 +91,21 @@ class VoiceGlue(QObject):
     clock: Callable[[], float] = time.monotonic
     """The voice session's clock (the countdown); tests put a FakeClock's here."""
 
-    def __init__(self, window: VoiceWindow, deps: WindowDeps) -> None:
+    def __init__(
+        self, window: VoiceWindow, feature: VoiceFeature, settings: Settings, *, sink: AudioSink | None = None
+    ) -> None:
         super().__init__(window.window())
         self._window = window
         self._space_talk = False
-        self._say_line = deps.say
+        self._say_line = feature.say
         voice = self.voice = VoiceInput(
-            deps.audio_input, deps.recognizer, vad=deps.vad, answer_recognizer=deps.answer_recognizer,
-            speak=self._say if deps.say is not None else None, config=voice_config(deps.settings),
-            unavailable=deps.speech_input_note, clock=self.clock, parent=self,
+            feature.audio_input, feature.recognizer, vad=feature.vad, answer_recognizer=feature.answer_recognizer,
+            speak=self._say if feature.say is not None else None, config=voice_config(settings),
+            unavailable=feature.note, clock=self.clock, parent=self,
         )  # fmt: skip
-        self.models = VoiceModels(window, voice, deps)
-        if isinstance(deps.sink, OutputTap):
-            voice.attach_output(deps.sink)  # our own voice is known to the echo gate
+        self.models = VoiceModels(window, voice, feature, settings)
+        if isinstance(sink, OutputTap):
+            voice.attach_output(sink)  # our own voice is known to the echo gate
         self.line = VoiceLine(current_texts(), window.window())
         _place_below(window.model_download, self.line)
         window.mic.set_state("unavailable" if not voice.available else "idle", voice.reason)
@@ -131,11 +134,11 @@ class VoiceGlue(QObject):
         window.closed.connect(voice.close)
         from desktop_agent.ui.voice.deferred_audio import DeferredMicrophone
 
-        if isinstance(deps.audio_input, DeferredMicrophone):  # hot-plug: ui/voice/device_glue.py
+        if isinstance(feature.audio_input, DeferredMicrophone):  # hot-plug: ui/voice/device_glue.py
             from desktop_agent.ui.voice.device_glue import DeviceGlue
 
-            self.devices = DeviceGlue(window.mic, voice, deps.audio_input)
-        if deps.settings.hands_free and voice.available:
+            self.devices = DeviceGlue(window.mic, voice, feature.audio_input)
+        if settings.hands_free and voice.available:
             window.hands_free_button.setChecked(True)
 
     @property

@@ -18,6 +18,7 @@ from desktop_agent.testing.window_rig import offline_deps
 from desktop_agent.texts import ENGLISH
 from desktop_agent.ui.chat.bubble import MessageBubble
 from desktop_agent.ui.settings.dialog import SettingsEdit
+from desktop_agent.ui.settings.mcp_feature import McpFeature
 from desktop_agent.ui.shell.main_window import MainWindow
 from desktop_agent.ui.shell.status_bar import server_views
 
@@ -132,7 +133,7 @@ def test_retry_in_the_status_bar_reaches_the_services(window: MainWindow) -> Non
         retried.append(name)
         return True
 
-    window.attach(replace(offline_deps(), mcp_statuses=lambda: statuses, retry_server=retry))
+    window.attach(replace(offline_deps(), mcp=McpFeature(lambda: statuses, retry=retry)))
 
     [action] = [a for a in window.status.server_menu(server_views(statuses)[0]).actions() if a.text() == "Retry"]
     action.trigger()
@@ -142,7 +143,7 @@ def test_retry_in_the_status_bar_reaches_the_services(window: MainWindow) -> Non
 
 def test_attach_fills_the_status_bar_and_shows_the_start_up_warnings(window: MainWindow) -> None:
     servers = [ServerStatus("time", "ready", 2), ServerStatus("browser", "failed", 0, "exited with code 1")]
-    deps = replace(offline_deps(), demo_notice="connect a real one", mcp_statuses=lambda: servers,
+    deps = replace(offline_deps(), demo_notice="connect a real one", mcp=McpFeature(lambda: servers),
                    warnings=("settings file was broken",))
     window.attach(deps)
     assert window.input.isEnabled() and window.send_button.isEnabled()

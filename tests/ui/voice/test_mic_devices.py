@@ -26,6 +26,7 @@ from desktop_agent.ui.i18n import tr
 from desktop_agent.ui.shell.main_window import MainWindow
 from desktop_agent.ui.voice.deferred_audio import DeferredMicrophone
 from desktop_agent.ui.voice.device_choice import Device
+from desktop_agent.ui.voice.feature import VoiceFeature
 from desktop_agent.voice.vad import WebRtcVad
 
 pytestmark = pytest.mark.usefixtures("keep_loop_on_close")
@@ -69,7 +70,7 @@ def device_window(qtbot: QtBot, scripted: ScriptedDevices, recognizer: ScriptedR
     qtbot.add_widget(window)
     deps = offline_deps()
     deps = replace(deps, settings=replace(deps.settings, voice_send="review"),
-                   audio_input=DeferredMicrophone(scripted.watcher()), recognizer=recognizer, vad=WebRtcVad)
+                   voice=VoiceFeature(DeferredMicrophone(scripted.watcher()), recognizer, vad=WebRtcVad))
     window.attach(deps)
     window.resize(860, 720)
     window.show()
