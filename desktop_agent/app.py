@@ -24,8 +24,8 @@ from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-# PySide6 before qasync (STACK.md "qasync"); qasync comes later, after the
-# window is shown.
+# PySide6 before qasync (qasync picks the Qt binding already imported);
+# qasync comes later, after the window is shown.
 from PySide6.QtCore import QLocale
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
@@ -184,14 +184,14 @@ async def serve(window: MainWindow, args: argparse.Namespace) -> int:
             if closed.is_set():
                 return EXIT_OK
             # Not awaited: the window is usable while the servers start, and
-            # the status bar follows each one (issue 9 §3). Started before
+            # the status bar follows each one. Started before
             # attaching, so a message held until now knows what is starting.
             services.on_mcp_status = lambda _status: window.refresh_status()
             services.start_mcp_in_background()
             window.attach(window_deps(services, sink))
             from desktop_agent.ui.shell.notice_wording import notice_text
 
-            # Each line in the window's language (issue 13); the English one is in the log.
+            # Each line in the window's language; the English one is in the log.
             services.on_notice = lambda text: window.show_notice(NoticeLevel.WARNING, lambda: notice_text(current_texts(), text))
             # One translated line (the kind is the UI text's key); the reason is in the log.
             services.on_speech_notice = lambda kind: window.show_notice(NoticeLevel.WARNING, lambda: tr(kind))
@@ -373,7 +373,7 @@ def _voice_preview(sink: AudioSink | None) -> Callable[[Settings, str], Awaitabl
 
 def _warm_openai_once() -> Callable[[], None]:
     """For the Settings dialog: the demo model has not imported the openai
-    SDK (issue 13 §5), so import it in a worker thread while the user types
+    SDK (~50 MiB of an idle window), so import it in a worker thread while the user types
     an endpoint, and applying one does not hold the window (~2 s here). Once."""
     import asyncio
 

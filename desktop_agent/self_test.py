@@ -1,4 +1,4 @@
-"""``desktop-agent --self-test``: does this installation work? (issue 13 §2)
+"""``desktop-agent --self-test``: does this installation work?
 
 Seven checks, one line each on stdout (``ok``/``FAIL``, the check, what was
 seen), exit 0 only when all hold:

@@ -141,7 +141,7 @@ class Services:
         return allow_key(tool_name, server)
 
     def tool_annotations(self, tool_name: str) -> ToolAnnotations | None:
-        """What the tool offering ``tool_name`` says of its risk (issue 14);
+        """What the tool offering ``tool_name`` says of its risk (the cards and auto-approval read it);
         None when it says nothing (or there is no such tool)."""
         return self.router.annotations(tool_name)
 
@@ -299,7 +299,7 @@ class Services:
     # -------------------------------------------------------------- MCP
 
     def start_mcp_in_background(self) -> None:
-        """Start the MCP servers without waiting (the window, issue 9 §3):
+        """Start the MCP servers without waiting (the window takes input meanwhile):
         each one's tools join as it gets ready; statuses go to
         :attr:`on_mcp_status`, later tool-list warnings to :attr:`on_notice`."""
         if self.mcp is not None:
@@ -316,7 +316,7 @@ class Services:
 
     async def reload_mcp(self) -> None:
         """Read the servers file again and run what it says now, without a
-        restart (the Settings dialog's Tools page, issue 13): a new engine
+        restart (the Settings dialog's Tools page): a new engine
         starts in the background and the old one is closed (a call still
         running on it fails as at exit). The router and the sub-agent follow
         :attr:`mcp` (:mod:`desktop_agent.mcp_engine.current`). Raises
@@ -386,7 +386,7 @@ def _speech_config(settings: Settings) -> tuple[str, ...]:
 def redact_stored_key(redactor: Redactor, llm: LLMProvider, read_key: Callable[[], str | None]) -> None:
     """The stored API key joins the secrets once a real model is connected
     (at start, or from Settings). Not for the demo model: it sends nothing
-    anywhere, and reading the key loads the keyring (~24 MiB, issue 13)."""
+    anywhere, and reading the key loads the keyring (~24 MiB of an idle window)."""
     if not isinstance(llm, DemoModel):
         redactor.add(read_key())
 
@@ -450,7 +450,7 @@ async def build_services(
     None: the setting ``enabled_skills`` (absent: all).
 
     Every approval decision is appended to ``<data>/approvals.jsonl``
-    (issue 14), and to ``audit_log`` too (``--audit-log``; a file that cannot
+    (the approvals' audit), and to ``audit_log`` too (``--audit-log``; a file that cannot
     be written is a ValueError saying so)."""
     store = SettingsStore()
     loaded = store.load()
@@ -485,13 +485,13 @@ async def build_services(
     hooks = await asyncio.to_thread(load_hooks)  # a slow disk never holds up the loop
     forms = FormManager()
     sub_agent = SubAgentTool(isolate=current_isolated(lambda: services.mcp))
-    # The secrets a tool must not see or repeat (issue 12): every key the
+    # The secrets a tool must not see or repeat (redacted from its output): every key the
     # endpoint could have come from.
     redactor = Redactor([api_key, os.environ.get("OPENAI_API_KEY")])
     redact_stored_key(redactor, llm, read_key)
     router = ToolRouter([*builtin_tools(forms, skills=library, redactor=redactor), sub_agent], redactor=redactor)
     sub_agent.bind(router)  # the tools a sub-agent may be given are the main agent's
-    # Sources that follow services.mcp: Services.reload_mcp swaps the engine (issue 13).
+    # Sources that follow services.mcp: Services.reload_mcp swaps the engine.
     router.add_source(CurrentSource(lambda: services.mcp, "shared"))
     router.add_source(CurrentSource(lambda: services.mcp, "per_conversation"))
 

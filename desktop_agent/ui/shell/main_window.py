@@ -30,7 +30,7 @@ imported, which keeps start-up close to a bare Qt window; hence the
 function-level imports below. :meth:`attach` then connects it to a
 conversation through a new controller.
 
-Never frozen at start (issue 9 §3): the input takes text from the first
+Never frozen at start: the input takes text from the first
 moment. A message sent before :meth:`attach` is shown at once and waits
 (the button says Interrupt, which drops it); it runs as the first turn once
 attached, below the restored conversation. Settings asked for before then
@@ -127,13 +127,13 @@ class MainWindow(QMainWindow):
         self.hands_free_button = HandsFreeButton(self.texts, self)
         self.hands_free_button.setEnabled(False)
         self.voice: VoiceGlue | None = None
-        """Speech input (issue 11), once attached."""
+        """Speech input, once attached."""
         self.welcome: WelcomePanel | None = None
-        """What an empty conversation shows (issue 13), once attached."""
+        """What an empty conversation shows, once attached."""
         self.chat_actions: ChatActions | None = None
-        """Regenerate and Edit (issue 13), once attached."""
+        """Regenerate and Edit, once attached."""
         self.conversations: ConversationsGlue | None = None
-        """The sidebar and switching (issue 14), once attached with a library."""
+        """The sidebar and switching, once attached with saved conversations."""
         self.audio = AudioControls(self.texts, self)
         self.settings_button = QToolButton(self)
         self.settings_button.setText("⚙")
@@ -161,7 +161,7 @@ class MainWindow(QMainWindow):
         bottom.addWidget(self.settings_button, 0, Qt.AlignmentFlag.AlignBottom)
         central = QWidget(self)
         self.body = QHBoxLayout(central)
-        """The sidebar (issue 14, once attached) and the conversation column."""
+        """The sidebar (once attached) and the conversation column."""
         self.body.setContentsMargins(0, 0, 0, 0)
         self.body.setSpacing(0)
         column = QVBoxLayout()

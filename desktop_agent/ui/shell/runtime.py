@@ -67,12 +67,12 @@ OPENAI_IMPORTS = (
 """The provider of a real endpoint and what the openai SDK imports on the
 first request (~250 ms of a frozen window at the user's first message,
 measured by benchmarks/bench_ui.py). Never for the demo model: the SDK is
-~50 MiB of an idle window (issue 13 §5)."""
+~50 MiB of an idle window."""
 
 FIRST_USE_IMPORTS = ("markdown_it",)
 """The Markdown parser the first reply needs (~60 ms to import): warmed at
 the first sign of use (a key typed, a message sent; :func:`warm_on_first_use`),
-not at idle, where it is ~4 MiB of a window nobody has used yet (issue 13).
+not at idle, where it is ~4 MiB of a window nobody has used yet.
 Typing a message gives it the time; a restored conversation has loaded it."""
 
 LAZY_IMPORTS = (*OPENAI_IMPORTS, *FIRST_USE_IMPORTS)
@@ -138,7 +138,7 @@ def close_on_stop_signals(window: QWidget) -> Callable[[], None]:
     """Ctrl+C in the terminal, SIGTERM (``systemctl stop``, a session
     ending) and SIGHUP (the terminal closed) close the window like the close
     button: the turn in progress is interrupted (its command's group
-    stopped) and saved, then the app exits 0 (issue 12). A second signal
+    stopped) and saved, then the app exits 0. A second signal
     while that happens does nothing more. Returns what puts the previous
     handlers back."""
     loop = asyncio.get_running_loop()
