@@ -251,6 +251,10 @@ class McpEngine:
         of their servers."""
         return list(self._specs)
 
+    def specs_of(self, isolation: str) -> list[ToolSpec]:
+        """The visible tools of the servers of one isolation level that are up now."""
+        return [s for s in self._specs if self._route[s.name].isolation == isolation]
+
     def statuses(self) -> list[ServerStatus]:
         return [self._statuses[s.name] for s in self._config.servers]
 
@@ -380,9 +384,11 @@ class McpEngine:
             return self._shared[server.name].tools
         return self._probed.get(server.name, ())
 
-    async def _call(
+    async def call_in(
         self, isolation: str, name: str, arguments: Mapping[str, Any], ctx: ToolContext
     ) -> ToolResult:
+        """Call ``name`` on its server if the server is of ``isolation``: a
+        per-conversation server runs in the calling conversation's sandbox."""
         server = self._route.get(name)
         if server is None or server.isolation != isolation:
             return ToolResult(text=f'unknown MCP tool "{name}"', is_error=True)
@@ -433,10 +439,10 @@ class _Source:
         self._isolation = isolation
 
     def specs(self) -> Sequence[ToolSpec]:
-        return [s for s in self._engine.specs() if self._engine._route[s.name].isolation == self._isolation]
+        return self._engine.specs_of(self._isolation)
 
     async def call(self, name: str, arguments: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
-        return await self._engine._call(self._isolation, name, arguments, ctx)
+        return await self._engine.call_in(self._isolation, name, arguments, ctx)
 
 
 class _IsolatedSource:
