@@ -6,8 +6,9 @@ into settings (``apply_to``); this shell gathers them into one
 
 Signals:
     saved(SettingsEdit)      OK was clicked and the values are valid
-    appearance_changed()     the language or theme was switched (live, before
-                             OK; Cancel switches back and says so again)
+    appearance_changed(Texts) the language or theme was switched (live, before
+                             OK; Cancel switches back and says so again): the
+                             chosen language's texts, for the window to take
 
 The dialog saves no settings itself: the window saves the :class:`Settings`
 and hands the key to the secrets store, so this stays a form that is easy
@@ -68,7 +69,7 @@ class SettingsEdit:
 
 class SettingsDialog(QDialog):
     saved = Signal(object)
-    appearance_changed = Signal()
+    appearance_changed = Signal(object)
 
     def __init__(
         self,
@@ -220,18 +221,19 @@ class SettingsDialog(QDialog):
 
     def _switch_appearance(self) -> None:
         page = self.appearance_page
-        self.retranslate(apply_appearance(page.language_choice(), page.theme_choice()))
+        texts = apply_appearance(page.language_choice(), page.theme_choice())
+        self.retranslate(texts)
         if self.parentWidget() is None:
             apply_theme(self)
-        self.appearance_changed.emit()
+        self.appearance_changed.emit(texts)
 
     def reject(self) -> None:
         page = self.appearance_page
         if (page.language_choice(), page.theme_choice()) != (self._settings.language, self._settings.theme):
-            apply_appearance(self._settings.language, self._settings.theme)
+            texts = apply_appearance(self._settings.language, self._settings.theme)
             if self.parentWidget() is None:
                 apply_theme(self)
-            self.appearance_changed.emit()
+            self.appearance_changed.emit(texts)
         super().reject()
 
     # --------------------------------------------------------------- result

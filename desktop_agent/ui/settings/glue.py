@@ -10,7 +10,6 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
-from desktop_agent.ui import i18n
 from desktop_agent.ui.shell.appearance import apply_appearance, resolve_language
 from desktop_agent.ui.shell.theme import theme_choice
 
@@ -18,6 +17,7 @@ if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
 
     from desktop_agent.storage.settings import Settings
+    from desktop_agent.texts import Texts
     from desktop_agent.ui.settings.mcp_feature import McpFeature
 
 log = logging.getLogger(__name__)
@@ -47,16 +47,18 @@ async def _reload(reload: Awaitable[None]) -> None:
         log.exception("could not load the newly chosen MCP servers file")
 
 
-def apply_settings_appearance(retranslate: Callable[[], None], before: Settings | None, after: Settings) -> None:
-    """Language and theme from ``after`` when they are not what the app shows
-    now (``before`` None: at attach, where ``system`` for both is what the
-    window already shows). A Save after the Appearance page switched them
-    live finds them applied already: nothing is done twice. ``retranslate``
-    is the window's (its texts and colours again)."""
+def apply_settings_appearance(
+    shown: Texts, retranslate: Callable[[Texts], None], before: Settings | None, after: Settings
+) -> None:
+    """Language and theme from ``after`` when they are not what the window
+    shows now (``shown``: its texts; ``before`` None: at attach, where
+    ``system`` for both is what the window already shows). A Save after the
+    Appearance page switched them live finds them applied already: nothing
+    is done twice. ``retranslate`` is the window's (the chosen language's
+    texts and the colours again)."""
     wanted = (after.language, after.theme)
     if before is None and wanted == ("system", "system"):
         return
-    if (i18n.language(), theme_choice()) == (resolve_language(after.language), after.theme):
+    if (shown.language, theme_choice()) == (resolve_language(after.language), after.theme):
         return
-    apply_appearance(*wanted)
-    retranslate()
+    retranslate(apply_appearance(*wanted))

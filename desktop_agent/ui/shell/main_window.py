@@ -221,7 +221,7 @@ class MainWindow(QMainWindow):
 
     def attach(self, deps: WindowDeps) -> None:
         """Connect the window to its conversation; input becomes possible."""
-        apply_settings_appearance(self.retranslate, None, deps.settings)
+        apply_settings_appearance(self.texts, self.retranslate, None, deps.settings)
         from desktop_agent.ui.chat.turn_controller import TurnController
         from desktop_agent.ui.shell.tray import Notifier
 
@@ -505,14 +505,14 @@ class MainWindow(QMainWindow):
             )
         if self.voice is not None:
             self.voice.apply(edit.settings)
-        apply_settings_appearance(self.retranslate, before, edit.settings)
+        apply_settings_appearance(self.texts, self.retranslate, before, edit.settings)
         reload_if_moved(self._deps.mcp if self._deps is not None else None, before, edit.settings)
 
-    def retranslate(self) -> None:
-        """Texts and colours again, after Settings → Appearance: the one way
-        in, which reaches the chat, the status bar, the welcome panel and the
-        sidebar."""
-        self.texts = texts = current_texts()
+    def retranslate(self, texts: Texts) -> None:
+        """``texts`` (the language chosen) and the colours again, after
+        Settings → Appearance: the one way in, which hands the new texts to the
+        chat, the status bar, the welcome panel and the sidebar."""
+        self.texts = texts
         self.setWindowTitle(texts.tr("app_title"))
         self.settings_button.setToolTip(texts.tr("settings_action"))
         self.new_chat_button.setToolTip(texts.tr("new_chat"))

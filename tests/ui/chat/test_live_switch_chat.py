@@ -159,8 +159,7 @@ def expected(lang: Language) -> dict[str, str]:
 
 def switch(window: MainWindow, lang: Language) -> None:
     """What Settings → Appearance does on a change (appearance_changed)."""
-    apply_appearance(lang, "system")
-    window.retranslate()
+    window.retranslate(apply_appearance(lang, "system"))
 
 
 def test_a_language_switch_reaches_every_card_action_and_the_status_bar(

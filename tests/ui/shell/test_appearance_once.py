@@ -24,6 +24,7 @@ from desktop_agent.core.tool_router import ToolRouter
 from desktop_agent.llm.demo import DemoModel
 from desktop_agent.storage.conversations import ConversationStore
 from desktop_agent.testing.window_rig import offline_deps
+from desktop_agent.texts import CHINESE, ENGLISH, Texts
 from desktop_agent.ui import i18n
 from desktop_agent.ui.conversations.feature import ConversationsFeature
 from desktop_agent.ui.i18n import text_in
@@ -90,18 +91,17 @@ def test_a_save_after_the_live_switch_applies_nothing_again(
     retranslated: list[int] = []
     real_apply, real_retranslate = apply_appearance, window.retranslate
 
-    def apply(language: str, theme_choice: str) -> None:
+    def apply(language: str, theme_choice: str) -> Texts:
         applied.append((language, theme_choice))
-        real_apply(language, theme_choice)
+        return real_apply(language, theme_choice)
 
-    def retranslate() -> None:
+    def retranslate(texts: Texts) -> None:
         retranslated.append(1)
-        real_retranslate()
+        real_retranslate(texts)
 
     monkeypatch.setattr(settings_glue, "apply_appearance", apply)
     monkeypatch.setattr(window, "retranslate", retranslate)
-    apply_appearance("zh", "dark")  # what the Appearance page does live (appearance_changed)
-    window.retranslate()
+    window.retranslate(apply_appearance("zh", "dark"))  # what the Appearance page does live (appearance_changed)
     assert retranslated == [1]
     window.apply_settings_edit(SettingsEdit(replace(window.settings, language="zh", theme="dark")))  # Save
     assert (applied, retranslated) == ([], [1])
@@ -117,10 +117,10 @@ def test_a_save_after_the_live_switch_applies_nothing_again(
 
 def test_one_retranslate_reaches_the_sidebar(window: MainWindow) -> None:
     i18n.set_language("zh")
-    window.retranslate()
+    window.retranslate(CHINESE)
     assert sidebar_placeholder(window) == text_in("zh", "conv_search_placeholder")
     i18n.set_language("en")
-    window.retranslate()
+    window.retranslate(ENGLISH)
     assert sidebar_placeholder(window) == text_in("en", "conv_search_placeholder")
 
 

@@ -129,7 +129,7 @@ async def test_warnings_follow_a_language_switch(qtbot: QtBot, _private_home: Pa
         assert english[-2] == "**Error:** HTTP 500 from the model server"
         assert english[-1] == i18n.text_in("en", "mic_stt_error").format(error="no model")
         i18n.set_language("zh")
-        window.retranslate()
+        window.retranslate(CHINESE)
         chinese = warnings()
         assert len(chinese) == len(english)
         for line in chinese[:6]:
@@ -138,7 +138,7 @@ async def test_warnings_follow_a_language_switch(qtbot: QtBot, _private_home: Pa
         assert chinese[-2] == "**错误:** HTTP 500 from the model server"  # the server's words stay as they came
         assert chinese[-1] == i18n.text_in("zh", "mic_stt_error").format(error="no model")
         i18n.set_language("en")
-        window.retranslate()
+        window.retranslate(ENGLISH)
         assert warnings() == english
     finally:
         i18n.set_language(previous)

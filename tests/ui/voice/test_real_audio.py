@@ -222,6 +222,7 @@ async def test_push_to_talk_hears_english_and_chinese_through_the_virtual_microp
 async def test_the_mic_button_follows_a_microphone_plugged_in_and_out(
     qtbot: QtBot, tmp_path: Path, pulse_audio: VirtualAudio
 ) -> None:
+    from desktop_agent.texts import Texts
     from desktop_agent.ui import i18n
 
     pulse_audio.remove_device(MICROPHONE)  # a machine with no microphone
@@ -235,12 +236,12 @@ async def test_the_mic_button_follows_a_microphone_plugged_in_and_out(
         assert not mic.isEnabled() and not window.hands_free_button.isEnabled()
         for language in ("en", "zh"):
             i18n.set_language(language)
-            window.retranslate()
+            window.retranslate(Texts(language))
             tip = await tooltip_of(mic)
             assert tip.text() == mic.toolTip() == tr("mic_unavailable", reason=tr("mic_none"))
             save(with_tooltip(window, mic, tip), f"mic_no_device_{language}.png")
         i18n.set_language("en")
-        window.retranslate()
+        window.retranslate(Texts("en"))
 
         pulse_audio.add_microphone()  # plugged in: usable at once
         await until(lambda: window.mic.state == "idle", timeout_s=5)
