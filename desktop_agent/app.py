@@ -17,7 +17,6 @@ SIGTERM and SIGHUP close it the same way.
 from __future__ import annotations
 
 import argparse
-import functools
 import os
 import sys
 from collections.abc import Awaitable, Callable, Iterable
@@ -31,9 +30,10 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
 from desktop_agent.storage.paths import data_dir
+from desktop_agent.texts import Texts
 from desktop_agent.ui.chat.turn_events import NoticeLevel
 from desktop_agent.ui.conversations.feature import ConversationsFeature
-from desktop_agent.ui.i18n import choose_language, current_texts, set_language, tr
+from desktop_agent.ui.i18n import choose_language, set_language, tr
 from desktop_agent.ui.settings.mcp_feature import McpFeature
 from desktop_agent.ui.shell import single_instance
 from desktop_agent.ui.shell.fonts import prefer_chinese_sans
@@ -102,11 +102,11 @@ def run_gui(args: argparse.Namespace) -> int:
 
 def _run_window(app: QApplication, args: argparse.Namespace, others: single_instance.InstanceServer) -> int:
     language = choose_language(QLocale.system().name())
-    set_language(language)
+    set_language(language)  # what still reads ui/i18n's language (see MainWindow's texts)
     apply_qt_language(language)  # Qt's own buttons and context menus
     if ICON.is_file():  # a source checkout or the bundle; a wheel has no icon
         app.setWindowIcon(QIcon(str(ICON)))
-    window = MainWindow()
+    window = MainWindow(texts=Texts(language))
     others.arguments.connect(lambda argv: take_arguments(window, argv))
     window.show()
     app.processEvents()  # show, expose and paint it now
@@ -149,14 +149,14 @@ def take_arguments(window: MainWindow, argv: list[str]) -> None:
     try:
         args, _unknown = build_parser().parse_known_args(argv)
     except SystemExit:  # argparse's way of saying the line is wrong
-        window.show_notice(NoticeLevel.WARNING, functools.partial(tr, "second_launch_bad_arguments", argv=" ".join(argv)))
+        window.show_notice(NoticeLevel.WARNING, lambda texts: texts.tr("second_launch_bad_arguments", argv=" ".join(argv)))
         return
     prompt = getattr(args, "prompt", None)
     if prompt and not window.send_text(prompt):
         window.input.setPlainText(prompt)  # a turn is running: the user sends it when it ends
     ignored = [f"--{name.replace('_', '-')}" for name in STARTUP_ONLY if getattr(args, name, None) is not None]
     if ignored:
-        window.show_notice(NoticeLevel.WARNING, functools.partial(tr, "second_launch_ignored", options=", ".join(ignored)))
+        window.show_notice(NoticeLevel.WARNING, lambda texts: texts.tr("second_launch_ignored", options=", ".join(ignored)))
 
 
 async def serve(window: MainWindow, args: argparse.Namespace) -> int:
@@ -192,9 +192,9 @@ async def serve(window: MainWindow, args: argparse.Namespace) -> int:
             from desktop_agent.ui.shell.notice_wording import notice_text
 
             # Each line in the window's language; the English one is in the log.
-            services.on_notice = lambda text: window.show_notice(NoticeLevel.WARNING, lambda: notice_text(current_texts(), text))
+            services.on_notice = lambda text: window.show_notice(NoticeLevel.WARNING, lambda texts: notice_text(texts, text))
             # One translated line (the kind is the UI text's key); the reason is in the log.
-            services.on_speech_notice = lambda kind: window.show_notice(NoticeLevel.WARNING, lambda: tr(kind))
+            services.on_speech_notice = lambda kind: window.show_notice(NoticeLevel.WARNING, lambda texts: texts.tr(kind))
             services.on_wire_profile = lambda endpoint, profile: _remember_wire_profile(
                 window, endpoint, profile.name
             )
@@ -332,7 +332,7 @@ def window_deps(services: Services, sink: AudioSink | None) -> WindowDeps:
         # No speaker: said once, with the start-up warnings (the reason is in the log).
         warnings=(
             *services.startup_warnings,
-            *(() if sink is not None else (functools.partial(tr, "no_audio_output"),)),
+            *(() if sink is not None else (_no_audio_output,)),
         ),
         apply_settings=services.apply_settings,
         new_conversation=new_conversation,
@@ -437,14 +437,14 @@ def deferred_sink(services: Services, window: MainWindow) -> DeferredSink:
     from desktop_agent.ui.voice.deferred_audio import DeferredSink
 
     def missing() -> None:
-        window.show_notice(NoticeLevel.WARNING, functools.partial(tr, "no_audio_output"))
+        window.show_notice(NoticeLevel.WARNING, _no_audio_output)
         controller = window.controller
         if controller is not None:
             controller.push_audio(controller.settings.volume, controller.settings.muted)
 
     def back(device: str) -> None:
         # An output plugged in while there was none: replies are spoken again from the next one.
-        window.show_notice(NoticeLevel.SYSTEM, functools.partial(tr, "audio_output_back", device=device))
+        window.show_notice(NoticeLevel.SYSTEM, lambda texts: texts.tr("audio_output_back", device=device))
         controller = window.controller
         if controller is not None:
             controller.push_audio(controller.settings.volume, controller.settings.muted)
@@ -490,3 +490,8 @@ def _make_sink(services: Services, *, volume: float | None = None, muted: bool |
     except Exception:  # no QtMultimedia backend: text still shows
         log.exception("no audio output; replies will be shown, not spoken")
         return None
+
+
+def _no_audio_output(texts: Texts) -> str:
+    """No speaker to say replies on, in the window's language."""
+    return texts.tr("no_audio_output")

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from PySide6.QtWidgets import QBoxLayout, QStatusBar, QToolButton
 
     from desktop_agent.core.conversation import Conversation
+    from desktop_agent.texts import Texts
     from desktop_agent.ui.chat.chat_view import ChatView
     from desktop_agent.ui.chat.message_actions import ChatActions
     from desktop_agent.ui.chat.turn_logic import TurnLogic
@@ -92,7 +93,7 @@ class ConversationsWindow(Protocol):
 
     def new_conversation(self) -> bool: ...
 
-    def show_notice(self, level: NoticeLevel, text: str | Callable[[], str]) -> None: ...
+    def show_notice(self, level: NoticeLevel, text: str | Callable[[Texts], str]) -> None: ...
 
     def window(self) -> QWidget:
         """The top-level widget (the Ctrl+B shortcut's and the mark timer's parent)."""

@@ -56,7 +56,7 @@ from desktop_agent.ui.chat.input_box import InputBox
 from desktop_agent.ui.chat.send_button import INTERRUPT_FALLBACK_MS, SendButton
 from desktop_agent.ui.chat.turn_events import NoticeLevel, TurnEnd, WaitKind
 from desktop_agent.ui.chat.turn_state import ButtonPhase
-from desktop_agent.ui.i18n import current_texts, tr
+from desktop_agent.ui.i18n import current_texts
 from desktop_agent.ui.settings.glue import apply_settings_appearance, reload_if_moved
 from desktop_agent.ui.shell.status_bar import StatusBar, server_views
 from desktop_agent.ui.shell.theme import apply_theme, forced_theme
@@ -349,15 +349,14 @@ class MainWindow(QMainWindow):
         self.raise_()
         self.activateWindow()
 
-    def show_notice(self, level: NoticeLevel, text: str | Callable[[], str]) -> None:
+    def show_notice(self, level: NoticeLevel, text: str | Callable[[Texts], str]) -> None:
         """Something to say in the conversation: ``error`` or ``warning``
         (Markdown), or ``system`` (one plain line). A function gives the
-        text in the current language, and again after a language switch."""
+        text in the window's language, and again after a language switch."""
         if level == NoticeLevel.SYSTEM:
-            self.chat.add_system(text() if callable(text) else text)
+            self.chat.add_system(text(self.texts) if callable(text) else text)
         else:
-            wording = text if isinstance(text, str) else lambda _texts: text()
-            self.chat.add_notice("error" if level == NoticeLevel.ERROR else "warning", wording)
+            self.chat.add_notice("error" if level == NoticeLevel.ERROR else "warning", text)
 
     # ------------------------------------------------------------ turns
 
@@ -572,8 +571,8 @@ class MainWindow(QMainWindow):
             await self._controller.shutdown(timeout_s)
 
 
-def _warning_text(warning: str | Callable[[], str]) -> str:
-    """A start-up warning as the window says it, in the current language."""
+def _warning_text(warning: str | Callable[[Texts], str], texts: Texts) -> str:
+    """A start-up warning as the window says it, in ``texts``' language."""
     from desktop_agent.ui.shell.notice_wording import notice_text
 
-    return f"**{tr('warning')}:** {warning() if callable(warning) else notice_text(current_texts(), warning)}"
+    return f"**{texts.tr('warning')}:** {warning(texts) if callable(warning) else notice_text(texts, warning)}"

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from desktop_agent.skills_engine import SkillInfo
     from desktop_agent.storage.secrets import KeyStorage
     from desktop_agent.storage.settings import Settings, SettingsStore
+    from desktop_agent.texts import Texts
 
 
 class SettingsApplier(Protocol):
@@ -76,10 +77,10 @@ class WindowDeps:
     key_note: Callable[[], KeyStorage | str] = str
     """Where the key is kept (``secrets.key_storage``; the dialog words it), asked
     when Settings opens, so the keyring loads only then."""
-    warnings: tuple[str | Callable[[], str], ...] = ()
+    warnings: tuple[str | Callable[[Texts], str], ...] = ()
     """Start-up warnings, shown once in the conversation: a line (a
     :class:`~desktop_agent.core.notice.Notice` is worded in the window's
-    language) or a function giving the text in the current language."""
+    language) or a function giving the text in the window's language."""
     apply_settings: SettingsApplier | None = None
     """The one way settings reach the running services, after every change;
     None: nothing runs behind the window that settings could change."""

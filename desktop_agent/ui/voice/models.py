@@ -14,7 +14,6 @@ to the voice interaction itself. It needs of the window only what
 from __future__ import annotations
 
 import asyncio
-import functools
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -22,13 +21,13 @@ from PySide6.QtCore import QObject
 
 from desktop_agent.core.ports import STTError
 from desktop_agent.ui.chat.turn_events import NoticeLevel
-from desktop_agent.ui.i18n import tr
 
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QWidget
 
     from desktop_agent.core.ports import SpeechRecognizer
     from desktop_agent.storage.settings import Settings
+    from desktop_agent.texts import Texts
     from desktop_agent.ui.chat.turn_logic import TurnLogic
     from desktop_agent.ui.chat.turn_view import TurnView
     from desktop_agent.ui.voice.feature import VoiceFeature
@@ -55,7 +54,7 @@ class ModelsWindow(Protocol):
     def controller(self) -> TurnLogic[TurnView] | None:
         """The turn logic (it keeps the settings); None before the window is attached."""
 
-    def show_notice(self, level: NoticeLevel, text: str | Callable[[], str]) -> None: ...
+    def show_notice(self, level: NoticeLevel, text: str | Callable[[Texts], str]) -> None: ...
 
     def window(self) -> QWidget:
         """The top-level widget (the glue's Qt parent)."""
@@ -183,7 +182,7 @@ class VoiceModels(QObject):
 
     def _on_heard_instead(self, engine: str, failure: object) -> None:
         wanted = str(getattr(failure, "fields", {}).get("model", "")) or self._settings.stt_engine
-        self._window.show_notice(NoticeLevel.SYSTEM, functools.partial(tr, "mic_heard_instead", engine=engine, wanted=wanted))
+        self._window.show_notice(NoticeLevel.SYSTEM, lambda texts: texts.tr("mic_heard_instead", engine=engine, wanted=wanted))
 
     # ------------------------------------------------------------ the first download's offer
 
@@ -242,7 +241,7 @@ class VoiceModels(QObject):
         try:
             source = pick_source(settings.stt_model_source, settings.stt_model_base_url)
         except STTError as exc:
-            self._window.show_notice(NoticeLevel.WARNING, functools.partial(tr, "mic_stt_error", error=str(exc)))
+            self._window.show_notice(NoticeLevel.WARNING, _stt_error(str(exc)))
             return
         stop = downloads.listen(lambda state: self._window.model_download.post(state.progress)
                                 if state.key == spec.key and state.progress is not None else None)
@@ -270,4 +269,9 @@ class VoiceModels(QObject):
             await prepare()
         except STTError as exc:
             if self._window.model_download.state != "failed":  # a download failure is on the panel already
-                self._window.show_notice(NoticeLevel.WARNING, functools.partial(tr, "mic_stt_error", error=str(exc)))
+                self._window.show_notice(NoticeLevel.WARNING, _stt_error(str(exc)))
+
+
+def _stt_error(error: str) -> Callable[[Texts], str]:
+    """A recogniser's failure, worded in the window's language (again after a switch)."""
+    return lambda texts: texts.tr("mic_stt_error", error=error)

@@ -115,7 +115,7 @@ async def test_warnings_follow_a_language_switch(qtbot: QtBot, _private_home: Pa
     try:
         window.attach(window_deps(services, None))
         TurnView(window.chat).notice(ErrorMessage("HTTP 500 from the model server", "server"))
-        window.show_notice(NoticeLevel.WARNING, lambda: i18n.tr("mic_stt_error", error="no model"))
+        window.show_notice(NoticeLevel.WARNING, lambda texts: texts.tr("mic_stt_error", error="no model"))
 
         def warnings() -> list[str]:
             return [w.text() for w in window.chat.items() if isinstance(w, MessageBubble) and w.role != "user"]
