@@ -23,11 +23,13 @@ from desktop_agent.core.bus import SessionMessageBus
 from desktop_agent.core.conversation import Conversation
 from desktop_agent.core.forms import FormManager
 from desktop_agent.core.notice import Notice
+from desktop_agent.core.packed_log import PackedLog
 from desktop_agent.core.ports import LLMError, LLMProvider, SpeechPort, TTSEngine
 from desktop_agent.core.redaction import Redactor
 from desktop_agent.core.risk import ToolAnnotations
 from desktop_agent.core.session import SessionManager
 from desktop_agent.core.tool_router import ToolRouter
+from desktop_agent.core.transcript import DisplayItem
 from desktop_agent.core.wire import WireProfile, profile_named
 from desktop_agent.hooks_engine import HookCatalog, HookInfo, load_hooks
 from desktop_agent.llm.demo import CONNECT_HINT, DemoModel
@@ -43,7 +45,7 @@ from desktop_agent.mcp_engine.current import CurrentSource, current_isolated
 from desktop_agent.skills_engine import SkillLibrary, parse_skills_flag
 from desktop_agent.storage import secrets
 from desktop_agent.storage.audit_log import JsonlAuditLog, audit_log_path
-from desktop_agent.storage.conversation_events import events_from_history
+from desktop_agent.storage.conversation_events import JSON_PACKER, SavedEvents, events_from_history
 from desktop_agent.storage.conversations import ConversationStore
 from desktop_agent.storage.settings import Settings, SettingsStore
 from desktop_agent.tools import builtin_tools
@@ -233,7 +235,7 @@ class Services:
             stored = store.latest() if conversation_id is None else store.load(conversation_id)
         if stored is None:
             return self.new_conversation()
-        events = stored.events or events_from_history(stored.messages)
+        events = JSON_PACKER.packed_log(stored.events or events_from_history(stored.messages))
         return self.new_conversation(conversation_id=stored.id, history=stored.messages, events=events)
 
     def save_conversation(self, conversation: Conversation) -> None:
@@ -242,7 +244,7 @@ class Services:
             return
         try:
             self.conversations.save(
-                conversation.conversation_id, conversation.history, conversation.events,
+                conversation.conversation_id, conversation.history, SavedEvents(conversation.events),
                 rewound=conversation.rewound,
             )
         except (OSError, sqlite3.Error) as exc:
@@ -259,7 +261,7 @@ class Services:
         *,
         conversation_id: str | None = None,
         history: list[JSONDict] | None = None,
-        events: list[JSONDict] | None = None,
+        events: PackedLog | list[DisplayItem] | None = None,
     ) -> Conversation:
         agent = AgentClient(
             self.llm,
@@ -279,6 +281,7 @@ class Services:
             approval_timeout_s=self.settings.approval_timeout_s,
             history=history,
             events=events,
+            packer=JSON_PACKER,
         )
         self._conversations.add(conversation)
         return conversation

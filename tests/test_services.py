@@ -13,6 +13,7 @@ from desktop_agent.core.messages import AudioMessage
 from desktop_agent.llm.demo import DemoModel
 from desktop_agent.llm.openai_provider import OpenAIProvider
 from desktop_agent.services import build_services
+from desktop_agent.storage.conversation_events import SavedEvents, items_of
 from desktop_agent.testing.bus_reader import BusReader
 from desktop_agent.testing.fake_tts import FakeCommunicate, FakeCommunicateFactory, FakeTTS
 from desktop_agent.ui.i18n import text_in
@@ -90,14 +91,14 @@ async def test_a_conversation_with_a_display_log_is_appended_and_reopened_by_id(
     try:
         one = services.new_conversation()
         one.history += [{"role": "user", "content": "first"}, {"role": "assistant", "content": "a"}]
-        one.events += [{"type": "user", "text": "first"}, {"type": "text", "text": "a"}]
+        one.events += items_of([{"type": "user", "text": "first"}, {"type": "text", "text": "a"}])
         services.save_conversation(one)
         one.history += [{"role": "user", "content": "second"}, {"role": "assistant", "content": "b"}]
-        one.events += [{"type": "user", "text": "second"}, {"type": "text", "text": "b"}]
+        one.events += items_of([{"type": "user", "text": "second"}, {"type": "text", "text": "b"}])
         services.save_conversation(one)
         assert one.take_back_last_exchange() == "second"
         one.history += [{"role": "user", "content": "edited"}, {"role": "assistant", "content": "c"}]
-        one.events += [{"type": "user", "text": "edited"}, {"type": "text", "text": "c"}]
+        one.events += items_of([{"type": "user", "text": "edited"}, {"type": "text", "text": "c"}])
         services.save_conversation(one)
         assert one.rewound is None
         two = services.new_conversation()
@@ -106,7 +107,8 @@ async def test_a_conversation_with_a_display_log_is_appended_and_reopened_by_id(
         back = services.resume_conversation(one.conversation_id)
         assert (back.history, back.events) == (one.history, one.events)
         assert services.resume_conversation().conversation_id == two.conversation_id
-        assert [e["type"] for e in services.resume_conversation(two.conversation_id).events] == ["user", "turn_end"]
+        reopened = SavedEvents(services.resume_conversation(two.conversation_id).events)
+        assert [e["type"] for e in reopened] == ["user", "turn_end"]
     finally:
         await services.aclose()
 

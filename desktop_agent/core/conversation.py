@@ -21,7 +21,6 @@ from desktop_agent.core.approval import ApprovalManager, approval_key
 from desktop_agent.core.audit import Decider
 from desktop_agent.core.bus import SessionMessageBus
 from desktop_agent.core.chat_handler import ChatHandler
-from desktop_agent.core.display_log import USER, event_json
 from desktop_agent.core.events import TurnOutcome
 from desktop_agent.core.history import (
     HistoryError,
@@ -32,11 +31,12 @@ from desktop_agent.core.history import (
 )
 from desktop_agent.core.hooks import HookNote, hook_message, hook_notes, is_hook, persistent
 from desktop_agent.core.json_types import JSONDict
-from desktop_agent.core.packed_log import PackedLog
+from desktop_agent.core.packed_log import LogPacker, PackedLog
 from desktop_agent.core.playback import AutoApprove, PlaybackQueue, PlaybackView
 from desktop_agent.core.ports import AudioSink, SpeechPort
 from desktop_agent.core.session import SessionManager
 from desktop_agent.core.transcript import (
+    DisplayItem,
     ToolDescriber,
     ToolFacts,
     TranscriptItem,
@@ -64,7 +64,8 @@ class Conversation:
         speech_factory: SpeechFactory | None = None,
         approval_timeout_s: float = 300.0,
         history: list[JSONDict] | None = None,
-        events: list[JSONDict] | None = None,
+        events: PackedLog | list[DisplayItem] | None = None,
+        packer: LogPacker | None = None,
     ) -> None:
         self.agent = agent
         self.approvals = approvals or ApprovalManager()
@@ -73,10 +74,11 @@ class Conversation:
         self.speech_factory = speech_factory
         self.approval_timeout_s = approval_timeout_s
         self.history: list[JSONDict] = list(history or [])
-        self.events = PackedLog(events or ())
-        """The display log (``core/display_log.py``): what the window showed.
-        Each finished turn's events are packed (``core/packed_log.py``):
-        kept as dicts, they took more memory than the history itself."""
+        self.events = events if isinstance(events, PackedLog) else PackedLog(events or (), packer)
+        """The display log: what the window showed and the user did, as
+        transcript items (its JSON form is ``storage/conversation_events.py``'s).
+        Each finished turn's items are packed by ``packer`` (``core/packed_log.py``):
+        kept as they are, they took more memory than the history itself."""
         self._next_turn: list[UserEvent] = []
         self._turn: list[TranscriptItem] = []
         """The running turn's transcript: history and the display log's new
@@ -130,7 +132,7 @@ class Conversation:
         text = str(self.history[index].get("content") or "")
         del self.history[index:]
         last = len(self.events) - 1
-        shown = next((last - i for i, e in enumerate(reversed(self.events)) if e.get("type") == USER), None)
+        shown = next((last - i for i, e in enumerate(reversed(self.events)) if isinstance(e, UserText)), None)
         if shown is not None:
             del self.events[shown:]
         old = self.rewound or (len(self.history), len(self.events))
@@ -145,14 +147,14 @@ class Conversation:
         if with_next_turn and not self.busy:
             self._next_turn.append(item)
         else:
-            self._add(item, self._session_id or "")
+            self._add(item)
 
-    def _add(self, item: TranscriptItem, session_id: str) -> None:
-        """One item of the transcript, and its event in the display log."""
+    def _add(self, item: TranscriptItem) -> None:
+        """One item of the transcript, and of the display log unless it is a
+        hook note (history keeps those, the window never showed them)."""
         self._turn.append(item)
-        event = event_json(item, session_id)
-        if event is not None:
-            self.events.append(event)
+        if not isinstance(item, HookNote):
+            self.events.append(item)
 
     def saved(self) -> None:
         """The store now holds the whole log."""
@@ -190,9 +192,9 @@ class Conversation:
         start = hook_notes(self.agent.hooks, "turn_start")  # after the user's message
         self._turn = []
         for item in (UserText(user_text, self.approval_timeout_s), *start, *self._next_turn):
-            self._add(item, session_id)
+            self._add(item)
         self._next_turn.clear()
-        recorder = TranscriptRecorder(view, lambda item: self._add(item, session_id), describe_tool)
+        recorder = TranscriptRecorder(view, self._add, describe_tool, session_id)
         bus.add_listener(recorder.on_bus)
         view = recorder
         if on_bus is not None:

@@ -1,78 +1,93 @@
-"""PackedLog: a list of JSON events that keeps finished turns packed.
+"""PackedLog: the display log's items, finished turns kept packed.
 
-A conversation's display log (``core/display_log.py``) gains a dozen events
-a turn, each a dict of six to nine keys, and keeps every one for the life of
-the conversation: as dicts they took nearly three times the memory of the
-turn's OpenAI history (the soak, ``benchmarks/soak.py``: 5.4 KB a turn
-against 2.0 KB). Yet a finished turn's events are only read again whole — a
-restore, a save, a search — never edited one by one. So :meth:`pack` turns
-the events appended since the last pack into one zlib-compressed JSON array
-(about 550 bytes for the soak's turn of 14 events: the keys and the turn's
-``session_id`` repeat); the running turn's events stay dicts, appended to
-as the queue consumes them.
+A conversation's display log (``Conversation.events``: the transcript's
+:data:`~desktop_agent.core.transcript.DisplayItem` s) gains a dozen items a
+turn and keeps every one for the life of the conversation: held as they
+are they took nearly three times the memory of the turn's OpenAI history
+(the soak, ``benchmarks/soak.py``: 5.4 KB a turn against 2.0 KB, as the
+dicts they were then). Yet a finished turn's items are only read again
+whole (a restore, a save, a search), never edited one by one. So
+:meth:`pack` hands the items appended since the last pack to a
+:class:`LogPacker` (``storage/conversation_events.py``'s: their saved JSON,
+zlib-compressed, about 550 bytes for the soak's turn of 14 events); the
+running turn's items stay as they are, appended to as the queue consumes
+them. Without a packer nothing is packed (a conversation that is never
+saved, a test).
 
-Reading decodes a pack at a time: iteration (either way) and slices one
-pack after the other, an index the pack that holds it. A packed event read
-back is a new dict equal to what was appended, as a JSON round trip gives it
-(what the store keeps too), so changing it does not change the log; nobody
-changes an event once it is recorded. Changing the log other than at its
-end (delete, insert, replace) first unpacks the packs from that point on,
-which a take-back (deleting the last exchange) keeps to the last turn.
+Reading unpacks a pack at a time: iteration (either way) and slices one
+pack after the other, an index the pack that holds it. A packed item read
+back is a new item equal to what was appended. Changing the log other
+than at its end (delete, insert, replace) first unpacks the packs from
+that point on, which a take-back (deleting the last exchange) keeps to the
+last turn.
 """
 
 from __future__ import annotations
 
 import bisect
-import json
 import logging
-import zlib
 from collections.abc import Iterable, Iterator, MutableSequence
-from typing import cast, overload
+from typing import Protocol, cast, overload
 
-from desktop_agent.core.display_log import USER
-from desktop_agent.core.json_types import JSONObject
+from desktop_agent.core.transcript import DisplayItem, UserText
 
 log = logging.getLogger(__name__)
 
 
-def _pack(events: list[JSONObject]) -> bytes:
-    text = json.dumps(events, ensure_ascii=False, separators=(",", ":"))
-    return zlib.compress(text.encode("utf-8"))
+class LogPacker(Protocol):
+    """Packs a finished turn's items into bytes and back (the same items)."""
+
+    def pack(self, items: list[DisplayItem]) -> bytes:
+        """Raises ``TypeError``/``ValueError`` for items it cannot keep."""
+
+    def unpack(self, packed: bytes) -> list[DisplayItem]: ...
 
 
-def _unpack(packed: bytes) -> list[JSONObject]:
-    events: list[JSONObject] = json.loads(zlib.decompress(packed))
-    return events
+class PackedLog(MutableSequence[DisplayItem]):
+    """The items in order: packed chunks, then the open (unpacked) ones."""
 
-
-class PackedLog(MutableSequence[JSONObject]):
-    """The events in order: packed chunks, then the open (unpacked) ones."""
-
-    def __init__(self, events: Iterable[JSONObject] = ()) -> None:
+    def __init__(self, events: Iterable[DisplayItem] = (), packer: LogPacker | None = None) -> None:
+        self._packer = packer
         self._packs: list[bytes] = []
         self._ends: list[int] = []
         """The index after each pack's last event (ascending)."""
-        self._open: list[JSONObject] = []
+        self._open: list[DisplayItem] = []
         for event in events:  # a log given whole (a restored one): a pack a turn
-            if event.get("type") == USER:
+            if isinstance(event, UserText):
                 self.pack()
             self._open.append(event)
         self.pack()
 
+    @classmethod
+    def of_packs(cls, packs: Iterable[tuple[bytes, int]], packer: LogPacker) -> PackedLog:
+        """A log made of packs ``packer`` reads, each with how many items it
+        holds: a saved log packed straight from its stored form, without
+        making its items first (they are made when read)."""
+        log = cls(packer=packer)
+        for packed, count in packs:
+            if count:
+                log._packs.append(packed)
+                log._ends.append(log._packed() + count)
+        return log
+
     def pack(self) -> None:
         """Pack the events appended since the last pack (a finished turn).
-        Events that are not JSON (a bug elsewhere) stay as they are, and
-        the log says why: memory is no reason to lose what was shown."""
-        if not self._open:
+        Items the packer cannot keep (a bug elsewhere) stay as they are,
+        and the log says why: memory is no reason to lose what was shown."""
+        if not self._open or self._packer is None:
             return
         try:
-            packed = _pack(self._open)
+            packed = self._packer.pack(self._open)
         except (TypeError, ValueError) as exc:
             log.warning("display events kept unpacked: %s", exc)
             return
         self._packs.append(packed)
         self._ends.append(self._packed() + len(self._open))
         self._open = []
+
+    def _unpack(self, packed: bytes) -> list[DisplayItem]:
+        assert self._packer is not None  # only a packer made packs
+        return self._packer.unpack(packed)
 
     @property
     def packed(self) -> int:
@@ -90,7 +105,7 @@ class PackedLog(MutableSequence[JSONObject]):
         events; returns where the open events now start."""
         pack = bisect.bisect_right(self._ends, index)
         if pack < len(self._packs):
-            moved = [e for p in range(pack, len(self._packs)) for e in _unpack(self._packs[p])]
+            moved = [e for p in range(pack, len(self._packs)) for e in self._unpack(self._packs[p])]
             self._open[:0] = moved
             del self._packs[pack:], self._ends[pack:]
         return self._packed()
@@ -99,11 +114,11 @@ class PackedLog(MutableSequence[JSONObject]):
         return self._packed() + len(self._open)
 
     @overload
-    def __getitem__(self, index: int) -> JSONObject: ...
+    def __getitem__(self, index: int) -> DisplayItem: ...
     @overload
-    def __getitem__(self, index: slice) -> list[JSONObject]: ...
+    def __getitem__(self, index: slice) -> list[DisplayItem]: ...
 
-    def __getitem__(self, index: int | slice) -> JSONObject | list[JSONObject]:
+    def __getitem__(self, index: int | slice) -> DisplayItem | list[DisplayItem]:
         if isinstance(index, slice):
             start, stop, step = index.indices(len(self))
             if step != 1:
@@ -118,9 +133,9 @@ class PackedLog(MutableSequence[JSONObject]):
         if index >= packed:
             return self._open[index - packed]
         pack = bisect.bisect_right(self._ends, index)
-        return _unpack(self._packs[pack])[index - self._start_of(pack)]
+        return self._unpack(self._packs[pack])[index - self._start_of(pack)]
 
-    def _range(self, start: int, stop: int) -> Iterator[JSONObject]:
+    def _range(self, start: int, stop: int) -> Iterator[DisplayItem]:
         """Events ``start`` to ``stop``, decoding only the packs they lie in."""
         if start >= stop:
             return
@@ -128,30 +143,30 @@ class PackedLog(MutableSequence[JSONObject]):
             first = self._start_of(pack)
             if first >= stop:
                 return
-            yield from _unpack(self._packs[pack])[max(start - first, 0):stop - first]
+            yield from self._unpack(self._packs[pack])[max(start - first, 0):stop - first]
         packed = self._packed()
         yield from self._open[max(start - packed, 0):max(stop - packed, 0)]
 
-    def __iter__(self) -> Iterator[JSONObject]:
+    def __iter__(self) -> Iterator[DisplayItem]:
         return self._range(0, len(self))
 
-    def __reversed__(self) -> Iterator[JSONObject]:
+    def __reversed__(self) -> Iterator[DisplayItem]:
         yield from reversed(self._open)
         for pack in range(len(self._packs) - 1, -1, -1):
-            yield from reversed(_unpack(self._packs[pack]))
+            yield from reversed(self._unpack(self._packs[pack]))
 
     @overload
-    def __setitem__(self, index: int, value: JSONObject) -> None: ...
+    def __setitem__(self, index: int, value: DisplayItem) -> None: ...
     @overload
-    def __setitem__(self, index: slice, value: Iterable[JSONObject]) -> None: ...
+    def __setitem__(self, index: slice, value: Iterable[DisplayItem]) -> None: ...
 
-    def __setitem__(self, index: int | slice, value: JSONObject | Iterable[JSONObject]) -> None:
+    def __setitem__(self, index: int | slice, value: DisplayItem | Iterable[DisplayItem]) -> None:
         if isinstance(index, slice):
-            values = list(cast(Iterable[JSONObject], value))  # a slice is given events
+            values = list(cast(Iterable[DisplayItem], value))  # a slice is given events
             self._open[self._open_slice(index)] = values
         else:
             position = self._position(index)
-            self._open[position - self._unpack_from(position)] = cast(JSONObject, value)  # an index, one event
+            self._open[position - self._unpack_from(position)] = cast(DisplayItem, value)  # an index, one event
 
     @overload
     def __delitem__(self, index: int) -> None: ...
@@ -165,15 +180,15 @@ class PackedLog(MutableSequence[JSONObject]):
             position = self._position(index)
             del self._open[position - self._unpack_from(position)]
 
-    def insert(self, index: int, value: JSONObject) -> None:
+    def insert(self, index: int, value: DisplayItem) -> None:
         size = len(self)
         position = min(max(index + size if index < 0 else index, 0), size)
         self._open.insert(position - self._unpack_from(position), value)
 
-    def append(self, value: JSONObject) -> None:
+    def append(self, value: DisplayItem) -> None:
         self._open.append(value)
 
-    def extend(self, values: Iterable[JSONObject]) -> None:
+    def extend(self, values: Iterable[DisplayItem]) -> None:
         self._open.extend(values)
 
     def clear(self) -> None:
@@ -204,4 +219,4 @@ class PackedLog(MutableSequence[JSONObject]):
     __hash__ = None  # type: ignore[assignment]  # mutable, like a list
 
     def __repr__(self) -> str:
-        return f"PackedLog({len(self)} events, {len(self._packs)} packed turns)"
+        return f"PackedLog({len(self)} items, {len(self._packs)} packed turns)"

@@ -6,9 +6,10 @@ its ``seq`` and, for a tool, the :class:`ToolFacts` of its card), the user's
 own actions that the bus never carries (:class:`ApprovalAnswer`,
 :class:`FormAnswered`, :class:`InterruptClicked`, a :class:`WindowNotice`),
 and the :class:`HookNote` prompts that persist in history unseen. The saved
-display log is the JSON form of these items (``core/display_log.py`` reads
-and writes it); the OpenAI history is derived from the same consumed
-messages (``core/history.py``).
+display log (``Conversation.events``) holds these items but the hook notes
+(:data:`DisplayItem`); its JSON form on disk is ``storage/conversation_events.py``'s.
+The OpenAI history is derived from the same consumed messages
+(``core/history.py``).
 
 Each item is a frozen dataclass; :data:`TranscriptItem` is their union, and
 readers ``match`` on it ending in ``assert_never``.
@@ -16,8 +17,8 @@ readers ``match`` on it ending in ``assert_never``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, fields
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from desktop_agent.core.hooks import HookNote
 from desktop_agent.core.json_types import JSONMapping, JSONObject, JSONValue
@@ -46,30 +47,6 @@ class ToolFacts:
     annotations: ToolAnnotations | None = None
     """What it said of its risk; None: nothing."""
 
-    def to_json(self) -> JSONObject | None:
-        """The saved form; None when there is nothing to keep."""
-        out: JSONObject = {}
-        if self.server is not None:
-            out["server"] = self.server
-        if self.annotations is not None:
-            hints: dict[str, bool | None] = {
-                f.name: getattr(self.annotations, f.name) for f in fields(ToolAnnotations)}
-            out["annotations"] = {k: v for k, v in hints.items() if v is not None}
-        return out or None
-
-    @classmethod
-    def from_json(cls, data: object) -> ToolFacts:
-        """Read back leniently: anything unreadable counts as unsaid."""
-        if not isinstance(data, Mapping):
-            return cls()
-        server = data.get("server")
-        hints = data.get("annotations")
-        annotations = None
-        if isinstance(hints, Mapping):
-            annotations = ToolAnnotations(**{
-                f.name: hints[f.name] for f in fields(ToolAnnotations) if isinstance(hints.get(f.name), bool)})
-        return cls(server if isinstance(server, str) else None, annotations)
-
 
 @dataclass(frozen=True, slots=True)
 class UserText:
@@ -90,6 +67,8 @@ class Shown:
     """The bus's number of it in its turn (0: not known)."""
     facts: ToolFacts | None = None
     """A tool event's card facts (None: none kept)."""
+    session_id: str = ""
+    """The bus session (the turn) that carried it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +80,7 @@ class AutoApproved:
     seq: int
     by: AutoDecider = "always_allow"
     facts: ToolFacts | None = None
+    session_id: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,11 +112,26 @@ class WindowNotice:
     text: str
 
 
+@dataclass(frozen=True, slots=True)
+class UnreadEvent:
+    """A saved display event this version could not read back (damaged, or
+    of a type the log does not keep), kept as it was: the display log keeps
+    its length and order (the store appends after what it holds), and a
+    restore draws nothing for it."""
+
+    event: JSONObject
+
+
 TranscriptItem = (
     UserText | Shown | AutoApproved | ApprovalAnswer | FormAnswered | InterruptClicked | WindowNotice | HookNote
 )
 UserEvent = ApprovalAnswer | FormAnswered | InterruptClicked | WindowNotice
 """What the window records itself (``Conversation.record``)."""
+DisplayItem = (
+    UserText | Shown | AutoApproved | ApprovalAnswer | FormAnswered | InterruptClicked | WindowNotice | UnreadEvent
+)
+"""An item of the display log (``Conversation.events``): what the window
+showed and the user did; hook notes are never shown, so never logged."""
 
 
 ToolDescriber = Callable[[str], ToolFacts]
@@ -161,11 +156,12 @@ class TranscriptRecorder:
 
     def __init__(
         self, view: PlaybackView, on_item: Callable[[TranscriptItem], None],
-        describe: ToolDescriber = undescribed,
+        describe: ToolDescriber = undescribed, session_id: str = "",
     ) -> None:
         self._view = view
         self._on_item = on_item
         self._describe = describe
+        self._session_id = session_id
         self._seq: dict[int, tuple[BusMessage, int]] = {}
         """id(message) → (message, seq); the message is held so its id stays unique."""
 
@@ -183,7 +179,7 @@ class TranscriptRecorder:
         return None
 
     def _keep(self, message: BusMessage) -> None:
-        self._on_item(Shown(message, self._take_seq(message), self._facts(message)))
+        self._on_item(Shown(message, self._take_seq(message), self._facts(message), self._session_id))
 
     def show_text(self, message: TextMessage) -> None:
         self._keep(message)
@@ -202,7 +198,7 @@ class TranscriptRecorder:
         self._view.approval_needed(message)
 
     def auto_approved(self, message: ToolCallMessage, by: AutoDecider = "always_allow") -> None:
-        self._on_item(AutoApproved(message, self._take_seq(message), by, self._facts(message)))
+        self._on_item(AutoApproved(message, self._take_seq(message), by, self._facts(message), self._session_id))
         self._view.auto_approved(message, by)
 
     def notice(self, message: WarningMessage | ErrorMessage) -> None:
@@ -220,9 +216,12 @@ class TranscriptRecorder:
 
 def answers_json(answers: JSONMapping | None) -> JSONObject | None:
     """A form's answers as :class:`FormAnswered` keeps them (a copy)."""
-    if answers is None:
-        return None
-    return {key: _copy(value) for key, value in answers.items()}
+    return None if answers is None else object_copy(answers)
+
+
+def object_copy(data: JSONMapping) -> JSONObject:
+    """A JSON object's own copy (an :class:`UnreadEvent` keeps one)."""
+    return {key: _copy(value) for key, value in data.items()}
 
 
 def _copy(value: object) -> JSONValue:

@@ -1,181 +1,235 @@
-"""The saved display log read back: each stored event (its JSON, what
-``core/display_log.py`` writes for a transcript item) back into the typed
-item it stands for, a display log rebuilt from an OpenAI history alone, and
-the few readings search, export and restore need (``turns``, ``event_text``).
+"""The display log's JSON form: what the window showed of a conversation,
+in order, as JSON, so a restored conversation looks as it did live. The
+conversation holds it as typed items (``Conversation.events``, the
+transcript's :data:`~desktop_agent.core.transcript.DisplayItem` s); one event
+per item is what the store keeps (:func:`event_json`, and back:
+:func:`read_item`), and what the conversation packs its finished turns
+into (:data:`JSON_PACKER`).
+
+Its events are the bus messages the playback queue consumed, in their
+contract JSON form (the ``--events-jsonl`` form, contracts §5), plus a few of
+our own for what the user did, which the bus never carries:
+
+- ``user`` (``text``; ``approval_timeout_s``, for a card's "No answer in
+  300 s", absent before it was kept): the user's message, opening each turn;
+- ``auto_approved`` (``message``: the ``approval_required`` JSON; ``by``:
+  the :data:`AutoDecider` that answered instead of the user, the
+  always-allow list when absent);
+- ``approval_answer`` (``tool_call_id``, ``approved``): a card's click;
+- ``form_answer`` (``form_id``, ``answers`` or null when cancelled);
+- ``interrupt_clicked``; ``notice`` (``level``, ``text``): the window's own
+  lines (a lost approval, tools not ready).
+
+Why record what was *consumed* and not the bus: a voice text interrupted
+before its audio never showed, and the queue is the one place that knows.
+The :class:`~desktop_agent.core.transcript.TranscriptRecorder` sits between
+the queue and the view, so it sees exactly that, and keeps the bus's ``seq``
+of each message.
+
+Audio, transcripts and ``round_end``'s hooks are not part of the log
+(``round_end`` itself is: it separates paragraphs).
+
+A ``tool_call``/``tool_rejected`` event (the inner message of an
+``auto_approved`` one too) may carry ``_tool`` (:data:`TOOL_KEY`, not a bus
+field): the server that offered the tool and what the tool said of its risk
+when the card was drawn (:class:`ToolFacts`), so a restored card names its
+server and says it may change or delete data (in red), or reaches outside
+this computer, as it did live, whether or not that server is still set up.
+Events recorded before it have none and restore without marks.
 
 Reading is lenient: an event of a type the log does not keep, or too
-damaged to read, reads as None, and a restore shows what it can. Older
-events lack what later versions added (``approval_timeout_s``, ``_tool``,
-``by``): they read with those unsaid.
+damaged to read, reads back as an :class:`UnreadEvent` that keeps it as it
+was (a restore draws nothing for it). Older events lack what later
+versions added (``approval_timeout_s``, ``_tool``, ``by``): they read with
+those unsaid.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TypeVar, get_args
+import zlib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import fields
+from itertools import pairwise
+from typing import assert_never, get_args, overload
 
-from desktop_agent.core.display_log import TOOL_KEY, USER
-from desktop_agent.core.forms import FormQuestion, QuestionType
 from desktop_agent.core.hooks import kept_hook
 from desktop_agent.core.json_types import JSONMapping, JSONObject, JSONReadable, as_list, as_object
 from desktop_agent.core.messages import (
     BusMessage,
-    Card,
-    CardField,
-    CardMessage,
-    ErrorMessage,
-    FormRequestMessage,
-    InterruptedMessage,
-    InterruptReason,
-    NoticeCode,
     RoundEndMessage,
-    RoundKind,
     TextMessage,
     ToolCallMessage,
-    ToolCallState,
-    ToolOutputMessage,
-    ToolProgressMessage,
-    ToolRejectedMessage,
     TurnEndMessage,
-    WarningMessage,
     to_json,
 )
-from desktop_agent.core.risk import AutoDecider
+from desktop_agent.core.packed_log import PackedLog
+from desktop_agent.core.risk import AutoDecider, ToolAnnotations
 from desktop_agent.core.stream_parser import strip_tags
 from desktop_agent.core.transcript import (
     ApprovalAnswer,
     AutoApproved,
+    DisplayItem,
     FormAnswered,
     InterruptClicked,
     Shown,
     ToolFacts,
-    TranscriptItem,
+    UnreadEvent,
     UserText,
     WindowNotice,
     answers_json,
+    object_copy,
 )
+from desktop_agent.storage.conversation_messages import choice, message_from_json
 
-__all__ = ["auto_by", "event_text", "events_from_history", "item_from_json", "message_from_json", "turns"]
+__all__ = [
+    "APPROVAL_ANSWER", "AUTO_APPROVED", "FORM_ANSWER", "INTERRUPT_CLICKED", "JSON_PACKER", "NOTICE", "TOOL_KEY", "USER",
+    "JSONPacker", "SavedEvents", "auto_by", "event_json", "event_text", "events_from_history", "facts_from_json",
+    "facts_json", "item_from_json", "items_of", "read_item", "turns",
+]
 
-_L = TypeVar("_L", bound=str)
+USER, AUTO_APPROVED, APPROVAL_ANSWER, FORM_ANSWER = "user", "auto_approved", "approval_answer", "form_answer"
+INTERRUPT_CLICKED, NOTICE = "interrupt_clicked", "notice"
+TOOL_KEY = "_tool"
+"""The key of a tool event's :class:`ToolFacts` (underscored: not a bus field)."""
+
+
+# ------------------------------------------------------------ writing
+
+
+def event_json(item: DisplayItem) -> JSONObject:
+    """The saved event of a display log item."""
+    match item:
+        case UserText(text, timeout):
+            user: JSONObject = {"type": USER, "text": text}
+            if timeout is not None:
+                user["approval_timeout_s"] = timeout
+            return user
+        case Shown(message, seq, facts, session_id):
+            return _message_json(message, session_id, seq, facts)
+        case AutoApproved(message, seq, by, facts, session_id):
+            return {"type": AUTO_APPROVED, "by": by, "message": _message_json(message, session_id, seq, facts)}
+        case ApprovalAnswer(tool_call_id, approved):
+            return {"type": APPROVAL_ANSWER, "tool_call_id": tool_call_id, "approved": approved}
+        case FormAnswered(form_id, answers):
+            return {"type": FORM_ANSWER, "form_id": form_id, "answers": answers}
+        case InterruptClicked():
+            return {"type": INTERRUPT_CLICKED}
+        case WindowNotice(level, text):
+            return {"type": NOTICE, "level": level, "text": text}
+        case UnreadEvent(event):
+            return event
+        case _:
+            assert_never(item)
+
+
+def _message_json(message: BusMessage, session_id: str, seq: int, facts: ToolFacts | None) -> JSONObject:
+    data = to_json(message, session_id=session_id, seq=seq)
+    saved = facts_json(facts) if facts is not None else None
+    if saved is not None:
+        data[TOOL_KEY] = saved
+    return data
+
+
+def facts_json(facts: ToolFacts) -> JSONObject | None:
+    """A tool's kept facts as saved; None when there is nothing to keep."""
+    out: JSONObject = {}
+    if facts.server is not None:
+        out["server"] = facts.server
+    if facts.annotations is not None:
+        hints: dict[str, bool | None] = {
+            f.name: getattr(facts.annotations, f.name) for f in fields(ToolAnnotations)}
+        out["annotations"] = {k: v for k, v in hints.items() if v is not None}
+    return out or None
+
+
+def facts_from_json(data: JSONReadable) -> ToolFacts:
+    """Saved facts read back leniently: anything unreadable counts as unsaid."""
+    if not isinstance(data, Mapping):
+        return ToolFacts()
+    server = data.get("server")
+    hints = data.get("annotations")
+    annotations = None
+    if isinstance(hints, Mapping):
+        said = {f.name: hints.get(f.name) for f in fields(ToolAnnotations)}
+        annotations = ToolAnnotations(**{name: hint for name, hint in said.items() if isinstance(hint, bool)})
+    return ToolFacts(server if isinstance(server, str) else None, annotations)
+
+
+class SavedEvents(Sequence[JSONObject]):
+    """A display log's items as the saved events, each written when read:
+    the store reads only the tail it has not saved yet (a packed log
+    unpacks just its last turn)."""
+
+    def __init__(self, items: Sequence[DisplayItem]) -> None:
+        self._items = items
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    @overload
+    def __getitem__(self, index: int) -> JSONObject: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[JSONObject]: ...
+
+    def __getitem__(self, index: int | slice) -> JSONObject | list[JSONObject]:
+        if isinstance(index, slice):
+            return [event_json(item) for item in self._items[index]]
+        return event_json(self._items[index])
+
+
+class JSONPacker:
+    """Packs a finished turn's items (``core/packed_log.py``) as their
+    saved events: one zlib-compressed JSON array (the keys and the turn's
+    ``session_id`` repeat, so it compresses well)."""
+
+    def pack(self, items: list[DisplayItem]) -> bytes:
+        return self._packed([event_json(i) for i in items])
+
+    def unpack(self, packed: bytes) -> list[DisplayItem]:
+        return items_of(json.loads(zlib.decompress(packed)))
+
+    def packed_log(self, events: Sequence[JSONMapping]) -> PackedLog:
+        """A saved display log as the conversation holds it: its stored
+        events packed a turn at a time as they are (what :meth:`pack` would
+        make of their items), so opening a long conversation makes no item
+        until one is read."""
+        starts = [i for i, e in enumerate(events) if e.get("type") == USER]
+        bounds = [0, *(s for s in starts if s), len(events)]
+        return PackedLog.of_packs(
+            ((self._packed(events[a:b]), b - a) for a, b in pairwise(bounds)), self)
+
+    @staticmethod
+    def _packed(events: Sequence[JSONMapping]) -> bytes:
+        text = json.dumps(list(events), ensure_ascii=False, separators=(",", ":"))
+        return zlib.compress(text.encode("utf-8"))
+
+
+JSON_PACKER = JSONPacker()
 
 
 def auto_by(event: JSONMapping) -> AutoDecider:
     """Who answered an ``auto_approved`` event (the always-allow list for
     one recorded before that was kept)."""
-    return _choice(event.get("by") or "always_allow", get_args(AutoDecider), "always_allow")
+    return choice(event.get("by") or "always_allow", get_args(AutoDecider), "always_allow")
 
 
 # ------------------------------------------------------------ reading back
 
 
-def _str(data: JSONMapping, key: str, default: str = "") -> str:
-    return str(data.get(key, default))
+def read_item(data: JSONMapping) -> DisplayItem:
+    """The display log item a saved event stands for; an
+    :class:`UnreadEvent` keeping it when it cannot be read."""
+    item = item_from_json(data)
+    return UnreadEvent(object_copy(data)) if item is None else item
 
 
-def _opt_str(data: JSONMapping, key: str) -> str | None:
-    value = data.get(key)
-    return None if value is None else str(value)
+def items_of(events: Iterable[JSONMapping]) -> list[DisplayItem]:
+    """Saved events read back into the display log's items, one each."""
+    return [read_item(e) for e in events]
 
 
-def _opt_float(data: JSONMapping, key: str) -> float | None:
-    value = data.get(key)
-    return value if isinstance(value, int | float) and not isinstance(value, bool) else None
-
-
-def _opt_bool(data: JSONMapping, key: str) -> bool | None:
-    value = data.get(key)
-    return value if isinstance(value, bool) else None
-
-
-def _opt_object(data: JSONMapping, key: str) -> JSONMapping | None:
-    value = data.get(key)
-    return value if isinstance(value, Mapping) else None
-
-
-def _choice(value: JSONReadable, choices: tuple[_L, ...], default: _L | None = None) -> _L:
-    """``value`` when it is one of ``choices``; ``default`` otherwise (none:
-    the event cannot be read)."""
-    for choice in choices:
-        if value == choice:
-            return choice
-    if default is None:
-        raise ValueError(f"not one of {choices}: {value!r}")
-    return default
-
-
-def _card(data: JSONMapping) -> Card:
-    fields = tuple(
-        CardField(_str(f, "label"), _str(f, "value"))
-        for f in as_list(data.get("fields")) if isinstance(f, Mapping)
-    )
-    return Card(_str(data, "title"), _str(data, "body"), _opt_str(data, "image_path"), fields)
-
-
-def _question(data: JSONMapping) -> FormQuestion:
-    return FormQuestion(
-        _str(data, "id"), _str(data, "question"),
-        _choice(data.get("type", "text"), _QUESTION_TYPES, "text"),
-        tuple(str(o) for o in as_list(data.get("options"))), bool(data.get("required", True)),
-    )
-
-
-_QUESTION_TYPES: tuple[QuestionType, ...] = get_args(QuestionType)
-_STATES: tuple[ToolCallState, ...] = get_args(ToolCallState)
-_REASONS: tuple[InterruptReason, ...] = get_args(InterruptReason)
-_KINDS: tuple[RoundKind, ...] = get_args(RoundKind)
-_CODES: tuple[NoticeCode, ...] = (*get_args(get_args(NoticeCode)[0]), *get_args(get_args(NoticeCode)[1]))
-
-
-def _number(value: JSONReadable) -> float:
-    if isinstance(value, str | int | float):
-        return float(value)
-    raise ValueError(f"not a number: {value!r}")
-
-
-_READERS: dict[str, Callable[[JSONMapping], BusMessage]] = {
-    "text": lambda d: TextMessage(int(_number(d.get("segment_id", 0))), _str(d, "text"),
-                                  str(d.get("raw_text", d.get("text", ""))), bool(d.get("voice"))),
-    "tool_call": lambda d: ToolCallMessage(
-        _choice(d["state"], _STATES), str(d["tool_call_id"]), _str(d, "tool_name"), _opt_object(d, "arguments"),
-        _opt_str(d, "task_id"), _opt_str(d, "result"), _opt_bool(d, "is_error"),
-        _opt_str(d, "parent_tool_call_id")),
-    "tool_progress": lambda d: ToolProgressMessage(
-        str(d["tool_call_id"]), _number(d.get("progress") or 0), _opt_float(d, "total"), _opt_str(d, "message"),
-        _opt_float(d, "eta_s"), _opt_str(d, "parent_tool_call_id")),
-    "tool_output": lambda d: ToolOutputMessage(
-        str(d["tool_call_id"]), "stderr" if d.get("stream") == "stderr" else "stdout", _str(d, "text"),
-        _opt_str(d, "parent_tool_call_id")),
-    "form_request": lambda d: FormRequestMessage(
-        str(d["tool_call_id"]), str(d["form_id"]),
-        tuple(_question(q) for q in as_list(d.get("questions")) if isinstance(q, Mapping)), _opt_str(d, "title")),
-    "card": lambda d: CardMessage(str(d["tool_call_id"]), _card(as_object(d.get("card")))),
-    "tool_rejected": lambda d: ToolRejectedMessage(
-        str(d["tool_call_id"]), _str(d, "tool_name"), _opt_object(d, "arguments"), _str(d, "reason"),
-        _opt_object(d, "partial_result"), _opt_str(d, "parent_tool_call_id")),
-    "interrupted": lambda d: InterruptedMessage(_choice(d.get("reason", "user"), _REASONS)),
-    "round_end": lambda d: RoundEndMessage(int(_number(d.get("round", 0))), _choice(d.get("kind", "tools"), _KINDS)),
-    "warning": lambda d: WarningMessage(_str(d, "message"), _choice(d.get("code", "internal"), _CODES)),
-    "error": lambda d: ErrorMessage(_str(d, "message"), _choice(d.get("code", "internal"), _CODES)),
-    "turn_end": lambda d: TurnEndMessage(),
-}
-
-
-def message_from_json(data: JSONMapping) -> BusMessage | None:
-    """The bus message a stored event stands for; None for our own events,
-    for types the log does not keep, and for an event too damaged to read
-    (a restore shows what it can)."""
-    reader = _READERS.get(str(data.get("type")))
-    if reader is None:
-        return None
-    try:
-        return reader(data)
-    except (KeyError, TypeError, ValueError):
-        return None
-
-
-def item_from_json(data: JSONMapping) -> TranscriptItem | None:
+def item_from_json(data: JSONMapping) -> DisplayItem | None:
     """The transcript item a saved event stands for (the inverse of
     :func:`event_json`); None for an event of a type the log does not keep,
     or too damaged to read (a restore shows what it can)."""
@@ -188,7 +242,7 @@ def item_from_json(data: JSONMapping) -> TranscriptItem | None:
             message = message_from_json(inner)
             if not isinstance(message, ToolCallMessage):
                 return None
-            return AutoApproved(message, _seq(inner), auto_by(data), _saved_facts(inner))
+            return AutoApproved(message, _seq(inner), auto_by(data), _saved_facts(inner), _session(inner))
         case "approval_answer":
             return ApprovalAnswer(str(data.get("tool_call_id")), bool(data.get("approved")))
         case "form_answer":
@@ -199,7 +253,7 @@ def item_from_json(data: JSONMapping) -> TranscriptItem | None:
         case "notice":
             return WindowNotice(str(data.get("level")), str(data.get("text", "")))
     message = message_from_json(data)
-    return None if message is None else Shown(message, _seq(data), _saved_facts(data))
+    return None if message is None else Shown(message, _seq(data), _saved_facts(data), _session(data))
 
 
 def _seq(data: JSONMapping) -> int:
@@ -207,9 +261,14 @@ def _seq(data: JSONMapping) -> int:
     return seq if isinstance(seq, int) and not isinstance(seq, bool) else 0
 
 
+def _session(data: JSONMapping) -> str:
+    session = data.get("session_id")
+    return session if isinstance(session, str) else ""
+
+
 def _saved_facts(data: JSONMapping) -> ToolFacts | None:
     """A tool event's kept facts; None when it kept none."""
-    return ToolFacts.from_json(data[TOOL_KEY]) if TOOL_KEY in data else None
+    return facts_from_json(data[TOOL_KEY]) if TOOL_KEY in data else None
 
 
 def event_text(event: JSONMapping) -> str:

@@ -4,8 +4,8 @@ loses nothing and every conversation stays reachable.
 Each conversation keeps two lists, one row per item
 (:mod:`~desktop_agent.storage.conversation_schema`): its OpenAI history
 (what the next turn sends, for resuming the model's context) and its display
-log (what the window showed, ``core/display_log.py``, for a faithful
-restore). :meth:`ConversationStore.save` appends what a turn added, so a
+log (what the window showed, for a faithful restore: one row per event,
+the JSON form ``storage/conversation_events.py`` writes and reads). :meth:`ConversationStore.save` appends what a turn added, so a
 save costs the turn, not the conversation. A taken-back exchange
 (Regenerate, Edit) says where the lists were cut (``rewound``) and only that
 tail is rewritten.

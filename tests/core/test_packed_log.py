@@ -1,5 +1,6 @@
 """PackedLog: the display log with finished turns packed reads and changes
-exactly as the list of events it stands for."""
+exactly as the list of items it stands for (packed by the store's packer,
+their saved JSON)."""
 
 from __future__ import annotations
 
@@ -15,13 +16,20 @@ from desktop_agent.core.conversation import Conversation
 from desktop_agent.core.json_types import JSONDict
 from desktop_agent.core.packed_log import PackedLog
 from desktop_agent.core.tool_router import ToolRouter
+from desktop_agent.core.transcript import DisplayItem, FormAnswered, WindowNotice
+from desktop_agent.storage.conversation_events import JSON_PACKER, items_of
 from desktop_agent.testing.scripted_llm import ScriptedLLM
 from desktop_agent.testing.scripted_replies import text_reply
 from desktop_agent.testing.views import NullView
 
 
-def turn(n: int) -> list[JSONDict]:
-    """One turn's events, in the shapes the recorder writes."""
+def turn(n: int) -> list[DisplayItem]:
+    """One turn's items, read back from the events the store keeps."""
+    return items_of(turn_events(n))
+
+
+def turn_events(n: int) -> list[JSONDict]:
+    """One turn's saved events."""
     session = f"s{n:011d}"
     return [
         {"type": "user", "text": f"turn {n}", "approval_timeout_s": 300.0},
@@ -37,9 +45,9 @@ def turn(n: int) -> list[JSONDict]:
     ]
 
 
-def packed_turns(count: int) -> tuple[PackedLog, list[JSONDict]]:
+def packed_turns(count: int) -> tuple[PackedLog, list[DisplayItem]]:
     """A log of ``count`` turns packed one by one, and the same as a list."""
-    log, plain = PackedLog(), []
+    log, plain = PackedLog(packer=JSON_PACKER), []
     for n in range(count):
         log.extend(turn(n))
         plain.extend(turn(n))
@@ -49,8 +57,8 @@ def packed_turns(count: int) -> tuple[PackedLog, list[JSONDict]]:
 
 def test_a_packed_log_reads_back_every_event_as_the_list_does() -> None:
     log, plain = packed_turns(4)
-    log.append({"type": "notice", "level": "warning", "text": "still open"})
-    plain.append({"type": "notice", "level": "warning", "text": "still open"})
+    log.append(WindowNotice("warning", "still open"))
+    plain.append(WindowNotice("warning", "still open"))
     assert log.packed == 20 and len(log) == 21
     assert list(log) == plain and list(reversed(log)) == plain[::-1]
     assert [log[i] for i in range(-len(plain), len(plain))] == plain + plain
@@ -67,7 +75,7 @@ def test_changing_a_packed_log_anywhere_changes_it_as_a_list() -> None:
     rng = random.Random(7)
     log, plain = packed_turns(6)
     for step in range(300):
-        event: JSONDict = {"type": "notice", "level": "warning", "text": f"step {step}"}
+        event = WindowNotice("warning", f"step {step}")
         size = len(plain)
         at = rng.randrange(-size - 2, size + 2) if size else 0
         cut = slice(rng.randrange(-size - 1, size + 1), rng.randrange(-size - 1, size + 1)) if size else slice(0)
@@ -95,24 +103,30 @@ def test_changing_a_packed_log_anywhere_changes_it_as_a_list() -> None:
 
 
 def test_a_log_given_whole_is_packed_a_turn_at_a_time_and_reads_back_the_same() -> None:
-    plain: list[JSONDict] = [{"type": "notice", "level": "info", "text": "before any turn"}]
+    plain: list[DisplayItem] = [WindowNotice("info", "before any turn")]
     for n in range(5):
         plain.extend(turn(n))
-    log = PackedLog(plain)
+    log = PackedLog(plain, JSON_PACKER)
     assert log.packed == len(plain) and list(log) == plain
     del log[11:]  # taking back all but the first turn unpacks only what it cuts
     assert list(log) == plain[:11] and log.packed == 11
 
 
-def test_a_packed_event_read_back_is_a_copy() -> None:
+def test_a_packed_item_read_back_is_a_new_equal_one() -> None:
     log, plain = packed_turns(2)
-    log[3]["result"] = "changed"
-    assert log[3] == plain[3]
+    assert log[3] == plain[3] and log[3] is not log[3]
 
 
-def test_events_that_are_not_json_stay_unpacked_and_the_log_says_why(caplog: pytest.LogCaptureFixture) -> None:
+def test_without_a_packer_nothing_is_packed() -> None:
     log = PackedLog(turn(0))
-    odd: JSONDict = {"type": "notice", "text": {1, 2}}
+    log.pack()
+    assert log.packed == 0 and list(log) == turn(0)
+
+
+def test_items_that_are_not_json_stay_unpacked_and_the_log_says_why(caplog: pytest.LogCaptureFixture) -> None:
+    log = PackedLog(turn(0), JSON_PACKER)
+    answers: JSONDict = {"sizes": {1, 2}}
+    odd = FormAnswered("f1", answers)
     log.append(odd)
     with caplog.at_level(logging.WARNING, logger="desktop_agent.core.packed_log"):
         log.pack()
@@ -123,7 +137,7 @@ def test_events_that_are_not_json_stay_unpacked_and_the_log_says_why(caplog: pyt
 
 async def test_a_finished_turn_is_packed_and_a_taken_back_one_leaves_the_rest_packed() -> None:
     llm = ScriptedLLM([text_reply("One."), text_reply("Two.")])
-    conv = Conversation(AgentClient(llm, ToolRouter([]), system_prompt=None))
+    conv = Conversation(AgentClient(llm, ToolRouter([]), system_prompt=None), packer=JSON_PACKER)
     async with asyncio.timeout(5):
         await conv.run_turn("a", NullView())
         first = list(conv.events)

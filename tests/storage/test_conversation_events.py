@@ -1,15 +1,19 @@
-"""The saved display log read back: what the queue consumed, in the
-events-file JSON form, reads back into the same bus messages; a display log
-rebuilt from an OpenAI history alone."""
+"""The display log's saved form: every item's saved event reads back as the
+same item (and one that cannot be read is kept as it was), what the queue
+consumed reads back into the same bus messages, and a display log rebuilt
+from an OpenAI history alone."""
 
 from __future__ import annotations
 
 import asyncio
 from typing import Any
 
+import pytest
+
 from desktop_agent.core.agent import AgentClient
 from desktop_agent.core.conversation import Conversation
 from desktop_agent.core.forms import FormQuestion
+from desktop_agent.core.json_types import JSONObject
 from desktop_agent.core.messages import (
     BusMessage,
     Card,
@@ -28,8 +32,33 @@ from desktop_agent.core.messages import (
     WarningMessage,
     to_json,
 )
+from desktop_agent.core.packed_log import PackedLog
+from desktop_agent.core.risk import ToolAnnotations
 from desktop_agent.core.tool_router import ToolRouter
-from desktop_agent.storage.conversation_events import events_from_history, message_from_json, turns
+from desktop_agent.core.transcript import (
+    ApprovalAnswer,
+    AutoApproved,
+    DisplayItem,
+    FormAnswered,
+    InterruptClicked,
+    Shown,
+    ToolFacts,
+    UnreadEvent,
+    UserText,
+    WindowNotice,
+)
+from desktop_agent.storage.conversation_events import (
+    JSON_PACKER,
+    TOOL_KEY,
+    SavedEvents,
+    event_json,
+    events_from_history,
+    item_from_json,
+    items_of,
+    read_item,
+    turns,
+)
+from desktop_agent.storage.conversation_messages import message_from_json
 from desktop_agent.testing.fake_tools import EchoTool
 from desktop_agent.testing.scripted_llm import ScriptedLLM
 from desktop_agent.testing.scripted_replies import text_reply, tool_reply
@@ -52,6 +81,57 @@ EVERY_KIND: list[BusMessage] = [
     InterruptedMessage("user"),
     TurnEndMessage(),
 ]
+
+
+FACTS = ToolFacts("files", ToolAnnotations(destructive=True))
+CALL = ToolCallMessage("approval_required", "c1", "write_file", {"path": "/tmp/x", "lines": [1, 2]}, task_id="t1")
+
+ITEMS: list[DisplayItem] = [
+    UserText("Hi", 300.0),
+    UserText("Before timeouts were kept"),
+    Shown(TextMessage(1, "Hello.", "<voice>Hello.</voice>", True), 4, None, "s1"),
+    Shown(CALL, 7, FACTS, "s1"),
+    Shown(ToolCallMessage("start", "c2", "echo", None), 8, None, "s1"),
+    AutoApproved(CALL, 9, "read_only_setting", FACTS, "s1"),
+    AutoApproved(CALL, 10, session_id="s1"),
+    ApprovalAnswer("c1", True),
+    FormAnswered("f1", {"size": "M", "tags": ["a", "b"]}),
+    FormAnswered("f2", None),
+    InterruptClicked(),
+    WindowNotice("system", "The approval was lost."),
+    Shown(TurnEndMessage(), 12, None, "s1"),
+    UnreadEvent({"type": "mystery", "from": "a later version"}),
+]
+
+
+@pytest.mark.parametrize("item", ITEMS, ids=lambda item: type(item).__name__)
+def test_every_item_reads_back_from_its_saved_event_as_the_same_item(item: DisplayItem) -> None:
+    assert read_item(event_json(item)) == item
+
+
+def test_an_event_that_cannot_be_read_is_kept_as_it_was() -> None:
+    damaged: JSONObject = {"type": "tool_call", "seq": 3}  # no id
+    assert item_from_json(damaged) is None
+    assert read_item(damaged) == UnreadEvent(damaged) and event_json(read_item(damaged)) == damaged
+
+
+def test_packed_items_unpack_as_the_same_items() -> None:
+    assert JSON_PACKER.unpack(JSON_PACKER.pack(ITEMS)) == ITEMS
+    assert items_of(SavedEvents(ITEMS)[2:5]) == ITEMS[2:5]
+
+
+def test_a_saved_log_packed_as_stored_reads_back_as_its_items_a_pack_a_turn() -> None:
+    events = [event_json(WindowNotice("info", "before any turn")), *SavedEvents(ITEMS), *SavedEvents(ITEMS[:3])]
+    log = JSON_PACKER.packed_log(events)
+    assert log.packed == len(events) and list(log) == items_of(events)
+    assert repr(log) == repr(PackedLog(items_of(events), JSON_PACKER)) == "PackedLog(18 items, 5 packed turns)"
+
+
+def test_tool_facts_are_kept_under_the_tool_key_only_when_there_are_some() -> None:
+    with_facts = event_json(Shown(CALL, 1, FACTS, "s"))
+    without = event_json(Shown(CALL, 1, ToolFacts(), "s"))
+    assert with_facts[TOOL_KEY] == {"server": "files", "annotations": {"destructive": True}}
+    assert TOOL_KEY not in without
 
 
 def test_every_displayed_kind_reads_back_as_the_same_message() -> None:
@@ -77,15 +157,16 @@ async def test_a_turn_records_what_was_shown_with_the_bus_seq() -> None:
 
     async with asyncio.timeout(5):
         await conv.run_turn("first", Approving())
-    kinds = [(e["type"], e.get("state")) for e in conv.events]
+    saved = list(SavedEvents(conv.events))
+    kinds = [(e["type"], e.get("state")) for e in saved]
     assert kinds == [
         ("user", None), ("text", None), ("round_end", None), ("text", None),
         ("tool_call", "start"), ("tool_call", "approval_required"), ("tool_call", "executing"),
         ("tool_call", "result"), ("round_end", None), ("text", None), ("round_end", None), ("turn_end", None),
     ]
-    seqs: list[Any] = [e["seq"] for e in conv.events[1:]]
+    seqs: list[Any] = [e["seq"] for e in saved[1:]]
     assert seqs == sorted(seqs) and all(s > 0 for s in seqs)
-    assert {e["session_id"] for e in conv.events[1:]} == {conv.events[1]["session_id"]}
+    assert {e["session_id"] for e in saved[1:]} == {saved[1]["session_id"]}
 
 
 async def test_taking_back_an_exchange_cuts_its_events_and_says_where() -> None:
@@ -98,7 +179,7 @@ async def test_taking_back_an_exchange_cuts_its_events_and_says_where() -> None:
     conv.saved()
     assert conv.take_back_last_exchange() == "b"
     assert (len(conv.history), len(conv.events)) == first
-    assert conv.rewound == first and turns(conv.events) == [0]
+    assert conv.rewound == first and turns(SavedEvents(conv.events)) == [0]
     conv.saved()
     assert conv.rewound is None
 

@@ -15,7 +15,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from desktop_agent.core.approval import allow_key, auto_decider
-from desktop_agent.core.display_log import ToolFacts
+from desktop_agent.core.transcript import ToolFacts
 from desktop_agent.ui.chat.turn_events import NoticeLevel
 from desktop_agent.ui.i18n import current_texts, tr
 from desktop_agent.ui.shell.os_wording import os_error_text

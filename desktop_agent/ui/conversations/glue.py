@@ -21,11 +21,12 @@ from PySide6.QtWidgets import QLabel, QWidget
 from shiboken6 import isValid
 
 from desktop_agent.core.plain_text import plain
-from desktop_agent.storage.conversation_events import events_from_history, turns
+from desktop_agent.core.transcript import DisplayItem
+from desktop_agent.storage.conversation_events import events_from_history, items_of
 from desktop_agent.ui.chat.bubble import MessageBubble
 from desktop_agent.ui.chat.turn_events import NoticeLevel
 from desktop_agent.ui.chat.turn_state import ButtonPhase
-from desktop_agent.ui.conversations.restore import Restored, hit_window, restore
+from desktop_agent.ui.conversations.restore import Restored, hit_window, restore, turn_starts
 from desktop_agent.ui.conversations.search_rows import fold
 from desktop_agent.ui.i18n import tr
 
@@ -47,10 +48,10 @@ HIT_MS = 2000
 """How long an opened search hit's message stays marked (theme: ``hit``)."""
 
 
-def display_events(conversation: Conversation) -> list[Mapping[str, Any]]:
+def display_events(conversation: Conversation) -> list[DisplayItem]:
     """What to draw for a conversation: its display log, or one rebuilt
     from its history when it has none."""
-    return list(conversation.events) if conversation.events else list(events_from_history(conversation.history))
+    return list(conversation.events) if conversation.events else items_of(events_from_history(conversation.history))
 
 
 def turn_of(history: Sequence[Mapping[str, Any]], seq: int) -> int:
@@ -207,7 +208,7 @@ class ConversationsGlue:
         window.after_switch()
         self.refresh()
         if turn is not None:
-            target = self._target(restored, turn, query, len(turns(events)))
+            target = self._target(restored, turn, query, len(turn_starts(events)))
             if target is not None:
                 self._show_hit(target, query)
         return True

@@ -1,5 +1,6 @@
-"""Restoring a saved conversation's view: its display log, read back into
-transcript items (``storage/conversation_events.py``), is fed through the same :class:`TurnView` that
+"""Restoring a saved conversation's view: its display log's items
+(``Conversation.events``; a stored one read back by ``storage/conversation_events.py``)
+are fed through the same :class:`TurnView` that
 live bus messages go through, one view per turn, so a restored card, form,
 notice or bubble is the widget the live one was: cards collapsed with their
 state, arguments and result, forms with the answers given.
@@ -16,7 +17,7 @@ pass, so neither the jump nor the button freezes the window however long
 the conversation.
 
 A card shows the risk marks and the auto-approval wording it had live from
-the ``_tool`` facts and ``by`` the events kept (``core/display_log.py``),
+the tool facts and ``by`` the items kept (``ToolFacts``, ``AutoApproved.by``),
 not from the servers set up now, and its "No answer in 300 s" from the
 turn's ``approval_timeout_s``; events without them restore unmarked.
 """
@@ -31,9 +32,6 @@ from typing import assert_never
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QWidget
 
-from desktop_agent.core.display_log import USER
-from desktop_agent.core.hooks import HookNote
-from desktop_agent.core.json_types import JSONMapping
 from desktop_agent.core.messages import (
     BusMessage,
     CardMessage,
@@ -52,15 +50,15 @@ from desktop_agent.core.messages import (
 from desktop_agent.core.transcript import (
     ApprovalAnswer,
     AutoApproved,
+    DisplayItem,
     FormAnswered,
     InterruptClicked,
     Shown,
     ToolFacts,
-    TranscriptItem,
+    UnreadEvent,
     UserText,
     WindowNotice,
 )
-from desktop_agent.storage.conversation_events import item_from_json, turns
 from desktop_agent.ui.chat.chat_view import ChatView
 from desktop_agent.ui.chat.turn_view import TurnView
 from desktop_agent.ui.shell.retranslate import KeyedButton
@@ -92,11 +90,16 @@ class Restored:
         return self.later is not None and self.later in chat.items()
 
 
-def first_shown_turn(events: Sequence[JSONMapping], budget: int | None = None) -> int:
+def turn_starts(events: Sequence[DisplayItem]) -> list[int]:
+    """The index of each turn's user text."""
+    return [i for i, e in enumerate(events) if isinstance(e, UserText)]
+
+
+def first_shown_turn(events: Sequence[DisplayItem], budget: int | None = None) -> int:
     """The earliest turn to draw so that about ``budget`` events
     (:data:`RESTORE_EVENTS`) are drawn."""
     budget = RESTORE_EVENTS if budget is None else budget
-    starts = turns(events)
+    starts = turn_starts(events)
     first = len(starts) - 1
     while first > 0 and len(events) - starts[first - 1] <= budget:
         first -= 1
@@ -104,15 +107,15 @@ def first_shown_turn(events: Sequence[JSONMapping], budget: int | None = None) -
 
 
 def window_end(
-    events: Sequence[JSONMapping], from_turn: int, budget: int | None = None,
+    events: Sequence[DisplayItem], from_turn: int, budget: int | None = None,
     starts: Sequence[int] | None = None,
 ) -> int:
     """The first turn after a window drawn from ``from_turn``: about
     ``budget`` events (:data:`RESTORE_EVENTS`), at least that turn's own;
-    the number of turns when the rest fits. ``starts`` is ``turns(events)``
+    the number of turns when the rest fits. ``starts`` is ``turn_starts(events)``
     when the caller has it (drawing later windows one by one)."""
     budget = RESTORE_EVENTS if budget is None else budget
-    starts = turns(events) if starts is None else starts
+    starts = turn_starts(events) if starts is None else starts
     if not starts:
         return 0
     from_turn = max(0, min(from_turn, len(starts) - 1))
@@ -122,7 +125,7 @@ def window_end(
     return end
 
 
-def hit_window(events: Sequence[JSONMapping], turn: int | None) -> tuple[int | None, int | None]:
+def hit_window(events: Sequence[DisplayItem], turn: int | None) -> tuple[int | None, int | None]:
     """The turns to draw for a search hit in ``turn`` (``from_turn`` and
     ``to_turn`` for :func:`restore`): a window from it when it is further
     back than an open shows, else (None, None), the plain open. One place
@@ -132,26 +135,35 @@ def hit_window(events: Sequence[JSONMapping], turn: int | None) -> tuple[int | N
     return turn, window_end(events, turn)  # a window, not all after it
 
 
-def _start(events: Sequence[JSONMapping], starts: Sequence[int], turn: int) -> int:
+def _start(events: Sequence[DisplayItem], starts: Sequence[int], turn: int) -> int:
     """The index of turn ``turn``'s first event; past the last turn, the end."""
     return starts[turn] if turn < len(starts) else len(events)
 
 
-def messages_in(events: Sequence[JSONMapping]) -> int:
+def messages_in(events: Sequence[DisplayItem]) -> int:
     """How many messages these events show: the user's, and the replies
     (a run of text, paragraphs across rounds included, is one bubble)."""
     count, previous = 0, None
     for event in events:
-        kind = event.get("type")
-        if kind == USER or (kind == "text" and previous not in ("text", "round_end")):
+        kind = _kind(event)
+        if kind == "user" or (kind == "text" and previous not in ("text", "round_end")):
             count += 1
         previous = kind
     return count
 
 
+def _kind(item: DisplayItem) -> str | None:
+    """What :func:`messages_in` counts by: a user text, a text or a round's end."""
+    if isinstance(item, UserText):
+        return "user"
+    if isinstance(item, Shown) and isinstance(item.message, TextMessage | RoundEndMessage):
+        return item.message.type
+    return None
+
+
 def restore(
     chat: ChatView,
-    events: Sequence[JSONMapping],
+    events: Sequence[DisplayItem],
     *,
     from_turn: int | None = None,
     to_turn: int | None = None,
@@ -164,7 +176,7 @@ def restore(
     for the hidden part (a button under the line that says how much is
     hidden). A hidden end gets a "Show N later messages" button;
     ``at_end`` is called once the last event is drawn (now, or then)."""
-    starts = turns(events)
+    starts = turn_starts(events)
     first = first_shown_turn(events) if from_turn is None else max(0, min(from_turn, len(starts) - 1))
     end_turn = len(starts) if to_turn is None else max(first + 1, min(to_turn, len(starts)))
     out = Restored(first)
@@ -194,12 +206,12 @@ class _Later:
     conversation, or its end redrawn before a turn)."""
 
     def __init__(
-        self, chat: ChatView, events: Sequence[JSONMapping], turn: int, out: Restored,
+        self, chat: ChatView, events: Sequence[DisplayItem], turn: int, out: Restored,
         at_end: Callable[[], None],
     ) -> None:
         self._chat, self._events, self._turn, self._out, self._at_end = chat, events, turn, out, at_end
         # Once: the events do not change, and each window counted them all again.
-        self._starts = turns(events)
+        self._starts = turn_starts(events)
         self._left = messages_in(events[_start(events, self._starts, turn):])
         """Messages not drawn yet: what the button says."""
         out.end_turn = turn
@@ -235,14 +247,13 @@ class _Later:
 
 
 def _draw(
-    chat: ChatView, events: Sequence[JSONMapping], begin: int, stop: int, first: int, out: Restored
+    chat: ChatView, events: Sequence[DisplayItem], begin: int, stop: int, first: int, out: Restored
 ) -> None:
     """Replay ``events[begin:stop]``, whose first turn is ``first``."""
     view: TurnView | None = None
     facts: dict[str, ToolFacts] = {}
     turn = first - 1
-    for event in events[begin:stop]:
-        item = item_from_json(event)
+    for item in events[begin:stop]:
         if isinstance(item, UserText):
             if view is not None:
                 view.finish()
@@ -254,10 +265,7 @@ def _draw(
         if view is None:  # events before any user message (a notice at start)
             view, facts = _new_view(chat)
             out.views.append(view)
-        if item is None:
-            log.debug("a stored display event was not drawn: %s", event.get("type"))
-        else:
-            _replay(view, chat, item, facts)
+        _replay(view, chat, item, facts)
     if view is not None:
         view.finish()
 
@@ -281,9 +289,9 @@ def _learn(facts: dict[str, ToolFacts], message: BusMessage, kept: ToolFacts | N
         facts[message.tool_name] = kept
 
 
-def _replay(view: TurnView, chat: ChatView, item: TranscriptItem, facts: dict[str, ToolFacts]) -> None:
+def _replay(view: TurnView, chat: ChatView, item: DisplayItem, facts: dict[str, ToolFacts]) -> None:
     match item:
-        case AutoApproved(message, _seq, by, kept):
+        case AutoApproved(message, _seq, by, kept, _session):
             _learn(facts, message, kept)
             view.auto_approved(message, by)
         case ApprovalAnswer(tool_call_id, approved):
@@ -297,11 +305,13 @@ def _replay(view: TurnView, chat: ChatView, item: TranscriptItem, facts: dict[st
                 chat.add_system(text)
             else:
                 chat.add_notice("error" if level == "error" else "warning", text)
-        case Shown(message, _seq, kept):
+        case Shown(message, _seq, kept, _session):
             _learn(facts, message, kept)
             _show(view, message)
-        case UserText() | HookNote():
-            pass  # a user text opens a turn (see _draw); hook notes are never logged
+        case UserText():
+            pass  # a user text opens a turn (see _draw)
+        case UnreadEvent(event):
+            log.debug("a stored display event was not drawn: %s", event.get("type"))
         case _:
             assert_never(item)
 

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QApplication, QHBoxLayout, QLabel, QWidget
 from pytestqt.qtbot import QtBot
 
 from desktop_agent.core.chat_handler import REASON_INTERRUPTED
-from desktop_agent.core.display_log import event_json
+from desktop_agent.core.hooks import HookNote
 from desktop_agent.core.json_types import JSONDict
 from desktop_agent.core.messages import (
     Card,
@@ -30,6 +30,7 @@ from desktop_agent.core.messages import (
     WarningMessage,
 )
 from desktop_agent.core.transcript import ToolFacts, TranscriptItem, TranscriptRecorder
+from desktop_agent.storage.conversation_events import event_json, items_of
 from desktop_agent.testing.window_rig import form_item, rejected_item, text_item, tool_item
 from desktop_agent.texts import ENGLISH
 from desktop_agent.ui.cards.form_widget import FormWidget
@@ -64,9 +65,8 @@ class LiveSession:
         return view, TranscriptRecorder(view, self._log, lambda name: self.tools.get(name, unsaid))
 
     def _log(self, item: TranscriptItem) -> None:
-        event = event_json(item, "live")
-        assert event is not None
-        self.events.append(event)
+        assert not isinstance(item, HookNote)  # a recorder records what was shown
+        self.events.append(event_json(item))
 
     def user(self, text: str) -> None:
         self.events.append({"type": "user", "text": text})
@@ -200,7 +200,7 @@ def test_a_restored_conversation_shows_every_kind_of_event_as_it_was_live(qtbot:
     live = LiveSession(live_chat)
     play_every_kind(live)
     stored = json.loads(json.dumps(live.events))  # what the database gives back
-    restore(restored_chat, stored)
+    restore(restored_chat, items_of(stored))
     restored_chat.add_system("Earlier conversation restored")
 
     shown_live = [describe(w) for w in live_chat.items()]
@@ -251,7 +251,7 @@ def test_restoring_starts_no_timer_and_leaves_nothing_waiting(qtbot: QtBot) -> N
                                "tool_call_id": "c1", "tool_name": "run_command", "arguments": LS,
                                "task_id": "t1"})),
     ]  # the app stopped while the card waited
-    restored = restore(chat, events)
+    restored = restore(chat, items_of(events))
     card = next(w for w in chat.items() if isinstance(w, ToolCardWidget))
     assert card.state.phase == "invalidated" and not card.approval_row.isVisibleTo(card)
     assert not card.findChildren(type(card._elapsed_timer)) or not card._elapsed_timer.isActive()

@@ -21,11 +21,12 @@ from pytestqt.qtbot import QtBot
 from desktop_agent.core.agent import AgentClient
 from desktop_agent.core.chat_handler import REASON_TIMEOUT
 from desktop_agent.core.conversation import Conversation
-from desktop_agent.core.display_log import TOOL_KEY, ToolFacts
-from desktop_agent.core.json_types import JSONDict, as_object
+from desktop_agent.core.json_types import JSONDict, JSONObject, as_object
 from desktop_agent.core.messages import BusMessage, RoundEndMessage, TurnEndMessage, to_json
 from desktop_agent.core.risk import ToolAnnotations
 from desktop_agent.core.tool_router import ToolRouter
+from desktop_agent.core.transcript import ToolFacts
+from desktop_agent.storage.conversation_events import TOOL_KEY, SavedEvents, facts_from_json, items_of
 from desktop_agent.testing.fake_tools import EchoTool
 from desktop_agent.testing.scripted_llm import ScriptedLLM
 from desktop_agent.testing.scripted_replies import text_reply, tool_reply
@@ -101,7 +102,7 @@ def test_restored_cards_keep_their_risk_marks_and_who_approved_them(qtbot: QtBot
     play_risky_turn(live)
     stored = json.loads(json.dumps(live.events))  # what the database gives back
     live.tools.clear()  # the servers are gone since: the restore does not need them
-    restore(restored_chat, stored)
+    restore(restored_chat, items_of(stored))
 
     assert [describe(w) for w in restored_chat.items()] == [describe(w) for w in live_chat.items()]
     shown_live = [risk_of(c) for c in cards(live_chat)]
@@ -160,7 +161,7 @@ def test_events_kept_before_the_facts_restore_unmarked_and_always_allowed(qtbot:
     chat = ChatView(ENGLISH)
     qtbot.add_widget(chat)
 
-    restore(chat, old)
+    restore(chat, items_of(old))
 
     assert [(c.state.server, c.state.annotations, c.state.auto_by) for c in cards(chat)] == [
         (None, None, "always_allow"), (None, None, None), (None, None, None)]
@@ -186,14 +187,15 @@ async def test_a_turn_keeps_each_tools_facts_and_who_auto_approved() -> None:
         await conv.run_turn("go", NullView(), auto_approve=lambda _name: "read_only_setting",
                             describe_tool=lambda name: facts if name == "echo" else ToolFacts())
 
-    tool_events = [e for e in conv.events if e["type"] == "tool_call"]
-    auto = next(e for e in conv.events if e["type"] == "auto_approved")
-    kept = {"server": "tools", "annotations": {"read_only": True, "idempotent": True}}
+    saved = list(SavedEvents(conv.events))
+    tool_events = [e for e in saved if e["type"] == "tool_call"]
+    auto = next(e for e in saved if e["type"] == "auto_approved")
+    kept: JSONObject = {"server": "tools", "annotations": {"read_only": True, "idempotent": True}}
     assert [e[TOOL_KEY] for e in tool_events] == [kept] * len(tool_events) and tool_events
     assert auto["by"] == "read_only_setting" and as_object(auto["message"])[TOOL_KEY] == kept
-    assert conv.events[0] == {"type": "user", "text": "go", "approval_timeout_s": conv.approval_timeout_s}
-    assert ToolFacts.from_json(kept) == facts
-    assert ToolFacts.from_json({"server": 3, "annotations": {"destructive": "yes"}}) == ToolFacts(
+    assert saved[0] == {"type": "user", "text": "go", "approval_timeout_s": conv.approval_timeout_s}
+    assert facts_from_json(kept) == facts
+    assert facts_from_json({"server": 3, "annotations": {"destructive": "yes"}}) == ToolFacts(
         None, ToolAnnotations())
 
 
@@ -208,7 +210,7 @@ def test_a_restored_approval_that_timed_out_says_how_long_it_waited(qtbot: QtBot
     for user in ({"type": "user", "text": "go", "approval_timeout_s": 120.0}, {"type": "user", "text": "go"}):
         chat = ChatView(ENGLISH)
         qtbot.add_widget(chat)
-        restore(chat, timed_out(user))
+        restore(chat, items_of(timed_out(user)))
         (card,) = cards(chat)
         said.append(card.reason.text())
     assert said == ["No answer in 120 s — not run", "No answer in time — not run"]  # kept before it was: unsaid

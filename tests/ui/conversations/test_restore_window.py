@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QApplication, QPushButton
 from pytestqt.qtbot import QtBot
 
 from desktop_agent.core.json_types import JSONDict
-from desktop_agent.storage.conversation_events import events_from_history, turns
+from desktop_agent.storage.conversation_events import events_from_history, items_of
 from desktop_agent.storage.conversations import ConversationStore
 from desktop_agent.texts import ENGLISH
 from desktop_agent.ui.chat.bubble import MessageBubble, SystemMessage
@@ -29,6 +29,7 @@ from desktop_agent.ui.conversations.restore import (
     hit_window,
     messages_in,
     restore,
+    turn_starts,
     window_end,
 )
 from desktop_agent.ui.shell.main_window import MainWindow
@@ -63,8 +64,8 @@ def _drain(done: Callable[[], bool], timeout_s: float = 30) -> None:
 
 
 def test_a_far_hit_draws_a_bounded_window_and_the_later_button_draws_the_rest_in_order(qtbot: QtBot) -> None:
-    events = events_from_history(long_history())
-    starts = turns(events)
+    events = items_of(events_from_history(long_history()))
+    starts = turn_starts(events)
     chat, full = ChatView(ENGLISH), ChatView(ENGLISH)
     for view in (chat, full):
         qtbot.add_widget(view)
@@ -100,7 +101,7 @@ def test_a_far_hit_draws_a_bounded_window_and_the_later_button_draws_the_rest_in
 
 
 def test_a_window_whose_chat_was_cleared_stops_drawing(qtbot: QtBot) -> None:
-    events = events_from_history(long_history())
+    events = items_of(events_from_history(long_history()))
     chat = ChatView(ENGLISH)
     qtbot.add_widget(chat)
     drawn = restore(chat, events, from_turn=3, to_turn=window_end(events, 3))
@@ -216,8 +217,8 @@ async def test_a_near_hit_draws_as_opening_does(qtbot: QtBot, store: Conversatio
 
 def test_the_hit_window_is_drawn_only_for_a_hit_further_back_than_an_open_shows() -> None:
     """One rule for the sidebar's open and its benchmark (bench_conversations.py)."""
-    events = events_from_history(long_history())
-    starts = turns(events)
+    events = items_of(events_from_history(long_history()))
+    starts = turn_starts(events)
     near = first_shown_turn(events)
     assert hit_window(events, None) == (None, None)
     assert hit_window(events, near) == (None, None)  # drawn by an open anyway

@@ -24,7 +24,7 @@ from desktop_agent.core.agent import AgentClient
 from desktop_agent.core.conversation import Conversation
 from desktop_agent.core.tool_router import ToolRouter
 from desktop_agent.llm.demo import DemoModel
-from desktop_agent.storage.conversation_events import events_from_history
+from desktop_agent.storage.conversation_events import SavedEvents, events_from_history, items_of
 from desktop_agent.storage.conversations import ConversationStore
 from desktop_agent.testing.window_rig import offline_deps
 from desktop_agent.ui import i18n
@@ -76,10 +76,11 @@ def _window(
     def open_stored(conversation_id: str) -> Conversation:
         stored = store.load(conversation_id)
         assert stored is not None
-        return Conversation(agent, conversation_id=stored.id, history=stored.messages, events=stored.events)
+        events = items_of(stored.events)
+        return Conversation(agent, conversation_id=stored.id, history=stored.messages, events=events)
 
     def save(conversation: Conversation) -> None:
-        store.save(conversation.conversation_id, conversation.history, conversation.events,
+        store.save(conversation.conversation_id, conversation.history, SavedEvents(conversation.events),
                    rewound=conversation.rewound)
         conversation.saved()
 

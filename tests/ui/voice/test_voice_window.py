@@ -23,6 +23,7 @@ from PySide6.QtTest import QTest
 
 from desktop_agent.core.rejection import REASON_REJECTED
 from desktop_agent.core.voice_output import OutputTap
+from desktop_agent.storage.conversation_events import SavedEvents
 from desktop_agent.storage.settings import Settings, SettingsStore
 from desktop_agent.testing.audit_sink import RecordingAuditSink
 from desktop_agent.testing.fake_clock import FakeClock
@@ -97,7 +98,8 @@ async def test_a_quick_spoken_answer_while_the_question_is_said_answers_the_card
         assert audit.decisions() == [("run_command", decision, "voice")]
         (card,) = cards(window)
         assert card.state.phase == ("done" if decision == "approved" else "rejected") and card.state.by_voice
-        ended = [(e["type"], e["reason"]) for e in rig.conversation.events if e.get("type") in ("tool_rejected", "interrupted")]
+        saved = SavedEvents(rig.conversation.events)
+        ended = [(e["type"], e["reason"]) for e in saved if e.get("type") in ("tool_rejected", "interrupted")]
         assert ended == ([] if decision == "approved" else [("tool_rejected", REASON_REJECTED), ("interrupted", "rejected")])
         glue = window.voice
         assert glue is not None and not glue.line.isVisible()  # the hint went with the answer
