@@ -1,9 +1,13 @@
-"""The language the window speaks, and ``tr`` to look its words up.
+"""A process-wide language and ``tr``, for what has not yet moved to a window's own
+:class:`~desktop_agent.texts.Texts`.
 
-The words themselves live in :mod:`desktop_agent.texts`, one catalogue per feature, shared
-with the headless terminal (which never imports this module). ``set_language`` is called by
-the composition root at start and by Settings → Appearance; widgets re-translate through
-:mod:`desktop_agent.ui.shell.retranslate`.
+A window speaks the ``Texts`` it was built with and hands it to its widgets
+(``MainWindow(texts=…)``, ``retranslate(texts)``). What still reads the language here: the
+conversations sidebar, the turn logic's notices, speech input's lines and a window built
+without ``texts=`` (:func:`current_texts`). ``set_language`` is called by the composition root
+at start and by Settings → Appearance (``apply_appearance``) so that these follow too. The
+words themselves live in :mod:`desktop_agent.texts`, shared with the headless terminal
+(which never imports this module).
 """
 
 from __future__ import annotations
