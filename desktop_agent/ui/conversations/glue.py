@@ -28,7 +28,6 @@ from desktop_agent.ui.chat.turn_events import NoticeLevel
 from desktop_agent.ui.chat.turn_state import ButtonPhase
 from desktop_agent.ui.conversations.restore import Restored, hit_window, restore, turn_starts
 from desktop_agent.ui.conversations.search_rows import fold
-from desktop_agent.ui.i18n import tr
 
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QBoxLayout, QStatusBar, QToolButton
@@ -119,7 +118,7 @@ def draw(
         window.after_switch()
 
     def at_end() -> None:
-        window.chat.add_system(tr("restored"))
+        window.chat.add_system(window.chat.texts.tr("restored"))
         if restored is not None and window.chat_actions is not None:
             window.chat_actions.refresh()  # drawn later: its last exchange is the conversation's now
 
@@ -136,7 +135,7 @@ class ConversationsGlue:
 
         self._window = window
         self._feature = feature
-        self.sidebar: ConversationSidebar = ConversationSidebar(feature.library, window.window())
+        self.sidebar: ConversationSidebar = ConversationSidebar(feature.library, window.chat.texts, window.window())
         window.body.insertWidget(0, self.sidebar)
         self.sidebar.open_requested.connect(self.open)
         self.sidebar.new_requested.connect(window.new_conversation)
@@ -162,9 +161,9 @@ class ConversationsGlue:
         self.sidebar.setVisible(show)
         self._window.new_chat_button.setVisible(not show)
 
-    def retranslate(self) -> None:
-        """The sidebar's texts again in the current language (a language switch)."""
-        self.sidebar.retranslate()
+    def retranslate(self, texts: Texts) -> None:
+        """The sidebar's texts again in ``texts``' language (a language switch)."""
+        self.sidebar.retranslate(texts)
 
     def refresh(self) -> None:
         controller = self._window.controller
@@ -192,8 +191,8 @@ class ConversationsGlue:
         if controller is None:
             return False
         if controller.busy or controller.phase != ButtonPhase.SEND:
-            window.status.showMessage(tr("conv_busy"), 8000)
-            window.show_notice(NoticeLevel.SYSTEM, tr("conv_busy"))
+            window.status.showMessage(window.chat.texts.tr("conv_busy"), 8000)
+            window.show_notice(NoticeLevel.SYSTEM, _busy)
             return False
         if conversation_id != controller.conversation.conversation_id:
             make = self._feature.open
@@ -256,7 +255,7 @@ class ConversationsGlue:
         if controller is not None and controller.conversation.conversation_id == conversation_id:
             if not self._window.new_conversation():
                 self.sidebar.undo_delete()
-                self._window.status.showMessage(tr("conv_busy"), 8000)
+                self._window.status.showMessage(self._window.chat.texts.tr("conv_busy"), 8000)
         self.refresh()
 
 
@@ -304,3 +303,8 @@ def _line_y(document: QTextDocument, label: QLabel, at: int) -> int:
     line = block.layout().lineForTextPosition(at - block.position())
     top = document.documentLayout().blockBoundingRect(block).top()
     return int(top + (line.y() if line.isValid() else 0))
+
+
+def _busy(texts: Texts) -> str:
+    """Why another conversation cannot open now, in the window's language."""
+    return texts.tr("conv_busy")

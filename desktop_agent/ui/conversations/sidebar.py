@@ -51,8 +51,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop_agent.texts import Texts
 from desktop_agent.ui.conversations.search_rows import HitRow, file_name, marked, snippet_parts
-from desktop_agent.ui.i18n import current_texts, tr
 from desktop_agent.ui.shell.os_wording import os_error_text, os_reason
 
 if TYPE_CHECKING:
@@ -81,8 +81,9 @@ class ConversationSidebar(QFrame):
     deleted = Signal(str)
     imported = Signal(str)
 
-    def __init__(self, library: ConversationLibrary, parent: QWidget | None = None) -> None:
+    def __init__(self, library: ConversationLibrary, texts: Texts, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self._texts = texts
         self.setObjectName("sidebar")
         self.setFixedWidth(SIDEBAR_WIDTH)
         self._library = library
@@ -138,14 +139,15 @@ class ConversationSidebar(QFrame):
         self.list.customContextMenuRequested.connect(self._menu)
         self.undo_button.clicked.connect(self.undo_delete)
         self.import_button.clicked.connect(self._choose_import)
-        self.retranslate()
+        self.retranslate(texts)
         self.refresh()
 
-    def retranslate(self) -> None:
-        self.search.setPlaceholderText(tr("conv_search_placeholder"))
-        self.new_button.setToolTip(tr("new_chat"))
+    def retranslate(self, texts: Texts) -> None:
+        self._texts = texts
+        self.search.setPlaceholderText(self._texts.tr("conv_search_placeholder"))
+        self.new_button.setToolTip(self._texts.tr("new_chat"))
         self._show_undo()
-        self.import_button.setText(tr("conv_import"))
+        self.import_button.setText(self._texts.tr("conv_import"))
         self.refresh()
 
     # ----------------------------------------------------------- listing
@@ -162,10 +164,10 @@ class ConversationSidebar(QFrame):
         self.list.clear()
         if query:
             hits = self._library.search(query)
-            self.heading.setText(tr("conv_results", count=len(hits)) if hits else tr("conv_no_results"))
+            self.heading.setText(self._texts.tr("conv_results", count=len(hits)) if hits else self._texts.tr("conv_no_results"))
             width = self.list.viewport().width() or SIDEBAR_WIDTH - 20
             for hit in hits:
-                title = hit.title or tr("conv_untitled")
+                title = hit.title or self._texts.tr("conv_untitled")
                 item = QListWidgetItem()
                 item.setData(ID_ROLE, hit.conversation_id)
                 item.setData(SEQ_ROLE, hit.seq)
@@ -181,9 +183,9 @@ class ConversationSidebar(QFrame):
                 self.list.setItemWidget(item, row)
             return
         summaries = self._library.summaries()
-        self.heading.setText(tr("conv_heading") if summaries else tr("conv_none"))
+        self.heading.setText(self._texts.tr("conv_heading") if summaries else self._texts.tr("conv_none"))
         for summary in summaries:
-            item = QListWidgetItem(summary.title or tr("conv_untitled"))
+            item = QListWidgetItem(summary.title or self._texts.tr("conv_untitled"))
             item.setData(TEXT_ROLE, item.text())
             item.setData(ID_ROLE, summary.id)
             item.setData(SEQ_ROLE, -1)
@@ -244,10 +246,10 @@ class ConversationSidebar(QFrame):
         if not self._undoable:
             self.undo_bar.hide()
             return
-        title, count = self._undoable[-1][1] or tr("conv_untitled"), len(self._undoable)
-        self.undo_label.setText(tr("conv_deleted", title=title))
-        self.undo_button.setText(tr("conv_undo") if count == 1 else tr("conv_undo_count", count=count))
-        self.undo_button.setToolTip(tr("conv_undo_tip", title=title))
+        title, count = self._undoable[-1][1] or self._texts.tr("conv_untitled"), len(self._undoable)
+        self.undo_label.setText(self._texts.tr("conv_deleted", title=title))
+        self.undo_button.setText(self._texts.tr("conv_undo") if count == 1 else self._texts.tr("conv_undo_count", count=count))
+        self.undo_button.setToolTip(self._texts.tr("conv_undo_tip", title=title))
         self.undo_bar.show()
 
     def export_to(self, conversation_id: str, path: Path, kind: ExportKind) -> bool:
@@ -256,9 +258,9 @@ class ConversationSidebar(QFrame):
             ok = self._library.export_to(conversation_id, path, kind)
         except OSError as exc:
             log.warning("could not export the conversation: %s", exc)
-            self.heading.setText(tr("conv_export_failed", name=path.name, error=os_error_text(current_texts(), exc)))
+            self.heading.setText(self._texts.tr("conv_export_failed", name=path.name, error=os_error_text(self._texts, exc)))
             return False
-        self.heading.setText(tr("conv_exported", name=path.name) if ok else tr("conv_export_gone"))
+        self.heading.setText(self._texts.tr("conv_exported", name=path.name) if ok else self._texts.tr("conv_export_gone"))
         return ok
 
     def import_file(self, path: Path) -> str | None:
@@ -269,15 +271,15 @@ class ConversationSidebar(QFrame):
         try:
             conversation_id = self._library.import_file(path)
         except UserFileError as exc:
-            reason = _file_problem(exc)
+            reason = _file_problem(self._texts, exc)
         except ConversationFileError as exc:
-            reason = tr(exc.key, **exc.fields)
+            reason = self._texts.tr(exc.key, **exc.fields)
         else:
             self.search.clear()
             self.refresh()
             self.imported.emit(conversation_id)
             return conversation_id
-        self.heading.setText(tr("conv_import_failed", name=path.name, reason=reason))
+        self.heading.setText(self._texts.tr("conv_import_failed", name=path.name, reason=reason))
         return None
 
     def _menu(self, point: QPoint) -> QMenu | None:
@@ -288,22 +290,22 @@ class ConversationSidebar(QFrame):
         conversation_id, title = str(item.data(ID_ROLE)), str(item.data(TEXT_ROLE))  # now: a refresh deletes item
         menu = QMenu(self)
         menu.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        menu.addAction(tr("conv_rename"), lambda: self._ask_rename(conversation_id, title))
-        menu.addAction(tr("conv_export_md"), lambda: self._choose_export(conversation_id, title, "markdown"))
-        menu.addAction(tr("conv_export_json"), lambda: self._choose_export(conversation_id, title, "json"))
+        menu.addAction(self._texts.tr("conv_rename"), lambda: self._ask_rename(conversation_id, title))
+        menu.addAction(self._texts.tr("conv_export_md"), lambda: self._choose_export(conversation_id, title, "markdown"))
+        menu.addAction(self._texts.tr("conv_export_json"), lambda: self._choose_export(conversation_id, title, "json"))
         menu.addSeparator()
-        menu.addAction(tr("conv_delete"), lambda: self.delete(conversation_id))
+        menu.addAction(self._texts.tr("conv_delete"), lambda: self.delete(conversation_id))
         menu.popup(self.list.viewport().mapToGlobal(point))
         return menu
 
     def _ask_rename(self, conversation_id: str, title: str) -> QInputDialog:
         dialog = QInputDialog(self)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.setWindowTitle(tr("conv_rename_title"))
-        dialog.setLabelText(tr("conv_rename_label"))
+        dialog.setWindowTitle(self._texts.tr("conv_rename_title"))
+        dialog.setLabelText(self._texts.tr("conv_rename_label"))
         dialog.setTextValue(title.splitlines()[0] if title else "")
-        dialog.setOkButtonText(tr("settings_ok"))  # Qt's own words stay English without its translations
-        dialog.setCancelButtonText(tr("settings_cancel"))
+        dialog.setOkButtonText(self._texts.tr("settings_ok"))  # Qt's own words stay English without its translations
+        dialog.setCancelButtonText(self._texts.tr("settings_cancel"))
         line = dialog.findChild(QLineEdit)  # made by setTextValue; the dialog's own width follows its layout
         if line is not None:
             line.setMinimumWidth(RENAME_WIDTH)
@@ -315,10 +317,10 @@ class ConversationSidebar(QFrame):
         dialog = QFileDialog(self, title)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.setOptions(self.dialog_options)
-        for label, text in ((QFileDialog.DialogLabel.Accept, tr(accept)),
-                            (QFileDialog.DialogLabel.Reject, tr("settings_cancel")),
-                            (QFileDialog.DialogLabel.FileName, tr("conv_file_name")),
-                            (QFileDialog.DialogLabel.FileType, tr("conv_file_type"))):
+        for label, text in ((QFileDialog.DialogLabel.Accept, self._texts.tr(accept)),
+                            (QFileDialog.DialogLabel.Reject, self._texts.tr("settings_cancel")),
+                            (QFileDialog.DialogLabel.FileName, self._texts.tr("conv_file_name")),
+                            (QFileDialog.DialogLabel.FileType, self._texts.tr("conv_file_type"))):
             dialog.setLabelText(label, text)
         dialog.setDirectory(str(self._folder))
         dialog.fileSelected.connect(self._remember_folder)
@@ -329,9 +331,9 @@ class ConversationSidebar(QFrame):
 
     def _choose_export(self, conversation_id: str, title: str, kind: ExportKind) -> QFileDialog:
         suffix = "md" if kind == "markdown" else "json"
-        dialog = self._file_dialog(tr("conv_export"), "conv_save")
+        dialog = self._file_dialog(self._texts.tr("conv_export"), "conv_save")
         dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
-        dialog.setNameFilter(tr("conv_markdown_files" if kind == "markdown" else "conv_json_files"))
+        dialog.setNameFilter(self._texts.tr("conv_markdown_files" if kind == "markdown" else "conv_json_files"))
         dialog.setDefaultSuffix(suffix)
         dialog.selectFile(file_name(title, suffix))
         dialog.fileSelected.connect(lambda name: self.export_to(conversation_id, Path(name), kind))
@@ -339,24 +341,24 @@ class ConversationSidebar(QFrame):
         return dialog
 
     def _choose_import(self) -> QFileDialog:
-        dialog = self._file_dialog(tr("conv_import_title"), "conv_open")
+        dialog = self._file_dialog(self._texts.tr("conv_import_title"), "conv_open")
         dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptOpen)
         dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
-        dialog.setNameFilter(tr("conv_json_files"))
+        dialog.setNameFilter(self._texts.tr("conv_json_files"))
         dialog.fileSelected.connect(lambda name: self.import_file(Path(name)))
         dialog.open()
         return dialog
 
 
-def _file_problem(exc: UserFileError) -> str:
+def _file_problem(texts: Texts, exc: UserFileError) -> str:
     """Why a file picked for import could not be read, in the UI language."""
     if exc.code == "missing":
-        return tr("conv_import_unreadable", error=os_reason(current_texts(), errno.ENOENT, os.strerror(errno.ENOENT)))
+        return texts.tr("conv_import_unreadable", error=os_reason(texts, errno.ENOENT, os.strerror(errno.ENOENT)))
     if exc.code == "unreadable":
         code, words = exc.fields.get("errno"), str(exc.fields.get("error", ""))
-        return tr("conv_import_unreadable", error=os_reason(current_texts(), code, words))
+        return texts.tr("conv_import_unreadable", error=os_reason(texts, code, words))
     if exc.code == "not_utf8":
-        return tr("conv_import_not_text")
+        return texts.tr("conv_import_not_text")
     if exc.code == "too_large":
-        return tr("conv_import_too_large", limit=exc.fields.get("limit", ""))
-    return tr("conv_import_not_regular")
+        return texts.tr("conv_import_too_large", limit=exc.fields.get("limit", ""))
+    return texts.tr("conv_import_not_regular")

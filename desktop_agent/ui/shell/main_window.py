@@ -527,7 +527,7 @@ class MainWindow(QMainWindow):
         if self.welcome is not None:
             self.welcome.retranslate(texts)
         if self.conversations is not None:
-            self.conversations.retranslate()  # the sidebar
+            self.conversations.retranslate(texts)  # the sidebar
         apply_theme(self)
 
     def _on_model_changed(self, applied: AppliedSettings) -> None:

@@ -16,7 +16,7 @@ from pytestqt.qtbot import QtBot
 from desktop_agent.conversation_library import ConversationLibrary
 from desktop_agent.core.conversation import Conversation
 from desktop_agent.storage.conversations import ConversationStore
-from desktop_agent.ui import i18n
+from desktop_agent.texts import CHINESE, ENGLISH
 from desktop_agent.ui.conversations.sidebar import ConversationSidebar
 
 
@@ -39,7 +39,7 @@ def _never_opened(conversation_id: str) -> Conversation:
 
 @pytest.fixture
 def sidebar(qtbot: QtBot, store: ConversationStore) -> ConversationSidebar:
-    sidebar = ConversationSidebar(ConversationLibrary(store, _never_opened))
+    sidebar = ConversationSidebar(ConversationLibrary(store, _never_opened), ENGLISH)
     qtbot.add_widget(sidebar)
     sidebar.show()
     return sidebar
@@ -97,13 +97,13 @@ def test_undo_with_nothing_deleted_changes_nothing(sidebar: ConversationSidebar)
 
 
 def test_the_bar_speaks_chinese_and_follows_a_language_switch(
-    sidebar: ConversationSidebar, chinese: None
+    sidebar: ConversationSidebar,
 ) -> None:
+    sidebar.retranslate(CHINESE)
     sidebar.delete("c")
     sidebar.delete("a")
     assert bar(sidebar) == (True, "已删除“Alpha question”", "撤销（2）")
-    i18n.set_language("en")
-    sidebar.retranslate()
+    sidebar.retranslate(ENGLISH)
     assert bar(sidebar) == (True, "Deleted “Alpha question”", "Undo (2)")
     sidebar.undo_delete()
     assert bar(sidebar) == (True, "Deleted “天气怎么样？”", "Undo")
