@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from desktop_agent.ui.i18n import tr
+from desktop_agent.texts import Texts
 
 if TYPE_CHECKING:
     from desktop_agent.core.forms import FormAnswerError
@@ -16,24 +16,24 @@ if TYPE_CHECKING:
 FormEnd = Literal["submitted", "cancelled", "closed"]
 
 
-def readiness_line(readiness: Readiness) -> str | None:
+def readiness_line(texts: Texts, readiness: Readiness) -> str | None:
     """The one line a turn shows when it starts without some MCP servers'
     tools (still starting, or failed and being retried); None when every
     server is there."""
-    names = [*readiness.starting, *(tr("mcp_retrying", name=name) for name in readiness.retrying)]
+    names = [*readiness.starting, *(texts.tr("mcp_retrying", name=name) for name in readiness.retrying)]
     if not names:
         return None
-    return tr("mcp_not_ready", names=tr("list_separator").join(names))
+    return texts.tr("mcp_not_ready", names=texts.tr("list_separator").join(names))
 
 
-def form_error_text(error: FormAnswerError) -> str:
+def form_error_text(texts: Texts, error: FormAnswerError) -> str:
     """A form's validation error in the user's language, naming the question
     as the form shows it."""
     if error.question is None:
         return str(error)
     if error.missing:
-        return tr("form_required", question=error.question.question)
-    return tr("form_invalid", question=error.question.question, problem=error.problem)
+        return texts.tr("form_required", question=error.question.question)
+    return texts.tr("form_invalid", question=error.question.question, problem=error.problem)
 
 
 @dataclass(frozen=True, slots=True)

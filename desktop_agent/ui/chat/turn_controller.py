@@ -37,7 +37,10 @@ from desktop_agent.ui.chat.turn_logic import CardInfo, TurnLogic, TurnSurface, V
 from desktop_agent.ui.chat.turn_state import ButtonPhase
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from desktop_agent.services import AppliedSettings
+    from desktop_agent.texts import Texts
     from desktop_agent.ui.shell.window_deps import WindowDeps
 
 
@@ -48,9 +51,9 @@ class TurnController(QObject, Generic[V]):
     model_changed = Signal(object)
     speaking_changed = Signal(bool)
 
-    def __init__(self, deps: WindowDeps, parent: QObject | None = None) -> None:
+    def __init__(self, deps: WindowDeps, parent: QObject | None = None, *, texts: Callable[[], Texts]) -> None:
         super().__init__(parent)
-        self.logic: TurnLogic[V] = TurnLogic(deps, self)
+        self.logic: TurnLogic[V] = TurnLogic(deps, self, texts=texts)
         """What decides; it reports here."""
 
     # ---------------------------------------------- TurnEvents → Signals

@@ -37,11 +37,11 @@ from desktop_agent.ui.chat.turn_answers import FormReply, form_error_text, readi
 from desktop_agent.ui.chat.turn_events import NoticeLevel, TurnEnd
 from desktop_agent.ui.chat.turn_settings import TurnSettings
 from desktop_agent.ui.chat.turn_state import ButtonPhase
-from desktop_agent.ui.i18n import tr
 
 if TYPE_CHECKING:
     from desktop_agent.core.audit import Decider
     from desktop_agent.core.conversation import Conversation
+    from desktop_agent.texts import Texts
     from desktop_agent.ui.chat.turn_events import TurnEvents
     from desktop_agent.ui.chat.turn_state import TurnTracker
     from desktop_agent.ui.shell.window_deps import WindowDeps
@@ -82,8 +82,8 @@ V = TypeVar("V", bound=TurnSurface)
 
 
 class TurnLogic(TurnSettings, Generic[V]):
-    def __init__(self, deps: WindowDeps, events: TurnEvents) -> None:
-        super().__init__(deps, events)
+    def __init__(self, deps: WindowDeps, events: TurnEvents, *, texts: Callable[[], Texts]) -> None:
+        super().__init__(deps, events, texts=texts)
         self._conversation = deps.conversation
         self._phase = ButtonPhase.SEND
         self._view: V | None = None
@@ -195,7 +195,7 @@ class TurnLogic(TurnSettings, Generic[V]):
         if before_turn is None:
             return
         try:
-            line = readiness_line(before_turn())
+            line = readiness_line(self._texts(), before_turn())
         except Exception:  # the turn goes on; the servers' state is in the status bar
             log.exception("could not read the MCP servers' readiness")
             return
@@ -220,7 +220,7 @@ class TurnLogic(TurnSettings, Generic[V]):
             raise
         except Exception as exc:  # the turn's boundary in the UI: show, log, carry on
             log.exception("the turn failed")
-            self._say(NoticeLevel.ERROR, f"**{tr('error')}:** {exc}")
+            self._say(NoticeLevel.ERROR, f"**{self._texts().tr('error')}:** {exc}")
         finally:
             view.finish()
             if self._view is view:
@@ -247,7 +247,7 @@ class TurnLogic(TurnSettings, Generic[V]):
             # now, and no ``interrupted`` will come to free the button (or
             # to let the next message start while the tail winds down).
             view.tracker.interrupted_seen = True
-            self._events.said(NoticeLevel.SYSTEM, tr("sys_speech_stopped"))
+            self._events.said(NoticeLevel.SYSTEM, self._texts().tr("sys_speech_stopped"))
             self._set_phase(ButtonPhase.SEND)
 
     def skip_speech(self) -> bool:
@@ -268,7 +268,7 @@ class TurnLogic(TurnSettings, Generic[V]):
             view.invalidate_pending()
             key = view.tracker.on_interrupted("user")
             if key is not None:
-                self._events.said(NoticeLevel.SYSTEM, tr(key))
+                self._events.said(NoticeLevel.SYSTEM, self._texts().tr(key))
         self._set_phase(ButtonPhase.SEND)
         if task is not None and not task.done():
             task.cancel()
@@ -303,14 +303,14 @@ class TurnLogic(TurnSettings, Generic[V]):
         self._conversation.record(ApprovalAnswer(tool_call_id, approved))
         if not self._conversation.answer_approval(state.task_id, approved, by=by):
             view.invalidate_pending()
-            self._say(NoticeLevel.SYSTEM, tr("sys_approval_lost"))
+            self._say(NoticeLevel.SYSTEM, self._texts().tr("sys_approval_lost"))
 
     def answer_form(self, form_id: str, answers: Mapping[str, Any] | None) -> FormReply:
         """A form's Submit (``answers``) or Cancel (None)."""
         try:
             ok = self._deps.forms.respond(form_id, answers)
         except FormAnswerError as exc:
-            return FormReply(error=form_error_text(exc))
+            return FormReply(error=form_error_text(self._texts(), exc))
         if not ok:
             return FormReply("closed")
         self._conversation.record(FormAnswered(form_id, answers_json(answers)))

@@ -17,12 +17,14 @@ from typing import TYPE_CHECKING
 from desktop_agent.core.approval import allow_key, auto_decider
 from desktop_agent.core.transcript import ToolFacts
 from desktop_agent.ui.chat.turn_events import NoticeLevel
-from desktop_agent.ui.i18n import current_texts, tr
 from desktop_agent.ui.shell.os_wording import os_error_text
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from desktop_agent.core.risk import AutoDecider
     from desktop_agent.storage.settings import Settings
+    from desktop_agent.texts import Texts
     from desktop_agent.ui.chat.turn_events import TurnEvents
     from desktop_agent.ui.shell.window_deps import WindowDeps
 
@@ -33,9 +35,11 @@ class TurnSettings:
     """The current settings, and every way they change: always-allow,
     mute and volume, the Settings dialog's Save."""
 
-    def __init__(self, deps: WindowDeps, events: TurnEvents) -> None:
+    def __init__(self, deps: WindowDeps, events: TurnEvents, *, texts: Callable[[], Texts]) -> None:
         self._deps = deps
         self._events = events
+        self._texts = texts
+        """The window's language now (what its notices and recorded lines are worded in)."""
         self._settings = deps.settings
 
     @property
@@ -106,7 +110,7 @@ class TurnSettings:
                 self._deps.set_api_key(api_key if api_key else None)
             except Exception as exc:  # keyring errors vary by backend
                 log.error("could not store the API key: %s", type(exc).__name__)
-                self._events.said(NoticeLevel.ERROR, tr("settings_saved_error", error=type(exc).__name__))
+                self._events.said(NoticeLevel.ERROR, self._texts().tr("settings_saved_error", error=type(exc).__name__))
                 key_changed = False
         self.save_settings(settings, key_changed=key_changed)
 
@@ -120,8 +124,8 @@ class TurnSettings:
             self._deps.settings_store.save(settings)
         except (OSError, ValueError) as exc:
             log.error("could not save the settings: %s", exc)
-            reason = os_error_text(current_texts(), exc) if isinstance(exc, OSError) else str(exc)
-            self._events.said(NoticeLevel.ERROR, tr("settings_saved_error", error=reason))
+            reason = os_error_text(self._texts(), exc) if isinstance(exc, OSError) else str(exc)
+            self._events.said(NoticeLevel.ERROR, self._texts().tr("settings_saved_error", error=reason))
             saved = False
         apply = self._deps.apply_settings
         if apply is not None:

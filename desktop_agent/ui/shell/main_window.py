@@ -228,7 +228,7 @@ class MainWindow(QMainWindow):
         if self._controller is not None:
             raise RuntimeError("the window is attached already")
         self._deps = deps
-        signals: TurnController[TurnView] = TurnController(deps, parent=self)
+        signals: TurnController[TurnView] = TurnController(deps, parent=self, texts=lambda: self.texts)
         self._turn_signals, self._controller = signals, signals.logic
         controller = signals.logic
         signals.turn_finished.connect(self._on_turn_finished)

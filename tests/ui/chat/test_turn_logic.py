@@ -41,13 +41,13 @@ from desktop_agent.testing.fake_tts import FakeTTS
 from desktop_agent.testing.scripted_llm import ScriptedLLM
 from desktop_agent.testing.scripted_replies import Reply, text_reply, tool_reply
 from desktop_agent.testing.window_rig import SignalLog
+from desktop_agent.texts import ENGLISH
 from desktop_agent.tools import builtin_tools
 from desktop_agent.ui.chat.turn_answers import FormReply
 from desktop_agent.ui.chat.turn_controller import TurnController
 from desktop_agent.ui.chat.turn_events import NoticeLevel, TurnEnd
 from desktop_agent.ui.chat.turn_logic import TurnLogic
 from desktop_agent.ui.chat.turn_state import ButtonPhase, TurnTracker
-from desktop_agent.ui.i18n import tr
 from desktop_agent.ui.shell.window_deps import WindowDeps
 from desktop_agent.ui.voice.deferred_audio import DeferredSink
 from desktop_agent.voice import SpeechPipeline
@@ -208,7 +208,7 @@ async def controller_rig(
     )
     if tool_server is not None:
         deps = replace(deps, tool_server=tool_server)
-    signals: TurnController[RecordingView] = TurnController(deps)
+    signals: TurnController[RecordingView] = TurnController(deps, texts=lambda: ENGLISH)
     try:
         yield Rig(signals.logic, signals, store, applier, saved)
     finally:
@@ -329,7 +329,7 @@ async def test_giving_up_on_the_interrupt_cancels_the_turn_and_says_so() -> None
             await slow.started.wait()
         rig.controller.give_up_interrupt()
         assert await rig.turn_status() == "cancelled"
-        assert rig.notices.events == [("system", tr("sys_interrupted"))]
+        assert rig.notices.events == [("system", ENGLISH.tr("sys_interrupted"))]
         assert rig.controller.phase == "send" and rig.controller.turn_task is None
         assert len(rig.saved) == 1  # saved even so
 
@@ -505,7 +505,7 @@ async def test_interrupt_while_the_finished_reply_is_still_spoken_stops_it_at_on
         # At once: the button is free and the user is told, before the queue
         # has even woken up.
         assert rig.phases.events[-1] == ("send",)
-        assert rig.notices.events == [("system", tr("sys_speech_stopped"))]
+        assert rig.notices.events == [("system", ENGLISH.tr("sys_speech_stopped"))]
         assert await rig.turn_status() == "completed"
         assert ("stop",) in sink.log and sink.log[-1] == ("stopped", 0)
 
@@ -522,7 +522,7 @@ async def test_a_turn_before_every_mcp_server_is_ready_names_them_in_one_line_an
     forms, store = FormManager(), SettingsStore()
     conversation = Conversation(AgentClient(DemoModel(), ToolRouter(builtin_tools(forms))))
     deps = WindowDeps(conversation, forms, store, store.load().settings, model_name="demo", before_turn=before_turn)
-    signals: TurnController[RecordingView] = TurnController(deps)
+    signals: TurnController[RecordingView] = TurnController(deps, texts=lambda: ENGLISH)
     controller = signals.logic
     turns, notices = SignalLog(signals.turn_finished), SignalLog(signals.notice)
     try:
@@ -567,7 +567,7 @@ async def test_the_turn_logic_runs_a_turn_reporting_to_plain_events_without_any_
     conversation = Conversation(AgentClient(DemoModel(), ToolRouter(builtin_tools(forms))))
     deps = WindowDeps(conversation, forms, store, store.load().settings, model_name="demo")
     events = RecordingEvents()
-    logic: TurnLogic[RecordingView] = TurnLogic(deps, events)
+    logic: TurnLogic[RecordingView] = TurnLogic(deps, events, texts=lambda: ENGLISH)
     try:
         assert logic.start_turn("hello", lambda _text: RecordingView(logic))
         async with asyncio.timeout(10):
@@ -587,7 +587,7 @@ def test_the_qt_adapter_turns_each_report_into_its_signal_carrying_the_enum() ->
     forms, store = FormManager(), SettingsStore()
     conversation = Conversation(AgentClient(DemoModel(), ToolRouter(builtin_tools(forms))))
     deps = WindowDeps(conversation, forms, store, store.load().settings, model_name="demo")
-    signals: TurnController[RecordingView] = TurnController(deps)
+    signals: TurnController[RecordingView] = TurnController(deps, texts=lambda: ENGLISH)
     logs = [SignalLog(signal) for signal in (signals.turn_finished, signals.phase_changed, signals.notice,
                                              signals.model_changed, signals.speaking_changed)]
     applied = AppliedSettings("demo", True, None)

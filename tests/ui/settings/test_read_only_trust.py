@@ -88,7 +88,7 @@ async def trust_rig(qtbot: QtBot, script: list[Reply], trusted: tuple[str, ...])
     )
     chat = ChatView(ENGLISH)
     qtbot.add_widget(chat)
-    controller = TurnController[TurnView](deps).logic
+    controller = TurnController[TurnView](deps, texts=lambda: ENGLISH).logic
     try:
         yield Rig(controller, chat, audit, source, [])
     finally:
