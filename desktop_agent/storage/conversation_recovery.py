@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from desktop_agent.core.history import repair_history
+from desktop_agent.storage.conversation_schema import has_hook_column, with_hook
 
 log = logging.getLogger(__name__)
 
@@ -89,15 +90,17 @@ def _recover(db: sqlite3.Connection) -> Recovery:
             _number(updated),
             deleted is not None,
         )
-    for table in ("messages", "events"):
-        for conversation_id, seq, body in _rows(db, table, "conversation_id, seq, body"):
+    hook = "hook" if _has_hook_column(db) else "NULL"  # version 3 keeps hook markers out of the body
+    for table, columns in (("messages", f"conversation_id, seq, body, {hook}"),
+                           ("events", "conversation_id, seq, body, NULL")):
+        for conversation_id, seq, body, marker in _rows(db, table, columns):
             if not isinstance(conversation_id, str) or not isinstance(seq, int):
                 continue
             item = _json_object(body)
             if item is None:
                 continue
             conversation = found.setdefault(conversation_id, RecoveredConversation(conversation_id))
-            getattr(conversation, table)[seq] = item
+            getattr(conversation, table)[seq] = with_hook(item, marker)
     listed = len(found)
     usable = [c for c in found.values() if not c.deleted and c.messages]
     usable.sort(key=lambda c: (c.updated_at, c.id))
@@ -189,6 +192,13 @@ def _probe(db: sqlite3.Connection, table: str, columns: str, after: int) -> bool
     except sqlite3.DatabaseError:
         return False
     return None if row is None else True
+
+
+def _has_hook_column(db: sqlite3.Connection) -> bool:
+    try:
+        return has_hook_column(db)
+    except sqlite3.DatabaseError:  # the schema is damaged too: the bodies are read alone
+        return False
 
 
 def _json_object(body: object) -> JSONDict | None:

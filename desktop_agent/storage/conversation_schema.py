@@ -1,17 +1,22 @@
-"""The conversations database's tables, and the move from the
-first layout (one JSON blob per conversation, rewritten every turn).
+"""The conversations database's tables, and the moves from earlier
+layouts.
 
-Version 2 keeps one row per OpenAI message and one per display event, so a
-turn appends its own rows and nothing else. ``messages.text`` is what search
-reads (the user's and the assistant's words, tags removed; empty for tool
-and hook messages); an FTS5 index with the trigram tokenizer (which matches
-Chinese, having no word boundaries to find) follows it through triggers. An
-SQLite without FTS5 or trigram (before 3.34) gets no index: search falls
-back to ``LIKE``.
+One row per OpenAI message and one per display event, so a turn appends its
+own rows and nothing else (since version 2). ``messages.text`` is what
+search reads (the user's and the assistant's words, tags removed; empty for
+tool and hook messages); an FTS5 index with the trigram tokenizer (which
+matches Chinese, having no word boundaries to find) follows it through
+triggers. An SQLite without FTS5 or trigram (before 3.34) gets no index:
+search falls back to ``LIKE``. Version 3 keeps a hook message's marker
+(``_hook``/``_hook_once``, how the conversation's history tells a hook
+prompt from the user's words) in ``messages.hook``, out of the message's
+``body``, which is then the OpenAI message alone; reading puts it back
+(:func:`with_hook`).
 
-Migration copies the old file first (``conversations.sqlite3.v1-backup``,
-0600), then rewrites the rows in one transaction: a failure leaves the old
-table as it was.
+Each migration copies the old file first (``conversations.sqlite3.v1-backup``
+for the first layout, one JSON blob per conversation rewritten every turn;
+``.v2-backup`` for version 2; 0600), then rewrites the rows in one
+transaction: a failure leaves the old tables as they were.
 """
 
 from __future__ import annotations
@@ -23,15 +28,15 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from desktop_agent.core.hooks import kept_hook
-from desktop_agent.core.json_types import JSONMapping, JSONReadable
+from desktop_agent.core.hooks import HOOK_KEY, ONCE_KEY, kept_hook
+from desktop_agent.core.json_types import JSONDict, JSONMapping, JSONReadable
 from desktop_agent.core.stream_parser import strip_tags
 from desktop_agent.storage.conversation_events import events_from_history
 from desktop_agent.storage.paths import PRIVATE_FILE, make_private
 
 log = logging.getLogger(__name__)
 
-VERSION = 2
+VERSION = 3
 
 TABLES = """
 CREATE TABLE IF NOT EXISTS conversations (
@@ -49,6 +54,7 @@ CREATE TABLE IF NOT EXISTS messages (
     seq INTEGER NOT NULL,
     body TEXT NOT NULL,
     text TEXT NOT NULL DEFAULT '',
+    hook TEXT,
     UNIQUE (conversation_id, seq)
 );
 CREATE TABLE IF NOT EXISTS events (
@@ -79,6 +85,44 @@ def search_text(message: JSONMapping) -> str:
     return strip_tags(str(message.get("content") or ""))
 
 
+_MARKERS = (HOOK_KEY, ONCE_KEY)
+
+
+def split_hook(message: JSONMapping) -> tuple[JSONMapping, str | None]:
+    """A message as stored: its body without the hook marker, and the
+    marker as ``messages.hook`` keeps it (a JSON object: which key, which
+    hooks); None for any other message."""
+    if not any(key in message for key in _MARKERS):
+        return message, None
+    marker = {key: message[key] for key in _MARKERS if key in message}
+    body = {key: value for key, value in message.items() if key not in _MARKERS}
+    return body, json.dumps(marker, ensure_ascii=False)
+
+
+def with_hook(message: JSONDict, hook: object) -> JSONDict:
+    """A stored message with its hook marker back (``hook``: the column's
+    value; a damaged one is ignored)."""
+    if isinstance(hook, str):
+        try:
+            marker = json.loads(hook)
+        except ValueError:
+            marker = None
+        if isinstance(marker, dict):
+            message.update((key, marker[key]) for key in _MARKERS if key in marker)
+    return message
+
+
+def has_hook_column(db: sqlite3.Connection) -> bool:
+    """Version 3 or later: hook markers live in ``messages.hook``."""
+    return "hook" in {row[1] for row in db.execute("PRAGMA table_info(messages)")}
+
+
+def needs_hook_column(db: sqlite3.Connection) -> bool:
+    """Version 2: a ``messages`` table whose bodies still hold the hook markers."""
+    columns = {row[1] for row in db.execute("PRAGMA table_info(messages)")}
+    return bool(columns) and "hook" not in columns
+
+
 def create(db: sqlite3.Connection) -> bool:
     """Make the tables (and the search index, when this SQLite can);
     True when the index exists."""
@@ -101,13 +145,14 @@ def needs_migration(db: sqlite3.Connection) -> bool:
     return "messages" in columns
 
 
-def backup(db: sqlite3.Connection, path: Path) -> Path:
-    """A private copy of the database beside it, under a free name."""
-    target = path.with_name(f"{path.name}.v1-backup")
+def backup(db: sqlite3.Connection, path: Path, version: int = 1) -> Path:
+    """A private copy of the database beside it, under a free name
+    (``<name>.v<version>-backup``, then ``-2``, ``-3`` …)."""
+    target = path.with_name(f"{path.name}.v{version}-backup")
     n = 1
     while target.exists():
         n += 1
-        target = path.with_name(f"{path.name}.v1-backup-{n}")
+        target = path.with_name(f"{path.name}.v{version}-backup-{n}")
     target.touch(mode=PRIVATE_FILE)
     make_private(target, PRIVATE_FILE)
     copy = sqlite3.connect(target)
@@ -119,7 +164,7 @@ def backup(db: sqlite3.Connection, path: Path) -> Path:
 
 
 def migrate(db: sqlite3.Connection) -> int:
-    """Rewrite the first layout as version 2, in one transaction; returns
+    """Rewrite the first layout as the current one, in one transaction; returns
     how many conversations moved. A blob that is not JSON is kept in the
     backup only (logged)."""
     moved = 0
@@ -152,6 +197,38 @@ def migrate(db: sqlite3.Connection) -> int:
     return moved
 
 
+def migrate_hooks(db: sqlite3.Connection) -> int:
+    """Version 2 to 3, in one transaction: ``messages`` gains its ``hook``
+    column and each hook message's marker moves there from its body;
+    returns how many messages moved. Search text, the index and every
+    other row stay as they were."""
+    if db.in_transaction:
+        db.commit()
+    db.execute("BEGIN")
+    moved = 0
+    try:
+        db.execute("ALTER TABLE messages ADD COLUMN hook TEXT")
+        rows = db.execute("SELECT id, body FROM messages WHERE body LIKE '%\"\\_hook%' ESCAPE '\\'").fetchall()
+        for row_id, body in rows:
+            try:
+                message = json.loads(body)
+            except ValueError:
+                continue  # read as it is, as before
+            if not isinstance(message, dict):
+                continue
+            stored, hook = split_hook(message)
+            if hook is not None:
+                db.execute("UPDATE messages SET body = ?, hook = ? WHERE id = ?",
+                           (json.dumps(stored, ensure_ascii=False), hook, row_id))
+                moved += 1
+        db.execute(f"PRAGMA user_version = {VERSION}")
+    except BaseException:
+        db.rollback()
+        raise
+    db.commit()
+    return moved
+
+
 def insert(
     db: sqlite3.Connection, conversation_id: str, title: str, when: float,
     messages: Sequence[JSONReadable], events: Sequence[JSONReadable], *, renamed: bool = False, redact: Callable[[str], str] = str,
@@ -174,13 +251,20 @@ def append_rows(
     the model wrote into a tool's arguments) never reach the file. A key
     is letters, digits and ``-_``, so it reads the same inside JSON."""
     db.executemany(
-        "INSERT INTO messages (conversation_id, seq, body, text) VALUES (?, ?, ?, ?)",
-        ((conversation_id, i, redact(json.dumps(m, ensure_ascii=False)),
-          redact(search_text(m)) if isinstance(m, Mapping) else "")
-         for i, m in enumerate(messages[message_from:], message_from)),
+        "INSERT INTO messages (conversation_id, seq, body, text, hook) VALUES (?, ?, ?, ?, ?)",
+        (_message_row(conversation_id, i, m, redact) for i, m in enumerate(messages[message_from:], message_from)),
     )
     db.executemany(
         "INSERT INTO events (conversation_id, seq, body) VALUES (?, ?, ?)",
         ((conversation_id, i, redact(json.dumps(e, ensure_ascii=False)))
          for i, e in enumerate(events[event_from:], event_from)),
     )
+
+
+def _message_row(
+    conversation_id: str, seq: int, message: JSONReadable, redact: Callable[[str], str]
+) -> tuple[str, int, str, str, str | None]:
+    if not isinstance(message, Mapping):
+        return conversation_id, seq, redact(json.dumps(message, ensure_ascii=False)), "", None
+    body, hook = split_hook(message)
+    return conversation_id, seq, redact(json.dumps(body, ensure_ascii=False)), redact(search_text(message)), hook

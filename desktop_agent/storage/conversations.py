@@ -125,6 +125,9 @@ class ConversationStore:
         or folder): saving then does nothing; browsing and search work."""
         self.recovered: int | None = None
         """How many conversations were recovered from a damaged file."""
+        self._hook_column = True
+        """Hook markers are in ``messages.hook`` (version 3); False for a
+        version 2 file opened read-only, whose bodies still hold them."""
         self._db = self._open()
         if self.writable:
             self._purge_deleted()
@@ -154,6 +157,11 @@ class ConversationStore:
             self.backup = schema.backup(db, self.path)
             moved = schema.migrate(db)
             log.info("moved %d saved conversations to the new layout (backup: %s)", moved, self.backup.name)
+        elif schema.needs_hook_column(db):
+            self.backup = schema.backup(db, self.path, version=2)
+            moved = schema.migrate_hooks(db)
+            log.info("moved the hook markers of %d saved messages to their own column (backup: %s)",
+                     moved, self.backup.name)
         had_fts = schema.has_fts(db)
         self.fts = schema.create(db)  # executescript: it commits on its own
         if self.fts and not had_fts:
@@ -225,6 +233,7 @@ class ConversationStore:
             try:
                 if _damage(db) is None and not schema.needs_migration(db) and _has_tables(db):
                     self.fts = schema.has_fts(db)
+                    self._hook_column = schema.has_hook_column(db)
                     return db
             except sqlite3.DatabaseError:
                 pass
@@ -372,9 +381,12 @@ class ConversationStore:
                                   self._rows("events", conversation_id))
 
     def _rows(self, table: str, conversation_id: str) -> list[JSONDict]:
-        """Every row's JSON, in order. One ``json.loads`` over the rows
-        joined by SQLite (a third of the time of one call per row, on a
-        2,000-message conversation); row by row only when a row is damaged."""
+        """Every row's JSON, in order, a message with its hook marker back.
+        One ``json.loads`` over the rows joined by SQLite (a third of the
+        time of one call per row, on a 2,000-message conversation), the few
+        hook markers put back by position; row by row only when a row is
+        damaged."""
+        hooked = table == "messages" and self._hook_column
         sql = f"SELECT body FROM {table} WHERE conversation_id = ? ORDER BY seq"
         (joined,) = self._db.execute(
             f"SELECT '[' || coalesce(group_concat(body, ','), '') || ']' FROM ({sql})", (conversation_id,)
@@ -383,15 +395,37 @@ class ConversationStore:
             rows = json.loads(joined)
         except ValueError:
             rows = None
-        if isinstance(rows, list):
-            return [r for r in rows if isinstance(r, dict)]
+        if isinstance(rows, list) and all(isinstance(r, dict) for r in rows):
+            if hooked:
+                self._put_hooks_back(rows, conversation_id)
+            return rows
         out: list[JSONDict] = []
-        for (body,) in self._db.execute(sql, (conversation_id,)):
+        column = "hook" if hooked else "NULL"
+        for body, hook in self._db.execute(
+            f"SELECT body, {column} FROM {table} WHERE conversation_id = ? ORDER BY seq", (conversation_id,)
+        ):
             try:
-                out.append(json.loads(body))
+                value = json.loads(body)
             except ValueError:
                 log.warning("a saved %s row of conversation %s is not valid JSON; skipped", table, conversation_id)
+                continue
+            out.append(schema.with_hook(value, hook) if isinstance(value, dict) else value)
+        if isinstance(rows, list):  # every row read, some not objects: as the joined read keeps them
+            return [r for r in out if isinstance(r, dict)]
         return out
+
+    def _put_hooks_back(self, rows: list[JSONDict], conversation_id: str) -> None:
+        """Each hook message's marker, from ``messages.hook`` (``rows`` are
+        the conversation's messages in ``seq`` order)."""
+        hooks = self._db.execute(
+            "SELECT seq, hook FROM messages WHERE conversation_id = ? AND hook IS NOT NULL", (conversation_id,)
+        ).fetchall()
+        if not hooks:
+            return
+        seqs = self._db.execute("SELECT seq FROM messages WHERE conversation_id = ? ORDER BY seq", (conversation_id,))
+        index = {seq: i for i, (seq,) in enumerate(seqs)}
+        for seq, hook in hooks:
+            schema.with_hook(rows[index[seq]], hook)
 
     def search(self, query: str, limit: int = 50) -> list[SearchHit]:
         """Messages whose words contain ``query`` (any case), newest
