@@ -143,7 +143,7 @@ def _ratios(out: dict[str, Any], big: str, small: str) -> dict[str, float]:
 def bench_open(folder: Path, messages: int, repeat: int) -> dict[str, Any]:
     from PySide6.QtWidgets import QApplication
 
-    from desktop_agent.storage.conversation_events import events_from_history, items_of
+    from desktop_agent.storage.conversation_events import StoredItems, events_from_history
     from desktop_agent.storage.conversations import ConversationStore
     from desktop_agent.ui.conversations.restore import restore
 
@@ -157,7 +157,7 @@ def bench_open(folder: Path, messages: int, repeat: int) -> dict[str, Any]:
         def run(chat: Any) -> None:
             stored = store.load(name)
             assert stored is not None
-            restore(chat, items_of(stored.events))
+            restore(chat, StoredItems(stored.events))
         return run
 
     timings: dict[str, tuple[list[float], list[float], int]] = {n: ([], [], 0) for n in ("big", "small")}
@@ -180,7 +180,7 @@ def bench_open_hit(folder: Path, messages: int, repeat: int, turn: int = 3) -> d
     before the window (from the hit to the end), for reference."""
     from PySide6.QtWidgets import QApplication
 
-    from desktop_agent.storage.conversation_events import events_from_history, items_of
+    from desktop_agent.storage.conversation_events import StoredItems, events_from_history
     from desktop_agent.storage.conversations import ConversationStore
     from desktop_agent.ui.conversations.restore import hit_window, restore
 
@@ -194,7 +194,7 @@ def bench_open_hit(folder: Path, messages: int, repeat: int, turn: int = 3) -> d
         def run(chat: Any) -> None:
             stored = store.load(name)
             assert stored is not None
-            events = items_of(stored.events)
+            events = StoredItems(stored.events)
             from_turn, to_turn = hit_window(events, turn)  # as ConversationsGlue.open
             restore(chat, events, from_turn=from_turn, to_turn=to_turn if windowed else None)
         return run

@@ -84,7 +84,7 @@ from desktop_agent.storage.conversation_messages import choice, message_from_jso
 
 __all__ = [
     "APPROVAL_ANSWER", "AUTO_APPROVED", "FORM_ANSWER", "INTERRUPT_CLICKED", "JSON_PACKER", "NOTICE", "TOOL_KEY", "USER",
-    "JSONPacker", "SavedEvents", "auto_by", "event_json", "event_text", "events_from_history", "facts_from_json",
+    "JSONPacker", "SavedEvents", "StoredItems", "auto_by", "event_json", "event_text", "events_from_history", "facts_from_json",
     "facts_json", "item_from_json", "items_of", "read_item", "turns",
 ]
 
@@ -176,6 +176,50 @@ class SavedEvents(Sequence[JSONObject]):
         if isinstance(index, slice):
             return [event_json(item) for item in self._items[index]]
         return event_json(self._items[index])
+
+
+class StoredItems(Sequence[DisplayItem]):
+    """A stored display log read as items lazily: each event is read back
+    the first time it is asked for (a restore draws the last ~60 events of
+    thousands), and its kind (the event's type) is known without reading
+    it (``ui/conversations/restore.KnowsKinds``)."""
+
+    def __init__(self, events: Sequence[JSONMapping]) -> None:
+        self._events = events
+        self._items: dict[int, DisplayItem] = {}
+        self._kinds: list[str | None] | None = None
+
+    def kinds(self) -> list[str | None]:
+        if self._kinds is None:
+            self._kinds = [_kind(e) for e in self._events]
+        return self._kinds
+
+    def __len__(self) -> int:
+        return len(self._events)
+
+    @overload
+    def __getitem__(self, index: int) -> DisplayItem: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[DisplayItem]: ...
+
+    def __getitem__(self, index: int | slice) -> DisplayItem | list[DisplayItem]:
+        size = len(self._events)
+        if isinstance(index, slice):
+            return [self._item(i) for i in range(*index.indices(size))]
+        if not -size <= index < size:
+            raise IndexError("StoredItems index out of range")
+        return self._item(index % size)
+
+    def _item(self, index: int) -> DisplayItem:
+        item = self._items.get(index)
+        if item is None:
+            item = self._items[index] = read_item(self._events[index])
+        return item
+
+
+def _kind(event: JSONMapping) -> str | None:
+    kind = event.get("type")
+    return kind if isinstance(kind, str) else None
 
 
 class JSONPacker:

@@ -51,6 +51,7 @@ from desktop_agent.storage.conversation_events import (
     JSON_PACKER,
     TOOL_KEY,
     SavedEvents,
+    StoredItems,
     event_json,
     events_from_history,
     item_from_json,
@@ -118,6 +119,17 @@ def test_an_event_that_cannot_be_read_is_kept_as_it_was() -> None:
 def test_packed_items_unpack_as_the_same_items() -> None:
     assert JSON_PACKER.unpack(JSON_PACKER.pack(ITEMS)) == ITEMS
     assert items_of(SavedEvents(ITEMS)[2:5]) == ITEMS[2:5]
+
+
+def test_stored_items_read_as_the_items_and_tell_their_kinds() -> None:
+    events = SavedEvents(ITEMS)[:]
+    lazy = StoredItems(events)
+    assert lazy.kinds() == [e["type"] for e in events]
+    assert list(lazy) == ITEMS and lazy[-1] == ITEMS[-1] and lazy[2:5] == ITEMS[2:5] and lazy[3] is lazy[3]
+    with pytest.raises(IndexError):
+        lazy[len(events)]
+    with pytest.raises(IndexError):
+        lazy[-len(events) - 1]
 
 
 def test_a_saved_log_packed_as_stored_reads_back_as_its_items_a_pack_a_turn() -> None:

@@ -22,7 +22,7 @@ from shiboken6 import isValid
 
 from desktop_agent.core.plain_text import plain
 from desktop_agent.core.transcript import DisplayItem
-from desktop_agent.storage.conversation_events import events_from_history, items_of
+from desktop_agent.storage.conversation_events import StoredItems, events_from_history
 from desktop_agent.ui.chat.bubble import MessageBubble
 from desktop_agent.ui.chat.turn_events import NoticeLevel
 from desktop_agent.ui.chat.turn_state import ButtonPhase
@@ -47,10 +47,10 @@ HIT_MS = 2000
 """How long an opened search hit's message stays marked (theme: ``hit``)."""
 
 
-def display_events(conversation: Conversation) -> list[DisplayItem]:
+def display_events(conversation: Conversation) -> Sequence[DisplayItem]:
     """What to draw for a conversation: its display log, or one rebuilt
     from its history when it has none."""
-    return list(conversation.events) if conversation.events else items_of(events_from_history(conversation.history))
+    return list(conversation.events) if conversation.events else StoredItems(events_from_history(conversation.history))
 
 
 def turn_of(history: Sequence[Mapping[str, Any]], seq: int) -> int:

@@ -27,7 +27,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import assert_never
+from typing import Protocol, assert_never, runtime_checkable
 
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QWidget
@@ -90,9 +90,23 @@ class Restored:
         return self.later is not None and self.later in chat.items()
 
 
+@runtime_checkable
+class KnowsKinds(Protocol):
+    """A display log that tells each item's kind (its saved event's type)
+    without making the item: a stored log read lazily
+    (``storage/conversation_events.StoredItems``), of which a restore makes
+    only the items it draws."""
+
+    def kinds(self) -> Sequence[str | None]: ...
+
+
+def _kinds(events: Sequence[DisplayItem]) -> Sequence[str | None]:
+    return events.kinds() if isinstance(events, KnowsKinds) else [_kind(e) for e in events]
+
+
 def turn_starts(events: Sequence[DisplayItem]) -> list[int]:
     """The index of each turn's user text."""
-    return [i for i, e in enumerate(events) if isinstance(e, UserText)]
+    return [i for i, kind in enumerate(_kinds(events)) if kind == "user"]
 
 
 def first_shown_turn(events: Sequence[DisplayItem], budget: int | None = None) -> int:
@@ -143,9 +157,17 @@ def _start(events: Sequence[DisplayItem], starts: Sequence[int], turn: int) -> i
 def messages_in(events: Sequence[DisplayItem]) -> int:
     """How many messages these events show: the user's, and the replies
     (a run of text, paragraphs across rounds included, is one bubble)."""
+    return _messages(_kinds(events))
+
+
+def _messages_between(events: Sequence[DisplayItem], begin: int, stop: int | None = None) -> int:
+    """:func:`messages_in` of ``events[begin:stop]``, without making its items."""
+    return _messages(_kinds(events)[begin:stop])
+
+
+def _messages(kinds: Sequence[str | None]) -> int:
     count, previous = 0, None
-    for event in events:
-        kind = _kind(event)
+    for kind in kinds:
         if kind == "user" or (kind == "text" and previous not in ("text", "round_end")):
             count += 1
         previous = kind
@@ -153,7 +175,7 @@ def messages_in(events: Sequence[DisplayItem]) -> int:
 
 
 def _kind(item: DisplayItem) -> str | None:
-    """What :func:`messages_in` counts by: a user text, a text or a round's end."""
+    """What a restore scans by: a user text, a text or a round's end."""
     if isinstance(item, UserText):
         return "user"
     if isinstance(item, Shown) and isinstance(item.message, TextMessage | RoundEndMessage):
@@ -182,7 +204,7 @@ def restore(
     out = Restored(first)
     begin = starts[first] if starts else 0
     if begin:
-        hidden = messages_in(events[:begin])
+        hidden = _messages_between(events, 0, begin)
         chat.add_system(chat.texts.tr("earlier_hidden", count=hidden), key="earlier_hidden", count=hidden)
         if show_earlier is not None:
             button = KeyedButton(chat.texts, "conv_show_earlier")
@@ -212,7 +234,7 @@ class _Later:
         self._chat, self._events, self._turn, self._out, self._at_end = chat, events, turn, out, at_end
         # Once: the events do not change, and each window counted them all again.
         self._starts = turn_starts(events)
-        self._left = messages_in(events[_start(events, self._starts, turn):])
+        self._left = _messages_between(events, _start(events, self._starts, turn))
         """Messages not drawn yet: what the button says."""
         out.end_turn = turn
         button = out.later = KeyedButton(chat.texts, "conv_show_later", count=self._hidden())
@@ -231,7 +253,7 @@ class _Later:
         begin, stop = starts[self._turn], _start(events, starts, end)
         before = len(chat.items())
         _draw(chat, events, begin, stop, self._turn, self._out)
-        self._left -= messages_in(events[begin:stop])  # a window starts at a user message: counts add up
+        self._left -= _messages_between(events, begin, stop)  # a window starts at a user message: counts add up
         self._turn = self._out.end_turn = end
         if first:  # the reader stays at the first message drawn, not dragged down as the rest loads
             chat.scroll_to_widget(chat.items()[before])

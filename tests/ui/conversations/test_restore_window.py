@@ -17,8 +17,10 @@ import pytest
 from PySide6.QtWidgets import QApplication, QPushButton
 from pytestqt.qtbot import QtBot
 
-from desktop_agent.core.json_types import JSONDict
-from desktop_agent.storage.conversation_events import events_from_history, items_of
+from desktop_agent.core.json_types import JSONDict, JSONMapping
+from desktop_agent.core.transcript import DisplayItem
+from desktop_agent.storage import conversation_events
+from desktop_agent.storage.conversation_events import StoredItems, events_from_history, items_of, read_item
 from desktop_agent.storage.conversations import ConversationStore
 from desktop_agent.texts import ENGLISH
 from desktop_agent.ui.chat.bubble import MessageBubble, SystemMessage
@@ -98,6 +100,25 @@ def test_a_far_hit_draws_a_bounded_window_and_the_later_button_draws_the_rest_in
     assert [describe(w) for w in chat.items()] == [describe(w) for w in full.items()]
     assert ends == [chat] and not drawn.tail_hidden(chat) and drawn.end_turn is None
     assert sorted(drawn.turn_widgets) == list(range(3, TURNS))
+
+
+def test_a_stored_log_is_read_back_only_as_far_as_it_is_drawn(qtbot: QtBot, monkeypatch: pytest.MonkeyPatch) -> None:
+    saved = events_from_history(long_history())
+    read: list[str] = []
+
+    def counted(event: JSONMapping) -> DisplayItem:
+        read.append(str(event.get("type")))
+        return read_item(event)
+
+    monkeypatch.setattr(conversation_events, "read_item", counted)
+    lazy, eager = ChatView(ENGLISH), ChatView(ENGLISH)
+    for view in (lazy, eager):
+        qtbot.add_widget(view)
+    drawn = restore(lazy, StoredItems(saved))
+    assert 0 < len(read) <= RESTORE_EVENTS + 20 < len(saved)  # the last turns only: the rest is counted by type
+    restore(eager, items_of(saved))
+    assert [describe(w) for w in lazy.items()] == [describe(w) for w in eager.items()]
+    assert drawn.first_turn == first_shown_turn(items_of(saved))
 
 
 def test_a_window_whose_chat_was_cleared_stops_drawing(qtbot: QtBot) -> None:
