@@ -11,6 +11,7 @@ from the voice session's actions.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QWidget
 
@@ -20,9 +21,10 @@ BAR_STEPS = 1000
 
 
 class VoiceLine(QWidget):
-    def __init__(self, texts: Texts, parent: QWidget | None = None) -> None:
+    def __init__(self, texts: Callable[[], Texts], parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.texts = texts
+        self._texts = texts
+        """The window's language now (the countdown is worded as it counts)."""
         self.setObjectName("voiceLine")
         self.dot = QLabel("●", self)
         """Red while a spoken answer is listened for (the mic button's colour)."""
@@ -58,7 +60,7 @@ class VoiceLine(QWidget):
             self._render()
             return
         self._counting = True
-        self.label.setText(self.texts.tr("voice_countdown", seconds=max(1, math.ceil(remaining_s - 1e-6))))
+        self.label.setText(self._texts().tr("voice_countdown", seconds=max(1, math.ceil(remaining_s - 1e-6))))
         self.bar.setValue(round(BAR_STEPS * remaining_s / total_s) if total_s > 0 else 0)
         self.bar.show()
         self.dot.hide()

@@ -30,13 +30,13 @@ from desktop_agent.core.voice_session import SEND_MODES, SendMode, VoiceConfig
 from desktop_agent.ui.chat.send_countdown import VoiceLine
 from desktop_agent.ui.chat.turn_events import WaitKind
 from desktop_agent.ui.chat.turn_state import ButtonPhase
-from desktop_agent.ui.i18n import current_texts
 from desktop_agent.ui.voice.models import ModelsWindow, VoiceModels
 from desktop_agent.ui.voice.speech_input import VoiceInput
 
 if TYPE_CHECKING:
     from desktop_agent.core.ports import AudioSink
     from desktop_agent.storage.settings import Settings
+    from desktop_agent.texts import Texts
     from desktop_agent.ui.chat.input_box import InputBox
     from desktop_agent.ui.chat.turn_controller import TurnController
     from desktop_agent.ui.chat.turn_view import TurnView
@@ -53,6 +53,10 @@ def voice_config(settings: Settings) -> VoiceConfig:
 class VoiceWindow(ModelsWindow, Protocol):
     """What speech input needs of the window: its input row's widgets, the
     turn's signals, and sending and interrupting as the user would."""
+
+    @property
+    def texts(self) -> Texts:
+        """The language the window speaks now."""
 
     @property
     def mic(self) -> MicButton: ...
@@ -101,12 +105,12 @@ class VoiceGlue(QObject):
         voice = self.voice = VoiceInput(
             feature.audio_input, feature.recognizer, vad=feature.vad, answer_recognizer=feature.answer_recognizer,
             speak=self._say if feature.say is not None else None, config=voice_config(settings),
-            unavailable=feature.note, clock=self.clock, parent=self,
+            unavailable=feature.note, clock=self.clock, texts=lambda: window.texts, parent=self,
         )  # fmt: skip
         self.models = VoiceModels(window, voice, feature, settings)
         if isinstance(sink, OutputTap):
             voice.attach_output(sink)  # our own voice is known to the echo gate
-        self.line = VoiceLine(current_texts(), window.window())
+        self.line = VoiceLine(lambda: window.texts, window.window())
         _place_below(window.model_download, self.line)
         window.mic.set_state("unavailable" if not voice.available else "idle", voice.reason)
         window.hands_free_button.setEnabled(voice.available)

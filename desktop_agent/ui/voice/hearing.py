@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING
 
 from desktop_agent.core import voice_session as vs
 from desktop_agent.ui.chat.turn_events import NoticeLevel
-from desktop_agent.ui.i18n import tr
 
 if TYPE_CHECKING:
     from desktop_agent.core.ports import SpeechRecognizer
+    from desktop_agent.texts import Texts
     from desktop_agent.voice.stt.models import ModelDownloadError
 
 RATE = 16000
@@ -46,12 +46,12 @@ async def hear(
     return heard.text.strip()
 
 
-def notice_line(notice: vs.Notice) -> tuple[NoticeLevel, str]:
-    """The line a notice is, in the window's language."""
+def notice_line(texts: Texts, notice: vs.Notice) -> tuple[NoticeLevel, str]:
+    """The line a notice is, in ``texts``' language (the window's)."""
     if notice.kind == "mic_unavailable":
-        return NoticeLevel.WARNING, tr("mic_unavailable", reason=notice.reason)
+        return NoticeLevel.WARNING, texts.tr("mic_unavailable", reason=notice.reason)
     if notice.kind == "mic_lost":
-        return NoticeLevel.WARNING, tr("mic_lost_kept" if notice.kept else "mic_lost", device=notice.reason)
+        return NoticeLevel.WARNING, texts.tr("mic_lost_kept" if notice.kept else "mic_lost", device=notice.reason)
     key = {"heard_nothing": "mic_heard_nothing", "barge_unclear": "voice_barge_unclear",
            "answer_on_card": "voice_approval_unclear"}[notice.kind]
-    return NoticeLevel.SYSTEM, tr(key)
+    return NoticeLevel.SYSTEM, texts.tr(key)

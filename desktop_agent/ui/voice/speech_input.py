@@ -45,13 +45,13 @@ from desktop_agent.core.utterance import UtteranceDetector
 from desktop_agent.core.voice_echo import EchoGate
 from desktop_agent.core.voice_machine import VoiceSession
 from desktop_agent.ui.chat.turn_events import NoticeLevel
-from desktop_agent.ui.i18n import tr
 from desktop_agent.ui.voice.hearing import hear, notice_line
 
 if TYPE_CHECKING:
     from desktop_agent.core.ports import AudioInput, SpeechRecognizer
     from desktop_agent.core.utterance import FrameClassifier
     from desktop_agent.core.voice_output import OutputTap
+    from desktop_agent.texts import Texts
 
 log = logging.getLogger(__name__)
 
@@ -89,9 +89,12 @@ class VoiceInput(QObject):
         config: vs.VoiceConfig = vs.VoiceConfig(),
         unavailable: str | None = None,
         clock: Callable[[], float] = time.monotonic,
+        texts: Callable[[], Texts],
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
+        self._texts = texts
+        """The window's language now: its hints, notices, reasons and the spoken question."""
         self._audio, self._vad = audio, vad
         self._recognizer, self._answer_recognizer = recognizer, answer_recognizer
         self.speak = speak
@@ -99,9 +102,9 @@ class VoiceInput(QObject):
         self.gate = EchoGate(vad(), clock) if vad is not None else None
         """Our own voice is not the user's (fed by :meth:`attach_output`)."""
         self._gated = False
-        engine = unavailable or (tr("mic_no_recognizer") if recognizer is None else None)
+        engine = unavailable or (self._texts().tr("mic_no_recognizer") if recognizer is None else None)
         self.session = VoiceSession(clock, replace(config, speaks=speak is not None), reason=engine,
-                                    mic_reason=tr("mic_none") if audio is None else None)
+                                    mic_reason=self._texts().tr("mic_none") if audio is None else None)
         self._shown: tuple[str, str] = (self.session.state.button, self.reason)
         self._queue: list[vs.Event] = []
         self._dispatching = False
@@ -180,7 +183,7 @@ class VoiceInput(QObject):
         an utterance being recognised finishes with the old one. ``reason``:
         why there is none."""
         self._recognizer, self._answer_recognizer = recognizer, answers
-        self._feed(vs.EngineReason(reason or (tr("mic_no_recognizer") if recognizer is None else None)))
+        self._feed(vs.EngineReason(reason or (self._texts().tr("mic_no_recognizer") if recognizer is None else None)))
 
     def set_microphone(self, reason: str | None) -> None:
         """The device watcher (``ui/voice/device_glue.py``): no microphone now
@@ -298,12 +301,12 @@ class VoiceInput(QObject):
                     self._prompt.cancel()
                 self._prompt = None
             case vs.ShowHint():
-                self.hint.emit(tr("voice_hint_again" if action.again else "voice_hint", tool=action.tool)
+                self.hint.emit(self._texts().tr("voice_hint_again" if action.again else "voice_hint", tool=action.tool)
                                if action.tool is not None else "")
             case vs.AnswerApproval():
                 self.approval_answer.emit(action.tool_call_id, action.approved)
             case vs.Notice():
-                self.notice.emit(*notice_line(action))
+                self.notice.emit(*notice_line(self._texts(), action))
 
     def _start_capture(self, action: vs.StartCapture) -> None:
         audio = self._audio
@@ -313,7 +316,7 @@ class VoiceInput(QObject):
         self._detector = None
         if action.timings is not None:
             if self._vad is None or self.gate is None:
-                self._feed(vs.MicFailed(tr("mic_no_recognizer")))
+                self._feed(vs.MicFailed(self._texts().tr("mic_no_recognizer")))
                 return
             self.gate.inner = self._vad()
             self.gate.capture_started()
@@ -322,7 +325,7 @@ class VoiceInput(QObject):
             audio.start(self._on_frames)
         except OSError as exc:
             self._detector = None
-            self._feed(vs.MicFailed(str(exc) or tr("mic_none")))
+            self._feed(vs.MicFailed(str(exc) or self._texts().tr("mic_none")))
 
     def _stop_capture(self) -> None:
         if self._audio is not None:
@@ -349,14 +352,14 @@ class VoiceInput(QObject):
 
     def _ask(self, action: vs.AskApproval) -> None:
         if action.again:
-            self.notice.emit(NoticeLevel.SYSTEM, tr("voice_approval_again"))
+            self.notice.emit(NoticeLevel.SYSTEM, self._texts().tr("voice_approval_again"))
         speak = self.speak
         if not action.speak:
             return
         if speak is None:
             self._feed(vs.QuestionSaid())
             return
-        question = tr("voice_approval_again" if action.again else "voice_approval_ask", tool=action.tool)
+        question = self._texts().tr("voice_approval_again" if action.again else "voice_approval_ask", tool=action.tool)
         self._prompt = asyncio.ensure_future(self._say(speak, question))
 
     async def _say(self, speak: Callable[[str], Awaitable[None]], question: str) -> None:
@@ -377,11 +380,11 @@ class VoiceInput(QObject):
                               self.before_recognise, self.heard_instead.emit)
         except STTError as exc:
             failed = True
-            self.notice.emit(NoticeLevel.WARNING, tr("mic_stt_error", error=exc))
+            self.notice.emit(NoticeLevel.WARNING, self._texts().tr("mic_stt_error", error=exc))
         except Exception as exc:  # a broken engine must not take the window down
             failed = True
             log.exception("speech recognition failed")
-            self.notice.emit(NoticeLevel.WARNING, tr("mic_stt_error", error=type(exc).__name__))
+            self.notice.emit(NoticeLevel.WARNING, self._texts().tr("mic_stt_error", error=type(exc).__name__))
         if self._task is asyncio.current_task():
             self._task = None
         self._feed(vs.Heard(action.ident, text, failed=failed))

@@ -16,6 +16,7 @@ from desktop_agent.testing.fake_sink import FakeAudioSink
 from desktop_agent.testing.live_mic import LiveMicrophone
 from desktop_agent.testing.wav_input import WavAudioInput
 from desktop_agent.testing.window_rig import SignalLog
+from desktop_agent.texts import ENGLISH
 from desktop_agent.ui.i18n import tr
 from desktop_agent.ui.voice.speech_input import VoiceInput
 from desktop_agent.voice.pcm import read_wav16, silence16
@@ -26,7 +27,7 @@ WHAT_TIME = read_wav16(DATA / "what_time.wav")
 
 
 def voice(audio: object, recognizer: ScriptedRecognizer | None, **kwargs: object) -> VoiceInput:
-    return VoiceInput(audio, recognizer, vad=WebRtcVad, **kwargs)  # type: ignore[arg-type]
+    return VoiceInput(audio, recognizer, vad=WebRtcVad, texts=lambda: ENGLISH, **kwargs)  # type: ignore[arg-type]
 
 
 class Window:
@@ -102,7 +103,7 @@ async def test_a_missing_microphone_disables_speech_input_with_one_line() -> Non
 
 
 def test_without_a_recogniser_the_reason_is_given() -> None:
-    vi = VoiceInput(WavAudioInput(), None)
+    vi = VoiceInput(WavAudioInput(), None, texts=lambda: ENGLISH)
     assert vi.state == "unavailable"
     assert vi.reason == "no speech recogniser is set up (Settings)"
 
