@@ -29,9 +29,18 @@ import logging
 from collections.abc import Iterable, Iterator, MutableSequence
 from typing import Protocol, cast, overload
 
-from desktop_agent.core.transcript import DisplayItem, UserText
+from desktop_agent.core.transcript import DisplayItem, ScanKind, UserText, scan_kind
 
 log = logging.getLogger(__name__)
+
+
+_CODES: dict[ScanKind, int] = {"user": ord("u"), "text": ord("t"), "round_end": ord("r"), None: ord(".")}
+_KINDS: dict[int, ScanKind] = {code: kind for kind, code in _CODES.items()}
+
+
+def scan_codes(kinds: Iterable[ScanKind]) -> bytes:
+    """Scan kinds kept a byte each beside a pack (a fraction of its size)."""
+    return bytes(_CODES[kind] for kind in kinds)
 
 
 class LogPacker(Protocol):
@@ -51,6 +60,8 @@ class PackedLog(MutableSequence[DisplayItem]):
         self._packs: list[bytes] = []
         self._ends: list[int] = []
         """The index after each pack's last event (ascending)."""
+        self._scans: list[bytes] = []
+        """Each pack's items' :data:`ScanKind` s (:func:`scan_codes`)."""
         self._open: list[DisplayItem] = []
         for event in events:  # a log given whole (a restored one): a pack a turn
             if isinstance(event, UserText):
@@ -59,16 +70,31 @@ class PackedLog(MutableSequence[DisplayItem]):
         self.pack()
 
     @classmethod
-    def of_packs(cls, packs: Iterable[tuple[bytes, int]], packer: LogPacker) -> PackedLog:
-        """A log made of packs ``packer`` reads, each with how many items it
-        holds: a saved log packed straight from its stored form, without
-        making its items first (they are made when read)."""
+    def of_packs(cls, packs: Iterable[tuple[bytes, bytes]], packer: LogPacker) -> PackedLog:
+        """A log made of packs ``packer`` reads, each with its items' scan
+        codes (:func:`scan_codes`, one per item): a saved log packed
+        straight from its stored form, without making its items first
+        (they are made when read)."""
         log = cls(packer=packer)
-        for packed, count in packs:
-            if count:
+        for packed, scans in packs:
+            if scans:
                 log._packs.append(packed)
-                log._ends.append(log._packed() + count)
+                log._ends.append(log._packed() + len(scans))
+                log._scans.append(scans)
         return log
+
+    def copy(self) -> PackedLog:
+        """The log as it is now, apart from later changes to this one (the
+        packs are shared, being bytes)."""
+        log = PackedLog(packer=self._packer)
+        log._packs, log._ends, log._scans, log._open = [*self._packs], [*self._ends], [*self._scans], [*self._open]
+        return log
+
+    def kinds(self) -> list[ScanKind]:
+        """Each item's :data:`ScanKind`, without unpacking anything (a
+        restore scans a long log this way and unpacks only what it draws)."""
+        packed = [_KINDS[code] for scans in self._scans for code in scans]
+        return [*packed, *map(scan_kind, self._open)]
 
     def pack(self) -> None:
         """Pack the events appended since the last pack (a finished turn).
@@ -83,6 +109,7 @@ class PackedLog(MutableSequence[DisplayItem]):
             return
         self._packs.append(packed)
         self._ends.append(self._packed() + len(self._open))
+        self._scans.append(scan_codes(map(scan_kind, self._open)))
         self._open = []
 
     def _unpack(self, packed: bytes) -> list[DisplayItem]:
@@ -107,7 +134,7 @@ class PackedLog(MutableSequence[DisplayItem]):
         if pack < len(self._packs):
             moved = [e for p in range(pack, len(self._packs)) for e in self._unpack(self._packs[p])]
             self._open[:0] = moved
-            del self._packs[pack:], self._ends[pack:]
+            del self._packs[pack:], self._ends[pack:], self._scans[pack:]
         return self._packed()
 
     def __len__(self) -> int:
@@ -192,7 +219,7 @@ class PackedLog(MutableSequence[DisplayItem]):
         self._open.extend(values)
 
     def clear(self) -> None:
-        self._packs, self._ends, self._open = [], [], []
+        self._packs, self._ends, self._scans, self._open = [], [], [], []
 
     def _position(self, index: int) -> int:
         size = len(self)

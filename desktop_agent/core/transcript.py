@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Literal
 
 from desktop_agent.core.hooks import HookNote
 from desktop_agent.core.json_types import JSONMapping, JSONObject, JSONValue
@@ -132,6 +133,21 @@ DisplayItem = (
 )
 """An item of the display log (``Conversation.events``): what the window
 showed and the user did; hook notes are never shown, so never logged."""
+
+
+ScanKind = Literal["user", "text", "round_end"] | None
+"""What a display log is scanned by without reading its items whole (a
+restore: where turns start, and where a run of text goes on): the user's
+text, a shown text, a shown round's end; None for the rest."""
+
+
+def scan_kind(item: DisplayItem) -> ScanKind:
+    """An item's :data:`ScanKind`."""
+    if isinstance(item, UserText):
+        return "user"
+    if isinstance(item, Shown) and isinstance(item.message, TextMessage | RoundEndMessage):
+        return item.message.type
+    return None
 
 
 ToolDescriber = Callable[[str], ToolFacts]

@@ -63,7 +63,7 @@ from desktop_agent.core.messages import (
     TurnEndMessage,
     to_json,
 )
-from desktop_agent.core.packed_log import PackedLog
+from desktop_agent.core.packed_log import PackedLog, scan_codes
 from desktop_agent.core.risk import AutoDecider, ToolAnnotations
 from desktop_agent.core.stream_parser import strip_tags
 from desktop_agent.core.transcript import (
@@ -72,6 +72,7 @@ from desktop_agent.core.transcript import (
     DisplayItem,
     FormAnswered,
     InterruptClicked,
+    ScanKind,
     Shown,
     ToolFacts,
     UnreadEvent,
@@ -182,16 +183,16 @@ class StoredItems(Sequence[DisplayItem]):
     """A stored display log read as items lazily: each event is read back
     the first time it is asked for (a restore draws the last ~60 events of
     thousands), and its kind (the event's type) is known without reading
-    it (``ui/conversations/restore.KnowsKinds``)."""
+    it (:data:`~desktop_agent.core.transcript.ScanKind`, as a packed log tells it)."""
 
     def __init__(self, events: Sequence[JSONMapping]) -> None:
         self._events = events
         self._items: dict[int, DisplayItem] = {}
-        self._kinds: list[str | None] | None = None
+        self._kinds: list[ScanKind] | None = None
 
-    def kinds(self) -> list[str | None]:
+    def kinds(self) -> list[ScanKind]:
         if self._kinds is None:
-            self._kinds = [_kind(e) for e in self._events]
+            self._kinds = [_scan_kind(e) for e in self._events]
         return self._kinds
 
     def __len__(self) -> int:
@@ -217,9 +218,16 @@ class StoredItems(Sequence[DisplayItem]):
         return item
 
 
-def _kind(event: JSONMapping) -> str | None:
-    kind = event.get("type")
-    return kind if isinstance(kind, str) else None
+def _scan_kind(event: JSONMapping) -> ScanKind:
+    """A saved event's :data:`ScanKind`, read off its type."""
+    match event.get("type"):
+        case "user":
+            return "user"
+        case "text":
+            return "text"
+        case "round_end":
+            return "round_end"
+    return None
 
 
 class JSONPacker:
@@ -241,7 +249,8 @@ class JSONPacker:
         starts = [i for i, e in enumerate(events) if e.get("type") == USER]
         bounds = [0, *(s for s in starts if s), len(events)]
         return PackedLog.of_packs(
-            ((self._packed(events[a:b]), b - a) for a, b in pairwise(bounds)), self)
+            ((self._packed(events[a:b]), scan_codes(map(_scan_kind, events[a:b]))) for a, b in pairwise(bounds)),
+            self)
 
     @staticmethod
     def _packed(events: Sequence[JSONMapping]) -> bytes:

@@ -16,7 +16,7 @@ from desktop_agent.core.conversation import Conversation
 from desktop_agent.core.json_types import JSONDict
 from desktop_agent.core.packed_log import PackedLog
 from desktop_agent.core.tool_router import ToolRouter
-from desktop_agent.core.transcript import DisplayItem, FormAnswered, WindowNotice
+from desktop_agent.core.transcript import DisplayItem, FormAnswered, WindowNotice, scan_kind
 from desktop_agent.storage.conversation_events import JSON_PACKER, items_of
 from desktop_agent.testing.scripted_llm import ScriptedLLM
 from desktop_agent.testing.scripted_replies import text_reply
@@ -115,6 +115,23 @@ def test_a_log_given_whole_is_packed_a_turn_at_a_time_and_reads_back_the_same() 
 def test_a_packed_item_read_back_is_a_new_equal_one() -> None:
     log, plain = packed_turns(2)
     assert log[3] == plain[3] and log[3] is not log[3]
+
+
+def test_a_packed_log_tells_each_items_scan_kind_without_unpacking(monkeypatch: pytest.MonkeyPatch) -> None:
+    log, plain = packed_turns(3)
+    log.append(WindowNotice("warning", "still open"))
+    plain.append(WindowNotice("warning", "still open"))
+    monkeypatch.setattr(JSON_PACKER, "unpack", lambda _packed: pytest.fail("unpacked"))
+    assert log.kinds() == [scan_kind(item) for item in plain]
+    assert log.kinds()[:5] == ["user", "text", None, None, None]
+
+
+def test_a_copy_keeps_what_the_log_was() -> None:
+    log, plain = packed_turns(2)
+    copy = log.copy()
+    log.append(WindowNotice("info", "later"))
+    del log[2]
+    assert list(copy) == plain and copy.kinds() == [scan_kind(item) for item in plain]
 
 
 def test_without_a_packer_nothing_is_packed() -> None:

@@ -46,6 +46,7 @@ from desktop_agent.core.transcript import (
     UnreadEvent,
     UserText,
     WindowNotice,
+    scan_kind,
 )
 from desktop_agent.storage.conversation_events import (
     JSON_PACKER,
@@ -124,7 +125,7 @@ def test_packed_items_unpack_as_the_same_items() -> None:
 def test_stored_items_read_as_the_items_and_tell_their_kinds() -> None:
     events = SavedEvents(ITEMS)[:]
     lazy = StoredItems(events)
-    assert lazy.kinds() == [e["type"] for e in events]
+    assert lazy.kinds() == [scan_kind(item) for item in ITEMS]  # known before any item is made
     assert list(lazy) == ITEMS and lazy[-1] == ITEMS[-1] and lazy[2:5] == ITEMS[2:5] and lazy[3] is lazy[3]
     with pytest.raises(IndexError):
         lazy[len(events)]

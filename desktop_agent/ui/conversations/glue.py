@@ -50,7 +50,8 @@ HIT_MS = 2000
 def display_events(conversation: Conversation) -> Sequence[DisplayItem]:
     """What to draw for a conversation: its display log, or one rebuilt
     from its history when it has none."""
-    return list(conversation.events) if conversation.events else StoredItems(events_from_history(conversation.history))
+    # A copy: the log the window draws from does not change under a "Show later" button.
+    return conversation.events.copy() if conversation.events else StoredItems(events_from_history(conversation.history))
 
 
 def turn_of(history: Sequence[Mapping[str, Any]], seq: int) -> int:

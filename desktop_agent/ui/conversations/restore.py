@@ -53,11 +53,13 @@ from desktop_agent.core.transcript import (
     DisplayItem,
     FormAnswered,
     InterruptClicked,
+    ScanKind,
     Shown,
     ToolFacts,
     UnreadEvent,
     UserText,
     WindowNotice,
+    scan_kind,
 )
 from desktop_agent.ui.chat.chat_view import ChatView
 from desktop_agent.ui.chat.turn_view import TurnView
@@ -92,16 +94,16 @@ class Restored:
 
 @runtime_checkable
 class KnowsKinds(Protocol):
-    """A display log that tells each item's kind (its saved event's type)
-    without making the item: a stored log read lazily
-    (``storage/conversation_events.StoredItems``), of which a restore makes
-    only the items it draws."""
+    """A display log that tells each item's :data:`ScanKind` without making
+    or unpacking it (``Conversation.events``, a stored log read lazily:
+    ``storage/conversation_events.StoredItems``): a restore then makes only
+    the items it draws."""
 
-    def kinds(self) -> Sequence[str | None]: ...
+    def kinds(self) -> Sequence[ScanKind]: ...
 
 
-def _kinds(events: Sequence[DisplayItem]) -> Sequence[str | None]:
-    return events.kinds() if isinstance(events, KnowsKinds) else [_kind(e) for e in events]
+def _kinds(events: Sequence[DisplayItem]) -> Sequence[ScanKind]:
+    return events.kinds() if isinstance(events, KnowsKinds) else [scan_kind(e) for e in events]
 
 
 def turn_starts(events: Sequence[DisplayItem]) -> list[int]:
@@ -165,22 +167,13 @@ def _messages_between(events: Sequence[DisplayItem], begin: int, stop: int | Non
     return _messages(_kinds(events)[begin:stop])
 
 
-def _messages(kinds: Sequence[str | None]) -> int:
+def _messages(kinds: Sequence[ScanKind]) -> int:
     count, previous = 0, None
     for kind in kinds:
         if kind == "user" or (kind == "text" and previous not in ("text", "round_end")):
             count += 1
         previous = kind
     return count
-
-
-def _kind(item: DisplayItem) -> str | None:
-    """What a restore scans by: a user text, a text or a round's end."""
-    if isinstance(item, UserText):
-        return "user"
-    if isinstance(item, Shown) and isinstance(item.message, TextMessage | RoundEndMessage):
-        return item.message.type
-    return None
 
 
 def restore(
