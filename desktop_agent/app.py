@@ -33,7 +33,7 @@ from desktop_agent.storage.paths import data_dir
 from desktop_agent.texts import Texts
 from desktop_agent.ui.chat.turn_events import NoticeLevel
 from desktop_agent.ui.conversations.feature import ConversationsFeature
-from desktop_agent.ui.i18n import choose_language, set_language, tr
+from desktop_agent.ui.i18n import choose_language, set_language
 from desktop_agent.ui.settings.mcp_feature import McpFeature
 from desktop_agent.ui.shell import single_instance
 from desktop_agent.ui.shell.fonts import prefer_chinese_sans
@@ -360,11 +360,12 @@ def _voice_preview(sink: AudioSink | None) -> Callable[[Settings, str], Awaitabl
     speaker = sink
 
     async def preview(settings: Settings, text: str) -> None:
+        from desktop_agent.ui.settings.voice_page import PreviewOff
         from desktop_agent.voice import make_engine
 
         engine = make_engine(settings.tts_engine, voice=settings.voice, rate=settings.tts_rate, volume=settings.tts_volume)
         if engine is None:
-            raise RuntimeError(tr("voice_preview_off"))
+            raise PreviewOff("the speech engine is off")
         speech = await engine.synthesize(text)
         await speaker.play(speech.audio, speech.mime)
 

@@ -56,6 +56,11 @@ VoicePreview = Callable[[Settings, str], Awaitable[None]]
 """Speak a text with these settings' engine, voice and rate (the window's speaker)."""
 
 
+class PreviewOff(RuntimeError):
+    """The chosen speech engine is "Off": the preview has nothing to say it with (the page
+    words why in its own language)."""
+
+
 def rate_percent(rate: str) -> int:
     """``"+10%"`` → 10; anything unreadable → 0."""
     try:
@@ -252,7 +257,8 @@ class VoicePage(QScrollArea):
             await preview(settings, self.texts.tr("voice_preview_text"))
         except Exception as exc:  # a preview that fails says so; it is no crash
             log.warning("voice preview failed: %s", exc)
-            self.preview_note.setText(self.texts.tr("voice_preview_failed", reason=str(exc) or type(exc).__name__))
+            reason = self.texts.tr("voice_preview_off") if isinstance(exc, PreviewOff) else str(exc) or type(exc).__name__
+            self.preview_note.setText(self.texts.tr("voice_preview_failed", reason=reason))
             self.preview_note.show()
         finally:
             self.play.setEnabled(True)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pytestqt.qtbot import QtBot
 
 from desktop_agent.storage.settings import Settings
-from desktop_agent.texts import ENGLISH
+from desktop_agent.texts import CHINESE, ENGLISH
 from desktop_agent.ui.i18n import tr
 from desktop_agent.ui.settings.dialog import SettingsDialog
 
@@ -31,3 +31,19 @@ def test_sending_and_barge_in_are_edited_and_barge_in_says_how_its_own_voice_is_
 def test_voice_settings_survive_the_file() -> None:
     settings = Settings(voice_send="at_once", hands_free=True, barge_in=True, barge_in_ms=500, barge_in_min_words=4)
     assert Settings.from_json(settings.to_json()) == settings
+
+
+async def test_a_preview_with_the_engine_off_says_so_in_the_pages_language(qtbot: QtBot) -> None:
+    from desktop_agent.ui.settings.voice_page import PreviewOff
+
+    async def preview(_settings: Settings, _text: str) -> None:
+        raise PreviewOff("the speech engine is off")
+
+    dialog = SettingsDialog(Settings(tts_engine="edge"), preview_voice=preview, texts=CHINESE)
+    qtbot.add_widget(dialog)
+    page = dialog.voice_page
+    page.play.click()
+    task = page.playing()
+    assert task is not None
+    await task
+    assert page.preview_note.text() == CHINESE.tr("voice_preview_failed", reason=CHINESE.tr("voice_preview_off"))
