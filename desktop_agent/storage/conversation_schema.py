@@ -201,12 +201,17 @@ def migrate_hooks(db: sqlite3.Connection) -> int:
     """Version 2 to 3, in one transaction: ``messages`` gains its ``hook``
     column and each hook message's marker moves there from its body;
     returns how many messages moved. Search text, the index and every
-    other row stay as they were."""
+    other row stay as they were. The write lock is taken first and the
+    layout looked at again under it: a second process starting at the same
+    moment waits, then finds the work done (0)."""
     if db.in_transaction:
         db.commit()
-    db.execute("BEGIN")
+    db.execute("BEGIN IMMEDIATE")
     moved = 0
     try:
+        if not needs_hook_column(db):
+            db.rollback()
+            return 0
         db.execute("ALTER TABLE messages ADD COLUMN hook TEXT")
         rows = db.execute("SELECT id, body FROM messages WHERE body LIKE '%\"\\_hook%' ESCAPE '\\'").fetchall()
         for row_id, body in rows:

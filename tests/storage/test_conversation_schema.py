@@ -22,6 +22,7 @@ from desktop_agent.core.agent import AgentClient
 from desktop_agent.core.conversation import Conversation
 from desktop_agent.core.hooks import HOOK_KEY, ONCE_KEY
 from desktop_agent.core.tool_router import ToolRouter
+from desktop_agent.storage import conversation_schema as schema
 from desktop_agent.storage import conversations
 from desktop_agent.storage.conversation_events import JSON_PACKER, items_of
 from desktop_agent.storage.conversation_recovery import recover
@@ -138,3 +139,13 @@ def test_a_hook_message_is_stored_without_its_marker_and_read_back_with_it(tmp_p
         ('{"role": "assistant", "content": "Hello."}', None)]
     (found,) = recover(path).conversations  # recovery reads the column too
     assert found.history() == history
+
+
+def test_a_migration_started_again_finds_the_work_done(tmp_path: Path) -> None:
+    """Two processes starting at once: the second waits for the write lock, then has nothing to move."""
+    db = sqlite3.connect(_copy(tmp_path), isolation_level=None)
+    try:
+        assert schema.migrate_hooks(db) == 4
+        assert schema.migrate_hooks(db) == 0 and schema.has_hook_column(db)
+    finally:
+        db.close()

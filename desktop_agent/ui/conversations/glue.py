@@ -20,6 +20,7 @@ from PySide6.QtGui import QKeySequence, QShortcut, QTextCursor, QTextDocument
 from PySide6.QtWidgets import QLabel, QWidget
 from shiboken6 import isValid
 
+from desktop_agent.core.hooks import kept_hook
 from desktop_agent.core.plain_text import plain
 from desktop_agent.core.transcript import DisplayItem
 from desktop_agent.storage.conversation_events import StoredItems, events_from_history
@@ -56,7 +57,7 @@ def display_events(conversation: Conversation) -> Sequence[DisplayItem]:
 
 def turn_of(history: Sequence[Mapping[str, Any]], seq: int) -> int:
     """The turn (0-based) that history message ``seq`` belongs to."""
-    users = sum(1 for m in history[: seq + 1] if m.get("role") == "user" and not m.get("_hook"))
+    users = sum(1 for m in history[: seq + 1] if m.get("role") == "user" and not kept_hook(m))
     return max(users - 1, 0)
 
 
