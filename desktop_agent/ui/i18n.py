@@ -2,9 +2,8 @@
 :class:`~desktop_agent.texts.Texts`.
 
 A window speaks the ``Texts`` it was built with and hands it to its widgets
-(``MainWindow(texts=…)``, ``retranslate(texts)``). What still reads the language here: the
-microphone's own error lines (``ui/voice/mic.py``, ``deferred_audio.py``) and a window built
-without ``texts=`` (:func:`current_texts`). ``set_language`` is called by the composition root
+(``MainWindow(texts=…)``, ``retranslate(texts)``). What still reads the language here: a
+window built without ``texts=`` (:func:`current_texts`) and the tests that set it. ``set_language`` is called by the composition root
 at start and by Settings → Appearance (``apply_appearance``) so that these follow too. The
 words themselves live in :mod:`desktop_agent.texts`, shared with the headless terminal
 (which never imports this module).

@@ -197,9 +197,9 @@ class DeferredMicrophone:
             self._reported = None  # whether another one is here is said again, after the loss
             if self.on_lost is not None:
                 self.on_lost(recording.name)
-        from desktop_agent.ui.i18n import tr
+        from desktop_agent.texts import text_in
 
-        reason = None if inputs else tr("mic_none")
+        reason = None if inputs else text_in("en", "mic_none")  # the window words it (VoiceInput)
         if self._reported != (reason,):
             self._reported = (reason,)
             if self.on_change is not None:
@@ -216,9 +216,9 @@ class DeferredMicrophone:
             self.prepare()
             device = devices.input(self._chosen())
             if device is None:
-                from desktop_agent.ui.i18n import tr
+                from desktop_agent.ui.voice.mic_error import MicError
 
-                raise OSError(tr("mic_none"))
+                raise MicError("mic_none")
             if hasattr(self._mic, "device"):
                 self._mic.device = devices.qt_device(device, output=False)
         self._mic.start(on_frames)

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from PySide6.QtCore import QIODevice, QObject
 from PySide6.QtMultimedia import QAudioDevice, QAudioFormat, QAudioSource, QMediaDevices, QtAudio
 
-from desktop_agent.ui.i18n import tr
+from desktop_agent.ui.voice.mic_error import MicError
 from desktop_agent.voice.pcm import RATE, Resampler, SampleKind, to_mono16
 
 log = logging.getLogger(__name__)
@@ -58,17 +58,17 @@ class QtAudioInput(QObject):
         self.stop()
         device = self.device if self.device is not None else QMediaDevices.defaultAudioInput()
         if device.isNull():
-            raise OSError(tr("mic_none"))
+            raise MicError("mic_none")
         fmt = capture_format(device)
         kind = _KINDS.get(fmt.sampleFormat())
         if kind is None or fmt.sampleRate() <= 0:
-            raise OSError(tr("mic_format", device=device.description()))
+            raise MicError("mic_format", device=device.description())
         self._convert = _converter(kind, fmt.channelCount(), fmt.sampleRate())
         source = QAudioSource(device, fmt, self)
         io = source.start()
         if io is None or source.error() != QtAudio.Error.NoError:
             source.deleteLater()
-            raise OSError(tr("mic_busy", device=device.description()))
+            raise MicError("mic_busy", device=device.description())
         self._source, self._io, self._on_frames = source, io, on_frames
         io.readyRead.connect(self._read)
         log.info("microphone %r opened at %d Hz × %d", device.description(), fmt.sampleRate(), fmt.channelCount())

@@ -46,6 +46,8 @@ from desktop_agent.core.voice_echo import EchoGate
 from desktop_agent.core.voice_machine import VoiceSession
 from desktop_agent.ui.chat.turn_events import NoticeLevel
 from desktop_agent.ui.voice.hearing import hear, notice_line
+from desktop_agent.ui.voice.mic_button import reason_text
+from desktop_agent.ui.voice.mic_error import MicError
 
 if TYPE_CHECKING:
     from desktop_agent.core.ports import AudioInput, SpeechRecognizer
@@ -190,7 +192,10 @@ class VoiceInput(QObject):
         (``reason``; the watcher says so itself), or one again (None)."""
         if self._audio is None:
             return
-        self._feed(vs.DeviceLost(reason, self._kept(), announce=False) if reason is not None else vs.DeviceBack())
+        if reason is not None:
+            self._feed(vs.DeviceLost(reason_text(self._texts(), reason), self._kept(), announce=False))
+        else:
+            self._feed(vs.DeviceBack())
 
     def device_lost(self, reason: str) -> None:
         """The microphone went away while open: what it recorded is kept
@@ -325,7 +330,8 @@ class VoiceInput(QObject):
             audio.start(self._on_frames)
         except OSError as exc:
             self._detector = None
-            self._feed(vs.MicFailed(str(exc) or self._texts().tr("mic_none")))
+            texts = self._texts()
+            self._feed(vs.MicFailed(exc.worded(texts) if isinstance(exc, MicError) else str(exc) or texts.tr("mic_none")))
 
     def _stop_capture(self) -> None:
         if self._audio is not None:
