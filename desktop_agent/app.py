@@ -365,7 +365,7 @@ def _voice_preview(sink: AudioSink | None) -> Callable[[Settings, str], Awaitabl
 
         engine = make_engine(settings.tts_engine, voice=settings.voice, rate=settings.tts_rate, volume=settings.tts_volume)
         if engine is None:
-            raise PreviewOff("the speech engine is off")
+            raise PreviewOff()
         speech = await engine.synthesize(text)
         await speaker.play(speech.audio, speech.mime)
 

@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_agent.storage.settings import TTS_ENGINES, VOICE_SEND, Settings
-from desktop_agent.texts import Texts
+from desktop_agent.texts import Texts, text_in
 from desktop_agent.ui.settings.engine_list import EngineList
 from desktop_agent.ui.settings.stt_row import SttSettingsBox
 from desktop_agent.ui.shell.retranslate import TextBindings, item_text
@@ -58,7 +58,10 @@ VoicePreview = Callable[[Settings, str], Awaitable[None]]
 
 class PreviewOff(RuntimeError):
     """The chosen speech engine is "Off": the preview has nothing to say it with (the page
-    words why in its own language)."""
+    words why in its own language; the message is the English line, for the log)."""
+
+    def __init__(self) -> None:
+        super().__init__(text_in("en", "voice_preview_off"))
 
 
 def rate_percent(rate: str) -> int:

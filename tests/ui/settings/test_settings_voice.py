@@ -37,7 +37,7 @@ async def test_a_preview_with_the_engine_off_says_so_in_the_pages_language(qtbot
     from desktop_agent.ui.settings.voice_page import PreviewOff
 
     async def preview(_settings: Settings, _text: str) -> None:
-        raise PreviewOff("the speech engine is off")
+        raise PreviewOff()
 
     dialog = SettingsDialog(Settings(tts_engine="edge"), preview_voice=preview, texts=CHINESE)
     qtbot.add_widget(dialog)
