@@ -4,13 +4,15 @@ message, offered only while no turn runs (``message_actions.ChatActions``
 says which, and does what they mean).
 
 Signals (ActionRow):
-    requested(kind: str)   Regenerate (``regenerate``) or Edit (``edit``) was clicked
+    requested(kind: MessageAction)
+                           Regenerate or Edit was clicked
     left()                 the pointer left the row (a floating row may go)
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from enum import StrEnum
 
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtWidgets import QApplication, QHBoxLayout, QToolButton, QWidget
@@ -18,6 +20,13 @@ from PySide6.QtWidgets import QApplication, QHBoxLayout, QToolButton, QWidget
 from desktop_agent.texts import Texts
 
 COPIED_MS = 1500
+
+
+class MessageAction(StrEnum):
+    """What a message's row asks the chat to do (Copy it does itself)."""
+
+    REGENERATE = "regenerate"
+    EDIT = "edit"
 
 
 def _button(parent: QWidget) -> QToolButton:
@@ -30,7 +39,7 @@ def _button(parent: QWidget) -> QToolButton:
 
 
 class ActionRow(QWidget):
-    requested = Signal(str)
+    requested = Signal(MessageAction)
     left = Signal()
 
     def __init__(self, text: Callable[[], str], texts: Texts, parent: QWidget | None = None) -> None:
@@ -47,8 +56,8 @@ class ActionRow(QWidget):
         self.regenerate_button = _button(self)
         self.edit_button = _button(self)
         self.copy_button.clicked.connect(self.copy)
-        self.regenerate_button.clicked.connect(lambda: self.requested.emit("regenerate"))
-        self.edit_button.clicked.connect(lambda: self.requested.emit("edit"))
+        self.regenerate_button.clicked.connect(lambda: self.requested.emit(MessageAction.REGENERATE))
+        self.edit_button.clicked.connect(lambda: self.requested.emit(MessageAction.EDIT))
         row = QHBoxLayout(self)
         row.setContentsMargins(0, 0, 0, 0)
         row.setSpacing(2)

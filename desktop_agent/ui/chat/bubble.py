@@ -29,7 +29,7 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QSizePolicy, QVBoxLay
 from shiboken6 import isValid
 
 from desktop_agent.texts import Language, Texts, keys, text_in
-from desktop_agent.ui.chat.action_row import ActionRow
+from desktop_agent.ui.chat.action_row import ActionRow, MessageAction
 from desktop_agent.ui.chat.code_block import CodeBlock
 from desktop_agent.ui.chat.markdown_blocks import finished_blocks
 
@@ -83,10 +83,10 @@ class MessageBubble(QFrame):
     it at a share of the view, and the text wraps beyond that).
 
     Signals:
-        action_requested(kind: str)   its Regenerate or Edit was clicked
+        action_requested(kind: MessageAction)   its Regenerate or Edit was clicked
     """
 
-    action_requested = Signal(str)
+    action_requested = Signal(MessageAction)
 
     def __init__(
         self, role: BubbleRole, text: str = "", parent: QWidget | None = None, *,

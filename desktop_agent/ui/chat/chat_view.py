@@ -10,7 +10,7 @@ above everything while nothing but notices is in the view, and goes with the
 first message, card or form; clearing the view brings it back.
 
 Signals:
-    action_requested(kind: str, bubble: MessageBubble)
+    action_requested(kind: MessageAction, bubble: MessageBubble)
                                 a message's Regenerate or Edit was clicked
 """
 
@@ -25,6 +25,7 @@ from PySide6.QtWidgets import QFrame, QScrollArea, QSizePolicy, QVBoxLayout, QWi
 from shiboken6 import isValid
 
 from desktop_agent.texts import Texts
+from desktop_agent.ui.chat.action_row import MessageAction
 from desktop_agent.ui.chat.bubble import BubbleRole, MessageBubble, SystemMessage
 
 CARD_MAX_WIDTH = 760
@@ -98,7 +99,7 @@ class _Slot(QWidget):
 
 
 class ChatView(QScrollArea):
-    action_requested = Signal(str, object)
+    action_requested = Signal(MessageAction, object)
 
     def __init__(self, texts: Texts, parent: QWidget | None = None) -> None:
         super().__init__(parent)

@@ -18,6 +18,8 @@ from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QKeySequence, QShortcut
 from shiboken6 import isValid
 
+from desktop_agent.ui.chat.action_row import MessageAction
+
 if TYPE_CHECKING:
     from desktop_agent.ui.chat.bubble import MessageBubble
     from desktop_agent.ui.chat.chat_view import ChatView
@@ -127,8 +129,8 @@ class ChatActions(QObject):
             self._end_edit()  # the box was emptied: nothing is being edited
             self.refresh()
 
-    def _on_action(self, kind: str, _bubble: MessageBubble) -> None:
-        if kind == "regenerate":
+    def _on_action(self, kind: MessageAction, _bubble: MessageBubble) -> None:
+        if kind == MessageAction.REGENERATE:
             self.regenerate()
-        elif kind == "edit":
+        elif kind == MessageAction.EDIT:
             self.edit()

@@ -62,7 +62,7 @@ from desktop_agent.ui.shell.status_bar import StatusBar, server_views
 from desktop_agent.ui.shell.theme import apply_theme, forced_theme
 from desktop_agent.ui.shell.window_keys import WindowKeys
 from desktop_agent.ui.voice.audio_controls import AudioControls
-from desktop_agent.ui.voice.mic_button import HandsFreeButton, MicButton
+from desktop_agent.ui.voice.mic_button import HandsFreeButton, MicButton, MicState
 from desktop_agent.ui.voice.model_download import ModelDownloadPanel
 
 if TYPE_CHECKING:
@@ -123,7 +123,7 @@ class MainWindow(QMainWindow):
         self.input = InputBox(self.texts, self)
         self.send_button = SendButton(self.texts, self, fallback_ms=interrupt_fallback_ms)
         self.mic = MicButton(self.texts, self)
-        self.mic.set_state("unavailable", self.texts.tr("starting"))  # usable once attached
+        self.mic.set_state(MicState.UNAVAILABLE, self.texts.tr("starting"))  # usable once attached
         self.hands_free_button = HandsFreeButton(self.texts, self)
         self.hands_free_button.setEnabled(False)
         self.voice: VoiceGlue | None = None

@@ -19,7 +19,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING, Protocol, cast
+from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtCore import QEvent, QObject, Qt, SignalInstance
 from PySide6.QtGui import QKeyEvent
@@ -30,6 +30,7 @@ from desktop_agent.core.voice_session import SEND_MODES, SendMode, VoiceConfig
 from desktop_agent.ui.chat.send_countdown import VoiceLine
 from desktop_agent.ui.chat.turn_events import WaitKind
 from desktop_agent.ui.chat.turn_state import ButtonPhase
+from desktop_agent.ui.voice.mic_button import MicState
 from desktop_agent.ui.voice.models import ModelsWindow, VoiceModels
 from desktop_agent.ui.voice.speech_input import VoiceInput
 
@@ -41,7 +42,7 @@ if TYPE_CHECKING:
     from desktop_agent.ui.chat.turn_controller import TurnController
     from desktop_agent.ui.chat.turn_view import TurnView
     from desktop_agent.ui.voice.feature import VoiceFeature
-    from desktop_agent.ui.voice.mic_button import HandsFreeButton, MicButton, MicState
+    from desktop_agent.ui.voice.mic_button import HandsFreeButton, MicButton
 
 
 def voice_config(settings: Settings) -> VoiceConfig:
@@ -112,7 +113,7 @@ class VoiceGlue(QObject):
             voice.attach_output(sink)  # our own voice is known to the echo gate
         self.line = VoiceLine(lambda: window.texts, window.window())
         _place_below(window.model_download, self.line)
-        window.mic.set_state("unavailable" if not voice.available else "idle", voice.reason)
+        window.mic.set_state(MicState.UNAVAILABLE if not voice.available else MicState.IDLE, voice.reason)
         window.hands_free_button.setEnabled(voice.available)
         voice.state_changed.connect(self._on_state)
         voice.put_text.connect(self._put_text)
@@ -166,10 +167,9 @@ class VoiceGlue(QObject):
         if say is not None and controller is not None and not controller.speech_muted:  # muted: shown only
             await say(text)
 
-    def _on_state(self, state: str, reason: str) -> None:
-        mic_state = cast("MicState", state if state in ("idle", "listening", "recognising", "unavailable") else "idle")
-        self._window.mic.set_state(mic_state, reason)
-        if state == "unavailable":
+    def _on_state(self, state: MicState, reason: str) -> None:
+        self._window.mic.set_state(state, reason)
+        if state == MicState.UNAVAILABLE:
             self._window.hands_free_button.setChecked(False)
         self._window.hands_free_button.setEnabled(self.voice.available)
 

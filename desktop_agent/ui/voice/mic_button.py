@@ -15,7 +15,7 @@ tooltip and in the accessible description, which screen readers say).
 
 from __future__ import annotations
 
-from typing import Literal
+from enum import StrEnum
 
 from PySide6.QtCore import QEvent, QPointF, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QEnterEvent, QFocusEvent, QIcon, QPainter, QPalette, QPen, QPixmap
@@ -23,13 +23,21 @@ from PySide6.QtWidgets import QToolButton, QWidget
 
 from desktop_agent.texts import Texts, text_in
 
-MicState = Literal["idle", "listening", "recognising", "unavailable"]
+
+class MicState(StrEnum):
+    """What the mic button shows: speech input's state (``VoiceInput.state``)."""
+
+    IDLE = "idle"
+    LISTENING = "listening"
+    RECOGNISING = "recognising"
+    UNAVAILABLE = "unavailable"
+
 
 _COLOURS: dict[MicState, str | None] = {
-    "idle": None,  # the palette's button text
-    "listening": "#e0393e",
-    "recognising": "#d69a00",
-    "unavailable": "#8a8a8a",
+    MicState.IDLE: None,  # the palette's button text
+    MicState.LISTENING: "#e0393e",
+    MicState.RECOGNISING: "#d69a00",
+    MicState.UNAVAILABLE: "#8a8a8a",
 }
 
 
@@ -56,18 +64,18 @@ def mic_icon(state: MicState, text_colour: QColor, size: int = 28) -> QIcon:
     pen = QPen(colour, 2.2 * s)
     pen.setCapStyle(Qt.PenCapStyle.RoundCap)
     p.setPen(pen)
-    if state == "listening":
+    if state == MicState.LISTENING:
         p.setBrush(colour)
     p.drawRoundedRect(QRectF(10 * s, 3 * s, 8 * s, 14 * s), 4 * s, 4 * s)
     p.setBrush(Qt.BrushStyle.NoBrush)
     p.drawArc(QRectF(6 * s, 7 * s, 16 * s, 14 * s), 180 * 16, 180 * 16)
     p.drawLine(QPointF(14 * s, 21 * s), QPointF(14 * s, 25 * s))
     p.drawLine(QPointF(10 * s, 25 * s), QPointF(18 * s, 25 * s))
-    if state == "recognising":
+    if state == MicState.RECOGNISING:
         p.setBrush(colour)
         for x in (20, 23.5, 27):
             p.drawEllipse(QPointF((x - 1) * s, 4 * s), 1.2 * s, 1.2 * s)
-    if state == "unavailable":
+    if state == MicState.UNAVAILABLE:
         p.drawLine(QPointF(4 * s, 4 * s), QPointF(24 * s, 24 * s))
     p.end()
     return QIcon(pixmap)
@@ -84,7 +92,7 @@ class MicButton(QToolButton):
         self.setObjectName("mic")
         self.setAutoRaise(True)
         self.setIconSize(QSize(24, 24))
-        self._state: MicState = "idle"
+        self._state = MicState.IDLE
         self._reason = ""
         self._held = False
         self.pressed.connect(self._on_pressed)
@@ -100,7 +108,7 @@ class MicButton(QToolButton):
         return self._reason
 
     def set_state(self, state: MicState, reason: str = "") -> None:
-        self._state, self._reason = state, reason
+        self._state, self._reason = MicState(state), reason
         self._render()
 
     def retranslate(self, texts: Texts) -> None:
@@ -114,19 +122,19 @@ class MicButton(QToolButton):
         text = self.palette().color(QPalette.ColorGroup.Active, QPalette.ColorRole.ButtonText)
         self.setIcon(mic_icon(self._state, text))
         tips: dict[MicState, str] = {
-            "idle": self._texts.tr("mic_idle"),
-            "listening": self._texts.tr("mic_listening"),
-            "recognising": self._texts.tr("mic_recognising"),
-            "unavailable": self._texts.tr("mic_unavailable", reason=reason_text(self._texts, self._reason)),
+            MicState.IDLE: self._texts.tr("mic_idle"),
+            MicState.LISTENING: self._texts.tr("mic_listening"),
+            MicState.RECOGNISING: self._texts.tr("mic_recognising"),
+            MicState.UNAVAILABLE: self._texts.tr("mic_unavailable", reason=reason_text(self._texts, self._reason)),
         }
         self.setToolTip(tips[self._state])
         self.setAccessibleName(tips[self._state])
-        self.setAccessibleDescription(reason_text(self._texts, self._reason) if self._state == "unavailable" else "")
-        self.setEnabled(self._state != "unavailable")
+        self.setAccessibleDescription(reason_text(self._texts, self._reason) if self._state == MicState.UNAVAILABLE else "")
+        self.setEnabled(self._state != MicState.UNAVAILABLE)
         self.setProperty("mic_state", self._state)
 
     def _on_pressed(self) -> None:
-        if self._state == "idle":
+        if self._state == MicState.IDLE:
             self._held = True
             self.talk_started.emit()
 

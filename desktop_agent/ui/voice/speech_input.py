@@ -10,7 +10,7 @@ session returns: it opens and closes the microphone, runs the recognisers
 through its signals. Nothing here decides what an utterance is for.
 
 Signals:
-    state_changed(state: str, reason: str)
+    state_changed(state: MicState, reason: str)
                       the mic button's state (``idle``, ``listening``,
                       ``recognising``, ``unavailable`` with the reason)
     put_text(text: str)   add this to the input box
@@ -46,7 +46,7 @@ from desktop_agent.core.voice_echo import EchoGate
 from desktop_agent.core.voice_machine import VoiceSession
 from desktop_agent.ui.chat.turn_events import NoticeLevel
 from desktop_agent.ui.voice.hearing import hear, notice_line
-from desktop_agent.ui.voice.mic_button import reason_text
+from desktop_agent.ui.voice.mic_button import MicState, reason_text
 from desktop_agent.ui.voice.mic_error import MicError
 
 if TYPE_CHECKING:
@@ -70,7 +70,7 @@ approval answers too. The others leave them to the answers recogniser
 
 
 class VoiceInput(QObject):
-    state_changed = Signal(str, str)
+    state_changed = Signal(MicState, str)
     put_text = Signal(str)
     send_input = Signal()
     countdown = Signal(float, float)
@@ -107,7 +107,7 @@ class VoiceInput(QObject):
         engine = unavailable or (self._texts().tr("mic_no_recognizer") if recognizer is None else None)
         self.session = VoiceSession(clock, replace(config, speaks=speak is not None), reason=engine,
                                     mic_reason=self._texts().tr("mic_none") if audio is None else None)
-        self._shown: tuple[str, str] = (self.session.state.button, self.reason)
+        self._shown: tuple[MicState, str] = (MicState(self.session.state.button), self.reason)
         self._queue: list[vs.Event] = []
         self._dispatching = False
         self._buffer: list[bytes] = []
@@ -268,7 +268,7 @@ class VoiceInput(QObject):
                     self._perform(action)
         finally:
             self._dispatching = False
-        shown = (self.state, self.reason)
+        shown = (MicState(self.state), self.reason)
         if shown != self._shown:
             self._shown = shown
             self.state_changed.emit(*shown)
