@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from desktop_agent.ui.i18n import INTERRUPTED_TEXT
+from desktop_agent.texts import INTERRUPTED_TEXT
 
 
 class ButtonPhase(StrEnum):

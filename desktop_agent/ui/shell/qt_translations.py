@@ -5,7 +5,9 @@ native one. They come from Qt's ``qtbase`` catalogue, which PySide6 ships
 (and the bundle carries); it is installed on the application for Chinese
 and removed for English, live, as the language changes.
 
-Our own texts are ``ui/i18n.py``'s; this only covers what Qt draws itself.
+Our own texts are each window's (:class:`~desktop_agent.texts.Texts`); this only covers
+what Qt draws itself, and application-wide: Qt takes translators per application, so this
+is the one language setting two windows share.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import logging
 
 from PySide6.QtCore import QCoreApplication, QLibraryInfo, QTranslator
 
-from desktop_agent.ui.i18n import Language
+from desktop_agent.texts import Language
 
 log = logging.getLogger(__name__)
 
