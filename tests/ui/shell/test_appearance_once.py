@@ -22,6 +22,7 @@ from desktop_agent.core.agent import AgentClient
 from desktop_agent.core.conversation import Conversation
 from desktop_agent.core.tool_router import ToolRouter
 from desktop_agent.llm.demo import DemoModel
+from desktop_agent.storage.conversation_events import items_of
 from desktop_agent.storage.conversations import ConversationStore
 from desktop_agent.testing.window_rig import offline_deps
 from desktop_agent.texts import CHINESE, ENGLISH, Texts
@@ -56,7 +57,8 @@ def window(qtbot: QtBot, tmp_path: Path, english: None) -> Iterator[MainWindow]:
     def open_stored(conversation_id: str) -> Conversation:
         stored = store.load(conversation_id)
         assert stored is not None
-        return Conversation(agent, conversation_id=stored.id, history=stored.messages, events=stored.events)
+        events = items_of(stored.events)
+        return Conversation(agent, conversation_id=stored.id, history=stored.messages, events=events)
 
     library = ConversationLibrary(store, open_stored)
     deps = replace(offline_deps(), conversations=ConversationsFeature(library),

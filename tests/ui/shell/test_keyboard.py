@@ -25,6 +25,7 @@ from desktop_agent.core.agent import AgentClient
 from desktop_agent.core.conversation import Conversation
 from desktop_agent.core.tool_router import ToolRouter
 from desktop_agent.llm.demo import DemoModel
+from desktop_agent.storage.conversation_events import items_of
 from desktop_agent.storage.conversations import ConversationStore
 from desktop_agent.testing.fake_sink import FakeAudioSink
 from desktop_agent.testing.fake_tts import FakeTTS
@@ -164,7 +165,8 @@ async def test_esc_in_the_search_field_empties_it_first_and_then_stops_the_reply
     def open_stored(conversation_id: str) -> Conversation:
         stored = store.load(conversation_id)
         assert stored is not None
-        return Conversation(agent, conversation_id=stored.id, history=stored.messages, events=stored.events)
+        events = items_of(stored.events)
+        return Conversation(agent, conversation_id=stored.id, history=stored.messages, events=events)
 
     library = ConversationLibrary(store, open_stored)
     deps = replace(offline_deps(), conversation=Conversation(agent),
