@@ -54,17 +54,6 @@ def shown_window(qtbot: QtBot) -> Iterator[MainWindow]:
 
 
 @pytest.fixture
-def chinese() -> Iterator[None]:
-    """The UI in Chinese for one test, then back to the language before it."""
-    from desktop_agent.ui import i18n
-
-    previous = i18n.language()
-    i18n.set_language("zh")
-    yield
-    i18n.set_language(previous)
-
-
-@pytest.fixture
 def keep_loop_on_close(qapp: QApplication) -> Iterator[None]:
     """Closing a window must not quit the qasync loop under the test (a
     window test closes its window while its loop still runs)."""

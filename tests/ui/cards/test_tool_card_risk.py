@@ -17,7 +17,7 @@ from pytestqt.qtbot import QtBot
 
 from desktop_agent.core.risk import ToolAnnotations
 from desktop_agent.testing.window_rig import offline_deps, text_item, tool_item
-from desktop_agent.texts import ENGLISH
+from desktop_agent.texts import CHINESE, ENGLISH, Texts
 from desktop_agent.tools.run_command import RunCommandTool
 from desktop_agent.ui.cards.state import ToolCardState, auto_approved
 from desktop_agent.ui.cards.tool_card import ToolCardWidget
@@ -133,8 +133,8 @@ def test_a_trusted_read_only_call_says_why_it_ran_without_asking(qtbot: QtBot) -
 # ------------------------------------------------------------- screenshots
 
 
-def _window(qtbot: QtBot, user: str, reply: str) -> tuple[MainWindow, ToolCardWidget]:
-    window = MainWindow(tray=False)
+def _window(qtbot: QtBot, user: str, reply: str, texts: Texts = ENGLISH) -> tuple[MainWindow, ToolCardWidget]:
+    window = MainWindow(tray=False, texts=texts)
     qtbot.add_widget(window)
     window.attach(offline_deps())
     window.resize(860, 600)
@@ -195,8 +195,8 @@ def test_screenshot_of_a_destructive_card_in_english(qtbot: QtBot) -> None:
     assert shown(card)["buttons"] == []
 
 
-def test_screenshot_of_a_destructive_card_in_chinese(qtbot: QtBot, chinese: None) -> None:
-    window, card = _window(qtbot, "帮我清理旧的构建文件", "好的，我来删除旧的构建文件夹。")
+def test_screenshot_of_a_destructive_card_in_chinese(qtbot: QtBot) -> None:
+    window, card = _window(qtbot, "帮我清理旧的构建文件", "好的，我来删除旧的构建文件夹。", CHINESE)
     image = _save(window, "card_destructive_zh")
     assert shown(card) == {
         "title": "run_command 需要授权",

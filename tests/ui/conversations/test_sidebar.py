@@ -27,6 +27,7 @@ from desktop_agent.llm.demo import DemoModel
 from desktop_agent.storage.conversation_events import SavedEvents, events_from_history, items_of
 from desktop_agent.storage.conversations import ConversationStore
 from desktop_agent.testing.window_rig import offline_deps
+from desktop_agent.texts import CHINESE
 from desktop_agent.ui import i18n
 from desktop_agent.ui.cards.tool_card import ToolCardWidget
 from desktop_agent.ui.chat.bubble import MessageBubble
@@ -268,9 +269,11 @@ def test_delete_with_undo_rename_export_and_import(qtbot: QtBot, store: Conversa
 
 
 def test_a_failed_export_or_import_says_why_in_the_ui_language(
-    qtbot: QtBot, store: ConversationStore, tmp_path: Path, chinese: None
+    qtbot: QtBot, store: ConversationStore, tmp_path: Path
 ) -> None:
-    sidebar = _sidebar(_window(qtbot, store))
+    window = _window(qtbot, store)
+    window.retranslate(CHINESE)
+    sidebar = _sidebar(window)
     folder = tmp_path / "already-a-folder.md"
     folder.mkdir()
     assert not sidebar.export_to("trip", folder, "markdown")

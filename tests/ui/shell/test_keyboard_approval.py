@@ -23,8 +23,8 @@ from desktop_agent.testing.audit_sink import RecordingAuditSink
 from desktop_agent.testing.fake_clock import FakeClock
 from desktop_agent.testing.scripted_server import Reply, ToolCallScript, text_reply, tool_reply
 from desktop_agent.testing.window_rig import WindowRig, scripted_window
+from desktop_agent.texts import CHINESE, ENGLISH, Texts
 from desktop_agent.ui.cards.tool_card import ToolCardWidget
-from desktop_agent.ui.i18n import tr
 from desktop_agent.ui.shell.main_window import MainWindow
 from desktop_agent.ui.shell.theme import LIGHT
 
@@ -75,13 +75,17 @@ def edge_colour(image: QImage, widget: QWidget) -> str:
     return counts.most_common(1)[0][0]
 
 
-async def check_focus_ring_screenshot(name: str, words: tuple[str, str], approve: str, reject: str) -> None:
-    """The window as a waiting card took the keyboard; ``words``: the user's and the reply's."""
+async def check_focus_ring_screenshot(
+    name: str, words: tuple[str, str], approve: str, reject: str, texts: Texts = ENGLISH
+) -> None:
+    """The window (in ``texts``' language) as a waiting card took the keyboard; ``words``: the
+    user's and the reply's."""
     asked, plan = words
     script = [text_reply(plan + "\n<need_tool>"), tool_reply("run_command", {"command": "ls -la ~/Documents"}),
               text_reply("Done.")]
     async with scripted_window(script) as rig:
         window = await shown(rig)
+        window.retranslate(texts)
         assert window.send_text(asked)
         card = await waiting_card(rig)
         assert QApplication.focusWidget() is card
@@ -91,7 +95,7 @@ async def check_focus_ring_screenshot(name: str, words: tuple[str, str], approve
         assert image.save(str(ARTIFACTS / f"{name}.png"))
         assert (card.approve_button.text(), card.reject_button.text()) == (approve, reject)
         assert edge_colour(image, card) == LIGHT.accent  # the focus ring, over the red of a destructive tool
-        assert card.accessibleDescription() == tr("card_keys_description", approve="Alt+A", reject="Alt+R")
+        assert card.accessibleDescription() == texts.tr("card_keys_description", approve="Alt+A", reject="Alt+R")
         press(window, Qt.Key.Key_A, Qt.KeyboardModifier.AltModifier)
         assert await rig.turns.wait_for() == ("completed",)
         assert QApplication.focusWidget() is window.input  # back to writing
@@ -103,9 +107,9 @@ async def test_the_waiting_card_takes_the_keyboard_with_a_focus_ring_and_key_hin
     )
 
 
-async def test_the_waiting_card_takes_the_keyboard_in_chinese_too(chinese: None) -> None:
+async def test_the_waiting_card_takes_the_keyboard_in_chinese_too() -> None:
     await check_focus_ring_screenshot(
-        "keyboard_approval_zh", ("列出我的文档", "我来看看。"), "批准（Alt+A）", "拒绝（Alt+R）"
+        "keyboard_approval_zh", ("列出我的文档", "我来看看。"), "批准（Alt+A）", "拒绝（Alt+R）", CHINESE
     )
 
 

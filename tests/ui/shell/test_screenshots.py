@@ -32,7 +32,7 @@ from desktop_agent.core.messages import (
 )
 from desktop_agent.storage.settings import Settings
 from desktop_agent.testing.window_rig import form_item, offline_deps, rejected_item, text_item, tool_item
-from desktop_agent.texts import ENGLISH
+from desktop_agent.texts import CHINESE, ENGLISH, Texts
 from desktop_agent.ui.cards.form_widget import FormWidget
 from desktop_agent.ui.cards.tool_card import ToolCardWidget
 from desktop_agent.ui.cards.visual_card import VisualCardWidget
@@ -451,9 +451,9 @@ def test_settings_dialog_screenshot_shows_the_settings(qtbot: QtBot) -> None:
     )
 
 
-def _window_at_approval(qtbot: QtBot, user: str, reply: str) -> MainWindow:
+def _window_at_approval(qtbot: QtBot, user: str, reply: str, texts: Texts = ENGLISH) -> MainWindow:
     """A shown window whose first turn waits for run_command's approval."""
-    window = MainWindow(tray=False)
+    window = MainWindow(tray=False, texts=texts)
     qtbot.add_widget(window)
     window.attach(offline_deps())
     window.resize(860, 720)
@@ -465,8 +465,8 @@ def _window_at_approval(qtbot: QtBot, user: str, reply: str) -> MainWindow:
     return window
 
 
-def test_chinese_window_screenshot_renders_cjk(qtbot: QtBot, chinese: None) -> None:
-    window = _window_at_approval(qtbot, "帮我看看文档文件夹里有什么？", "好的，我来看一下。\n")
+def test_chinese_window_screenshot_renders_cjk(qtbot: QtBot) -> None:
+    window = _window_at_approval(qtbot, "帮我看看文档文件夹里有什么？", "好的，我来看一下。\n", CHINESE)
     image = _save(window, "window_zh_approval")
 
     (card,) = window.findChildren(ToolCardWidget)

@@ -82,10 +82,10 @@ async def test_the_english_lines_stay_as_the_log_and_the_headless_mode_say_them(
 
 
 async def test_the_window_shows_each_start_up_warning_in_chinese(
-    qtbot: QtBot, chinese: None, _private_home: Path
+    qtbot: QtBot, _private_home: Path
 ) -> None:
     services = await broken_services(_private_home)
-    window = MainWindow(tray=False)
+    window = MainWindow(tray=False, texts=CHINESE)
     qtbot.add_widget(window)
     try:
         deps = window_deps(services, None)

@@ -143,8 +143,9 @@ def test_the_window_shows_the_download_above_the_input(qtbot: QtBot, shown_windo
     assert window.model_download.state == "hidden"
 
 
-def test_the_chinese_window_shows_the_download(qtbot: QtBot, chinese: None, shown_window: MainWindow) -> None:
+def test_the_chinese_window_shows_the_download(qtbot: QtBot, shown_window: MainWindow) -> None:
     window = shown_window
+    window.retranslate(CHINESE)
     window.model_progress(MIDWAY)
     _screenshot(window, "model_download_zh.png")
 
