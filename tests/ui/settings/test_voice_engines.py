@@ -17,7 +17,6 @@ from desktop_agent.storage.settings import Settings
 from desktop_agent.testing.scripted_files import ScriptedFileServer, ServedFile
 from desktop_agent.testing.speech_fixtures import whisper_base_dir
 from desktop_agent.texts import ENGLISH, Texts
-from desktop_agent.ui.i18n import set_language, tr
 from desktop_agent.ui.settings.dialog import SettingsDialog
 from desktop_agent.ui.settings.voice_page import VoicePage
 from desktop_agent.voice.downloads import ModelDownloads
@@ -116,30 +115,27 @@ async def test_a_failed_download_says_why_in_its_row_and_retry_is_offered(qtbot:
 
 @pytest.mark.parametrize("language", ["en", "zh"])
 async def test_the_voice_page_in_both_languages(qtbot: QtBot, tmp_path: Path, language: str) -> None:
-    set_language(language)  # type: ignore[arg-type]
-    try:
-        store = ModelStore(tmp_path / "models")
-        served = dict(_served())
-        served["/m/model.bin"] = ServedFile(status=404)
-        async with ScriptedFileServer(served) as files:
-            settings = Settings(stt_engine="whisper", stt_model_source="custom", stt_model_base_url=files.url("/m"))
-            dialog = SettingsDialog(settings, model_downloads=ModelDownloads(store), texts=Texts(language))  # type: ignore[arg-type]
-            qtbot.add_widget(dialog)
-            dialog.resize(1000, 760)
-            dialog.pages.setCurrentRow(1)
-            dialog.show()
-            page = dialog.voice_page
-            page.engines.row_widgets(BASE).action.click()
-            await _until(lambda: page.engines.row_widgets(BASE).action.text() == tr("engine_retry"))
-        page.verticalScrollBar().setValue(page.verticalScrollBar().maximum())
-        texts = {key: _state(page, key) for key in (BASE, "pocketsphinx", "piper-zh_CN-huayan-medium")}
-        if language == "zh":
-            assert texts["pocketsphinx"] == "可用" and texts["piper-zh_CN-huayan-medium"] == "需要下载 60 MB"
-            assert texts[BASE].startswith("失败：无法从 自定义地址 下载 Whisper base"), texts[BASE]
-            assert page.engines.row_widgets(BASE).languages.text() == "中文、英语"
-        else:
-            assert texts["pocketsphinx"] == "Ready" and texts[BASE].startswith("Failed: could not download")
-        ARTIFACTS.mkdir(exist_ok=True)
-        dialog.grab().save(str(ARTIFACTS / f"settings_voice_{language}.png"))
-    finally:
-        set_language("en")
+    words = Texts(language)  # type: ignore[arg-type]
+    store = ModelStore(tmp_path / "models")
+    served = dict(_served())
+    served["/m/model.bin"] = ServedFile(status=404)
+    async with ScriptedFileServer(served) as files:
+        settings = Settings(stt_engine="whisper", stt_model_source="custom", stt_model_base_url=files.url("/m"))
+        dialog = SettingsDialog(settings, model_downloads=ModelDownloads(store), texts=words)
+        qtbot.add_widget(dialog)
+        dialog.resize(1000, 760)
+        dialog.pages.setCurrentRow(1)
+        dialog.show()
+        page = dialog.voice_page
+        page.engines.row_widgets(BASE).action.click()
+        await _until(lambda: page.engines.row_widgets(BASE).action.text() == words.tr("engine_retry"))
+    page.verticalScrollBar().setValue(page.verticalScrollBar().maximum())
+    texts = {key: _state(page, key) for key in (BASE, "pocketsphinx", "piper-zh_CN-huayan-medium")}
+    if language == "zh":
+        assert texts["pocketsphinx"] == "可用" and texts["piper-zh_CN-huayan-medium"] == "需要下载 60 MB"
+        assert texts[BASE].startswith("失败：无法从 自定义地址 下载 Whisper base"), texts[BASE]
+        assert page.engines.row_widgets(BASE).languages.text() == "中文、英语"
+    else:
+        assert texts["pocketsphinx"] == "Ready" and texts[BASE].startswith("Failed: could not download")
+    ARTIFACTS.mkdir(exist_ok=True)
+    dialog.grab().save(str(ARTIFACTS / f"settings_voice_{language}.png"))
