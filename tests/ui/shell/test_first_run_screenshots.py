@@ -18,7 +18,7 @@ from pytestqt.qtbot import QtBot
 
 from desktop_agent.core.messages import RoundEndMessage, TurnEndMessage
 from desktop_agent.testing.window_rig import text_item
-from desktop_agent.ui import i18n
+from desktop_agent.texts import Language, Texts
 from desktop_agent.ui.chat.bubble import MessageBubble
 from desktop_agent.ui.chat.code_block import CodeBlock
 from desktop_agent.ui.chat.turn_view import TurnView
@@ -41,12 +41,16 @@ WELCOME = {
 
 
 @pytest.fixture(params=["en", "zh"])
-def language(request: pytest.FixtureRequest) -> Iterator[i18n.Language]:
-    previous = i18n.language()
-    lang: i18n.Language = request.param
-    i18n.set_language(lang)
-    yield lang
-    i18n.set_language(previous)
+def language(request: pytest.FixtureRequest) -> Language:
+    lang: Language = request.param
+    return lang
+
+
+@pytest.fixture
+def window(shown_window: MainWindow, language: Language) -> MainWindow:
+    """The shown window, speaking ``language``."""
+    shown_window.retranslate(Texts(language))
+    return shown_window
 
 
 @pytest.fixture
@@ -91,9 +95,8 @@ def _colour_at(image: QImage, widget: QWidget, dx: int = 3, dy: int = 3) -> str:
 
 
 def test_the_welcome_screenshot_shows_what_the_app_is_the_demo_line_and_the_prompts(
-    qtbot: QtBot, language: i18n.Language, shown_window: MainWindow
+    qtbot: QtBot, language: Language, window: MainWindow
 ) -> None:
-    window = shown_window
     image = _save(window, f"welcome_{language}")
 
     panel = window.welcome
@@ -102,7 +105,7 @@ def test_the_welcome_screenshot_shows_what_the_app_is_the_demo_line_and_the_prom
     assert (panel.title.text(), panel.connect_button.text(), panel.prompt_texts()) == (title, connect, prompts)
     # A button shows its prompt as words, not as Markdown ("Run date", not "Run `date`").
     assert [b.text() for b in panel.prompts] == [p.replace("`", "") for p in prompts]
-    assert panel.demo.isVisible() and panel.demo.text() == i18n.tr("welcome_demo")
+    assert panel.demo.isVisible() and panel.demo.text() == window.texts.tr("welcome_demo")
     viewport = window.chat.viewport()
     assert _inside(panel, viewport)
     parts: list[QWidget] = [panel.title, panel.body, panel.demo, panel.connect_button, *panel.prompts]
@@ -114,7 +117,7 @@ def test_the_welcome_screenshot_shows_what_the_app_is_the_demo_line_and_the_prom
         LIGHT.card, LIGHT.accent)
 
 
-def _reply(window: MainWindow, language: i18n.Language) -> MessageBubble:
+def _reply(window: MainWindow, language: Language) -> MessageBubble:
     view = TurnView(window.chat)
     window.chat.add_user("写一个打招呼的 Python 函数" if language == "zh" else "Write a Python function that greets")
     view.show_text(text_item(REPLY[language], 1))
@@ -128,7 +131,7 @@ def _reply(window: MainWindow, language: i18n.Language) -> MessageBubble:
 def _check_code_block(window: MainWindow, image: QImage, bubble: MessageBubble, colours: Colors) -> CodeBlock:
     (block,) = [b for b in bubble.blocks if isinstance(b, CodeBlock)]
     assert (block.language_label.text(), block.copy_button.text(), block.text()) == (
-        "python", i18n.tr("code_copy"), CODE)
+        "python", window.texts.tr("code_copy"), CODE)
     assert window.welcome is not None and not window.welcome.isVisible()
     for part in (block, block.language_label, block.copy_button, block.body):
         assert part.isVisible() and _inside(part, bubble) and _unclipped(part), part
@@ -138,9 +141,8 @@ def _check_code_block(window: MainWindow, image: QImage, bubble: MessageBubble, 
 
 
 def test_the_code_block_screenshot_shows_highlighted_code_its_language_and_copy(
-    qtbot: QtBot, language: i18n.Language, shown_window: MainWindow
+    qtbot: QtBot, language: Language, window: MainWindow
 ) -> None:
-    window = shown_window
     bubble = _reply(window, language)
     window.chat.offer_actions(True)  # what the window does once the turn is over (ChatActions.refresh)
     image = _save(window, f"code_block_{language}")
@@ -151,8 +153,8 @@ def test_the_code_block_screenshot_shows_highlighted_code_its_language_and_copy(
     rows = {"user": user.action_row, "reply": bubble.action_row}
     assert {k: [b.text() for b in (r.copy_button, r.regenerate_button, r.edit_button) if b.isVisible()]
             for k, r in rows.items()} == {
-        "user": [i18n.tr("msg_copy"), i18n.tr("msg_edit")],
-        "reply": [i18n.tr("msg_copy"), i18n.tr("msg_regenerate")],
+        "user": [window.texts.tr("msg_copy"), window.texts.tr("msg_edit")],
+        "reply": [window.texts.tr("msg_copy"), window.texts.tr("msg_regenerate")],
     }
     assert _inside(rows["user"], user) and _inside(rows["reply"], bubble)
     texts = [b.text() for b in bubble.blocks if not isinstance(b, CodeBlock)]
