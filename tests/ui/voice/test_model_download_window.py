@@ -29,8 +29,8 @@ from desktop_agent.testing.speech_fixtures import (
 )
 from desktop_agent.testing.wav_input import WavAudioInput
 from desktop_agent.testing.window_rig import offline_deps
+from desktop_agent.texts import CHINESE, ENGLISH
 from desktop_agent.ui.chat.bubble import MessageBubble, SystemMessage
-from desktop_agent.ui.i18n import set_language, tr
 from desktop_agent.ui.settings.dialog import SettingsEdit
 from desktop_agent.ui.shell.main_window import MainWindow
 from desktop_agent.ui.voice.feature import VoiceFeature
@@ -109,7 +109,7 @@ async def test_a_failed_download_keeps_the_words_says_it_once_and_retry_fetches_
         # pocketsphinx heard it while Whisper's model could not come: nothing lost.
         await _until(lambda: window.input.toPlainText() != "")
         assert "ten minutes" in window.input.toPlainText()
-        assert _system_lines(window) == [tr("mic_heard_instead", engine="pocketsphinx", wanted="Whisper base")]
+        assert _system_lines(window) == [ENGLISH.tr("mic_heard_instead", engine="pocketsphinx", wanted="Whisper base")]
         panel = window.model_download
         assert panel.state == "failed"
         line = panel.label.text()
@@ -142,36 +142,34 @@ def _failure_of(window: MainWindow) -> ModelDownloadError:
 async def test_the_failure_reads_in_chinese_and_try_another_source_switches_to_it(
     qtbot: QtBot, tmp_path: Path
 ) -> None:
-    set_language("zh")
-    try:
-        store = ModelStore(tmp_path / "models")
-        made: list[str] = []
+    texts = CHINESE
+    store = ModelStore(tmp_path / "models")
+    made: list[str] = []
 
-        def make(s: Settings) -> Built:
-            made.append(s.stt_model_source)
-            return WhisperRecognizer(store, source=ModelSource(s.stt_model_source)), None, None  # type: ignore[arg-type]
+    def make(s: Settings) -> Built:
+        made.append(s.stt_model_source)
+        return WhisperRecognizer(store, source=ModelSource(s.stt_model_source)), None, None  # type: ignore[arg-type]
 
-        settings = Settings(stt_engine="whisper", stt_model_source="huggingface")
-        window = _window(qtbot, make, WavAudioInput(), store, settings)
-        window.model_download.failed_download(
-            ModelDownloadError("no_network", source="huggingface", host="huggingface.co", model="Whisper base"),
-            kept=True)
-        line = window.model_download.label.text()
-        assert line == tr("model_download_failed_line", reason=tr(
-            "model_error_no_network", source=tr("model_source_huggingface"), host="huggingface.co",
-            model="Whisper base"))
-        assert "Hugging Face" in line and "huggingface.co" in line and "你说的话已保留" in line and "Errno" not in line
-        assert window.model_download.other_source.text() == "改用ModelScope（魔搭社区）"
-        ARTIFACTS.mkdir(exist_ok=True)
-        window.grab().save(str(ARTIFACTS / "model_download_failed_zh.png"))
-        window.model_download.other_source.click()
-        await _until(lambda: made[-1:] == ["modelscope"])
-        assert window.controller is not None and window.controller.settings.stt_model_source == "modelscope"
-        # DESKTOP_AGENT_NO_DOWNLOADS: the new source is refused at once, and said (in Chinese) on the panel.
-        await _until(lambda: window.model_download.state == "failed")
-        assert "modelscope.cn" in window.model_download.label.text()
-    finally:
-        set_language("en")
+    settings = Settings(stt_engine="whisper", stt_model_source="huggingface")
+    window = _window(qtbot, make, WavAudioInput(), store, settings)
+    window.retranslate(texts)
+    window.model_download.failed_download(
+        ModelDownloadError("no_network", source="huggingface", host="huggingface.co", model="Whisper base"),
+        kept=True)
+    line = window.model_download.label.text()
+    assert line == texts.tr("model_download_failed_line", reason=texts.tr(
+        "model_error_no_network", source=texts.tr("model_source_huggingface"), host="huggingface.co",
+        model="Whisper base"))
+    assert "Hugging Face" in line and "huggingface.co" in line and "你说的话已保留" in line and "Errno" not in line
+    assert window.model_download.other_source.text() == "改用ModelScope（魔搭社区）"
+    ARTIFACTS.mkdir(exist_ok=True)
+    window.grab().save(str(ARTIFACTS / "model_download_failed_zh.png"))
+    window.model_download.other_source.click()
+    await _until(lambda: made[-1:] == ["modelscope"])
+    assert window.controller is not None and window.controller.settings.stt_model_source == "modelscope"
+    # DESKTOP_AGENT_NO_DOWNLOADS: the new source is refused at once, and said (in Chinese) on the panel.
+    await _until(lambda: window.model_download.state == "failed")
+    assert "modelscope.cn" in window.model_download.label.text()
 
 
 async def test_the_first_talk_with_no_offline_model_offers_it_and_holds_the_words_until_it_is_here(
@@ -192,8 +190,8 @@ async def test_the_first_talk_with_no_offline_model_offers_it_and_holds_the_word
         await _talk(window, audio)
         panel = window.model_download
         assert panel.state == "offer"
-        assert panel.label.text() == tr("model_offer", model="Whisper base", mb="141",
-                                        source=tr("model_source_custom"))
+        assert panel.label.text() == ENGLISH.tr("model_offer", model="Whisper base", mb="141",
+                                                source=ENGLISH.tr("model_source_custom"))
         await asyncio.sleep(0.5)
         assert window.input.toPlainText() == ""  # held: pocketsphinx would hear Chinese as English noise
         panel.retry.click()  # Download

@@ -33,9 +33,8 @@ from desktop_agent.testing.live_mic import LiveMicrophone
 from desktop_agent.testing.scripted_server import text_reply, tool_reply
 from desktop_agent.testing.wav_input import WavAudioInput
 from desktop_agent.testing.window_rig import WindowRig, scripted_window
-from desktop_agent.ui import i18n
+from desktop_agent.texts import Texts
 from desktop_agent.ui.cards.tool_card import ToolCardWidget
-from desktop_agent.ui.i18n import tr
 from desktop_agent.ui.shell.main_window import MainWindow
 from desktop_agent.ui.voice.glue import VoiceGlue
 from desktop_agent.voice.pcm import read_wav16
@@ -107,29 +106,27 @@ async def test_a_quick_spoken_answer_while_the_question_is_said_answers_the_card
 
 @pytest.mark.parametrize("language", ["en", "zh"])
 async def test_the_hint_shows_while_a_card_waits_and_goes_when_it_is_clicked(language: str) -> None:
-    i18n.set_language(language)  # type: ignore[arg-type]
-    try:
-        mic = LiveMicrophone()
-        voice = {"audio_input": mic, "recognizer": ScriptedRecognizer(["run echo"]), "vad": WebRtcVad}
-        async with scripted_window(TOOL_SCRIPT, voice=voice) as rig:
-            window = rig.window
-            window.resize(860, 720)
-            await _card_waiting(rig, mic)
-            glue = window.voice
-            assert glue is not None
-            assert glue.line.isVisible() and glue.line.label.text() == tr("voice_hint", tool="run_command")
-            assert glue.voice.mode == "approval"  # listening for the answer
-            await asyncio.sleep(0.1)
-            ARTIFACTS.mkdir(exist_ok=True)
-            assert window.grab().save(str(ARTIFACTS / f"voice_approval_{language}.png"))
-            (card,) = cards(window)
-            QTest.mouseClick(card.approve_button, Qt.MouseButton.LeftButton)
-            assert not glue.line.isVisible() and glue.voice.mode != "approval"
-            assert await rig.turns.wait_for(timeout=20) == ("completed",)
-            window.hands_free_button.setChecked(False)
-            mic.close()
-    finally:
-        i18n.set_language("en")
+    texts = Texts(language)  # type: ignore[arg-type]
+    mic = LiveMicrophone()
+    voice = {"audio_input": mic, "recognizer": ScriptedRecognizer(["run echo"]), "vad": WebRtcVad}
+    async with scripted_window(TOOL_SCRIPT, voice=voice) as rig:
+        window = rig.window
+        window.retranslate(texts)
+        window.resize(860, 720)
+        await _card_waiting(rig, mic)
+        glue = window.voice
+        assert glue is not None
+        assert glue.line.isVisible() and glue.line.label.text() == texts.tr("voice_hint", tool="run_command")
+        assert glue.voice.mode == "approval"  # listening for the answer
+        await asyncio.sleep(0.1)
+        ARTIFACTS.mkdir(exist_ok=True)
+        assert window.grab().save(str(ARTIFACTS / f"voice_approval_{language}.png"))
+        (card,) = cards(window)
+        QTest.mouseClick(card.approve_button, Qt.MouseButton.LeftButton)
+        assert not glue.line.isVisible() and glue.voice.mode != "approval"
+        assert await rig.turns.wait_for(timeout=20) == ("completed",)
+        window.hands_free_button.setChecked(False)
+        mic.close()
 
 
 async def _talk(rig: WindowRig, clock: FakeClock) -> VoiceGlue:
@@ -161,29 +158,27 @@ async def test_push_to_talk_shows_the_transcript_and_sends_it_after_the_countdow
 ) -> None:
     clock = FakeClock()
     monkeypatch.setattr(VoiceGlue, "clock", clock.now)
-    i18n.set_language(language)  # type: ignore[arg-type]
-    try:
-        async with scripted_window(NOON, voice=_voice()) as rig:
-            window = rig.window
-            window.resize(860, 720)
-            glue = await _talk(rig, clock)
-            assert window.input.toPlainText() == "what time is it"
-            assert glue.line.label.text() == tr("voice_countdown", seconds=2) and glue.line.bar.isVisible()
-            assert window.controller is not None and not window.controller.busy  # not sent yet
-            bar = window.send_button.geometry()
-            top = window.send_button.mapTo(window, bar.topLeft() - bar.topLeft()).y() - 60
-            ARTIFACTS.mkdir(exist_ok=True)
-            shot = window.grab(QRect(0, top, window.width(), bar.height() + 80))
-            assert shot.save(str(ARTIFACTS / f"voice_countdown_{language}.png"))
-            clock.advance(1.2)
-            glue.voice.tick()
-            assert glue.line.label.text() == tr("voice_countdown", seconds=1)
-            clock.advance(0.8)
-            glue.voice.tick()
-            assert await rig.turns.wait_for(timeout=20) == ("completed",)
-            assert window.input.toPlainText() == "" and not glue.line.isVisible()
-    finally:
-        i18n.set_language("en")
+    texts = Texts(language)  # type: ignore[arg-type]
+    async with scripted_window(NOON, voice=_voice()) as rig:
+        window = rig.window
+        window.retranslate(texts)
+        window.resize(860, 720)
+        glue = await _talk(rig, clock)
+        assert window.input.toPlainText() == "what time is it"
+        assert glue.line.label.text() == texts.tr("voice_countdown", seconds=2) and glue.line.bar.isVisible()
+        assert window.controller is not None and not window.controller.busy  # not sent yet
+        bar = window.send_button.geometry()
+        top = window.send_button.mapTo(window, bar.topLeft() - bar.topLeft()).y() - 60
+        ARTIFACTS.mkdir(exist_ok=True)
+        shot = window.grab(QRect(0, top, window.width(), bar.height() + 80))
+        assert shot.save(str(ARTIFACTS / f"voice_countdown_{language}.png"))
+        clock.advance(1.2)
+        glue.voice.tick()
+        assert glue.line.label.text() == texts.tr("voice_countdown", seconds=1)
+        clock.advance(0.8)
+        glue.voice.tick()
+        assert await rig.turns.wait_for(timeout=20) == ("completed",)
+        assert window.input.toPlainText() == "" and not glue.line.isVisible()
 
 
 async def test_any_key_stops_the_countdown_and_the_text_stays_to_edit(monkeypatch: pytest.MonkeyPatch) -> None:
