@@ -6,7 +6,6 @@ screenshots go to tests/artifacts/demo_tour_{en,zh}.png."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -14,7 +13,7 @@ import pytest
 from PySide6.QtWidgets import QApplication, QRadioButton, QWidget
 
 from desktop_agent.testing.window_rig import SignalLog, run_on_qasync
-from desktop_agent.ui import i18n
+from desktop_agent.texts import Language, Texts
 from desktop_agent.ui.cards.tool_card import ToolCardWidget
 from desktop_agent.ui.chat.bubble import MessageBubble
 from desktop_agent.ui.shell.main_window import MainWindow
@@ -39,12 +38,9 @@ NARRATION = {
 
 
 @pytest.fixture(params=["en", "zh"])
-def language(request: pytest.FixtureRequest) -> Iterator[i18n.Language]:
-    previous = i18n.language()
-    lang: i18n.Language = request.param
-    i18n.set_language(lang)
-    yield lang
-    i18n.set_language(previous)
+def language(request: pytest.FixtureRequest) -> Language:
+    lang: Language = request.param
+    return lang
 
 
 @dataclass(frozen=True)
@@ -70,12 +66,12 @@ def _row(widget: QWidget) -> Row:
     return Row(type(widget).__name__)
 
 
-async def _tour(language: i18n.Language) -> list[Row]:
+async def _tour(language: Language) -> list[Row]:
     from desktop_agent.app import window_deps
     from desktop_agent.services import build_services
 
     services = await build_services(model="demo", tts="none")
-    window = MainWindow(tray=False)
+    window = MainWindow(tray=False, texts=Texts(language))
     try:
         window.attach(window_deps(services, None))
         window.resize(900, 1500)  # the whole tour in one picture
@@ -109,7 +105,7 @@ async def _tour(language: i18n.Language) -> list[Row]:
 
 
 def test_every_narration_of_the_demo_tour_sits_above_its_card(
-    qapp: QApplication, language: i18n.Language
+    qapp: QApplication, language: Language
 ) -> None:
     items = run_on_qasync(lambda: _tour(language), timeout=120)
 
@@ -122,6 +118,6 @@ def test_every_narration_of_the_demo_tour_sits_above_its_card(
         assert above.kind == "assistant", items
         assert above.text.rstrip().endswith(NARRATION[language][card.tool]), items
     time_card = cards[0]
-    assert time_card.server == i18n.tr("card_from_server", server="time")
+    assert time_card.server == Texts(language).tr("card_from_server", server="time")
     assert time_card.summary == "timezone: UTC"
     assert {c.server for c in cards[1:]} == {""}  # built-in tools name no server
