@@ -27,8 +27,7 @@ from desktop_agent.llm.demo import DemoModel
 from desktop_agent.storage.conversation_events import SavedEvents, events_from_history, items_of
 from desktop_agent.storage.conversations import ConversationStore
 from desktop_agent.testing.window_rig import offline_deps
-from desktop_agent.texts import CHINESE
-from desktop_agent.ui import i18n
+from desktop_agent.texts import CHINESE, ENGLISH
 from desktop_agent.ui.cards.tool_card import ToolCardWidget
 from desktop_agent.ui.chat.bubble import MessageBubble
 from desktop_agent.ui.conversations.feature import ConversationsFeature
@@ -152,11 +151,11 @@ async def test_switching_is_refused_while_a_turn_runs_and_says_so(qtbot: QtBot, 
     assert window.conversations is not None and not window.conversations.open("zh")
     assert window.controller is not None and window.controller.conversation.conversation_id == "code"
     said = [w.text() for w in window.chat.items() if hasattr(w, "text")]
-    assert i18n.tr("conv_busy") in said
+    assert ENGLISH.tr("conv_busy") in said
     async with asyncio.timeout(20):
         while window.controller.busy:
             await asyncio.sleep(0.02)
-    busy_line = {"system": i18n.tr("conv_busy")}  # about the window, not the conversation: not kept
+    busy_line = {"system": ENGLISH.tr("conv_busy")}  # about the window, not the conversation: not kept
     live = [d for d in _after_user(window, "hello") if d != busy_line]
     assert window.conversations.open("zh")
     saved = store.load("code")
@@ -219,25 +218,21 @@ def test_search_shows_the_matching_messages_and_opening_one_scrolls_to_it(qtbot:
 
 
 def test_chinese_search_and_its_screenshot(qtbot: QtBot, store: ConversationStore) -> None:
-    previous = i18n.language()
-    i18n.set_language("zh")
-    try:
-        window = _window(qtbot, store)
-        hits = _search(qtbot, window, "北京")  # two characters: below the trigram, LIKE finds it
-        assert [(i, s) for i, _t, s in hits] == [("zh", 0), ("zh", 1)]
-        assert _sidebar(window).heading.text() == "2 条匹配的消息"
-        assert [(i, s) for i, _t, s in _search(qtbot, window, "最高二十五")] == [("zh", 1)]
-        hits = _search(qtbot, window, "天气")
-        assert [(i, s) for i, _t, s in hits] == [("zh", 0)]
-        assert _sidebar(window).heading.text() == "1 条匹配的消息"
-        assert _sidebar(window).import_button.text() == "导入…"
-        assert window.conversations is not None and window.conversations.open("zh", 0, "天气")
-        texts = [w.text() for w in window.chat.items() if isinstance(w, MessageBubble)]
-        assert texts[0] == "明天北京的天气怎么样？"
-        qtbot.waitUntil(lambda: _settled(window), timeout=5000)
-        window.grab().save(str(ARTIFACTS / "sidebar_search_zh.png"))
-    finally:
-        i18n.set_language(previous)
+    window = _window(qtbot, store)
+    window.retranslate(CHINESE)
+    hits = _search(qtbot, window, "北京")  # two characters: below the trigram, LIKE finds it
+    assert [(i, s) for i, _t, s in hits] == [("zh", 0), ("zh", 1)]
+    assert _sidebar(window).heading.text() == "2 条匹配的消息"
+    assert [(i, s) for i, _t, s in _search(qtbot, window, "最高二十五")] == [("zh", 1)]
+    hits = _search(qtbot, window, "天气")
+    assert [(i, s) for i, _t, s in hits] == [("zh", 0)]
+    assert _sidebar(window).heading.text() == "1 条匹配的消息"
+    assert _sidebar(window).import_button.text() == "导入…"
+    assert window.conversations is not None and window.conversations.open("zh", 0, "天气")
+    texts = [w.text() for w in window.chat.items() if isinstance(w, MessageBubble)]
+    assert texts[0] == "明天北京的天气怎么样？"
+    qtbot.waitUntil(lambda: _settled(window), timeout=5000)
+    window.grab().save(str(ARTIFACTS / "sidebar_search_zh.png"))
 
 
 def test_delete_with_undo_rename_export_and_import(qtbot: QtBot, store: ConversationStore, tmp_path: Path) -> None:

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QApplication, QDialogButtonBox, QFileDialog, QInpu
 from pytestqt.qtbot import QtBot
 
 from desktop_agent.storage.conversations import ConversationStore
-from desktop_agent.ui import i18n
+from desktop_agent.texts import CHINESE
 from desktop_agent.ui.conversations.search_rows import file_name
 from desktop_agent.ui.conversations.sidebar import ConversationSidebar
 from desktop_agent.ui.shell.main_window import MainWindow
@@ -180,15 +180,12 @@ def test_a_bad_file_says_what_was_wrong_in_one_line_and_loses_nothing(
 
 
 def test_a_bad_file_is_explained_in_chinese_too(qtbot: QtBot, store: ConversationStore, tmp_path: Path) -> None:
-    previous = i18n.language()
-    i18n.set_language("zh")
-    try:
-        sidebar = _sidebar(_window(qtbot, store))
-        (tmp_path / "bad.json").write_text("{}", encoding="utf-8")
-        assert sidebar.import_file(tmp_path / "bad.json") is None
-        assert sidebar.heading.text() == "无法导入 bad.json：文件中没有消息列表"
-    finally:
-        i18n.set_language(previous)
+    window = _window(qtbot, store)
+    window.retranslate(CHINESE)
+    sidebar = _sidebar(window)
+    (tmp_path / "bad.json").write_text("{}", encoding="utf-8")
+    assert sidebar.import_file(tmp_path / "bad.json") is None
+    assert sidebar.heading.text() == "无法导入 bad.json：文件中没有消息列表"
 
 
 def test_delete_from_the_menu_offers_undo(qtbot: QtBot, window: MainWindow) -> None:
@@ -216,19 +213,15 @@ def _with_dialog(window: MainWindow, dialog: QInputDialog) -> QPixmap:
 
 
 def test_screenshot_of_the_rename_dialog_in_chinese(qtbot: QtBot, store: ConversationStore) -> None:
-    previous = i18n.language()
-    i18n.set_language("zh")
-    try:
-        window = _window(qtbot, store)
-        sidebar = _sidebar(window)
-        _menu_action(qtbot, sidebar, "zh", "重命名…")
-        dialog = _modal(QInputDialog)
-        assert (dialog.windowTitle(), dialog.labelText(), dialog.textValue()) == (
-            "重命名对话", "标题：", "明天北京的天气怎么样？")
-        assert (dialog.okButtonText(), dialog.cancelButtonText()) == ("确定", "取消")
-        assert dialog.isVisible() and window.geometry().contains(dialog.geometry().center())
-        ARTIFACTS.mkdir(exist_ok=True)
-        assert _with_dialog(window, dialog).save(str(ARTIFACTS / "sidebar_rename_zh.png"))
-        dialog.reject()
-    finally:
-        i18n.set_language(previous)
+    window = _window(qtbot, store)
+    window.retranslate(CHINESE)
+    sidebar = _sidebar(window)
+    _menu_action(qtbot, sidebar, "zh", "重命名…")
+    dialog = _modal(QInputDialog)
+    assert (dialog.windowTitle(), dialog.labelText(), dialog.textValue()) == (
+        "重命名对话", "标题：", "明天北京的天气怎么样？")
+    assert (dialog.okButtonText(), dialog.cancelButtonText()) == ("确定", "取消")
+    assert dialog.isVisible() and window.geometry().contains(dialog.geometry().center())
+    ARTIFACTS.mkdir(exist_ok=True)
+    assert _with_dialog(window, dialog).save(str(ARTIFACTS / "sidebar_rename_zh.png"))
+    dialog.reject()
