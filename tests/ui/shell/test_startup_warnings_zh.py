@@ -22,7 +22,6 @@ from desktop_agent.hooks_engine import load_hooks
 from desktop_agent.services import Services, build_services
 from desktop_agent.storage.settings import SettingsStore
 from desktop_agent.texts import CHINESE, ENGLISH
-from desktop_agent.ui import i18n
 from desktop_agent.ui.chat.bubble import MessageBubble
 from desktop_agent.ui.chat.turn_events import NoticeLevel
 from desktop_agent.ui.chat.turn_view import TurnView
@@ -108,10 +107,8 @@ async def test_the_window_shows_each_start_up_warning_in_chinese(
 
 async def test_warnings_follow_a_language_switch(qtbot: QtBot, _private_home: Path) -> None:
     services = await broken_services(_private_home)
-    window = MainWindow(tray=False)
+    window = MainWindow(tray=False, texts=ENGLISH)
     qtbot.add_widget(window)
-    previous = i18n.language()
-    i18n.set_language("en")
     try:
         window.attach(window_deps(services, None))
         TurnView(window.chat).notice(ErrorMessage("HTTP 500 from the model server", "server"))
@@ -127,8 +124,7 @@ async def test_warnings_follow_a_language_switch(qtbot: QtBot, _private_home: Pa
         english = warnings()
         assert english[:5] == [f"**Warning:** {line}" for line in expected_english(_private_home)]
         assert english[-2] == "**Error:** HTTP 500 from the model server"
-        assert english[-1] == i18n.text_in("en", "mic_stt_error").format(error="no model")
-        i18n.set_language("zh")
+        assert english[-1] == ENGLISH.tr("mic_stt_error", error="no model")
         window.retranslate(CHINESE)
         chinese = warnings()
         assert len(chinese) == len(english)
@@ -136,12 +132,10 @@ async def test_warnings_follow_a_language_switch(qtbot: QtBot, _private_home: Pa
             assert line.startswith("**警告:** ") and re.search(r"[\u4e00-\u9fff]", line), line
             assert english_left(line.removeprefix("**警告:** "), _private_home) == [], line
         assert chinese[-2] == "**错误:** HTTP 500 from the model server"  # the server's words stay as they came
-        assert chinese[-1] == i18n.text_in("zh", "mic_stt_error").format(error="no model")
-        i18n.set_language("en")
+        assert chinese[-1] == CHINESE.tr("mic_stt_error", error="no model")
         window.retranslate(ENGLISH)
         assert warnings() == english
     finally:
-        i18n.set_language(previous)
         window.close()
         await services.aclose()
 
