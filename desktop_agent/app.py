@@ -30,10 +30,9 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
 from desktop_agent.storage.paths import data_dir
-from desktop_agent.texts import Texts
+from desktop_agent.texts import Texts, choose_language
 from desktop_agent.ui.chat.turn_events import NoticeLevel
 from desktop_agent.ui.conversations.feature import ConversationsFeature
-from desktop_agent.ui.i18n import choose_language, set_language
 from desktop_agent.ui.settings.mcp_feature import McpFeature
 from desktop_agent.ui.shell import single_instance
 from desktop_agent.ui.shell.fonts import prefer_chinese_sans
@@ -102,7 +101,6 @@ def run_gui(args: argparse.Namespace) -> int:
 
 def _run_window(app: QApplication, args: argparse.Namespace, others: single_instance.InstanceServer) -> int:
     language = choose_language(QLocale.system().name())
-    set_language(language)  # what still reads ui/i18n's language (see MainWindow's texts)
     apply_qt_language(language)  # Qt's own buttons and context menus
     if ICON.is_file():  # a source checkout or the bundle; a wheel has no icon
         app.setWindowIcon(QIcon(str(ICON)))

@@ -1,12 +1,7 @@
-"""A process-wide language and ``tr``, for what has not yet moved to a window's own
-:class:`~desktop_agent.texts.Texts`.
-
-A window speaks the ``Texts`` it was built with and hands it to its widgets
-(``MainWindow(texts=…)``, ``retranslate(texts)``). What still reads the language here: a
-window built without ``texts=`` (:func:`current_texts`) and the tests that set it. ``set_language`` is called by the composition root
-at start and by Settings → Appearance (``apply_appearance``) so that these follow too. The
-words themselves live in :mod:`desktop_agent.texts`, shared with the headless terminal
-(which never imports this module).
+"""A process-wide language and ``tr``, kept only for tests that have not yet moved to
+:class:`~desktop_agent.texts.Texts`: no production module imports this one. A window speaks
+the ``Texts`` it was built with (``MainWindow(texts=…)``) and hands it to its widgets; a
+switch hands a new one (``retranslate(texts)``). The words live in :mod:`desktop_agent.texts`.
 """
 
 from __future__ import annotations

@@ -1,14 +1,13 @@
-"""Language and theme choices (Settings → Appearance) turned into
-the current language (:func:`set_language`) and colours
-(:func:`set_theme_choice`); windows then retranslate and re-apply their
-style sheet (``MainWindow.retranslate``)."""
+"""Language and theme choices (Settings → Appearance) turned into the
+chosen language's :class:`~desktop_agent.texts.Texts` (which the window
+then hands to what is open: ``MainWindow.retranslate``), Qt's own words
+and the colours (:func:`set_theme_choice`)."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import QLocale
 
 from desktop_agent.texts import Language, Texts, choose_language
-from desktop_agent.ui.i18n import set_language
 from desktop_agent.ui.shell.qt_translations import apply_qt_language
 from desktop_agent.ui.shell.theme import set_theme_choice
 
@@ -26,7 +25,6 @@ def apply_appearance(language_choice: str, theme_choice: str) -> Texts:
     """The chosen colours and Qt's own words applied (application-wide, by Qt's
     design); returns the chosen language's texts for whoever switches."""
     language = resolve_language(language_choice)
-    set_language(language)
     apply_qt_language(language)  # Qt's own buttons and menus follow
     set_theme_choice(theme_choice)
     return Texts(language)

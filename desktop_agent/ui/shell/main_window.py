@@ -50,13 +50,12 @@ from PySide6.QtCore import QEvent, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QCloseEvent, QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import QHBoxLayout, QMainWindow, QToolButton, QVBoxLayout, QWidget
 
-from desktop_agent.texts import Texts
+from desktop_agent.texts import ENGLISH, Texts
 from desktop_agent.ui.chat.chat_view import ChatView
 from desktop_agent.ui.chat.input_box import InputBox
 from desktop_agent.ui.chat.send_button import INTERRUPT_FALLBACK_MS, SendButton
 from desktop_agent.ui.chat.turn_events import NoticeLevel, TurnEnd, WaitKind
 from desktop_agent.ui.chat.turn_state import ButtonPhase
-from desktop_agent.ui.i18n import current_texts
 from desktop_agent.ui.settings.glue import apply_settings_appearance, reload_if_moved
 from desktop_agent.ui.shell.status_bar import StatusBar, server_views
 from desktop_agent.ui.shell.theme import apply_theme, forced_theme
@@ -97,10 +96,10 @@ class MainWindow(QMainWindow):
 
     def __init__(
         self, *, interrupt_fallback_ms: int = INTERRUPT_FALLBACK_MS, tray: bool | None = None,
-        texts: Texts | None = None,
+        texts: Texts = ENGLISH,
     ) -> None:
         super().__init__()
-        self.texts = texts if texts is not None else current_texts()
+        self.texts = texts
         """The language this window speaks: handed to every widget it builds, and a new one
         to what is open on a language switch (:meth:`retranslate`)."""
         self.setWindowTitle(self.texts.tr("app_title"))

@@ -25,9 +25,7 @@ from desktop_agent.storage.settings import Settings
 from desktop_agent.testing.mcp_servers import gated_entry
 from desktop_agent.testing.scripted_server import Reply, ScriptedLLMServer, text_reply
 from desktop_agent.testing.window_rig import offline_deps
-from desktop_agent.texts import CHINESE, ENGLISH, Texts
-from desktop_agent.ui import i18n
-from desktop_agent.ui.i18n import Language, set_language, tr
+from desktop_agent.texts import CHINESE, ENGLISH, Language, Texts
 from desktop_agent.ui.settings.dialog import SettingsDialog
 from desktop_agent.ui.settings.mcp_feature import McpFeature
 from desktop_agent.ui.settings.tools_page import McpControl
@@ -45,7 +43,6 @@ async def _until(condition: Callable[[], bool], timeout_s: float = 15) -> None:
 @pytest.fixture(autouse=True)
 def _appearance_restored() -> Iterator[None]:
     yield
-    set_language("en")
     theme.set_theme_choice("system")
 
 
@@ -262,14 +259,14 @@ def test_switching_the_language_changes_the_open_texts_at_once_and_cancel_puts_i
     dialog = window.open_settings()
     assert dialog is not None
     dialog.appearance_page.choose_language("zh")
-    assert i18n.language() == "zh"
+    assert (window.texts, dialog.texts) == (CHINESE, CHINESE)
     assert dialog.windowTitle() == "设置" and dialog.page_titles()[:3] == ["模型", "语音", "工具"]
     assert dialog.model_page.fetch.text() == "获取模型列表"
-    assert dialog.skills_page.intro.text() == tr("skills_intro") and "技能" in tr("skills_intro")
+    assert dialog.skills_page.intro.text() == CHINESE.tr("skills_intro") and "技能" in CHINESE.tr("skills_intro")
     hooks = dialog.page(dialog.page_titles().index("钩子"))
-    assert hooks.findChildren(QLabel)[0].text() == tr("hooks_intro", folder="")
+    assert hooks.findChildren(QLabel)[0].text() == CHINESE.tr("hooks_intro", folder="")
     assert dialog.buttons.button(dialog.buttons.StandardButton.Cancel).text() == "取消"
-    assert window.input.placeholderText() == tr("input_placeholder") and window.send_button.text() == tr("send")
+    assert window.input.placeholderText() == CHINESE.tr("input_placeholder") and window.send_button.text() == CHINESE.tr("send")
     assert window.settings_button.toolTip() == "设置…"
     system_window = QApplication.palette().color(QPalette.ColorRole.Window).name()
     dialog.appearance_page.choose_theme("dark")
@@ -278,7 +275,7 @@ def test_switching_the_language_changes_the_open_texts_at_once_and_cancel_puts_i
     assert QApplication.palette().color(QPalette.ColorRole.Window).name() == theme.DARK.window
     dialog.reject()
     assert QApplication.palette().color(QPalette.ColorRole.Window).name() == system_window
-    assert i18n.language() == "en" and window.settings_button.toolTip() == "Settings…"
+    assert window.texts == ENGLISH and window.settings_button.toolTip() == "Settings…"
     assert theme.LIGHT.window in window.styleSheet() or theme.DARK.window in window.styleSheet()
 
 
@@ -291,11 +288,10 @@ def test_a_saved_language_and_theme_apply_and_come_back_at_attach(qtbot: QtBot) 
     with qtbot.wait_signal(dialog.saved) as got:
         dialog.buttons.accepted.emit()
     assert (got.args[0].settings.language, got.args[0].settings.theme) == ("zh", "dark")
-    assert window.settings.language == "zh" and i18n.language() == "zh"
-    set_language("en")
+    assert window.settings.language == "zh" and window.texts == CHINESE
     theme.set_theme_choice("system")
     again = _window(qtbot, replace(Settings(), language="zh", theme="dark"))
-    assert i18n.language() == "zh" and again.settings_button.toolTip() == "设置…"
+    assert again.texts == CHINESE and again.settings_button.toolTip() == "设置…"
     assert theme.DARK.window in again.styleSheet()
 
 
