@@ -1,8 +1,10 @@
 """What an idle window has not loaded (so it stays light): the audio
 backend (made at the first clip or press), the keyring (read when a real
 endpoint needs the key), the openai SDK (the demo model never needs it) and
-the Markdown parser (warmed at the first key typed or message sent). A real
-``run_gui`` process, with the default speech settings and no saved conversation."""
+the Markdown parser (warmed at the first key typed or message sent); nor
+does it keep the source of the modules it imported (PySide6's import hook
+would, in ``linecache``: ui/shell/source_scan.py). A real ``run_gui``
+process, with the default speech settings and no saved conversation."""
 
 from __future__ import annotations
 
@@ -21,12 +23,13 @@ NEVER_AT_IDLE = ("PySide6.QtMultimedia", "keyring", "openai", "edge_tts", "sherp
                  "faster_whisper", "ctranslate2", "opencc")
 
 CHILD = """
-import argparse, json, sys
+import argparse, json, linecache, sys
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 from desktop_agent.app import run_gui
 def report():
     print("LOADED", json.dumps(sorted({m.split(".")[0] if m.split(".")[0] != "PySide6" else m for m in sys.modules})), flush=True)
+    print("SOURCES", json.dumps(sorted(linecache.cache)), flush=True)
     for w in QApplication.topLevelWidgets():
         if w.isWindow() and w.isVisible():
             w.close()
@@ -51,3 +54,7 @@ def test_an_idle_demo_window_has_loaded_no_audio_backend_keyring_or_sdk(tmp_path
     loaded = set(json.loads(line.removeprefix("LOADED ")))
     assert "desktop_agent" in loaded and "PySide6.QtWidgets" in loaded  # the report saw the app
     assert sorted(loaded & set(NEVER_AT_IDLE)) == []
+    (line,) = [line for line in done.stdout.splitlines() if line.startswith("SOURCES ")]
+    kept = json.loads(line.removeprefix("SOURCES "))
+    assert [path for path in kept if "/desktop_agent/" in path] == []
+    assert len(kept) < 20, kept  # anyio reads its own two package files; PySide6's hook kept ~640
