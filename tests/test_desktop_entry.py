@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from desktop_agent.ui.i18n import text_in
+from desktop_agent.texts import text_in
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "scripts" / "install-desktop-entry.sh"

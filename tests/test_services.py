@@ -16,7 +16,7 @@ from desktop_agent.services import build_services
 from desktop_agent.storage.conversation_events import SavedEvents, items_of
 from desktop_agent.testing.bus_reader import BusReader
 from desktop_agent.testing.fake_tts import FakeCommunicate, FakeCommunicateFactory, FakeTTS
-from desktop_agent.ui.i18n import text_in
+from desktop_agent.texts import text_in
 from desktop_agent.voice import EdgeTTSEngine, SpeechNotice
 
 

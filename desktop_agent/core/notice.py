@@ -3,7 +3,7 @@ string is translated, the system lines included).
 
 A :class:`Notice` *is* the English line (a ``str``): the headless mode, the
 log and every caller that compares, joins or prints warnings keep the exact
-text. Beside it, ``key`` and ``fields`` name the UI text (``ui/i18n.py``)
+text. Beside it, ``key`` and ``fields`` name the UI text (``desktop_agent/texts``)
 that says the same in the window's language; ``frame`` is an outer UI text
 whose ``{problem}`` is the inner one (a skill's problem inside "the skill is
 skipped"); ``cause`` is an engine error the window words itself (an MCP

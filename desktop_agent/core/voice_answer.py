@@ -22,7 +22,7 @@ VOICE_APPROVAL_PROMPT = {
     "zh": "{tool} 需要你的批准：请说可以或不行",
 }
 """What is said (and shown) when an approval waits for a spoken answer; the
-window's copy is ``ui/i18n.py`` ``voice_approval_ask``."""
+window's copy is ``voice_approval_ask`` in ``desktop_agent/texts``."""
 
 _YES = frozenset(
     "yes yeah yep yup approve approved approve_it go_ahead ok okay sure allow affirmative confirm "

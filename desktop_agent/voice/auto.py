@@ -39,7 +39,7 @@ log = logging.getLogger(__name__)
 
 SpeechNotice = Literal["speech_offline_fallback", "speech_offline_fallback_piper"]
 """What the voice layer tells the user, as a kind the front end words (each
-kind is also the UI text's key in :mod:`desktop_agent.ui.i18n`):
+kind is also the UI text's key in :mod:`desktop_agent.texts`):
 ``speech_offline_fallback``: the online voice failed; espeak-ng speaks;
 ``speech_offline_fallback_piper``: the same, and Piper speaks."""
 _NOTICE_BY_ENGINE: dict[str, SpeechNotice] = {"piper": "speech_offline_fallback_piper"}

@@ -18,11 +18,11 @@ from desktop_agent.storage.settings import SettingsStore
 from desktop_agent.testing.procs import live_processes
 from desktop_agent.testing.scripted_server import Reply, ToolCallScript, text_reply, tool_reply
 from desktop_agent.testing.window_rig import WindowRig, run_on_qasync, scripted_window
+from desktop_agent.texts import ENGLISH
 from desktop_agent.ui.cards.form_widget import FormWidget
 from desktop_agent.ui.cards.tool_card import ToolCardWidget
 from desktop_agent.ui.chat.bubble import MessageBubble, SystemMessage
 from desktop_agent.ui.chat.turn_view import TurnView
-from desktop_agent.ui.i18n import tr
 
 pytestmark = pytest.mark.integration
 
@@ -113,7 +113,7 @@ def test_rejecting_shows_session_interrupted_once_and_asks_the_model_nothing_mor
             assert await rig.turns.wait_for() == ("rejected",)
 
             assert phases(rig, call_id) == ["preparing", "approval", "rejected"]
-            assert system_lines(rig) == [tr("sys_interrupted")]
+            assert system_lines(rig) == [ENGLISH.tr("sys_interrupted")]
             assert len(rig.server.requests) == 2  # planning + the round that asked for the tool
             check_history(rig.conversation.history)
             tool_message = rig.conversation.history[-1]
@@ -132,7 +132,7 @@ def test_approval_timeout_rejects_and_says_so(qapp: QApplication) -> None:
             assert await rig.turns.wait_for() == ("approval_timeout",)
             call_id = cards(rig)[0].state.tool_call_id
             assert phases(rig, call_id) == ["preparing", "approval", "rejected"]
-            assert system_lines(rig) == [tr("sys_approval_timeout")]
+            assert system_lines(rig) == [ENGLISH.tr("sys_approval_timeout")]
 
     run(main)
 
@@ -206,7 +206,7 @@ def test_interrupting_a_running_command_kills_it_and_keeps_history_well_formed(
                 assert live_processes(marker) == []
                 assert rig.window.send_button.phase == "send"  # changed by the awaits above
                 assert phases(rig, call_id) == ["preparing", "approval", "executing", "invalidated"]
-                assert system_lines(rig) == [tr("sys_interrupted")]
+                assert system_lines(rig) == [ENGLISH.tr("sys_interrupted")]
                 check_history(rig.conversation.history)
                 assert rig.conversation.history[-1]["role"] == "tool"
                 assert "interrupted" in rig.conversation.history[-1]["content"]
@@ -242,7 +242,7 @@ def test_a_ten_second_command_shows_its_output_live_and_its_elapsed_time(qapp: Q
 
             rig.window.send_button.click()  # Interrupt: the rest is not needed
             assert await rig.turns.wait_for() == ("user",)
-            assert card.reason.text() == tr("outcome_stopped")
+            assert card.reason.text() == ENGLISH.tr("outcome_stopped")
             assert card.state.output.startswith("step 1 of 10\nstep 2 of 10\nstep 3 of 10\nstep 4 of 10\n")
 
     run(main)
@@ -394,7 +394,7 @@ def test_the_interrupt_fallback_frees_the_window_when_interrupted_never_comes(qa
             assert await turns.wait_for(timeout=5) == ("cancelled",)
             assert window.send_button.phase == "send" and window.send_button.isEnabled()  # changed by the awaits above
             assert [w.text() for w in window.chat.items() if isinstance(w, SystemMessage)] == [
-                tr("sys_interrupted")
+                ENGLISH.tr("sys_interrupted")
             ]
             assert window.turn_task is None
         finally:
@@ -442,7 +442,7 @@ def test_an_approval_that_was_lost_invalidates_the_waiting_cards(qapp: QApplicat
             window.view.cards["c1"].approve_button.click()
             assert window.view.cards["c1"].state.phase == "invalidated"
             assert [w.text() for w in window.chat.items() if isinstance(w, SystemMessage)] == [
-                tr("sys_approval_lost")
+                ENGLISH.tr("sys_approval_lost")
             ]
         finally:
             window.close()

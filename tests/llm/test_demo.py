@@ -9,7 +9,7 @@ import pytest
 from desktop_agent.core import prompts
 from desktop_agent.core.ports import TextDelta, ToolCallDelta
 from desktop_agent.llm.demo import DemoModel
-from desktop_agent.ui.i18n import Language, text_in
+from desktop_agent.texts import Language, text_in
 from desktop_agent.ui.shell.welcome import PROMPT_KEYS
 
 TOOLS: list[dict[str, object]] = [{"type": "function", "function": {"name": n, "parameters": {}}}

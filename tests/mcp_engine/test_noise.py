@@ -15,7 +15,7 @@ from desktop_agent.mcp_engine.connection import ServerConnection
 from desktop_agent.mcp_engine.noise import SDK_PARSE_FAILURE, SDK_STDIO_LOGGER, ServerNoise, StdoutNoise
 from desktop_agent.testing import noisy_mcp_server
 from desktop_agent.testing.fake_clock import FakeClock
-from desktop_agent.ui import i18n
+from desktop_agent.texts import text_in
 
 NOISY_SERVER = Path(noisy_mcp_server.__file__)
 
@@ -63,8 +63,8 @@ def test_the_warnings_are_worded_in_both_languages_as_their_english_line(count: 
         clock.advance(60)
         noise.saw()
     notice = said[-1]
-    assert i18n.text_in("en", notice.key, **notice.fields) == str(notice)
-    chinese = i18n.text_in("zh", notice.key, **notice.fields)
+    assert text_in("en", notice.key, **notice.fields) == str(notice)
+    chinese = text_in("zh", notice.key, **notice.fields)
     assert "“files”" in chinese and (count is None or str(count) in chinese)
 
 

@@ -145,7 +145,7 @@ def test_a_file_that_is_not_a_conversation_is_refused_in_one_line(text: str) -> 
 )
 def test_a_refusal_names_the_ui_text_that_words_it(text: str, start: str, key: str) -> None:
     """The window words it from ``key``, not by matching the English (which stays as it was)."""
-    from desktop_agent.ui.i18n import text_in
+    from desktop_agent.texts import text_in
 
     with pytest.raises(ConversationFileError) as info:
         from_json(text)

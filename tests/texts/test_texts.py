@@ -96,3 +96,11 @@ def test_a_texts_value_refuses_an_unknown_language_and_key() -> None:
         texts.Texts("fr")  # type: ignore[arg-type]
     with pytest.raises(KeyError, match="no UI text named 'nope'"):
         texts.ENGLISH.tr("nope")
+
+
+def test_the_system_messages_use_one_wording_for_an_interrupted_conversation() -> None:
+    assert [texts.CHINESE.tr(k) for k in ("sys_interrupted", "sys_approval_timeout")] == [
+        "已中断对话",
+        "工具审批超时，已自动拒绝调用并中断对话",
+    ]
+    assert {texts.INTERRUPTED_TEXT["user"], texts.INTERRUPTED_TEXT["rejected"]} == {"sys_interrupted"}

@@ -12,7 +12,7 @@ import pytest
 
 from desktop_agent.core.ports import Speech, TTSError
 from desktop_agent.testing.fake_tts import FakeStreamingTTS, FakeTTS
-from desktop_agent.ui import i18n
+from desktop_agent.texts import keys
 from desktop_agent.voice import AutoEngine, SpeechNotice
 
 # What edge-tts raised on a real machine whose TLS handshake failed: a long
@@ -180,7 +180,7 @@ def test_a_negative_retry_interval_is_refused() -> None:
 
 
 def test_every_speech_notice_is_a_line_of_the_ui_text_table() -> None:
-    assert set(get_args(SpeechNotice)) <= i18n.keys()
+    assert set(get_args(SpeechNotice)) <= keys()
 
 
 class OfflineVoice(FakeStreamingTTS):

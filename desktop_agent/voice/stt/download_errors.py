@@ -7,7 +7,7 @@ connection attempts failed`` means the address refused. So the cause is
 looked for along the exception chain (the resolver's ``gaierror``, a refused
 or unreachable socket, a timeout) and said plainly, naming the source and
 the host. Every line has a :attr:`ModelDownloadError.key` whose English in
-``ui/i18n.py`` is the same pattern (``model_error_<kind>``), its fields in
+``desktop_agent/texts`` is the same pattern (``model_error_<kind>``), its fields in
 :attr:`ModelDownloadError.fields`; ``{source}`` there is the source's own UI
 text (``model_source_<name>``).
 """
@@ -58,7 +58,7 @@ _TEMPLATES: dict[str, str] = {
     "{free} MB are free",
     "turned_off": "could not download {model}: downloads are turned off ({variable}): not fetching {url}",
 }
-"""The English lines, the same as ``model_error_<kind>`` in ``ui/i18n.py``."""
+"""The English lines, the same as ``model_error_<kind>`` in ``desktop_agent/texts``."""
 
 
 class ModelDownloadError(STTError):

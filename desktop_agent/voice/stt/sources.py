@@ -27,7 +27,7 @@ SOURCE_LABELS: dict[str, str] = {
     "custom": "the custom address",
 }
 """How the English lines name each source (the window has its own words:
-``model_source_<name>`` in ``ui/i18n.py``)."""
+``model_source_<name>`` in ``desktop_agent/texts``)."""
 
 
 @dataclass(frozen=True)

@@ -20,14 +20,13 @@ from pytestqt.qtbot import QtBot
 
 from desktop_agent.core.messages import Card
 from desktop_agent.core.risk import ToolAnnotations
-from desktop_agent.texts import CHINESE, ENGLISH
+from desktop_agent.texts import CHINESE, ENGLISH, Language, text_in
 from desktop_agent.ui.cards.form_widget import FormWidget
 from desktop_agent.ui.cards.state import ToolCardState
 from desktop_agent.ui.cards.tool_card import ToolCardWidget
 from desktop_agent.ui.cards.visual_card import VisualCardWidget
 from desktop_agent.ui.chat.bubble import MessageBubble, SystemMessage
 from desktop_agent.ui.chat.code_block import CodeBlock
-from desktop_agent.ui.i18n import Language, text_in, tr
 from desktop_agent.ui.shell import theme
 from desktop_agent.ui.shell.appearance import apply_appearance
 from desktop_agent.ui.shell.main_window import MainWindow
@@ -63,9 +62,9 @@ def fill(window: MainWindow) -> None:
         auto_approved=True, auto_by="read_only_setting", annotations=ToolAnnotations(read_only=True)), chat.texts))
     chat.add_card(VisualCardWidget(Card("Weather", "Sunny", image_path="/nonexistent/sun.png"), chat.texts))
     chat.add_card(FormWidget("f1", [{"id": "name", "question": "Your name?", "required": False}], None, chat.texts))
-    chat.add_system(tr("sys_interrupted"))
+    chat.add_system(ENGLISH.tr("sys_interrupted"))
     chat.add_widget(KeyedButton(chat.texts, "conv_show_earlier"), "center")  # a restored conversation's
-    chat.add_system(tr("earlier_hidden", count=3), key="earlier_hidden", count=3)
+    chat.add_system(ENGLISH.tr("earlier_hidden", count=3), key="earlier_hidden", count=3)
     chat.add_card(ToolCardWidget(ToolCardState(
         "pending", "run_command", "approval", LS, task_id="t1",
         annotations=ToolAnnotations(destructive=True, open_world=True)), chat.texts))
@@ -199,11 +198,11 @@ def test_a_finished_auto_approved_card_says_who_approved_it_and_a_clicked_one_do
         qtbot.add_widget(card)
         card.show()
     assert (trusted.badge.text(), trusted.auto_note.isVisibleTo(trusted)) == (
-        tr("card_read_only_allowed"), False)  # while it runs, the badge says it
+        ENGLISH.tr("card_read_only_allowed"), False)  # while it runs, the badge says it
     trusted.show_state(ToolCardState("c2", "list_folder", "done", {"path": "~"}, result="x",
                                      auto_approved=True, auto_by="read_only_setting"))
     assert (trusted.badge.text(), trusted.auto_note.text(), trusted.auto_note.isVisibleTo(trusted)) == (
-        "path: ~", tr("card_read_only_allowed"), True)
+        "path: ~", ENGLISH.tr("card_read_only_allowed"), True)
     assert (clicked.auto_note.text(), clicked.auto_note.isVisibleTo(clicked)) == ("", False)
 
 

@@ -18,8 +18,7 @@ from pytestqt.qtbot import QtBot
 from desktop_agent.core.audit import ApprovalRecord, arguments_preview, arguments_sha256
 from desktop_agent.core.audit_query import CSV_COLUMNS
 from desktop_agent.storage.audit_log import JsonlAuditLog
-from desktop_agent.texts import CHINESE, ENGLISH
-from desktop_agent.ui import i18n
+from desktop_agent.texts import CHINESE, ENGLISH, keys
 from desktop_agent.ui.settings.audit_page import AuditPage
 from desktop_agent.ui.shell.theme import apply_theme
 
@@ -189,8 +188,8 @@ def test_screenshot_of_the_history_in_chinese(qtbot: QtBot, audit_file: Path) ->
 def test_every_decision_and_decider_has_words_in_both_languages() -> None:
     from desktop_agent.core.audit import DECIDERS, DECISIONS
 
-    keys = [f"audit_decision_{d}" for d in DECISIONS] + [f"audit_by_{d}" for d in DECIDERS]
-    assert all(key in i18n.keys() for key in keys), [k for k in keys if k not in i18n.keys()]
+    wanted = [f"audit_decision_{d}" for d in DECISIONS] + [f"audit_by_{d}" for d in DECIDERS]
+    assert all(key in keys() for key in wanted), [k for k in wanted if k not in keys()]
 
 
 def test_a_failed_export_says_why_in_the_ui_language(page: AuditPage, tmp_path: Path) -> None:

@@ -17,7 +17,6 @@ from pytestqt.qtbot import QtBot
 from desktop_agent.core.audit import ApprovalRecord
 from desktop_agent.storage.audit_log import JsonlAuditLog, read_audit
 from desktop_agent.texts import ENGLISH
-from desktop_agent.ui.i18n import tr
 from desktop_agent.ui.settings.audit_page import AuditPage
 from tests.ui.settings.test_audit_page import NOW, RECORDS, rec
 
@@ -47,13 +46,13 @@ async def test_a_reload_returns_at_once_says_loading_and_the_rows_arrive(qtbot: 
     path = tmp_path / "approvals.jsonl"
     _write(path, RECORDS, 6)
     page, shown = _page(qtbot, path)  # built on the running loop: its first read is a task
-    assert page.loading() and page.count_label.text() == tr("audit_loading") and page.rows() == []
+    assert page.loading() and page.count_label.text() == ENGLISH.tr("audit_loading") and page.rows() == []
     await _until(lambda: not page.loading())
     assert shown == [6] and len(page.rows()) == 6 and page.count_label.text() == "6 of 6 decisions"
 
     JsonlAuditLog(path).record(rec(30, 1, "echo", None, {"text": "new"}, "approved", "user", 1.0))
     page.refresh_button.click()
-    assert page.count_label.text() == tr("audit_loading") and len(page.rows()) == 6  # the old rows stay meanwhile
+    assert page.count_label.text() == ENGLISH.tr("audit_loading") and len(page.rows()) == 6  # the old rows stay meanwhile
     await _until(lambda: not page.loading())
     assert shown == [6, 7] and page.rows()[0][1] == "echo"
 
@@ -126,7 +125,7 @@ async def test_a_later_reload_parses_only_what_was_appended_and_a_cut_file_is_re
     path.unlink()  # gone altogether
     page.reload()
     await _until(lambda: not page.loading())
-    assert shown[-1] == 0 and page.count_label.text() == tr("audit_empty")
+    assert shown[-1] == 0 and page.count_label.text() == ENGLISH.tr("audit_empty")
 
 
 async def test_a_file_that_cannot_be_read_says_so_in_one_line(qtbot: QtBot, tmp_path: Path) -> None:

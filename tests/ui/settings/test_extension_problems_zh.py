@@ -22,8 +22,7 @@ from pytestqt.qtbot import QtBot
 from desktop_agent.hooks_engine import HookProblemCode, load_hooks
 from desktop_agent.skills_engine import SkillProblemCode, scan_skills
 from desktop_agent.skills_engine import skill_file as skill_file_module
-from desktop_agent.texts import CHINESE, ENGLISH
-from desktop_agent.ui import i18n
+from desktop_agent.texts import CHINESE, ENGLISH, keys
 from desktop_agent.ui.settings.hooks_page import HooksPage
 from desktop_agent.ui.settings.skills_page import SkillsPage
 
@@ -243,7 +242,7 @@ def test_a_missing_prompt_file_reads_naturally_in_chinese(tmp_path: Path, qtbot:
 def test_every_problem_code_has_a_text_and_a_case_here() -> None:
     skill_codes, hook_codes = set(get_args(SkillProblemCode)), set(get_args(HookProblemCode))
     assert (set(SKILL_CASES), set(HOOK_CASES)) == (skill_codes, hook_codes)
-    worded = {key for key in i18n.keys() if key.startswith(("skill_problem_", "hook_problem_"))}
+    worded = {key for key in keys() if key.startswith(("skill_problem_", "hook_problem_"))}
     assert worded == {f"skill_problem_{c}" for c in skill_codes} | {f"hook_problem_{c}" for c in hook_codes}
 
 

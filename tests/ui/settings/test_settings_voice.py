@@ -7,7 +7,6 @@ from pytestqt.qtbot import QtBot
 
 from desktop_agent.storage.settings import Settings
 from desktop_agent.texts import CHINESE, ENGLISH
-from desktop_agent.ui.i18n import tr
 from desktop_agent.ui.settings.dialog import SettingsDialog
 
 
@@ -16,9 +15,9 @@ def test_sending_and_barge_in_are_edited_and_barge_in_says_how_its_own_voice_is_
     qtbot.add_widget(dialog)
     assert dialog.voice_send.currentData() == "countdown" and not dialog.barge_in.isChecked()
     assert [dialog.voice_send.itemText(i) for i in range(dialog.voice_send.count())] == [
-        tr("voice_send_mode_at_once"), tr("voice_send_mode_countdown"), tr("voice_send_mode_review")]
+        ENGLISH.tr("voice_send_mode_at_once"), ENGLISH.tr("voice_send_mode_countdown"), ENGLISH.tr("voice_send_mode_review")]
     assert dialog.barge_in_ms.value() == 150 and dialog.voice_page.barge_in_words.value() == 2
-    assert dialog.barge_in_note.text() == tr("barge_in_gated")
+    assert dialog.barge_in_note.text() == ENGLISH.tr("barge_in_gated")
     dialog.voice_send.setCurrentIndex(dialog.voice_send.findData("review"))
     dialog.barge_in.setChecked(True)
     dialog.barge_in_ms.setValue(240)

@@ -28,7 +28,6 @@ from desktop_agent.storage.audit_log import JsonlAuditLog, audit_log_path
 from desktop_agent.storage.secrets import KeyStorage
 from desktop_agent.storage.settings import STT_ENGINES, TTS_ENGINES, Settings
 from desktop_agent.texts import CHINESE, ENGLISH, Language, Texts
-from desktop_agent.ui.i18n import set_language
 from desktop_agent.ui.settings.audit_page import COLUMNS, fit_widths
 from desktop_agent.ui.settings.dialog import SettingsDialog
 from desktop_agent.ui.settings.tools_page import McpControl
@@ -133,7 +132,6 @@ def test_the_speech_engines_have_names_in_both_languages_and_save_their_keys(
         assert dialog.edit().settings.tts_engine == "none"
     finally:
         dialog.reject()
-        set_language("en")
 
 
 @pytest.mark.parametrize(
@@ -155,7 +153,6 @@ def test_where_the_key_is_kept_is_said_in_the_current_language(
         assert dialog.key_note.text() == zh
     finally:
         dialog.reject()
-        set_language("en")
 
 
 def test_a_bad_address_is_explained_once_under_the_field(qtbot: QtBot, tmp_path: Path) -> None:
@@ -178,24 +175,21 @@ def test_the_approval_history_shows_every_header_whole_at_the_default_size(
     log = JsonlAuditLog(audit_log_path())
     for record in RECORDS:
         log.record(record)
-    try:
-        dialog = _dialog(qtbot, tmp_path, Settings(), texts=Texts(language))
-        dialog.show()
-        qtbot.wait_exposed(dialog)
-        page = dialog.audit_page
-        dialog.show_page(page)
-        for _ in range(5):
-            QApplication.processEvents()
-        ARTIFACTS.mkdir(parents=True, exist_ok=True)
-        assert dialog.grab().toImage().save(str(ARTIFACTS / f"settings_audit_{language}.png"))
-        header, table = page.table.horizontalHeader(), page.table
-        assert len(page.rows()) == len(RECORDS)
-        clipped = [c for c in range(header.count()) if header.sectionSize(c) < header.sectionSizeHint(c)]
-        time_width = table.sizeHintForColumn(COLUMNS.index("time"))
-        assert (clipped, header.offset(), header.length() <= table.viewport().width()) == ([], 0, True)
-        assert header.sectionSize(COLUMNS.index("time")) >= time_width  # a time is never cut
-    finally:
-        set_language("en")
+    dialog = _dialog(qtbot, tmp_path, Settings(), texts=Texts(language))
+    dialog.show()
+    qtbot.wait_exposed(dialog)
+    page = dialog.audit_page
+    dialog.show_page(page)
+    for _ in range(5):
+        QApplication.processEvents()
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    assert dialog.grab().toImage().save(str(ARTIFACTS / f"settings_audit_{language}.png"))
+    header, table = page.table.horizontalHeader(), page.table
+    assert len(page.rows()) == len(RECORDS)
+    clipped = [c for c in range(header.count()) if header.sectionSize(c) < header.sectionSizeHint(c)]
+    time_width = table.sizeHintForColumn(COLUMNS.index("time"))
+    assert (clipped, header.offset(), header.length() <= table.viewport().width()) == ([], 0, True)
+    assert header.sectionSize(COLUMNS.index("time")) >= time_width  # a time is never cut
 
 
 def test_the_approval_history_follows_a_language_switch(qtbot: QtBot, tmp_path: Path) -> None:
@@ -214,7 +208,6 @@ def test_the_approval_history_follows_a_language_switch(qtbot: QtBot, tmp_path: 
             "刷新", "已拒绝", "显示 1 条，共 1 条")
     finally:
         dialog.reject()
-        set_language("en")
 
 
 @pytest.mark.parametrize(

@@ -25,10 +25,8 @@ from desktop_agent.llm.demo import DemoModel
 from desktop_agent.storage.conversation_events import items_of
 from desktop_agent.storage.conversations import ConversationStore
 from desktop_agent.testing.window_rig import offline_deps
-from desktop_agent.texts import CHINESE, ENGLISH, Texts
-from desktop_agent.ui import i18n
+from desktop_agent.texts import CHINESE, ENGLISH, Texts, text_in
 from desktop_agent.ui.conversations.feature import ConversationsFeature
-from desktop_agent.ui.i18n import text_in
 from desktop_agent.ui.settings import glue as settings_glue
 from desktop_agent.ui.settings.dialog import SettingsEdit
 from desktop_agent.ui.shell import qt_translations, theme
@@ -112,16 +110,14 @@ def test_a_save_after_the_live_switch_applies_nothing_again(
 
     window.apply_settings_edit(SettingsEdit(replace(window.settings, language="en", theme="system")))
     assert (applied, retranslated) == ([("en", "system")], [1, 1])  # a change is still applied, once
-    assert (i18n.language(), theme.theme_choice()) == ("en", "system")
+    assert (window.texts.language, theme.theme_choice()) == ("en", "system")
     assert window.windowTitle() == text_in("en", "app_title")
     assert sidebar_placeholder(window) == text_in("en", "conv_search_placeholder")
 
 
 def test_one_retranslate_reaches_the_sidebar(window: MainWindow) -> None:
-    i18n.set_language("zh")
     window.retranslate(CHINESE)
     assert sidebar_placeholder(window) == text_in("zh", "conv_search_placeholder")
-    i18n.set_language("en")
     window.retranslate(ENGLISH)
     assert sidebar_placeholder(window) == text_in("en", "conv_search_placeholder")
 

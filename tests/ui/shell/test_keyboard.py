@@ -32,9 +32,9 @@ from desktop_agent.testing.fake_tts import FakeTTS
 from desktop_agent.testing.procs import live_processes
 from desktop_agent.testing.scripted_server import Reply, text_reply, tool_reply
 from desktop_agent.testing.window_rig import SignalLog, WindowRig, offline_deps, scripted_window
+from desktop_agent.texts import ENGLISH
 from desktop_agent.ui.chat.bubble import MessageBubble, SystemMessage
 from desktop_agent.ui.conversations.feature import ConversationsFeature
-from desktop_agent.ui.i18n import tr
 from desktop_agent.ui.shell.main_window import MainWindow
 from desktop_agent.voice import SpeechPipeline
 
@@ -95,7 +95,7 @@ async def test_esc_in_the_input_stops_the_reply_being_generated() -> None:
         press(window, Qt.Key.Key_Escape)
         assert window.send_button.phase == "interrupting"
         assert await rig.turns.wait_for(timeout=10) == ("user",)
-        assert system_lines(window) == [tr("sys_interrupted")]
+        assert system_lines(window) == [ENGLISH.tr("sys_interrupted")]
         assert len(rig.server.requests) == 1  # nothing more was asked of the model
 
 
@@ -136,7 +136,7 @@ async def test_esc_stops_the_last_words_being_spoken_after_the_reply_ended() -> 
         press(window, Qt.Key.Key_Escape)
         assert await rig.turns.wait_for(timeout=10) == ("completed",)
         assert sink.log == [("play", FakeTTS.audio_for("One."), "audio/wav"), ("stop",), ("stopped", 0)]
-        assert system_lines(window) == [tr("sys_speech_stopped")]
+        assert system_lines(window) == [ENGLISH.tr("sys_speech_stopped")]
         assert phase(window) == "send"
 
 
@@ -222,8 +222,8 @@ async def test_enter_while_a_reply_is_generated_says_so_once_and_keeps_the_text(
         QTest.keyClicks(window.input, "and then?")
         press(window, Qt.Key.Key_Return)
         press(window, Qt.Key.Key_Return)
-        assert system_lines(window) == [tr("reply_running")]
-        assert tr("reply_running") == "A reply is still running — press Esc to stop it, then send your message"
+        assert system_lines(window) == [ENGLISH.tr("reply_running")]
+        assert ENGLISH.tr("reply_running") == "A reply is still running — press Esc to stop it, then send your message"
         assert window.input.toPlainText() == "and then?"
         press(window, Qt.Key.Key_Escape)
         assert await rig.turns.wait_for(timeout=10) == ("user",)
@@ -252,7 +252,7 @@ async def test_enter_while_the_last_words_are_spoken_stops_them_and_sends() -> N
         assert sink.log == [("play", FakeTTS.audio_for("One."), "audio/wav"), ("stop",), ("stopped", 0)]
         assert "next question" in user_messages(rig.server.requests[2])[-1]
         assert bubbles(window) == ["count", "One.", "next question", "Sure.\n\nHere it is."]
-        assert system_lines(window) == [tr("sys_speech_stopped")]
+        assert system_lines(window) == [ENGLISH.tr("sys_speech_stopped")]
 
 
 async def test_the_skip_button_and_shift_esc_skip_one_sentence_and_the_reply_goes_on() -> None:

@@ -9,7 +9,6 @@ import pytest
 from PySide6.QtWidgets import QApplication, QDialogButtonBox, QLineEdit, QPlainTextEdit
 from pytestqt.qtbot import QtBot
 
-from desktop_agent.ui.i18n import language, set_language
 from desktop_agent.ui.shell import theme
 from desktop_agent.ui.shell.appearance import apply_appearance
 from desktop_agent.ui.shell.qt_translations import apply_qt_language
@@ -17,10 +16,8 @@ from desktop_agent.ui.shell.qt_translations import apply_qt_language
 
 @pytest.fixture(autouse=True)
 def english_after(qapp: QApplication) -> Iterator[None]:
-    before = language()
     yield
-    set_language(before)
-    apply_qt_language(before)
+    apply_qt_language("en")
     theme.set_theme_choice("system")
 
 

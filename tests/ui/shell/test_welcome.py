@@ -13,7 +13,6 @@ from pytestqt.qtbot import QtBot
 from desktop_agent.core.conversation import Conversation
 from desktop_agent.testing.window_rig import SignalLog, offline_deps
 from desktop_agent.texts import CHINESE, ENGLISH
-from desktop_agent.ui.i18n import tr
 from desktop_agent.ui.settings.dialog import SettingsDialog
 from desktop_agent.ui.shell.main_window import MainWindow
 from desktop_agent.ui.shell.welcome import WelcomePanel
@@ -52,8 +51,8 @@ def _shown(window: MainWindow) -> bool:
 def test_an_empty_conversation_on_the_demo_model_says_what_the_app_is_and_how_to_connect(qtbot: QtBot) -> None:
     panel = _panel(_window(qtbot))
     assert (panel.title.text(), panel.demo.isVisibleTo(panel), panel.connect_button.isVisibleTo(panel)) == (
-        tr("welcome_title"), True, True)
-    assert panel.demo.text() == tr("welcome_demo")
+        ENGLISH.tr("welcome_title"), True, True)
+    assert panel.demo.text() == ENGLISH.tr("welcome_demo")
     assert panel.prompt_texts() == ["Take the tour", "What time is it?", "Run `date`", "Ask me something"]
 
 

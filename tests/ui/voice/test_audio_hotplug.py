@@ -10,7 +10,7 @@ from pytestqt.qtbot import QtBot
 
 from desktop_agent.testing.fake_devices import ScriptedDevices
 from desktop_agent.testing.fake_sink import FakeAudioSink
-from desktop_agent.ui.i18n import tr
+from desktop_agent.texts import ENGLISH
 from desktop_agent.ui.voice.deferred_audio import DeferredMicrophone, DeferredSink
 from desktop_agent.ui.voice.device_choice import Device
 
@@ -64,13 +64,13 @@ def test_the_microphone_says_when_there_is_none_and_when_one_is_back(qtbot: QtBo
     assert not scripted.started  # nothing looked at before it is asked
     microphone.prepare()
     microphone.prepare()
-    with pytest.raises(OSError, match=f"^{tr('mic_none')}$"):
+    with pytest.raises(OSError, match=f"^{ENGLISH.tr('mic_none')}$"):
         microphone.start(lambda _pcm: None)
     scripted.plug(HEADSET)
     scripted.plug(BUILT_IN)
     scripted.unplug(HEADSET.id)
     scripted.unplug(BUILT_IN.id)
-    assert said == [tr("mic_none"), None, tr("mic_none")]
+    assert said == [ENGLISH.tr("mic_none"), None, ENGLISH.tr("mic_none")]
 
 
 def test_the_microphone_in_use_unplugged_is_said_once_and_stopped(qtbot: QtBot, mic: RecordingMic) -> None:
@@ -82,7 +82,7 @@ def test_the_microphone_in_use_unplugged_is_said_once_and_stopped(qtbot: QtBot, 
     microphone.start(lambda _pcm: None)
     scripted.unplug(BUILT_IN.id)  # not the one in use
     scripted.unplug(HEADSET.id)
-    assert (lost, said, mic.calls, microphone.device) == (["USB headset"], [None, tr("mic_none")],
+    assert (lost, said, mic.calls, microphone.device) == (["USB headset"], [None, ENGLISH.tr("mic_none")],
                                                           ["start", "stop"], None)
 
 

@@ -98,12 +98,12 @@ def test_the_microphone_is_opened_at_the_first_start_only(monkeypatch: pytest.Mo
 
 def test_no_microphone_is_the_one_line_error_start_raises(monkeypatch: pytest.MonkeyPatch) -> None:
     import desktop_agent.ui.voice.mic as mic
-    from desktop_agent.ui.i18n import tr
+    from desktop_agent.texts import ENGLISH
 
     class NoDevice(RecordingMic):
         def start(self, on_frames: Callable[[bytes], None]) -> None:
-            raise OSError(tr("mic_none"))
+            raise OSError(ENGLISH.tr("mic_none"))
 
     monkeypatch.setattr(mic, "QtAudioInput", NoDevice)
-    with pytest.raises(OSError, match=f"^{tr('mic_none')}$"):
+    with pytest.raises(OSError, match=f"^{ENGLISH.tr('mic_none')}$"):
         DeferredMicrophone().start(lambda _frames: None)

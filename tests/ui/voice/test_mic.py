@@ -6,7 +6,7 @@ import pytest
 from PySide6.QtMultimedia import QAudioDevice
 from pytestqt.qtbot import QtBot
 
-from desktop_agent.ui.i18n import tr
+from desktop_agent.texts import ENGLISH
 from desktop_agent.ui.voice.mic import QtAudioInput, capture_format, wanted_format
 
 
@@ -14,7 +14,7 @@ def test_no_device_raises_one_translated_line(qtbot: QtBot) -> None:
     mic = QtAudioInput(QAudioDevice())  # a null device: what a machine without one gives
     with pytest.raises(OSError) as caught:
         mic.start(lambda _pcm: None)
-    assert str(caught.value) == tr("mic_none")
+    assert str(caught.value) == ENGLISH.tr("mic_none")
     mic.stop()  # stopping what never started is harmless
 
 

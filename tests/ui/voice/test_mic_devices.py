@@ -20,9 +20,8 @@ from desktop_agent.testing.fake_devices import ScriptedDevices
 from desktop_agent.testing.fake_recognizer import ScriptedRecognizer
 from desktop_agent.testing.wav_input import WavAudioInput
 from desktop_agent.testing.window_rig import offline_deps
-from desktop_agent.texts import CHINESE
+from desktop_agent.texts import CHINESE, ENGLISH
 from desktop_agent.ui.chat.bubble import MessageBubble
-from desktop_agent.ui.i18n import tr
 from desktop_agent.ui.shell.main_window import MainWindow
 from desktop_agent.ui.voice.deferred_audio import DeferredMicrophone
 from desktop_agent.ui.voice.device_choice import Device
@@ -116,7 +115,7 @@ def test_a_microphone_plugged_in_is_usable_at_once_and_unplugged_unusable(qtbot:
     QTest.mouseMove(window.mic)
     scripted.plug(HEADSET)
     assert (state_of(window), window.mic.isEnabled(), window.hands_free_button.isEnabled()) == ("idle", True, True)
-    assert (window.mic.toolTip(), window.mic.accessibleDescription()) == (tr("mic_idle"), "")
+    assert (window.mic.toolTip(), window.mic.accessibleDescription()) == (ENGLISH.tr("mic_idle"), "")
     scripted.unplug(HEADSET.id)
     assert (state_of(window), window.hands_free_button.isEnabled()) == ("unavailable", False)
     assert bubbles(window) == []

@@ -18,9 +18,9 @@ from desktop_agent.testing.fake_recognizer import ScriptedRecognizer
 from desktop_agent.testing.scripted_server import text_reply, tool_reply
 from desktop_agent.testing.wav_input import WavAudioInput
 from desktop_agent.testing.window_rig import SignalLog, offline_deps, scripted_window
+from desktop_agent.texts import ENGLISH
 from desktop_agent.ui.cards.tool_card import ToolCardWidget
 from desktop_agent.ui.chat.bubble import MessageBubble, SystemMessage
-from desktop_agent.ui.i18n import tr
 from desktop_agent.ui.shell.main_window import MainWindow
 from desktop_agent.ui.voice.feature import VoiceFeature
 from desktop_agent.voice.vad import WebRtcVad
@@ -74,7 +74,7 @@ async def test_mic_button_states_are_drawn_and_explained(qtbot: QtBot) -> None:
     audio = WavAudioInput([DATA / "yes.wav"], speed=1)
     window = voice_window(qtbot, audio, ScriptedRecognizer(["yes"]))
     mic = window.mic
-    assert mic.state == "idle" and mic.isEnabled() and mic.toolTip() == tr("mic_idle")
+    assert mic.state == "idle" and mic.isEnabled() and mic.toolTip() == ENGLISH.tr("mic_idle")
     save_bottom(window, "mic_idle.png")
     idle = mic.grab().toImage()
     assert not has_colour(idle, red)
@@ -82,7 +82,7 @@ async def test_mic_button_states_are_drawn_and_explained(qtbot: QtBot) -> None:
 
     QTest.mousePress(mic, Qt.MouseButton.LeftButton)
     assert state_of(window) == "listening" and audio.running
-    assert mic.toolTip() == tr("mic_listening")
+    assert mic.toolTip() == ENGLISH.tr("mic_listening")
     save_bottom(window, "mic_listening.png")
     assert has_colour(mic.grab().toImage(), red)  # a red, filled microphone
     QTest.keyPress(window.input, Qt.Key.Key_Escape)  # Esc cancels: nothing is recognised
@@ -92,7 +92,7 @@ async def test_mic_button_states_are_drawn_and_explained(qtbot: QtBot) -> None:
 
 
 async def test_a_missing_microphone_says_so_once_and_disables_the_button(qtbot: QtBot) -> None:
-    window = voice_window(qtbot, WavAudioInput(error=tr("mic_none")), ScriptedRecognizer())
+    window = voice_window(qtbot, WavAudioInput(error=ENGLISH.tr("mic_none")), ScriptedRecognizer())
     QTest.mouseClick(window.mic, Qt.MouseButton.LeftButton)
     assert window.mic.state == "unavailable" and not window.mic.isEnabled()
     assert window.mic.toolTip() == "Speech input unavailable: no microphone found"
@@ -107,7 +107,7 @@ async def test_a_missing_microphone_says_so_once_and_disables_the_button(qtbot: 
 def test_without_a_recogniser_the_button_is_disabled_with_the_reason(qtbot: QtBot) -> None:
     window = voice_window(qtbot, WavAudioInput(), None)
     assert window.mic.state == "unavailable" and not window.mic.isEnabled()
-    assert window.mic.toolTip() == tr("mic_unavailable", reason=tr("mic_no_recognizer"))
+    assert window.mic.toolTip() == ENGLISH.tr("mic_unavailable", reason=ENGLISH.tr("mic_no_recognizer"))
 
 
 async def test_space_in_an_empty_input_talks_and_the_transcript_is_sent() -> None:
@@ -166,7 +166,7 @@ async def test_a_spoken_yes_approves_the_tool_and_the_card_says_so() -> None:
         assert len(cards) == 1
         state = cards[0].state
         assert state.phase == "done" and state.by_voice and "by-voice" in (state.result or "")
-        assert tr("approved_by_voice") in cards[0].title.text()
+        assert ENGLISH.tr("approved_by_voice") in cards[0].title.text()
         lines = [w.text() for w in window.chat.items() if isinstance(w, SystemMessage)]
         assert lines == []  # asked on the line above the input, gone once answered
         assert not glue.line.isVisible()
@@ -186,7 +186,7 @@ async def test_an_unclear_answer_never_approves() -> None:
         notices = SignalLog(glue.voice.notice)
         window.hands_free_button.setChecked(True)
         _kind, call_id = await rig.waiting.wait_for(timeout=20)
-        await notices.wait_for(lambda _l, text: text == tr("voice_approval_unclear"), timeout=10)
+        await notices.wait_for(lambda _l, text: text == ENGLISH.tr("voice_approval_unclear"), timeout=10)
         view = window.view
         assert view is not None
         card_state = view.card_state(call_id)
@@ -208,7 +208,7 @@ async def test_barge_in_interrupts_the_turn_like_the_interrupt_button() -> None:
         glue = window.voice
         assert glue is not None and glue.voice.mode == "barge"
         assert await rig.turns.wait_for(timeout=20) == ("user",)
-        assert tr("sys_interrupted") in [w.text() for w in window.chat.items() if isinstance(w, SystemMessage)]
+        assert ENGLISH.tr("sys_interrupted") in [w.text() for w in window.chat.items() if isinstance(w, SystemMessage)]
         window.hands_free_button.setChecked(False)
 
 
@@ -230,4 +230,4 @@ async def test_a_spoken_no_heard_by_pocketsphinx_rejects_by_voice() -> None:
         window.hands_free_button.setChecked(False)
         cards = [w for w in window.chat.items() if isinstance(w, ToolCardWidget)]
         assert cards[0].state.phase == "rejected" and cards[0].state.by_voice
-        assert tr("rejected_by_voice") in cards[0].title.text()
+        assert ENGLISH.tr("rejected_by_voice") in cards[0].title.text()

@@ -30,8 +30,8 @@ from desktop_agent.testing.speech_fixtures import (
     error_rate,
     whisper_base_dir,
 )
+from desktop_agent.texts import ENGLISH
 from desktop_agent.ui.chat.bubble import MessageBubble, SystemMessage
-from desktop_agent.ui.i18n import tr
 from desktop_agent.ui.shell.main_window import MainWindow
 
 if TYPE_CHECKING:
@@ -154,18 +154,17 @@ async def settings_shot(qtbot: QtBot, language: str) -> SettingsDialog:
     """Settings → Voice with the microphone list open, saved as a picture."""
     from desktop_agent.storage.settings import Settings
     from desktop_agent.texts import Texts
-    from desktop_agent.ui import i18n
     from desktop_agent.ui.settings.dialog import SettingsDialog
 
-    i18n.set_language("zh" if language == "zh" else "en")
-    dialog = SettingsDialog(Settings(), texts=Texts("zh" if language == "zh" else "en"))
+    words = Texts("zh" if language == "zh" else "en")
+    dialog = SettingsDialog(Settings(), texts=words)
     qtbot.add_widget(dialog)
     dialog.pages.setCurrentRow(1)
     dialog.show()
     qtbot.wait_exposed(dialog)
     page = dialog.voice_page
     mic, speaker = page.devices.mic, page.devices.speaker
-    default = tr("device_system_default_named", device="{}")
+    default = words.tr("device_system_default_named", device="{}")
     assert texts(mic) == [default.format("Virtual microphone"), "Virtual microphone"]
     assert texts(speaker) == [default.format("Virtual speaker"), "Virtual speaker", "Virtual microphone (feed)"]
     page.ensureWidgetVisible(page.devices.note)
@@ -186,13 +185,9 @@ async def test_the_voice_page_lists_the_virtual_devices_and_follows_hot_plug(
     qtbot: QtBot, pulse_audio: VirtualAudio
 ) -> None:
     from desktop_agent.storage.settings import Settings
-    from desktop_agent.ui import i18n
 
-    try:
-        (await settings_shot(qtbot, "zh")).close()
-        dialog = await settings_shot(qtbot, "en")
-    finally:
-        i18n.set_language("en")
+    (await settings_shot(qtbot, "zh")).close()
+    dialog = await settings_shot(qtbot, "en")
     page = dialog.voice_page
     mic = page.devices.mic
     pulse_audio.add_microphone("usb_headset", "USB headset")  # plugged in while Settings is open
@@ -223,7 +218,6 @@ async def test_the_mic_button_follows_a_microphone_plugged_in_and_out(
     qtbot: QtBot, tmp_path: Path, pulse_audio: VirtualAudio
 ) -> None:
     from desktop_agent.texts import Texts
-    from desktop_agent.ui import i18n
 
     pulse_audio.remove_device(MICROPHONE)  # a machine with no microphone
     async with app_window(qtbot, tmp_path) as window:
@@ -235,12 +229,11 @@ async def test_the_mic_button_follows_a_microphone_plugged_in_and_out(
             "Speech input unavailable: no microphone found", "no microphone found")
         assert not mic.isEnabled() and not window.hands_free_button.isEnabled()
         for language in ("en", "zh"):
-            i18n.set_language(language)
-            window.retranslate(Texts(language))
+            words = Texts(language)
+            window.retranslate(words)
             tip = await tooltip_of(mic)
-            assert tip.text() == mic.toolTip() == tr("mic_unavailable", reason=tr("mic_none"))
+            assert tip.text() == mic.toolTip() == words.tr("mic_unavailable", reason=words.tr("mic_none"))
             save(with_tooltip(window, mic, tip), f"mic_no_device_{language}.png")
-        i18n.set_language("en")
         window.retranslate(Texts("en"))
 
         pulse_audio.add_microphone()  # plugged in: usable at once
@@ -262,9 +255,9 @@ async def test_a_microphone_unplugged_mid_utterance_is_recognised_up_to_then(
         await until(lambda: window.input.toPlainText() != "", timeout_s=90)
         QTest.mouseRelease(window.mic, Qt.MouseButton.LeftButton)
         assert english_words(window.input.toPlainText()) == ["what", "time", "is", "it"]
-        assert bubbles(window) == [tr("mic_lost_kept", device="Virtual microphone")]
+        assert bubbles(window) == [ENGLISH.tr("mic_lost_kept", device="Virtual microphone")]
         await until(lambda: window.mic.state == "unavailable")
-        assert window.mic.reason == tr("mic_none")
+        assert window.mic.reason == ENGLISH.tr("mic_none")
 
 
 # ------------------------------------------------------------- the speaker
@@ -318,10 +311,10 @@ async def test_a_speaker_plugged_in_after_none_is_used_from_the_next_clip(
     async with app_window(qtbot, tmp_path) as window:
         sink = window.sink  # type: ignore[attr-defined]
         await sink.play(clip, "audio/wav")
-        assert sink.missing and bubbles(window) == [tr("no_audio_output")]
+        assert sink.missing and bubbles(window) == [ENGLISH.tr("no_audio_output")]
         pulse_audio.add_speaker()
         await until(lambda: not sink.missing, timeout_s=5)
-        assert bubbles(window) == [tr("no_audio_output"), tr("audio_output_back", device="Virtual speaker")]
+        assert bubbles(window) == [ENGLISH.tr("no_audio_output"), ENGLISH.tr("audio_output_back", device="Virtual speaker")]
         recording = pulse_audio.record_speaker()
         await sink.play(clip, "audio/wav")
         await asyncio.sleep(0.3)

@@ -24,8 +24,7 @@ from desktop_agent.testing.fake_sensevoice import write_fake_sensevoice
 from desktop_agent.testing.scripted_files import ScriptedFileServer, ServedFile
 from desktop_agent.testing.wav_input import WavAudioInput
 from desktop_agent.testing.window_rig import offline_deps
-from desktop_agent.texts import CHINESE, ENGLISH, Texts
-from desktop_agent.ui.i18n import Language, tr
+from desktop_agent.texts import CHINESE, ENGLISH, Language, Texts
 from desktop_agent.ui.settings.dialog import SettingsEdit
 from desktop_agent.ui.settings.stt_row import SttSettingsBox
 from desktop_agent.ui.shell.main_window import MainWindow
@@ -45,7 +44,7 @@ def test_the_row_shows_only_the_chosen_engines_fields(qtbot: QtBot) -> None:
     qtbot.add_widget(box)
     box.show()
     assert box.name() == "openai" and box.endpoint.isVisible() and not box.mirror.isVisible()
-    assert box.note.text() == tr("stt_note_openai")
+    assert box.note.text() == ENGLISH.tr("stt_note_openai")
     box.engine.setCurrentIndex(box.engine.findData("sensevoice"))
     assert box.source.isVisible() and box.folder.isVisible() and not box.endpoint.isVisible()
     assert not box.mirror.isVisible() and not box.whisper_model.isVisible()  # Hugging Face: no address to give
@@ -136,7 +135,7 @@ async def test_saving_another_engine_swaps_the_recognisers_without_a_restart(qtb
     assert made == ["openai"]
     window.apply_settings_edit(SettingsEdit(replace(settings, stt_engine="pocketsphinx")))
     assert window.mic.state == "unavailable" and not window.mic.isEnabled()
-    assert window.mic.toolTip() == tr("mic_unavailable", reason="no endpoint")
+    assert window.mic.toolTip() == ENGLISH.tr("mic_unavailable", reason="no endpoint")
 
 
 @dataclass

@@ -27,9 +27,9 @@ from desktop_agent.testing.fake_recognizer import ScriptedRecognizer
 from desktop_agent.testing.live_mic import LiveMicrophone, LoopbackSink, scaled
 from desktop_agent.testing.scripted_server import ScriptedLLMServer, text_reply
 from desktop_agent.testing.window_rig import SignalLog, build_window
+from desktop_agent.texts import ENGLISH
 from desktop_agent.tools import builtin_tools
 from desktop_agent.ui.chat.bubble import MessageBubble, SystemMessage
-from desktop_agent.ui.i18n import tr
 from desktop_agent.ui.shell.main_window import MainWindow
 from desktop_agent.voice import SpeechPipeline
 from desktop_agent.voice.pcm import read_wav16
@@ -68,7 +68,7 @@ class Rig:
         """The reply was stopped: interrupted, or (its text all in) its speech stopped."""
         (status,) = await self.turns.wait_for(timeout=20)
         assert status in ("user", "completed") and self.speaker.stops >= 1
-        assert tr("sys_interrupted") in self.lines() or tr("sys_speech_stopped") in self.lines()
+        assert ENGLISH.tr("sys_interrupted") in self.lines() or ENGLISH.tr("sys_speech_stopped") in self.lines()
 
     def users(self) -> list[str]:
         return [w.text() for w in self.window.chat.items() if isinstance(w, MessageBubble) and w.role == "user"]
@@ -118,7 +118,7 @@ async def test_our_own_voice_heard_back_as_loud_as_it_plays_never_interrupts() -
         assert await rig.turns.wait_for(timeout=30) == ("completed",)
         assert rig.barge_ins.events == [] and rig.speaker.stops == 0
         assert rig.mic.heard > 100  # it listened all along: 3 s of our voice at least
-        assert tr("sys_interrupted") not in rig.lines()
+        assert ENGLISH.tr("sys_interrupted") not in rig.lines()
 
 
 async def test_wait_stop_talking_stops_the_reply_at_its_onset_and_sends_nothing() -> None:
@@ -133,7 +133,7 @@ async def test_wait_stop_talking_stops_the_reply_at_its_onset_and_sends_nothing(
         assert rig.recognizer.heard[0] >= len(USER)  # the whole utterance, not its tail
         await asyncio.sleep(0.3)
         assert rig.users() == ["tell me a story"]  # nothing sent
-        assert tr("voice_barge_unclear") not in rig.lines()
+        assert ENGLISH.tr("voice_barge_unclear") not in rig.lines()
 
 
 async def test_a_cough_over_the_reply_sends_nothing_and_says_so() -> None:
@@ -142,7 +142,7 @@ async def test_a_cough_over_the_reply_sends_nothing_and_says_so() -> None:
         rig.mic.say(scaled(USER, 0.8))
         await rig.stopped()
         async with asyncio.timeout(10):
-            while tr("voice_barge_unclear") not in rig.lines():
+            while ENGLISH.tr("voice_barge_unclear") not in rig.lines():
                 await asyncio.sleep(0.02)
         assert rig.users() == ["tell me a story"]
 

@@ -17,7 +17,6 @@ from desktop_agent.testing.live_mic import LiveMicrophone
 from desktop_agent.testing.wav_input import WavAudioInput
 from desktop_agent.testing.window_rig import SignalLog
 from desktop_agent.texts import ENGLISH
-from desktop_agent.ui.i18n import tr
 from desktop_agent.ui.voice.speech_input import VoiceInput
 from desktop_agent.voice.pcm import read_wav16, silence16
 from desktop_agent.voice.vad import WebRtcVad
@@ -182,8 +181,8 @@ async def test_a_cough_over_the_assistant_sends_nothing_and_says_so() -> None:
     vi.set_busy(True)
     vi.set_hands_free(True)
     mic.say(WHAT_TIME)
-    await window.until(("notice", "system", tr("voice_barge_unclear")))
-    assert window.log == [("barge_in",), ("notice", "system", tr("voice_barge_unclear"))]
+    await window.until(("notice", "system", ENGLISH.tr("voice_barge_unclear")))
+    assert window.log == [("barge_in",), ("notice", "system", ENGLISH.tr("voice_barge_unclear"))]
     mic.close()
 
 
@@ -205,7 +204,7 @@ async def test_a_card_turns_speech_into_an_answer_never_a_barge_in() -> None:
     assert vi.mode == "approval"
     mic.say(read_wav16(DATA / "yes.wav"))
     await window.until(("answer", "call_1", True))
-    assert window.log == [("hint", tr("voice_hint", tool="run_command")), ("hint", ""), ("answer", "call_1", True)]
+    assert window.log == [("hint", ENGLISH.tr("voice_hint", tool="run_command")), ("hint", ""), ("answer", "call_1", True)]
     mic.close()
 
 
@@ -217,13 +216,13 @@ async def test_unclear_answers_ask_once_more_then_leave_the_card_to_the_mouse() 
     vi.set_busy(True)
     vi.set_hands_free(True)
     vi.ask_approval("call_1", "run_command")
-    await window.until(("notice", "system", tr("voice_approval_unclear")), timeout=8)
+    await window.until(("notice", "system", ENGLISH.tr("voice_approval_unclear")), timeout=8)
     assert window.log == [
-        ("hint", tr("voice_hint", tool="run_command")),
-        ("notice", "system", tr("voice_approval_again")),
-        ("hint", tr("voice_hint_again")),
+        ("hint", ENGLISH.tr("voice_hint", tool="run_command")),
+        ("notice", "system", ENGLISH.tr("voice_approval_again")),
+        ("hint", ENGLISH.tr("voice_hint_again")),
         ("hint", ""),
-        ("notice", "system", tr("voice_approval_unclear")),
+        ("notice", "system", ENGLISH.tr("voice_approval_unclear")),
     ]
     assert vi.mode == "off" and len(recognizer.heard) == 2
 
@@ -296,7 +295,7 @@ async def test_a_click_while_the_question_is_said_stops_asking() -> None:
     vi.drop_approval("call_1")
     await asyncio.sleep(0.05)
     assert audio.starts == 0 and vi.mode == "off"
-    assert hints.events == [(tr("voice_hint", tool="run_command"),), ("",)]
+    assert hints.events == [(ENGLISH.tr("voice_hint", tool="run_command"),), ("",)]
 
 
 async def test_whisper_hears_the_answers_itself_other_engines_leave_them_to_the_grammar() -> None:
@@ -319,7 +318,7 @@ async def test_a_microphone_lost_while_talking_keeps_what_was_said_for_review() 
             await asyncio.sleep(0.01)
     vi.device_lost("USB microphone")
     await window.until(("put", "remind me to call"))
-    assert window.log == [("notice", "warning", tr("mic_lost_kept", device="USB microphone")),
+    assert window.log == [("notice", "warning", ENGLISH.tr("mic_lost_kept", device="USB microphone")),
                           ("put", "remind me to call")]  # not sent: it may be cut short
     assert vi.state == "unavailable" and vi.reason == "USB microphone"
     vi.set_microphone(None)

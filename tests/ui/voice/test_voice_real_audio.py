@@ -29,8 +29,8 @@ from desktop_agent.testing.pulse import MICROPHONE, SPEAKER, VirtualAudio
 from desktop_agent.testing.scripted_server import Script, ScriptedLLMServer, text_reply, tool_reply
 from desktop_agent.testing.speech_fixtures import FIXTURES, english_words, whisper_base_dir
 from desktop_agent.testing.window_rig import SignalLog
+from desktop_agent.texts import ENGLISH
 from desktop_agent.ui.chat.bubble import MessageBubble, SystemMessage
-from desktop_agent.ui.i18n import tr
 from desktop_agent.ui.shell.main_window import MainWindow
 
 pytestmark = [pytest.mark.usefixtures("keep_loop_on_close"), pytest.mark.integration, pytest.mark.real_audio]
@@ -114,7 +114,7 @@ async def test_our_own_voice_looped_into_the_microphone_never_interrupts_the_rep
         window.hands_free_button.setChecked(True)  # hands-free over the reply: barge-in listens
         assert glue.voice.mode == "barge"
         assert await turns.wait_for(timeout=60) == ("completed",)
-        assert barge_ins.events == [] and tr("sys_interrupted") not in lines(window)
+        assert barge_ins.events == [] and ENGLISH.tr("sys_interrupted") not in lines(window)
         assert users(window) == ["what is the weather"]
 
 

@@ -14,7 +14,7 @@ import httpx2
 import pytest
 
 from desktop_agent.testing.loopback import LoopbackServer
-from desktop_agent.ui.i18n import text_in
+from desktop_agent.texts import text_in
 from desktop_agent.voice.stt.download_errors import _TEMPLATES, ModelDownloadError, connection_failure
 from desktop_agent.voice.stt.models import NO_DOWNLOADS_ENV, ModelFile, ModelSpec, ModelStore, source_of
 
