@@ -28,9 +28,9 @@ notes to history on the ``round_end`` after which they were inserted.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, MutableSequence, Sequence
+from collections.abc import Iterable, Mapping, MutableSequence
 from dataclasses import dataclass
-from typing import Literal, TypeVar, get_args
+from typing import Literal, get_args
 
 from desktop_agent.core.json_types import JSONObject
 
@@ -43,8 +43,6 @@ HOOK_KEY = "_hook"
 """Marks a persistent hook message (kept in history, never shown)."""
 ONCE_KEY = "_hook_once"
 """Marks a non-persistent hook message (sent with one request, then removed)."""
-
-_M = TypeVar("_M", bound=Mapping[str, object])
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,8 +115,3 @@ def kept_hook(message: Mapping[str, object]) -> bool:
 def is_hook(message: Mapping[str, object]) -> bool:
     """A hook message of either lifetime: never shown in a chat view."""
     return HOOK_KEY in message or ONCE_KEY in message
-
-
-def visible(messages: Sequence[_M]) -> list[_M]:
-    """``messages`` without hook messages: what a chat view may show."""
-    return [m for m in messages if not is_hook(m)]
