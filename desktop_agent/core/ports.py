@@ -270,7 +270,7 @@ class STTError(Exception):
 
 
 class SpeechRecognizer(Protocol):
-    """Speech to text (issue 11): one utterance of 16-bit mono PCM in, its
+    """Speech to text: one utterance of 16-bit mono PCM in, its
     text out. Engines: ``openai`` (``/audio/transcriptions``),
     ``pocketsphinx`` (offline English), an offline zh/en engine."""
 

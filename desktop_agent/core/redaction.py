@@ -1,4 +1,4 @@
-"""The app's secrets kept out of what tools do and say (issue 12).
+"""The app's secrets kept out of what tools do and say.
 
 A command the user approves (``env``) or an MCP server's output must not
 copy the API key into the bus, the history or the next request. Two

@@ -324,7 +324,7 @@ class ChatView(QScrollArea):
     ) -> None:
         """Bring a message into view and keep it there while the messages
         just drawn settle their heights (slots measure themselves over the
-        next layout passes, issue 14). ``centre``: a search hit, shown whole
+        next layout passes). ``centre``: a search hit, shown whole
         in the middle, or, when it is taller than the view, from its top or
         (``focus``: a child and a y in it, where the match is) around that."""
         self._stick = False

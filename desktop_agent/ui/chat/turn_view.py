@@ -88,7 +88,7 @@ class TurnView:
         self._server_of = server_of
         """The MCP server offering a tool name (None: built-in)."""
         self._annotations_of = annotations_of
-        """What a tool says of its risk (issue 14), by name."""
+        """What a tool says of its risk (its annotations, for the card's risk line), by name."""
         self._approval_timeout_s = approval_timeout_s
         self._new_round = False
         """The next text starts a new agent round (a new paragraph)."""
