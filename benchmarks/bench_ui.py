@@ -287,7 +287,7 @@ sys.exit(run_gui(args))
 
 _DIRECT_ARGS = 'args = argparse.Namespace(model="demo", tts="none", mcp_config=MCP)'
 _ENTRY_ARGS = (
-    "from desktop_agent.__main__ import build_parser\n"
+    "from desktop_agent.options import build_parser\n"
     'args = build_parser().parse_args(["--model", "demo", "--tts", "none", "--mcp-config", MCP])'
 )
 

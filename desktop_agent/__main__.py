@@ -3,24 +3,8 @@
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Sequence
-
-
-def build_parser() -> argparse.ArgumentParser:
-    from desktop_agent.options import add_arguments
-
-    parser = argparse.ArgumentParser(
-        prog="desktop-agent",
-        description="Desktop voice assistant for any OpenAI-compatible model, with MCP tools and approvals.",
-    )
-    parser.add_argument("--cli", action="store_true", help="run headless in the terminal (no window)")
-    add_arguments(parser)
-    gui = parser.add_argument_group("window options")
-    gui.add_argument("--screenshot", metavar="PNG", help="save a screenshot of the window once shown")
-    gui.add_argument("--quit-after-ms", type=int, metavar="MS", help="close the window after this many ms")
-    return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -33,6 +17,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         asyncio.run(serve(None))
         return 0
+    from desktop_agent.options import build_parser
+
     args = build_parser().parse_args(argv)
     args.argv = argv  # what a second window hands the first (desktop_agent.ui.shell.single_instance)
     if args.self_test:

@@ -141,7 +141,7 @@ def take_arguments(window: MainWindow, argv: list[str]) -> None:
     """A later launch's command line: bring the window forward, send its
     ``--prompt`` (or leave it in the input when a turn runs), and say which
     of its options only apply at start."""
-    from desktop_agent.__main__ import build_parser
+    from desktop_agent.options import build_parser
 
     window.bring_forward()
     try:

@@ -1,6 +1,8 @@
 """Command-line options shared by the window and the headless mode (contracts
-§10). Kept free of heavy imports so the window's start-up does not pay for
-openai or mcp before it shows."""
+§10), and the whole command line's parser: the entry point parses a launch
+with it, and a running window parses a later launch's line with it too.
+Kept free of heavy imports so the window's start-up does not pay for openai or
+mcp before it shows."""
 
 from __future__ import annotations
 
@@ -9,6 +11,21 @@ import math
 from pathlib import Path
 
 from desktop_agent.storage.limits import APPROVAL_TIMEOUT_LIMIT_S, MAX_STEPS_LIMIT
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """``desktop-agent``'s whole command line: the shared options, ``--cli``
+    and the window's own."""
+    parser = argparse.ArgumentParser(
+        prog="desktop-agent",
+        description="Desktop voice assistant for any OpenAI-compatible model, with MCP tools and approvals.",
+    )
+    parser.add_argument("--cli", action="store_true", help="run headless in the terminal (no window)")
+    add_arguments(parser)
+    gui = parser.add_argument_group("window options")
+    gui.add_argument("--screenshot", metavar="PNG", help="save a screenshot of the window once shown")
+    gui.add_argument("--quit-after-ms", type=int, metavar="MS", help="close the window after this many ms")
+    return parser
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

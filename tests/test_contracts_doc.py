@@ -15,8 +15,8 @@ from collections.abc import Iterator
 from dataclasses import fields
 from pathlib import Path
 
-from desktop_agent.__main__ import build_parser
 from desktop_agent.core.messages import BusMessage
+from desktop_agent.options import build_parser
 
 ROOT = Path(__file__).resolve().parents[1]
 CONTRACTS = ROOT / "docs" / "contracts.md"
