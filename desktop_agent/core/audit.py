@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Literal, Protocol, TypeVar, get_args
 
-from desktop_agent.core.json_types import JSONDict, JSONMapping
+from desktop_agent.core.json_types import JSONMapping, JSONObject
 
 if TYPE_CHECKING:
     from desktop_agent.core.tool_router import RoutedTool
@@ -87,7 +87,7 @@ class ApprovalRecord:
     def when(self) -> datetime:
         return datetime.fromisoformat(self.time)
 
-    def to_json(self) -> JSONDict:
+    def to_json(self) -> JSONObject:
         return {
             "time": self.time,
             "conversation_id": self.conversation_id,

@@ -10,7 +10,7 @@ from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from desktop_agent.core.json_types import JSONDict, JSONMapping, JSONValue
+from desktop_agent.core.json_types import JSONMapping, JSONObject, JSONValue
 from desktop_agent.core.messages import (
     Card,
     FormRequestMessage,
@@ -103,7 +103,7 @@ class ToolSpec:
     """What the tool says of its risk (MCP ``Tool.annotations``, or the
     built-in tool's own); None: it says nothing. Never sent to the model."""
 
-    def to_openai(self) -> JSONDict:
+    def to_openai(self) -> JSONObject:
         return {
             "type": "function",
             "function": {

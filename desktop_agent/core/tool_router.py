@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from desktop_agent.core.json_types import JSONDict, JSONMapping
+from desktop_agent.core.json_types import JSONMapping, JSONObject
 from desktop_agent.core.messages import FormRequestMessage
 from desktop_agent.core.ports import Tool, ToolContext, ToolResult, ToolSource, ToolSpec
 from desktop_agent.core.redaction import RedactingContext, Redactor
@@ -105,7 +105,7 @@ class ToolRouter:
         """Tools hidden because an earlier source offers the same name."""
         return self._routes()[1]
 
-    def openai_tools(self) -> list[JSONDict]:
+    def openai_tools(self) -> list[JSONObject]:
         return [spec.to_openai() for spec in self.specs()]
 
 

@@ -6,6 +6,7 @@ from desktop_agent.core.agent import AgentClient
 from desktop_agent.core.approval import ApprovalManager
 from desktop_agent.core.chat_handler import ChatHandler
 from desktop_agent.core.forms import FormManager
+from desktop_agent.core.json_types import as_object
 from desktop_agent.core.messages import BusItem, FormRequestMessage
 from desktop_agent.core.ports import Tool
 from desktop_agent.core.session import SessionManager
@@ -27,7 +28,7 @@ def test_builtin_tools_are_the_three_tools_with_their_approval_rules() -> None:
         "show_card": True,
         "run_command": False,
     }
-    assert [t["function"]["name"] for t in router.openai_tools()] == [
+    assert [as_object(t["function"])["name"] for t in router.openai_tools()] == [
         "ask_user_question",
         "show_card",
         "run_command",
