@@ -32,12 +32,12 @@ from PySide6.QtWidgets import QApplication
 from desktop_agent.storage.paths import data_dir
 from desktop_agent.texts import Texts, choose_language
 from desktop_agent.ui.chat.turn_events import NoticeLevel
+from desktop_agent.ui.common.qt_translations import apply_qt_language
 from desktop_agent.ui.conversations.feature import ConversationsFeature
 from desktop_agent.ui.settings.mcp_feature import McpFeature
 from desktop_agent.ui.shell import single_instance
 from desktop_agent.ui.shell.fonts import prefer_chinese_sans
 from desktop_agent.ui.shell.main_window import MainWindow
-from desktop_agent.ui.shell.qt_translations import apply_qt_language
 from desktop_agent.ui.shell.window_deps import WindowDeps
 from desktop_agent.ui.voice.feature import VoiceFeature
 

@@ -23,7 +23,7 @@ seen), exit 0 only when all hold:
   whose model is here hears silence as nothing; a missing model is
   reported with its size ("needs a model"), not failed.
 - ``translations``: Qt's Chinese catalogue loads, so Qt's own buttons and
-  menus follow the app into Chinese (``ui/shell/qt_translations.py``).
+  menus follow the app into Chinese (``ui/common/qt_translations.py``).
 
 The window check and the demo turn run at the same time (the turn is a child
 process). Qt's own messages are kept out of the output.
@@ -249,7 +249,7 @@ def check_translations() -> CheckResult:
     """Qt's Chinese catalogue is where Qt looks (the bundle must carry it)."""
     from PySide6.QtCore import QCoreApplication
 
-    from desktop_agent.ui.shell.qt_translations import CATALOGUES, apply_qt_language
+    from desktop_agent.ui.common.qt_translations import CATALOGUES, apply_qt_language
 
     name = CATALOGUES["zh"]
     try:

@@ -22,8 +22,8 @@ from __future__ import annotations
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QPushButton, QVBoxLayout, QWidget
 
-from desktop_agent.ui.shell.key_hints import APPROVE_KEY, REJECT_KEY, key_text
-from desktop_agent.ui.shell.retranslate import TextBindings
+from desktop_agent.ui.common.key_hints import APPROVE_KEY, REJECT_KEY, key_text
+from desktop_agent.ui.common.retranslate import TextBindings
 
 
 class ApprovalControls(QWidget):

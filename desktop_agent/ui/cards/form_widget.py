@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_agent.texts import Texts
-from desktop_agent.ui.shell.dialog_parts import ERROR_COLOUR
+from desktop_agent.ui.common.dialog_parts import ERROR_COLOUR
 
 FormEnd = Literal["submitted", "cancelled", "closed"]
 

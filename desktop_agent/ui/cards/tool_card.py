@@ -21,7 +21,7 @@ the window, not Qt's focus chain, says where it goes next.
 
 A language switch (Settings → Appearance) reaches the card
 through :meth:`ToolCardWidget.retranslate`: its fixed texts are bound once
-(:class:`~desktop_agent.ui.shell.retranslate.TextBindings`), the rest is drawn from the
+(:class:`~desktop_agent.ui.common.retranslate.TextBindings`), the rest is drawn from the
 state again, nested cards included.
 """
 
@@ -65,8 +65,8 @@ from desktop_agent.ui.cards.wording import (
     risk_text,
     title_for,
 )
-from desktop_agent.ui.shell.retranslate import TextBindings
-from desktop_agent.ui.shell.spinner import Spinner
+from desktop_agent.ui.common.retranslate import TextBindings
+from desktop_agent.ui.common.spinner import Spinner
 
 RESULT_MAX_CHARS = 6000
 """A card shows at most this much of a result (the model got all of it)."""

@@ -21,7 +21,7 @@ from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import QApplication, QFrame, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
 from desktop_agent.texts import Texts
-from desktop_agent.ui.shell.theme import DARK, colors_for
+from desktop_agent.ui.common.theme import DARK, colors_for
 
 if TYPE_CHECKING:
     from pygments.lexer import Lexer

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from desktop_agent.core.approval import allow_key, auto_decider
 from desktop_agent.core.transcript import ToolFacts
 from desktop_agent.ui.chat.turn_events import NoticeLevel
-from desktop_agent.ui.shell.os_wording import os_error_text
+from desktop_agent.ui.common.os_wording import os_error_text
 
 if TYPE_CHECKING:
     from collections.abc import Callable

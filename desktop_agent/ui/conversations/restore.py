@@ -63,7 +63,7 @@ from desktop_agent.core.transcript import (
 )
 from desktop_agent.ui.chat.chat_view import ChatView
 from desktop_agent.ui.chat.turn_view import TurnView
-from desktop_agent.ui.shell.retranslate import KeyedButton
+from desktop_agent.ui.common.retranslate import KeyedButton
 
 log = logging.getLogger(__name__)
 

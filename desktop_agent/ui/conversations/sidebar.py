@@ -52,8 +52,8 @@ from PySide6.QtWidgets import (
 )
 
 from desktop_agent.texts import Texts
+from desktop_agent.ui.common.os_wording import os_error_text, os_reason
 from desktop_agent.ui.conversations.search_rows import HitRow, file_name, marked, snippet_parts
-from desktop_agent.ui.shell.os_wording import os_error_text, os_reason
 
 if TYPE_CHECKING:
     from desktop_agent.conversation_library import ConversationLibrary, ExportKind

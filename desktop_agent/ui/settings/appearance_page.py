@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QComboBox, QFormLayout, QLabel, QVBoxLayout, QWidg
 
 from desktop_agent.storage.settings import LANGUAGES, THEMES, Settings
 from desktop_agent.texts import Texts
-from desktop_agent.ui.shell.retranslate import TextBindings, item_text
+from desktop_agent.ui.common.retranslate import TextBindings, item_text
 
 LANGUAGE_NAMES = {"en": "English", "zh": "中文"}
 """Each language in its own words, whatever the current one."""

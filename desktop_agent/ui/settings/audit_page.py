@@ -63,8 +63,8 @@ from desktop_agent.core.audit_query import AuditFilter, select, server_of, serve
 from desktop_agent.storage.atomic import atomic_write_text
 from desktop_agent.storage.audit_log import AuditRead, audit_log_path, shared_reader
 from desktop_agent.texts import Texts
-from desktop_agent.ui.shell.os_wording import os_error_text
-from desktop_agent.ui.shell.retranslate import TextBindings, item_text
+from desktop_agent.ui.common.os_wording import os_error_text
+from desktop_agent.ui.common.retranslate import TextBindings, item_text
 
 log = logging.getLogger(__name__)
 

@@ -39,6 +39,9 @@ from PySide6.QtWidgets import (
 from desktop_agent.storage.secrets import KeyStorage
 from desktop_agent.storage.settings import Settings, SettingsError
 from desktop_agent.texts import Texts
+from desktop_agent.ui.common.appearance import apply_appearance
+from desktop_agent.ui.common.dialog_parts import error_line, ok_cancel
+from desktop_agent.ui.common.theme import apply_theme
 from desktop_agent.ui.settings.appearance_page import AppearancePage
 from desktop_agent.ui.settings.audit_page import AuditPage
 from desktop_agent.ui.settings.mcp_wording import allow_entry_text
@@ -46,9 +49,6 @@ from desktop_agent.ui.settings.model_page import ModelPage
 from desktop_agent.ui.settings.skills_page import SkillsPage
 from desktop_agent.ui.settings.tools_page import McpControl, ToolsPage
 from desktop_agent.ui.settings.voice_page import VOICE_SUGGESTIONS, VoicePage, VoicePreview
-from desktop_agent.ui.shell.appearance import apply_appearance
-from desktop_agent.ui.shell.dialog_parts import error_line, ok_cancel
-from desktop_agent.ui.shell.theme import apply_theme
 
 if TYPE_CHECKING:
     from desktop_agent.skills_engine.scan import SkillInfo

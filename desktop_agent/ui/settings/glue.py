@@ -10,8 +10,8 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
-from desktop_agent.ui.shell.appearance import apply_appearance, resolve_language
-from desktop_agent.ui.shell.theme import theme_choice
+from desktop_agent.ui.common.appearance import apply_appearance, resolve_language
+from desktop_agent.ui.common.theme import theme_choice
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QCheckBox, QLabel, QScrollArea, QVBoxLayout, QWidg
 from desktop_agent.hooks_engine import HookInfo
 from desktop_agent.storage.settings import Settings
 from desktop_agent.texts import Texts
-from desktop_agent.ui.shell.os_wording import with_os_reason
+from desktop_agent.ui.common.os_wording import with_os_reason
 
 _INDENT = 22
 """Pixels: a hook's detail lines start under its name."""

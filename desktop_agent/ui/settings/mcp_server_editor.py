@@ -30,10 +30,10 @@ from PySide6.QtWidgets import (
 from desktop_agent.mcp_engine.config import parse_mcp_config
 from desktop_agent.mcp_engine.config_errors import McpConfigError
 from desktop_agent.texts import Texts
+from desktop_agent.ui.common.dialog_parts import error_line, ok_cancel
+from desktop_agent.ui.common.retranslate import TextBindings, item_text
+from desktop_agent.ui.common.theme import apply_theme
 from desktop_agent.ui.settings.mcp_wording import problem_text
-from desktop_agent.ui.shell.dialog_parts import error_line, ok_cancel
-from desktop_agent.ui.shell.retranslate import TextBindings, item_text
-from desktop_agent.ui.shell.theme import apply_theme
 
 _NAME_RE = re.compile(r"^[A-Za-z0-9_.\-]{1,64}$")
 _FORM_KEYS = ("type", "transport", "command", "args", "env", "cwd", "url")

@@ -16,7 +16,7 @@ from desktop_agent.mcp_engine import servers_file
 from desktop_agent.mcp_engine.config_errors import McpConfigError
 from desktop_agent.mcp_engine.servers_file import ImportOutcome
 from desktop_agent.texts import Texts, keys
-from desktop_agent.ui.shell.os_wording import os_error_text, os_reason
+from desktop_agent.ui.common.os_wording import os_error_text, os_reason
 
 if TYPE_CHECKING:
     from desktop_agent.mcp_engine import ServerStatus

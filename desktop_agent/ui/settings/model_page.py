@@ -38,7 +38,7 @@ from desktop_agent.llm.endpoint_check import (
 from desktop_agent.storage.secrets import KeyStorage
 from desktop_agent.storage.settings import Settings, SettingsError
 from desktop_agent.texts import Texts
-from desktop_agent.ui.shell.retranslate import TextBindings, item_text
+from desktop_agent.ui.common.retranslate import TextBindings, item_text
 
 
 class ModelCombo(QComboBox):

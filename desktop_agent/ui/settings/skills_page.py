@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtWidgets import QCheckBox, QFrame, QHBoxLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from desktop_agent.texts import Texts
-from desktop_agent.ui.shell.os_wording import with_os_reason
+from desktop_agent.ui.common.os_wording import with_os_reason
 
 if TYPE_CHECKING:
     from desktop_agent.skills_engine.scan import SkillInfo

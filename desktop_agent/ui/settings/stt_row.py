@@ -20,7 +20,7 @@ from desktop_agent.storage.settings import (
     SettingsError,
 )
 from desktop_agent.texts import Texts
-from desktop_agent.ui.shell.retranslate import TextBindings, item_text
+from desktop_agent.ui.common.retranslate import TextBindings, item_text
 
 DOWNLOADING_ENGINES = ("auto", "whisper", "sensevoice")
 """Engines whose model comes from a download source."""

@@ -39,6 +39,7 @@ from desktop_agent.mcp_engine import servers_file
 from desktop_agent.mcp_engine.config_errors import McpConfigError
 from desktop_agent.storage.settings import Settings
 from desktop_agent.texts import Texts
+from desktop_agent.ui.common.retranslate import TextBindings
 from desktop_agent.ui.settings.mcp_server_editor import McpServerEditor
 from desktop_agent.ui.settings.mcp_wording import (
     allow_entry_text,
@@ -50,7 +51,6 @@ from desktop_agent.ui.settings.mcp_wording import (
     server_tooltip,
 )
 from desktop_agent.ui.settings.read_only_trust import ReadOnlyTrustBox
-from desktop_agent.ui.shell.retranslate import TextBindings
 
 if TYPE_CHECKING:
     from desktop_agent.mcp_engine import ServerStatus

@@ -32,9 +32,9 @@ from PySide6.QtWidgets import (
 
 from desktop_agent.storage.settings import TTS_ENGINES, VOICE_SEND, Settings
 from desktop_agent.texts import Texts, text_in
+from desktop_agent.ui.common.retranslate import TextBindings, item_text
 from desktop_agent.ui.settings.engine_list import EngineList
 from desktop_agent.ui.settings.stt_row import SttSettingsBox
-from desktop_agent.ui.shell.retranslate import TextBindings, item_text
 
 if TYPE_CHECKING:
     from desktop_agent.ui.voice.audio_devices import AudioDevices

@@ -56,9 +56,9 @@ from desktop_agent.ui.chat.input_box import InputBox
 from desktop_agent.ui.chat.send_button import INTERRUPT_FALLBACK_MS, SendButton
 from desktop_agent.ui.chat.turn_events import NoticeLevel, TurnEnd, WaitKind
 from desktop_agent.ui.chat.turn_state import ButtonPhase
+from desktop_agent.ui.common.theme import apply_theme, forced_theme
 from desktop_agent.ui.settings.glue import apply_settings_appearance, reload_if_moved
 from desktop_agent.ui.shell.status_bar import StatusBar, server_views
-from desktop_agent.ui.shell.theme import apply_theme, forced_theme
 from desktop_agent.ui.shell.window_keys import WindowKeys
 from desktop_agent.ui.voice.audio_controls import AudioControls
 from desktop_agent.ui.voice.mic_button import HandsFreeButton, MicButton, MicState

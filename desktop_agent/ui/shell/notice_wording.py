@@ -12,8 +12,8 @@ from __future__ import annotations
 from desktop_agent.core.notice import Notice
 from desktop_agent.mcp_engine.config_errors import McpConfigError
 from desktop_agent.texts import Texts, keys
+from desktop_agent.ui.common.os_wording import with_os_reason
 from desktop_agent.ui.settings.mcp_wording import problem as mcp_problem
-from desktop_agent.ui.shell.os_wording import with_os_reason
 
 
 def notice_text(texts: Texts, line: str) -> str:

@@ -37,7 +37,7 @@ from PySide6.QtGui import QKeyEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import QApplication, QLineEdit, QPlainTextEdit, QTextEdit, QWidget
 
 from desktop_agent.ui.chat.turn_state import ButtonPhase
-from desktop_agent.ui.shell.key_hints import APPROVE_KEY, REJECT_KEY, key_text
+from desktop_agent.ui.common.key_hints import APPROVE_KEY, REJECT_KEY, key_text
 
 if TYPE_CHECKING:
     from desktop_agent.ui.cards.tool_card import ToolCardWidget

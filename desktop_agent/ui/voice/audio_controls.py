@@ -18,7 +18,7 @@ from PySide6.QtGui import QColor, QIcon, QPainter, QPalette
 from PySide6.QtWidgets import QHBoxLayout, QSlider, QStyle, QToolButton, QWidget
 
 from desktop_agent.texts import Texts
-from desktop_agent.ui.shell.key_hints import SKIP_KEY, key_text
+from desktop_agent.ui.common.key_hints import SKIP_KEY, key_text
 
 
 def tinted(icon: QIcon, color: QColor, size: QSize) -> QIcon:

@@ -22,8 +22,8 @@ from desktop_agent.tools.run_command import RunCommandTool
 from desktop_agent.ui.cards.state import ToolCardState, auto_approved
 from desktop_agent.ui.cards.tool_card import ToolCardWidget
 from desktop_agent.ui.chat.turn_view import TurnView
+from desktop_agent.ui.common.theme import LIGHT
 from desktop_agent.ui.shell.main_window import MainWindow
-from desktop_agent.ui.shell.theme import LIGHT
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
 RUN_COMMAND = RunCommandTool().spec.annotations

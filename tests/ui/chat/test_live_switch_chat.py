@@ -27,12 +27,12 @@ from desktop_agent.ui.cards.tool_card import ToolCardWidget
 from desktop_agent.ui.cards.visual_card import VisualCardWidget
 from desktop_agent.ui.chat.bubble import MessageBubble, SystemMessage
 from desktop_agent.ui.chat.code_block import CodeBlock
-from desktop_agent.ui.shell import theme
-from desktop_agent.ui.shell.appearance import apply_appearance
+from desktop_agent.ui.common import theme
+from desktop_agent.ui.common.appearance import apply_appearance
+from desktop_agent.ui.common.retranslate import KeyedButton
+from desktop_agent.ui.common.theme import DARK, LIGHT, palette_of, set_theme_choice
 from desktop_agent.ui.shell.main_window import MainWindow
-from desktop_agent.ui.shell.retranslate import KeyedButton
 from desktop_agent.ui.shell.status_bar import McpServerView
-from desktop_agent.ui.shell.theme import DARK, LIGHT, palette_of, set_theme_choice
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
 LS = {"command": "ls -la"}

@@ -186,7 +186,7 @@ def side_by_side(qtbot: QtBot) -> tuple[QWidget, ChatView, ChatView]:
     live, restored = ChatView(ENGLISH, frame), ChatView(ENGLISH, frame)
     row.addWidget(live)
     row.addWidget(restored)
-    from desktop_agent.ui.shell.theme import apply_theme
+    from desktop_agent.ui.common.theme import apply_theme
 
     apply_theme(frame)
     frame.resize(1500, 1320)

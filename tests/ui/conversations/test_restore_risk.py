@@ -35,8 +35,8 @@ from desktop_agent.testing.window_rig import rejected_item, text_item, tool_item
 from desktop_agent.texts import ENGLISH
 from desktop_agent.ui.cards.tool_card import ToolCardWidget
 from desktop_agent.ui.chat.chat_view import ChatView
+from desktop_agent.ui.common.theme import LIGHT
 from desktop_agent.ui.conversations.restore import restore
-from desktop_agent.ui.shell.theme import LIGHT
 from tests.ui.conversations.test_restore import LiveSession, describe, side_by_side
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"

@@ -19,8 +19,8 @@ from desktop_agent.core.audit import ApprovalRecord, arguments_preview, argument
 from desktop_agent.core.audit_query import CSV_COLUMNS
 from desktop_agent.storage.audit_log import JsonlAuditLog
 from desktop_agent.texts import CHINESE, ENGLISH, keys
+from desktop_agent.ui.common.theme import apply_theme
 from desktop_agent.ui.settings.audit_page import AuditPage
-from desktop_agent.ui.shell.theme import apply_theme
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)

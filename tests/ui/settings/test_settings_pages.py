@@ -26,10 +26,10 @@ from desktop_agent.testing.mcp_servers import gated_entry
 from desktop_agent.testing.scripted_server import Reply, ScriptedLLMServer, text_reply
 from desktop_agent.testing.window_rig import offline_deps
 from desktop_agent.texts import CHINESE, ENGLISH, Language, Texts
+from desktop_agent.ui.common import theme
 from desktop_agent.ui.settings.dialog import SettingsDialog
 from desktop_agent.ui.settings.mcp_feature import McpFeature
 from desktop_agent.ui.settings.tools_page import McpControl
-from desktop_agent.ui.shell import theme
 from desktop_agent.ui.shell.main_window import MainWindow
 
 

@@ -26,14 +26,14 @@ from desktop_agent.storage.conversation_events import items_of
 from desktop_agent.storage.conversations import ConversationStore
 from desktop_agent.testing.window_rig import offline_deps
 from desktop_agent.texts import CHINESE, ENGLISH, Texts, text_in
+from desktop_agent.ui.common import qt_translations, theme
+from desktop_agent.ui.common.appearance import apply_appearance
+from desktop_agent.ui.common.qt_translations import apply_qt_language
+from desktop_agent.ui.common.theme import DARK, LIGHT, set_theme_choice
 from desktop_agent.ui.conversations.feature import ConversationsFeature
 from desktop_agent.ui.settings import glue as settings_glue
 from desktop_agent.ui.settings.dialog import SettingsEdit
-from desktop_agent.ui.shell import qt_translations, theme
-from desktop_agent.ui.shell.appearance import apply_appearance
 from desktop_agent.ui.shell.main_window import MainWindow
-from desktop_agent.ui.shell.qt_translations import apply_qt_language
-from desktop_agent.ui.shell.theme import DARK, LIGHT, set_theme_choice
 
 
 @pytest.fixture

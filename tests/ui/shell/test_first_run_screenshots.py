@@ -22,8 +22,8 @@ from desktop_agent.texts import Language, Texts
 from desktop_agent.ui.chat.bubble import MessageBubble
 from desktop_agent.ui.chat.code_block import CodeBlock
 from desktop_agent.ui.chat.turn_view import TurnView
+from desktop_agent.ui.common.theme import DARK, LIGHT, Colors
 from desktop_agent.ui.shell.main_window import MainWindow
-from desktop_agent.ui.shell.theme import DARK, LIGHT, Colors
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
 CODE = 'def greet(name: str) -> str:\n    """Say hello."""\n    return f"Hello, {name}!"\n\nprint(greet("世界"))'

@@ -25,8 +25,8 @@ from desktop_agent.testing.scripted_server import Reply, ToolCallScript, text_re
 from desktop_agent.testing.window_rig import WindowRig, scripted_window
 from desktop_agent.texts import CHINESE, ENGLISH, Texts
 from desktop_agent.ui.cards.tool_card import ToolCardWidget
+from desktop_agent.ui.common.theme import LIGHT
 from desktop_agent.ui.shell.main_window import MainWindow
-from desktop_agent.ui.shell.theme import LIGHT
 
 pytestmark = pytest.mark.usefixtures("keep_loop_on_close")
 

@@ -38,9 +38,9 @@ from desktop_agent.ui.cards.tool_card import ToolCardWidget
 from desktop_agent.ui.cards.visual_card import VisualCardWidget
 from desktop_agent.ui.chat.bubble import MessageBubble
 from desktop_agent.ui.chat.turn_view import TurnView
+from desktop_agent.ui.common.theme import DARK, LIGHT
 from desktop_agent.ui.settings.dialog import SettingsDialog
 from desktop_agent.ui.shell.main_window import MainWindow
-from desktop_agent.ui.shell.theme import DARK, LIGHT
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
 ARGS = {"command": "ls -la ~/Documents", "timeout_s": 30}

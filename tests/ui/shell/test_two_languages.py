@@ -10,7 +10,7 @@ from desktop_agent.testing.window_rig import offline_deps, tool_item
 from desktop_agent.texts import CHINESE, ENGLISH, Texts
 from desktop_agent.ui.cards.tool_card import ToolCardWidget
 from desktop_agent.ui.chat.turn_view import TurnView
-from desktop_agent.ui.shell.key_hints import APPROVE_KEY, REJECT_KEY, key_text
+from desktop_agent.ui.common.key_hints import APPROVE_KEY, REJECT_KEY, key_text
 from desktop_agent.ui.shell.main_window import MainWindow
 
 Shown = dict[str, str]

@@ -1,11 +1,10 @@
-"""Tray notifications only when the window is inactive; light/dark colours."""
+"""Tray notifications only when the window is inactive."""
 
 from __future__ import annotations
 
 from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
 
-from desktop_agent.ui.shell.theme import DARK, LIGHT, is_dark_color, style_sheet
 from desktop_agent.ui.shell.tray import Notifier
 
 
@@ -29,14 +28,3 @@ def test_the_active_window_gets_none(qtbot: QtBot) -> None:
     assert notifier.attention("t", "x") is False
     assert notifier.sent == []
 
-
-def test_dark_is_decided_by_lightness() -> None:
-    assert [is_dark_color(c) for c in ((30, 31, 34), (244, 245, 247), (0, 0, 255), (255, 255, 0))] == [
-        True, False, True, False
-    ]
-
-
-def test_each_theme_puts_its_own_colours_in_the_style_sheet() -> None:
-    light, dark = style_sheet(LIGHT), style_sheet(DARK)
-    assert LIGHT.window in light and DARK.window not in light
-    assert DARK.window in dark and LIGHT.window not in dark

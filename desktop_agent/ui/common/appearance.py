@@ -8,8 +8,8 @@ from __future__ import annotations
 from PySide6.QtCore import QLocale
 
 from desktop_agent.texts import Language, Texts, choose_language
-from desktop_agent.ui.shell.qt_translations import apply_qt_language
-from desktop_agent.ui.shell.theme import set_theme_choice
+from desktop_agent.ui.common.qt_translations import apply_qt_language
+from desktop_agent.ui.common.theme import set_theme_choice
 
 
 def resolve_language(choice: str) -> Language:

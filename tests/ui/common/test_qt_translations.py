@@ -9,9 +9,9 @@ import pytest
 from PySide6.QtWidgets import QApplication, QDialogButtonBox, QLineEdit, QPlainTextEdit
 from pytestqt.qtbot import QtBot
 
-from desktop_agent.ui.shell import theme
-from desktop_agent.ui.shell.appearance import apply_appearance
-from desktop_agent.ui.shell.qt_translations import apply_qt_language
+from desktop_agent.ui.common import theme
+from desktop_agent.ui.common.appearance import apply_appearance
+from desktop_agent.ui.common.qt_translations import apply_qt_language
 
 
 @pytest.fixture(autouse=True)
