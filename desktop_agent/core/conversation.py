@@ -30,7 +30,7 @@ from desktop_agent.core.history import (
     truncate_for_send,
 )
 from desktop_agent.core.hooks import HookNote, hook_message, hook_notes, is_hook, persistent
-from desktop_agent.core.json_types import JSONDict
+from desktop_agent.core.json_types import JSONObject
 from desktop_agent.core.packed_log import LogPacker, PackedLog
 from desktop_agent.core.playback import AutoApprove, PlaybackQueue, PlaybackView
 from desktop_agent.core.ports import AudioSink, SpeechPort
@@ -63,7 +63,7 @@ class Conversation:
         conversation_id: str | None = None,
         speech_factory: SpeechFactory | None = None,
         approval_timeout_s: float = 300.0,
-        history: list[JSONDict] | None = None,
+        history: list[JSONObject] | None = None,
         events: PackedLog | list[DisplayItem] | None = None,
         packer: LogPacker | None = None,
     ) -> None:
@@ -73,7 +73,7 @@ class Conversation:
         self.conversation_id = conversation_id or uuid.uuid4().hex
         self.speech_factory = speech_factory
         self.approval_timeout_s = approval_timeout_s
-        self.history: list[JSONDict] = list(history or [])
+        self.history: list[JSONObject] = list(history or [])
         self.events = events if isinstance(events, PackedLog) else PackedLog(events or (), packer)
         """The display log: what the window showed and the user did, as
         transcript items (its JSON form is ``storage/conversation_events.py``'s).
@@ -167,7 +167,7 @@ class Conversation:
             None,
         )
 
-    def messages_for(self, user_text: str) -> list[JSONDict]:
+    def messages_for(self, user_text: str) -> list[JSONObject]:
         """What the next turn sends: earlier turns truncated, then the user."""
         carried = map(hook_message, self._carried)
         return [*truncate_for_send(self.history), *carried, text_message("user", user_text)]

@@ -16,6 +16,7 @@ from desktop_agent.core.approval import ApprovalManager
 from desktop_agent.core.conversation import Conversation
 from desktop_agent.core.events import TurnOutcome
 from desktop_agent.core.history import REPAIRED_ANSWER, TRUNCATION_MARK, check_history, repair_history
+from desktop_agent.core.json_types import JSONObject
 from desktop_agent.core.messages import TextMessage, ToolCallMessage
 from desktop_agent.core.ports import Tool
 from desktop_agent.core.tool_router import ToolRouter
@@ -70,7 +71,7 @@ async def test_a_turn_extends_the_history_with_the_user_message_and_what_was_con
         [text_reply("Ok.<need_tool>"), tool_reply("echo", {"text": "x"}, text="Checking."), text_reply("Done.")],
         [EchoTool()],
     )
-    earlier = [{"role": "user", "content": "before"}, {"role": "assistant", "content": "Hello."}]
+    earlier: list[JSONObject] = [{"role": "user", "content": "before"}, {"role": "assistant", "content": "Hello."}]
     conv.history = list(earlier)
     view = ApprovingView(conv, answer=True)
 

@@ -23,7 +23,7 @@ from desktop_agent.core.chat_handler import (
 from desktop_agent.core.conversation import Conversation
 from desktop_agent.core.events import TurnOutcome
 from desktop_agent.core.history import check_history
-from desktop_agent.core.json_types import JSONDict
+from desktop_agent.core.json_types import JSONDict, as_list, as_object
 from desktop_agent.core.messages import ToolCallMessage
 from desktop_agent.core.playback import ToolEvent
 from desktop_agent.core.ports import Tool
@@ -178,7 +178,7 @@ async def test_an_approved_nested_call_runs_once_and_the_answer_is_the_result() 
     ]
     assert [t["function"]["name"] for t in sub_request["tools"]] == ["echo"]
     # The main history has the sub_agent call only.
-    calls = [c["function"]["name"] for m in rig.conv.history for c in m.get("tool_calls", [])]
+    calls = [as_object(as_object(c)["function"])["name"] for m in rig.conv.history for c in as_list(m.get("tool_calls"))]
     assert calls == ["sub_agent"]
     assert {"role": "tool", "tool_call_id": "call_1", "content": "The echo said x."} in rig.conv.history
 
@@ -207,7 +207,7 @@ async def test_a_rejected_nested_call_ends_the_sub_agent_and_the_turn() -> None:
         {"type": "interrupted", "reason": "rejected"},
         {"type": "turn_end"},
     ]
-    calls = [c["function"]["name"] for m in rig.conv.history for c in m.get("tool_calls", [])]
+    calls = [as_object(as_object(c)["function"])["name"] for m in rig.conv.history for c in as_list(m.get("tool_calls"))]
     assert calls == ["sub_agent"]
 
 

@@ -303,7 +303,7 @@ async def test_form_answers_are_checked_then_become_the_tool_result() -> None:
         assert await rig.turn_status() == "completed"
         assert rig.controller.answer_form(form_id, None) == FormReply("closed")
         tool_message = next(m for m in rig.controller.conversation.history if m["role"] == "tool")
-        assert "Ann" in tool_message["content"]
+        assert "Ann" in str(tool_message["content"])
 
 
 async def test_interrupt_stops_a_running_tool_and_the_button_returns_to_send() -> None:
