@@ -60,9 +60,9 @@ def test_the_input_and_settings_work_while_a_server_never_answers(tmp_path: Path
             await attached.wait_for(timeout=30)
             (status,) = await turns.wait_for(timeout=30)
             seen["status"] = status
-            controller = window.controller
-            assert controller is not None and controller.deps.mcp is not None
-            seen["servers"] = [(s.name, s.state) for s in controller.deps.mcp.statuses()]
+            deps = window.deps
+            assert deps is not None and deps.mcp is not None
+            seen["servers"] = [(s.name, s.state) for s in deps.mcp.statuses()]
             seen["status_bar"] = [(label.text(), label.toolTip()) for label in window.status.servers]
             seen["lines"] = system_lines(window)
             dialog = window.open_settings()

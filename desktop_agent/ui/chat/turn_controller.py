@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 
     from desktop_agent.services import AppliedSettings
     from desktop_agent.texts import Texts
-    from desktop_agent.ui.shell.window_deps import WindowDeps
+    from desktop_agent.ui.chat.turn_deps import TurnDeps
 
 
 class TurnController(QObject, Generic[V]):
@@ -51,7 +51,7 @@ class TurnController(QObject, Generic[V]):
     model_changed = Signal(object)
     speaking_changed = Signal(bool)
 
-    def __init__(self, deps: WindowDeps, parent: QObject | None = None, *, texts: Callable[[], Texts]) -> None:
+    def __init__(self, deps: TurnDeps, parent: QObject | None = None, *, texts: Callable[[], Texts]) -> None:
         super().__init__(parent)
         self.logic: TurnLogic[V] = TurnLogic(deps, self, texts=texts)
         """What decides; it reports here."""

@@ -9,7 +9,7 @@ a :class:`~desktop_agent.ui.chat.turn_events.TurnEvents`; the Qt adapter
 reports into Signals. The window lays out widgets, forwards user actions
 here and renders what the signals say.
 
-Speech is heard only with a speaker (``WindowDeps.sink``) that is not muted;
+Speech is heard only with a speaker (``TurnDeps.sink``) that is not muted;
 otherwise a turn runs muted (no speech made, text never waits for it), and
 muting during a turn releases its waiting text and stops the clip at once
 (:meth:`TurnLogic.push_audio`).
@@ -42,9 +42,9 @@ if TYPE_CHECKING:
     from desktop_agent.core.audit import Decider
     from desktop_agent.core.conversation import Conversation
     from desktop_agent.texts import Texts
+    from desktop_agent.ui.chat.turn_deps import TurnDeps
     from desktop_agent.ui.chat.turn_events import TurnEvents
     from desktop_agent.ui.chat.turn_state import TurnTracker
-    from desktop_agent.ui.shell.window_deps import WindowDeps
 
 log = logging.getLogger(__name__)
 
@@ -82,7 +82,7 @@ V = TypeVar("V", bound=TurnSurface)
 
 
 class TurnLogic(TurnSettings, Generic[V]):
-    def __init__(self, deps: WindowDeps, events: TurnEvents, *, texts: Callable[[], Texts]) -> None:
+    def __init__(self, deps: TurnDeps, events: TurnEvents, *, texts: Callable[[], Texts]) -> None:
         super().__init__(deps, events, texts=texts)
         self._conversation = deps.conversation
         self._phase = ButtonPhase.SEND

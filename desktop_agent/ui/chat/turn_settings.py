@@ -1,6 +1,6 @@
 """The settings half of the turn logic: the settings the window runs with,
 kept, written and applied through the one applier the composition root
-hands in (``WindowDeps.apply_settings``), and what they decide of a tool
+hands in (``TurnDeps.apply_settings``), and what they decide of a tool
 call: whether it runs without asking (the always-allow list, trust in a
 server's read-only tools) and what the display log keeps of it.
 
@@ -25,8 +25,8 @@ if TYPE_CHECKING:
     from desktop_agent.core.risk import AutoDecider
     from desktop_agent.storage.settings import Settings
     from desktop_agent.texts import Texts
+    from desktop_agent.ui.chat.turn_deps import TurnDeps
     from desktop_agent.ui.chat.turn_events import TurnEvents
-    from desktop_agent.ui.shell.window_deps import WindowDeps
 
 log = logging.getLogger(__name__)
 
@@ -35,7 +35,7 @@ class TurnSettings:
     """The current settings, and every way they change: always-allow,
     mute and volume, the Settings dialog's Save."""
 
-    def __init__(self, deps: WindowDeps, events: TurnEvents, *, texts: Callable[[], Texts]) -> None:
+    def __init__(self, deps: TurnDeps, events: TurnEvents, *, texts: Callable[[], Texts]) -> None:
         self._deps = deps
         self._events = events
         self._texts = texts
@@ -43,7 +43,7 @@ class TurnSettings:
         self._settings = deps.settings
 
     @property
-    def deps(self) -> WindowDeps:
+    def deps(self) -> TurnDeps:
         return self._deps
 
     @property

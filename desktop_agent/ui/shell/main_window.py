@@ -304,6 +304,11 @@ class MainWindow(QMainWindow):
         return self._controller
 
     @property
+    def deps(self) -> WindowDeps | None:
+        """What the window was attached with; None until :meth:`attach`."""
+        return self._deps
+
+    @property
     def turn_signals(self) -> TurnController[TurnView] | None:
         """What the turn logic says, as Signals; None until :meth:`attach`."""
         return self._turn_signals

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from desktop_agent.ui.conversations.feature import ConversationsFeature
 from desktop_agent.ui.settings.mcp_feature import McpFeature
@@ -22,19 +22,11 @@ if TYPE_CHECKING:
     from desktop_agent.core.risk import ToolAnnotations
     from desktop_agent.hooks_engine import HookInfo
     from desktop_agent.mcp_engine import Readiness
-    from desktop_agent.services import AppliedSettings
     from desktop_agent.skills_engine import SkillInfo
     from desktop_agent.storage.secrets import KeyStorage
     from desktop_agent.storage.settings import Settings, SettingsStore
     from desktop_agent.texts import Texts
-
-
-class SettingsApplier(Protocol):
-    """Apply settings to the running services (``Services.apply_settings``):
-    endpoint, model, speech and limits; ``key_changed`` when the stored API
-    key changed, so the model is reconnected even if the endpoint did not."""
-
-    def __call__(self, settings: Settings, *, key_changed: bool = False) -> AppliedSettings: ...
+    from desktop_agent.ui.chat.turn_deps import SettingsApplier
 
 
 def _no_key() -> str | None:
@@ -59,6 +51,8 @@ def _no_hooks(_choices: Mapping[str, bool]) -> Sequence[HookInfo]:
 
 @dataclass(frozen=True)
 class WindowDeps:
+    """The turn logic sees these as its narrower :class:`~desktop_agent.ui.chat.turn_deps.TurnDeps`."""
+
     conversation: Conversation
     """The conversation the window opens with."""
     forms: FormManager
