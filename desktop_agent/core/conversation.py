@@ -30,7 +30,7 @@ from desktop_agent.core.history import (
     truncate_for_send,
 )
 from desktop_agent.core.hooks import HookNote, hook_message, hook_notes, is_hook, persistent
-from desktop_agent.core.json_types import JSONObject
+from desktop_agent.core.json_types import JSONMapping, JSONObject
 from desktop_agent.core.packed_log import LogPacker, PackedLog
 from desktop_agent.core.playback import AutoApprove, PlaybackQueue, PlaybackView
 from desktop_agent.core.ports import AudioSink, SpeechPort
@@ -167,7 +167,7 @@ class Conversation:
             None,
         )
 
-    def messages_for(self, user_text: str) -> list[JSONObject]:
+    def messages_for(self, user_text: str) -> list[JSONMapping]:
         """What the next turn sends: earlier turns truncated, then the user."""
         carried = map(hook_message, self._carried)
         return [*truncate_for_send(self.history), *carried, text_message("user", user_text)]

@@ -29,7 +29,6 @@ from typing import assert_never
 from desktop_agent.core.hooks import HookNote, hook_message
 from desktop_agent.core.json_depth import MAX_ARGUMENT_DEPTH, nests_deeper_than
 from desktop_agent.core.json_types import (
-    JSONDict,
     JSONMapping,
     JSONObject,
     JSONReadable,
@@ -244,7 +243,7 @@ def truncate_for_send(
     *,
     max_len: int = TOOL_CONTEXT_MAX_LEN,
     no_truncate: Iterable[str] = NO_TRUNCATE_TOOLS,
-) -> list[JSONDict]:
+) -> list[JSONMapping]:
     """``messages`` with the string values inside tool arguments and the
     text of tool results cut to ``max_len`` characters (marked with
     :data:`TRUNCATION_MARK`), except for tools in ``no_truncate`` (found for
@@ -258,9 +257,9 @@ def truncate_for_send(
     before it strips tags), and ``messages`` is never changed here."""
     keep = frozenset(no_truncate)
     names: dict[str, str] = {}
-    out: list[JSONDict] = []
+    out: list[JSONMapping] = []
     for message in messages:
-        sent: JSONDict = message if isinstance(message, dict) else dict(message)
+        sent = message
         old_calls = tool_calls_of(sent)
         if old_calls:
             calls: list[JSONMapping] = []
@@ -317,12 +316,12 @@ def check_history(messages: Sequence[JSONMapping]) -> None:
 REPAIRED_ANSWER = "The tool call did not finish; its result was lost."
 
 
-def repair_history(messages: Sequence[JSONMapping]) -> list[JSONDict]:
+def repair_history(messages: Sequence[JSONObject]) -> list[JSONObject]:
     """``messages`` made to pass :func:`check_history`, losing as little as
     possible: a call nobody answered gets an answer saying so (inserted
     where the answers belong), an answer that matches no pending call is
     dropped, and a repeated call id keeps its first call only."""
-    out: list[JSONDict] = []
+    out: list[JSONObject] = []
     expected: list[str] = []
 
     def close_round() -> None:
@@ -339,16 +338,21 @@ def repair_history(messages: Sequence[JSONMapping]) -> list[JSONDict]:
             continue
         close_round()
         if role == "assistant" and message.get("tool_calls"):
-            seen: set[str] = set()
-            calls = []
-            for call in tool_calls_of(message):
-                if str(call.get("id")) not in seen:
-                    seen.add(str(call.get("id")))
+            ids: list[str] = []
+            calls: list[JSONValue] = []
+            for call in _listed(message.get("tool_calls")):
+                if isinstance(call, dict) and str(call.get("id")) not in ids:
+                    ids.append(str(call.get("id")))
                     calls.append(call)
             out.append({**message, "tool_calls": calls})
-            expected = [str(call.get("id")) for call in calls]
+            expected = ids
             continue
         out.append(dict(message))
     close_round()
     return out
 
+
+def _listed(value: JSONValue) -> list[JSONValue]:
+    """``value`` when it is a JSON array, else an empty one (an owned
+    message's :func:`~desktop_agent.core.json_types.as_list`)."""
+    return value if isinstance(value, list) else []

@@ -16,7 +16,7 @@ from desktop_agent.core.approval import ApprovalManager
 from desktop_agent.core.conversation import Conversation
 from desktop_agent.core.events import TurnOutcome
 from desktop_agent.core.history import REPAIRED_ANSWER, TRUNCATION_MARK, check_history, repair_history
-from desktop_agent.core.json_types import JSONObject
+from desktop_agent.core.json_types import JSONObject, as_list, as_object
 from desktop_agent.core.messages import TextMessage, ToolCallMessage
 from desktop_agent.core.ports import Tool
 from desktop_agent.core.tool_router import ToolRouter
@@ -267,7 +267,7 @@ def test_a_broken_turn_is_repaired_not_dropped() -> None:
         ("user", None), ("assistant", None), ("tool", "b"), ("tool", "a"), ("assistant", None),
     ]
     assert repaired[3]["content"] == f"Error: {REPAIRED_ANSWER}"
-    assert [c["id"] for c in repaired[1]["tool_calls"]] == ["a", "b"]
+    assert [as_object(c)["id"] for c in as_list(repaired[1]["tool_calls"])] == ["a", "b"]
 
 
 async def test_the_approval_timeout_starts_when_the_card_is_shown_not_when_it_is_pushed() -> None:

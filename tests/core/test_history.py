@@ -17,7 +17,7 @@ from desktop_agent.core.history import (
     check_history,
     truncate_for_send,
 )
-from desktop_agent.core.json_types import JSONObject
+from desktop_agent.core.json_types import JSONMapping, JSONObject, JSONReadable, as_list, as_object
 from desktop_agent.core.messages import (
     BusMessage,
     InterruptedMessage,
@@ -104,8 +104,8 @@ def test_truncation_cuts_tool_context_except_whitelisted_tools() -> None:
         {"role": "tool", "tool_call_id": "b", "content": long},
     ]
     out = truncate_for_send(messages)
-    assert out[1]["tool_calls"][0]["function"]["arguments"] == "x" * 300 + TRUNCATION_MARK  # not JSON: cut as text
-    assert out[1]["tool_calls"][1]["function"]["arguments"] == long
+    assert arguments_of(out[1], 0) == "x" * 300 + TRUNCATION_MARK  # not JSON: cut as text
+    assert arguments_of(out[1], 1) == long
     assert out[2]["content"] == "x" * 300 + TRUNCATION_MARK
     assert out[3]["content"] == long
     assert messages[2]["content"] == long  # the original is untouched
@@ -118,7 +118,7 @@ def test_truncation_cuts_long_string_values_inside_the_arguments_and_keeps_them_
             {"id": "a", "type": "function", "function": {"name": "write", "arguments": json.dumps(arguments)}}]},
         {"role": "tool", "tool_call_id": "a", "content": "ok"},
     ]
-    cut = json.loads(truncate_for_send(messages)[0]["tool_calls"][0]["function"]["arguments"])
+    cut = json.loads(str(arguments_of(truncate_for_send(messages)[0], 0)))
     assert cut == {
         "path": "/tmp/x",
         "body": "b" * 300 + TRUNCATION_MARK,
@@ -131,7 +131,7 @@ def test_arguments_with_nothing_to_cut_keep_their_exact_text() -> None:
     text = '{ "command" : "ls -l" }'
     messages: list[JSONObject] = [{"role": "assistant", "content": None, "tool_calls": [
         {"id": "a", "type": "function", "function": {"name": "run_command", "arguments": text}}]}]
-    assert truncate_for_send(messages)[0]["tool_calls"][0]["function"]["arguments"] == text
+    assert arguments_of(truncate_for_send(messages)[0], 0) == text
 
 
 def test_a_failed_result_is_marked_as_an_error_for_the_model() -> None:
@@ -215,4 +215,9 @@ def test_arguments_nested_too_deeply_in_a_saved_history_are_cut_as_text_not_walk
     messages: list[dict[str, Any]] = [{"role": "assistant", "content": None, "tool_calls": [
         {"id": "a", "type": "function", "function": {"name": "t", "arguments": deep}}]},
         {"role": "tool", "tool_call_id": "a", "content": "ok"}]
-    assert truncate_for_send(messages)[0]["tool_calls"][0]["function"]["arguments"] == deep[:300] + TRUNCATION_MARK
+    assert arguments_of(truncate_for_send(messages)[0], 0) == deep[:300] + TRUNCATION_MARK
+
+
+def arguments_of(message: JSONMapping, index: int) -> JSONReadable:
+    """The arguments text of ``message``'s tool call number ``index``."""
+    return as_object(as_object(as_list(message["tool_calls"])[index])["function"])["arguments"]
