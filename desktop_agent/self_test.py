@@ -124,6 +124,7 @@ def check_window() -> CheckResult:
     from PySide6.QtWidgets import QApplication
 
     from desktop_agent.core.messages import Card, CardField
+    from desktop_agent.ui.cards.phase import CardPhase
     from desktop_agent.ui.cards.state import ToolCardState
     from desktop_agent.ui.cards.tool_card import ToolCardWidget
     from desktop_agent.ui.cards.visual_card import VisualCardWidget
@@ -134,7 +135,7 @@ def check_window() -> CheckResult:
         window.resize(880, 760)
         window.show()
         tool = ToolCardWidget(ToolCardState(
-            "self_test_1", "get_current_time", phase="done", arguments={"timezone": "UTC"},
+            "self_test_1", "get_current_time", phase=CardPhase.DONE, arguments={"timezone": "UTC"},
             result='{"timezone": "UTC", "datetime": "2026-01-01T00:00:00+00:00"}', server="time",
         ), window.chat.texts)
         visual = VisualCardWidget(Card(title="Self-test", body="Rendered **offscreen**.",

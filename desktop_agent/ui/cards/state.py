@@ -34,9 +34,9 @@ from desktop_agent.core.messages import (
 )
 from desktop_agent.core.risk import AutoDecider, ToolAnnotations
 from desktop_agent.core.sub_agent import SUB_AGENT
+from desktop_agent.ui.cards.phase import CardPhase
 
-CardPhase = Literal["preparing", "approval", "executing", "done", "rejected", "invalidated"]
-PENDING_PHASES: frozenset[CardPhase] = frozenset({"preparing", "approval", "executing"})
+PENDING_PHASES = frozenset({CardPhase.PREPARING, CardPhase.APPROVAL, CardPhase.EXECUTING})
 CardOutcome = Literal[
     "rejected", "timed_out", "no_answer", "step_timed_out", "stopped", "not_run", "ended", "not_answered"
 ]
@@ -74,11 +74,11 @@ class ToolCardState:
 
     tool_call_id: str
     tool_name: str
-    phase: CardPhase = "preparing"
+    phase: CardPhase = CardPhase.PREPARING
     arguments: Mapping[str, Any] | None = None
     """None until the arguments were parsed (``start``)."""
     task_id: str | None = None
-    """The approval handle while ``phase == "approval"``."""
+    """The approval handle while ``phase == CardPhase.APPROVAL``."""
     auto_approved: bool = False
     """Approved by the always-allow list, without a click."""
     result: str | None = None
@@ -190,7 +190,7 @@ def auto_approved(state: ToolCardState, by: AutoDecider = "always_allow") -> Too
     """The always-allow list (or ``by``) approved the call: it runs without a click."""
     if not state.pending:
         return state
-    return replace(state, phase="executing", auto_approved=True, auto_by=by, task_id=None)
+    return replace(state, phase=CardPhase.EXECUTING, auto_approved=True, auto_by=by, task_id=None)
 
 
 def apply_message(state: ToolCardState, message: CardUpdate) -> ToolCardState:
@@ -209,13 +209,13 @@ def apply_message(state: ToolCardState, message: CardUpdate) -> ToolCardState:
                 case "start":
                     return state
                 case "approval_required":
-                    return replace(state, phase="approval", task_id=message.task_id)
+                    return replace(state, phase=CardPhase.APPROVAL, task_id=message.task_id)
                 case "executing":
-                    return replace(state, phase="executing", task_id=None)
+                    return replace(state, phase=CardPhase.EXECUTING, task_id=None)
                 case "result":
                     return replace(
                         state,
-                        phase="done",
+                        phase=CardPhase.DONE,
                         task_id=None,
                         result=message.result or "",
                         is_error=bool(message.is_error),
@@ -243,7 +243,10 @@ def apply_message(state: ToolCardState, message: CardUpdate) -> ToolCardState:
                 outcome = "step_timed_out"  # a sub-agent's step waited in vain; nobody rejected
             return replace(
                 state,
-                phase="rejected" if outcome in ("rejected", "timed_out", "no_answer", "step_timed_out") else "invalidated",
+                phase=(
+                    CardPhase.REJECTED if outcome in ("rejected", "timed_out", "no_answer", "step_timed_out")
+                    else CardPhase.INVALIDATED
+                ),
                 task_id=None,
                 reason=message.reason,
                 outcome=outcome,
@@ -255,11 +258,11 @@ def apply_message(state: ToolCardState, message: CardUpdate) -> ToolCardState:
 
 def answered(state: ToolCardState, approved: bool) -> ToolCardState:
     """The user clicked Approve or Reject on this card."""
-    if state.phase != "approval":
+    if state.phase != CardPhase.APPROVAL:
         return state
     if approved:
-        return replace(state, phase="executing", task_id=None)
-    return replace(state, phase="rejected", task_id=None, outcome="rejected")
+        return replace(state, phase=CardPhase.EXECUTING, task_id=None)
+    return replace(state, phase=CardPhase.REJECTED, task_id=None, outcome="rejected")
 
 
 def invalidate(state: ToolCardState, *, user_stopped: bool = False) -> ToolCardState:
@@ -268,11 +271,11 @@ def invalidate(state: ToolCardState, *, user_stopped: bool = False) -> ToolCardS
     ``user_stopped`` — and any other was not run."""
     if not state.pending:
         return state
-    if state.phase == "executing":
+    if state.phase == CardPhase.EXECUTING:
         outcome: CardOutcome = "stopped" if user_stopped else "ended"
     else:
         outcome = "not_run"
-    return replace(state, phase="invalidated", task_id=None, outcome=outcome)
+    return replace(state, phase=CardPhase.INVALIDATED, task_id=None, outcome=outcome)
 
 
 def not_answered(state: ToolCardState) -> ToolCardState:

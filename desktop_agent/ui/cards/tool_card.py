@@ -48,6 +48,7 @@ from PySide6.QtWidgets import (
 from desktop_agent.core.messages import ImageContent
 from desktop_agent.texts import Texts
 from desktop_agent.ui.cards.approval import ApprovalControls
+from desktop_agent.ui.cards.phase import CardPhase
 from desktop_agent.ui.cards.state import (
     ToolCardState,
 )
@@ -75,10 +76,10 @@ IMAGE_MAX_WIDTH = 360
 # Style icons, not emoji: many desktops (and this project's CI) have no emoji font.
 _SP = QStyle.StandardPixmap
 _ICONS = {  # preparing and executing show the spinner instead
-    "approval": _SP.SP_MessageBoxQuestion,
-    "done": _SP.SP_DialogApplyButton,
-    "rejected": _SP.SP_DialogCancelButton,
-    "invalidated": _SP.SP_BrowserStop,
+    CardPhase.APPROVAL: _SP.SP_MessageBoxQuestion,
+    CardPhase.DONE: _SP.SP_DialogApplyButton,
+    CardPhase.REJECTED: _SP.SP_DialogCancelButton,
+    CardPhase.INVALIDATED: _SP.SP_BrowserStop,
 }
 ICON_SIZE = 16
 ELAPSED_AFTER_S = 3.0
@@ -249,16 +250,16 @@ class ToolCardWidget(QFrame):
 
     def show_state(self, state: ToolCardState) -> None:
         phase = state.phase
-        if phase != "approval" and self.state.phase == "approval" and self._keyboard_inside():
+        if phase != CardPhase.APPROVAL and self.state.phase == CardPhase.APPROVAL and self._keyboard_inside():
             # The buttons are about to hide; the card keeps the keyboard
             # rather than Qt passing it on down the focus chain, and the
             # window decides where it goes next (``ui/shell/window_keys.py``).
             self.setFocus(Qt.FocusReason.OtherFocusReason)
-        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus if phase == "approval" else Qt.FocusPolicy.NoFocus)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus if phase == CardPhase.APPROVAL else Qt.FocusPolicy.NoFocus)
         self.state = state
         risk = "destructive" if state.destructive and state.pending else ""
         if self.property("phase") != phase or (self.property("risk") or "") != risk:
-            self.setProperty("phase", phase)
+            self.setProperty("phase", phase.value)  # the style sheet matches the word
             self.setProperty("risk", risk)
             self.style().unpolish(self)
             self.style().polish(self)
@@ -270,15 +271,15 @@ class ToolCardWidget(QFrame):
         self.title.setText(title_for(self._bindings.texts, state))
         self.server.setText(self._bindings.texts.tr("card_from_server", server=state.server) if state.server else "")
         self.server.setVisible(bool(state.server))
-        running = phase in ("preparing", "executing")
+        running = phase in (CardPhase.PREPARING, CardPhase.EXECUTING)
         self.spinner.setVisible(running)
         self.icon.setVisible(not running)
         if not running:
-            icon = _SP.SP_MessageBoxWarning if phase == "done" and state.is_error else _ICONS[phase]
+            icon = _SP.SP_MessageBoxWarning if phase == CardPhase.DONE and state.is_error else _ICONS[phase]
             if state.outcome == "not_answered":
                 icon = _SP.SP_MessageBoxInformation
             self.icon.setPixmap(self.style().standardIcon(icon).pixmap(ICON_SIZE, ICON_SIZE))
-        if state.auto_approved and phase == "executing":
+        if state.auto_approved and phase == CardPhase.EXECUTING:
             self.badge.setText(auto_badge(self._bindings.texts, state))
         else:
             self.badge.setText(arguments_summary(state.arguments) if terminal and not self._expanded else "")
@@ -290,14 +291,14 @@ class ToolCardWidget(QFrame):
         self.toggle.setVisible(expandable)
         open_details = expandable and self._expanded
         show_args = bool(args) and (
-            phase == "approval" or (phase == "executing" and not state.form_attached) or open_details
+            phase == CardPhase.APPROVAL or (phase == CardPhase.EXECUTING and not state.form_attached) or open_details
         )
         self.arguments.setText(args)
         self.arguments.setVisible(show_args)
 
-        self._track_running(phase == "executing")
+        self._track_running(phase == CardPhase.EXECUTING)
         self._show_progress(state)
-        self._show_live_output(state, phase == "executing")
+        self._show_live_output(state, phase == CardPhase.EXECUTING)
 
         risk_line = risk_text(self._bindings.texts, state) if state.pending or self._expanded else ""
         self.risk.setText(risk_line)
@@ -307,7 +308,7 @@ class ToolCardWidget(QFrame):
             self.risk.style().unpolish(self.risk)
             self.risk.style().polish(self.risk)
         self.risk.setVisible(bool(risk_line))
-        self.approval.show_pending(phase == "approval", destructive=state.destructive)
+        self.approval.show_pending(phase == CardPhase.APPROVAL, destructive=state.destructive)
         outcome = outcome_text(self._bindings.texts, state) or cut_note(self._bindings.texts, state)
         self.reason.setText(outcome)
         self.reason.setVisible(bool(outcome))
@@ -318,13 +319,13 @@ class ToolCardWidget(QFrame):
             self.output.setPlainText(output_text(self._bindings.texts, state))
         self.output_label.setVisible(show_output)
         self.output.setVisible(show_output)
-        shown_result = result if phase == "done" else partial
-        self.result_label.setText(self._bindings.texts.tr("result") if phase == "done" else self._bindings.texts.tr("partial_result"))
+        shown_result = result if phase == CardPhase.DONE else partial
+        self.result_label.setText(self._bindings.texts.tr("result") if phase == CardPhase.DONE else self._bindings.texts.tr("partial_result"))
         self.result.setText(_clip(shown_result))
         self.result_label.setVisible(open_details and bool(shown_result))
         self.result.setVisible(open_details and bool(shown_result))
         self._render_images(state.images)
-        self.images.setVisible(phase == "done" and bool(state.images))
+        self.images.setVisible(phase == CardPhase.DONE and bool(state.images))
 
     def retranslate(self, texts: Texts) -> None:
         """Every text again in ``texts``' language (a language switch)."""
@@ -348,7 +349,7 @@ class ToolCardWidget(QFrame):
 
     def _show_progress(self, state: ToolCardState) -> None:
         progress = state.progress
-        running = state.phase == "executing"
+        running = state.phase == CardPhase.EXECUTING
         percent = progress.percent if progress is not None else None
         caption = ""
         if running and percent is not None and progress is not None:
@@ -413,13 +414,13 @@ class ToolCardWidget(QFrame):
 
     def _answer(self, approved: bool) -> None:
         """Approve or Reject, as if clicked (the window's keys come here)."""
-        if self.state.phase == "approval":
+        if self.state.phase == CardPhase.APPROVAL:
             self.approval.answer(approved)
 
     def answer_key(self, approved: bool) -> None:
         """Alt+A or Alt+R while this card waits: as the button, shown pressed."""
         button = self.approve_button if approved else self.reject_button
-        if self.state.phase == "approval" and button.isVisibleTo(self):
+        if self.state.phase == CardPhase.APPROVAL and button.isVisibleTo(self):
             button.animateClick()
         else:
             self._answer(approved)  # the second question: Reject still works, Approve waits
@@ -435,7 +436,7 @@ class ToolCardWidget(QFrame):
 
     def _on_live_more(self) -> None:
         self._live_more = not self._live_more
-        self._show_live_output(self.state, self.state.phase == "executing")
+        self._show_live_output(self.state, self.state.phase == CardPhase.EXECUTING)
 
     def _on_toggle(self, checked: bool) -> None:
         self._expanded = checked

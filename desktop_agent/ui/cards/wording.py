@@ -11,6 +11,7 @@ from typing import Any, assert_never
 
 from desktop_agent.core.budget import result_cut
 from desktop_agent.texts import Texts
+from desktop_agent.ui.cards.phase import CardPhase
 from desktop_agent.ui.cards.state import Progress, ToolCardState
 
 
@@ -64,12 +65,12 @@ def format_elapsed(texts: Texts, seconds: float) -> str:
 
 
 def title_for(texts: Texts, state: ToolCardState) -> str:
-    if state.phase == "done":
+    if state.phase == CardPhase.DONE:
         if state.outcome == "not_answered":
             key = "card_not_answered"
         else:
             key = "card_failed" if state.is_error else "card_done"
-    elif state.outcome is not None and state.phase in ("rejected", "invalidated"):
+    elif state.outcome is not None and state.phase in (CardPhase.REJECTED, CardPhase.INVALIDATED):
         key = {
             "rejected": "card_rejected",
             "timed_out": "card_not_run",
@@ -80,19 +81,19 @@ def title_for(texts: Texts, state: ToolCardState) -> str:
             "ended": "card_stopped",
             "not_answered": "card_not_answered",
         }[state.outcome]
-    elif state.phase == "approval" and state.parent_tool_call_id is not None:
+    elif state.phase == CardPhase.APPROVAL and state.parent_tool_call_id is not None:
         key = "card_sub_approval"
     else:
         key = {
-            "preparing": "card_preparing",
-            "approval": "card_approval",
-            "executing": "card_executing",
-            "done": "card_done",
-            "rejected": "card_rejected",
-            "invalidated": "card_not_run",
+            CardPhase.PREPARING: "card_preparing",
+            CardPhase.APPROVAL: "card_approval",
+            CardPhase.EXECUTING: "card_executing",
+            CardPhase.DONE: "card_done",
+            CardPhase.REJECTED: "card_rejected",
+            CardPhase.INVALIDATED: "card_not_run",
         }[state.phase]
     title = texts.tr(key, name=state.tool_name)
-    if state.by_voice and state.phase != "approval":
+    if state.by_voice and state.phase != CardPhase.APPROVAL:
         title += " · " + texts.tr("rejected_by_voice" if state.outcome == "rejected" else "approved_by_voice")
     return title
 
@@ -196,7 +197,7 @@ def cut_note(texts: Texts, state: ToolCardState) -> str:
     """That a finished call's result was cut to fit the model's context, and
     how much was left out (the marker inside the result says where); empty
     when it was not. The card, history and the model all have the cut text."""
-    left = result_cut(state.result) if state.phase == "done" else None
+    left = result_cut(state.result) if state.phase == CardPhase.DONE else None
     return texts.tr("card_result_cut", n=left) if left else ""
 
 

@@ -34,6 +34,7 @@ from desktop_agent.core.messages import (
 from desktop_agent.core.playback import ToolEvent
 from desktop_agent.core.risk import AutoDecider, ToolAnnotations
 from desktop_agent.ui.cards.form_widget import FormWidget
+from desktop_agent.ui.cards.phase import CardPhase
 from desktop_agent.ui.cards.state import (
     CardUpdate,
     ToolCardState,
@@ -166,7 +167,7 @@ class TurnView:
         """The answer about to be given to this card was spoken (its title
         says so once answered)."""
         card = self.cards.get(tool_call_id)
-        if card is not None and card.state.phase == "approval":
+        if card is not None and card.state.phase == CardPhase.APPROVAL:
             self._render(card, replace(card.state, by_voice=True))
 
     def form_answered(self, form_id: str, answers: dict[str, Any] | None) -> None:

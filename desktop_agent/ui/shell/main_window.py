@@ -11,9 +11,9 @@ Signals:
                                 a turn ended (``completed``, ``user``,
                                 ``rejected``, ``approval_timeout``, ``error``,
                                 ``cancelled``)
-    card_changed(tool_call_id: str, phase: str)
+    card_changed(tool_call_id: str, phase: CardPhase)
                                 a tool card appeared or changed phase
-                                (``cards.state.CardPhase``)
+                                (``cards.phase.CardPhase``)
     waiting_for_user(kind: WaitKind, ident: str)
                                 an approval (tool_call_id) or a form (form_id)
                                 waits for the user
@@ -51,6 +51,7 @@ from PySide6.QtGui import QCloseEvent, QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import QHBoxLayout, QMainWindow, QToolButton, QVBoxLayout, QWidget
 
 from desktop_agent.texts import ENGLISH, Texts
+from desktop_agent.ui.cards.phase import CardPhase
 from desktop_agent.ui.chat.chat_view import ChatView
 from desktop_agent.ui.chat.input_box import InputBox
 from desktop_agent.ui.chat.send_button import INTERRUPT_FALLBACK_MS, SendButton
@@ -88,7 +89,7 @@ STATUS_REFRESH_MS = 3000
 
 class MainWindow(QMainWindow):
     turn_finished = Signal(TurnEnd)
-    card_changed = Signal(str, str)
+    card_changed = Signal(str, CardPhase)
     waiting_for_user = Signal(WaitKind, str)
     closed = Signal()
     attached = Signal()

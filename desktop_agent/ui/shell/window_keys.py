@@ -36,6 +36,7 @@ from PySide6.QtCore import QEvent, QObject, Qt, SignalInstance
 from PySide6.QtGui import QKeyEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import QApplication, QLineEdit, QPlainTextEdit, QTextEdit, QWidget
 
+from desktop_agent.ui.cards.phase import CardPhase
 from desktop_agent.ui.chat.turn_state import ButtonPhase
 from desktop_agent.ui.common.key_hints import APPROVE_KEY, REJECT_KEY, key_text
 
@@ -167,7 +168,7 @@ class WindowKeys(QObject):
         view = self._window.view
         if view is None:
             return None
-        waiting = [card for card in view.cards.values() if card.state.phase == "approval"]
+        waiting = [card for card in view.cards.values() if card.state.phase == CardPhase.APPROVAL]
         return waiting[-1] if waiting else None
 
     def approval_shown(self, tool_call_id: str) -> None:
@@ -202,9 +203,9 @@ class WindowKeys(QObject):
         last = self._last_key
         return last is not None and self.clock() - last < TYPING_PAUSE_S
 
-    def _on_card(self, tool_call_id: str, phase: str) -> None:
+    def _on_card(self, tool_call_id: str, phase: CardPhase) -> None:
         self._sync_shortcuts()
-        if phase == "approval":
+        if phase == CardPhase.APPROVAL:
             return
         view = self._window.view
         card = view.cards.get(tool_call_id) if view is not None else None

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import QBoxLayout, QLayout, QWidget
 
 from desktop_agent.core.voice_output import OutputTap
 from desktop_agent.core.voice_session import SEND_MODES, SendMode, VoiceConfig
+from desktop_agent.ui.cards.phase import CardPhase
 from desktop_agent.ui.chat.send_countdown import VoiceLine
 from desktop_agent.ui.chat.turn_events import WaitKind
 from desktop_agent.ui.chat.turn_state import ButtonPhase
@@ -204,8 +205,8 @@ class VoiceGlue(QObject):
         if state is not None:
             self.voice.ask_approval(ident, state.tool_name)
 
-    def _on_card(self, tool_call_id: str, phase: str) -> None:
-        if phase != "approval":
+    def _on_card(self, tool_call_id: str, phase: CardPhase) -> None:
+        if phase != CardPhase.APPROVAL:
             self.voice.drop_approval(tool_call_id)
 
     def _on_approval_answer(self, tool_call_id: str, approved: bool) -> None:

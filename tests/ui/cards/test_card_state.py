@@ -22,6 +22,7 @@ from desktop_agent.core.messages import (
 )
 from desktop_agent.testing.window_rig import rejected_item, tool_item
 from desktop_agent.texts import CHINESE, ENGLISH
+from desktop_agent.ui.cards.phase import CardPhase
 from desktop_agent.ui.cards.state import (
     OUTPUT_MAX_CHARS,
     CardUpdate,
@@ -71,6 +72,15 @@ def test_a_call_that_needs_approval_goes_through_every_state() -> None:
         call("executing", arguments=ARGS),
         call("result", arguments=ARGS, result="ok", is_error=False),
     ) == ["preparing", "preparing", "approval", "executing", "done"]
+
+
+def test_each_card_phase_equals_its_old_word() -> None:
+    # The window's card_changed carries these; listeners and the style
+    # sheet's [phase="…"] selectors compare them with the words.
+    assert [phase.value for phase in CardPhase] == [
+        "preparing", "approval", "executing", "done", "rejected", "invalidated"
+    ]
+    assert all(phase == phase.value for phase in CardPhase)
 
 
 def test_a_skip_approval_call_goes_from_preparing_to_executing() -> None:
@@ -175,19 +185,19 @@ def test_a_terminal_card_ignores_later_messages() -> None:
 
 
 def test_invalidate_turns_only_pending_cards_invalid() -> None:
-    for phase in ("preparing", "approval", "executing"):
+    for phase in (CardPhase.PREPARING, CardPhase.APPROVAL, CardPhase.EXECUTING):
         card = ToolCardState("c", "t", phase, task_id="x")
         assert (invalidate(card).phase, invalidate(card).task_id) == ("invalidated", None)
-    for phase in ("done", "rejected", "invalidated"):
-        card = ToolCardState("c", "t", phase)  # type: ignore[arg-type]
+    for phase in (CardPhase.DONE, CardPhase.REJECTED, CardPhase.INVALIDATED):
+        card = ToolCardState("c", "t", phase)
         assert invalidate(card) is card
 
 
 def test_answering_moves_an_approval_card_to_executing_or_rejected() -> None:
-    card = ToolCardState("c", "t", "approval", task_id="t1")
+    card = ToolCardState("c", "t", CardPhase.APPROVAL, task_id="t1")
     assert answered(card, True).phase == "executing"
     assert answered(card, False).phase == "rejected"
-    other = ToolCardState("c", "t", "executing")
+    other = ToolCardState("c", "t", CardPhase.EXECUTING)
     assert answered(other, False) is other
 
 
@@ -218,10 +228,10 @@ def test_progress_caption_shows_only_what_is_known() -> None:
 
 
 def test_titles_in_both_languages() -> None:
-    card = ToolCardState("c", "run_command", "approval")
+    card = ToolCardState("c", "run_command", CardPhase.APPROVAL)
     assert title_for(CHINESE, card) == "run_command 需要授权"
     assert title_for(ENGLISH, card) == "run_command needs your approval"
-    assert title_for(ENGLISH, ToolCardState("c", "x", "done", is_error=True)) == "x — failed"
+    assert title_for(ENGLISH, ToolCardState("c", "x", CardPhase.DONE, is_error=True)) == "x — failed"
 
 
 def test_arguments_and_partial_results_as_text() -> None:
@@ -262,11 +272,11 @@ def test_a_sub_agent_whose_step_got_no_answer_says_so_not_rejected_by_you() -> N
 
 def test_a_cut_result_is_said_in_both_languages_only_once_the_call_is_done() -> None:
     result = cut_result("汉字" * 100_000, Budget())
-    done = ToolCardState("c1", "read", "done", {}, result=result)
+    done = ToolCardState("c1", "read", CardPhase.DONE, {}, result=result)
     assert cut_note(ENGLISH, done).startswith("Result cut to fit the model's context: ")
     assert cut_note(ENGLISH, done).endswith(" characters left out")
     left = cut_note(CHINESE, done).split("省略了 ")[1].split(" 个字符")[0]
     assert cut_note(CHINESE, done) == f"结果过长，为适应模型的上下文已截断：省略了 {left} 个字符"
     assert int(left.replace(",", "")) > 190_000
-    assert cut_note(ENGLISH, ToolCardState("c1", "read", "done", {}, result="whole")) == ""
-    assert cut_note(ENGLISH, ToolCardState("c1", "read", "rejected", {}, result=result)) == ""
+    assert cut_note(ENGLISH, ToolCardState("c1", "read", CardPhase.DONE, {}, result="whole")) == ""
+    assert cut_note(ENGLISH, ToolCardState("c1", "read", CardPhase.REJECTED, {}, result=result)) == ""

@@ -19,6 +19,7 @@ from desktop_agent.core.risk import ToolAnnotations
 from desktop_agent.testing.window_rig import offline_deps, text_item, tool_item
 from desktop_agent.texts import CHINESE, ENGLISH, Texts
 from desktop_agent.tools.run_command import RunCommandTool
+from desktop_agent.ui.cards.phase import CardPhase
 from desktop_agent.ui.cards.state import ToolCardState, auto_approved
 from desktop_agent.ui.cards.tool_card import ToolCardWidget
 from desktop_agent.ui.chat.turn_view import TurnView
@@ -33,7 +34,7 @@ WEB = ToolAnnotations(read_only=True, open_world=True)
 
 @pytest.fixture
 def card(qtbot: QtBot) -> ToolCardWidget:
-    widget = ToolCardWidget(ToolCardState("c1", "run_command", "approval", ARGS, task_id="t1", annotations=RUN_COMMAND), ENGLISH)
+    widget = ToolCardWidget(ToolCardState("c1", "run_command", CardPhase.APPROVAL, ARGS, task_id="t1", annotations=RUN_COMMAND), ENGLISH)
     qtbot.add_widget(widget)
     widget.show()
     return widget
@@ -104,7 +105,7 @@ def test_approving_a_destructive_tool_once_needs_no_confirmation(card: ToolCardW
 
 
 def test_other_tools_are_always_allowed_at_once(qtbot: QtBot) -> None:
-    card = ToolCardWidget(ToolCardState("c1", "fetch", "approval", {"url": "x"}, task_id="t1", annotations=WEB), ENGLISH)
+    card = ToolCardWidget(ToolCardState("c1", "fetch", CardPhase.APPROVAL, {"url": "x"}, task_id="t1", annotations=WEB), ENGLISH)
     qtbot.add_widget(card)
     got = answers(card)
     card.always.setChecked(True)
@@ -114,13 +115,13 @@ def test_other_tools_are_always_allowed_at_once(qtbot: QtBot) -> None:
 
 
 def test_a_card_whose_tool_says_nothing_shows_no_risk_line(qtbot: QtBot) -> None:
-    card = ToolCardWidget(ToolCardState("c1", "echo", "approval", {"text": "x"}, task_id="t1"), ENGLISH)
+    card = ToolCardWidget(ToolCardState("c1", "echo", CardPhase.APPROVAL, {"text": "x"}, task_id="t1"), ENGLISH)
     qtbot.add_widget(card)
     assert (card.property("risk"), card.risk.isVisibleTo(card)) == ("", False)
 
 
 def test_a_trusted_read_only_call_says_why_it_ran_without_asking(qtbot: QtBot) -> None:
-    state = ToolCardState("c1", "read_file", "approval", {"path": "a"}, task_id="t1", server="files",
+    state = ToolCardState("c1", "read_file", CardPhase.APPROVAL, {"path": "a"}, task_id="t1", server="files",
                           annotations=ToolAnnotations(read_only=True))
     card = ToolCardWidget(auto_approved(state, "read_only_setting"), ENGLISH)
     qtbot.add_widget(card)

@@ -22,6 +22,7 @@ from desktop_agent.core.messages import Card
 from desktop_agent.core.risk import ToolAnnotations
 from desktop_agent.texts import CHINESE, ENGLISH, Language, text_in
 from desktop_agent.ui.cards.form_widget import FormWidget
+from desktop_agent.ui.cards.phase import CardPhase
 from desktop_agent.ui.cards.state import ToolCardState
 from desktop_agent.ui.cards.tool_card import ToolCardWidget
 from desktop_agent.ui.cards.visual_card import VisualCardWidget
@@ -53,12 +54,12 @@ def fill(window: MainWindow) -> None:
     chat.add_assistant_text("Here is how:\n\n```\nls -la\n```\n\nDone.")
     chat.end_bubble()
     chat.add_card(ToolCardWidget(ToolCardState(
-        "done", "run_command", "done", LS, result="a\nb"), chat.texts))
+        "done", "run_command", CardPhase.DONE, LS, result="a\nb"), chat.texts))
     chat.add_card(ToolCardWidget(ToolCardState(
-        "always", "run_command", "done", {"command": "date"}, result="Mon",
+        "always", "run_command", CardPhase.DONE, {"command": "date"}, result="Mon",
         auto_approved=True, auto_by="always_allow"), chat.texts))
     chat.add_card(ToolCardWidget(ToolCardState(
-        "trusted", "list_folder", "done", {"path": "~"}, result="x", server="files",
+        "trusted", "list_folder", CardPhase.DONE, {"path": "~"}, result="x", server="files",
         auto_approved=True, auto_by="read_only_setting", annotations=ToolAnnotations(read_only=True)), chat.texts))
     chat.add_card(VisualCardWidget(Card("Weather", "Sunny", image_path="/nonexistent/sun.png"), chat.texts))
     chat.add_card(FormWidget("f1", [{"id": "name", "question": "Your name?", "required": False}], None, chat.texts))
@@ -66,7 +67,7 @@ def fill(window: MainWindow) -> None:
     chat.add_widget(KeyedButton(chat.texts, "conv_show_earlier"), "center")  # a restored conversation's
     chat.add_system(ENGLISH.tr("earlier_hidden", count=3), key="earlier_hidden", count=3)
     chat.add_card(ToolCardWidget(ToolCardState(
-        "pending", "run_command", "approval", LS, task_id="t1",
+        "pending", "run_command", CardPhase.APPROVAL, LS, task_id="t1",
         annotations=ToolAnnotations(destructive=True, open_world=True)), chat.texts))
     chat.offer_actions(True)
     window.status.set_servers([McpServerView("time", "starting")])
@@ -191,15 +192,15 @@ def test_what_the_user_and_the_model_wrote_stays_as_written(shown_window: MainWi
 def test_a_finished_auto_approved_card_says_who_approved_it_and_a_clicked_one_does_not(
     qtbot: QtBot, english: None
 ) -> None:
-    clicked = ToolCardWidget(ToolCardState("c1", "run_command", "done", LS, result="ok"), ENGLISH)
-    trusted = ToolCardWidget(ToolCardState("c2", "list_folder", "executing", {"path": "~"},
+    clicked = ToolCardWidget(ToolCardState("c1", "run_command", CardPhase.DONE, LS, result="ok"), ENGLISH)
+    trusted = ToolCardWidget(ToolCardState("c2", "list_folder", CardPhase.EXECUTING, {"path": "~"},
                                            auto_approved=True, auto_by="read_only_setting"), ENGLISH)
     for card in (clicked, trusted):
         qtbot.add_widget(card)
         card.show()
     assert (trusted.badge.text(), trusted.auto_note.isVisibleTo(trusted)) == (
         ENGLISH.tr("card_read_only_allowed"), False)  # while it runs, the badge says it
-    trusted.show_state(ToolCardState("c2", "list_folder", "done", {"path": "~"}, result="x",
+    trusted.show_state(ToolCardState("c2", "list_folder", CardPhase.DONE, {"path": "~"}, result="x",
                                      auto_approved=True, auto_by="read_only_setting"))
     assert (trusted.badge.text(), trusted.auto_note.text(), trusted.auto_note.isVisibleTo(trusted)) == (
         "path: ~", ENGLISH.tr("card_read_only_allowed"), True)
@@ -207,7 +208,7 @@ def test_a_finished_auto_approved_card_says_who_approved_it_and_a_clicked_one_do
 
 
 def test_a_card_waiting_for_a_second_yes_switches_language_too(qtbot: QtBot, english: None) -> None:
-    card = ToolCardWidget(ToolCardState("c1", "delete_files", "approval", {"path": "/tmp/x"}, task_id="t1",
+    card = ToolCardWidget(ToolCardState("c1", "delete_files", CardPhase.APPROVAL, {"path": "/tmp/x"}, task_id="t1",
                                         annotations=ToolAnnotations(destructive=True)), ENGLISH)
     qtbot.add_widget(card)
     card.always.setChecked(True)
