@@ -40,3 +40,19 @@ def as_object(value: JSONReadable) -> JSONMapping:
 def as_list(value: JSONReadable) -> Sequence[JSONReadable]:
     """``value`` when it is a JSON array, else an empty one."""
     return value if isinstance(value, Sequence) and not isinstance(value, str) else ()
+
+
+def to_value(value: JSONReadable) -> JSONValue:
+    """An owned copy of ``value``, mappings as dicts and sequences as lists
+    all the way down: what a built :data:`JSONObject` may hold (the same
+    JSON text as ``value``)."""
+    if isinstance(value, Mapping):
+        return to_object(value)
+    if isinstance(value, str) or not isinstance(value, Sequence):
+        return value
+    return [to_value(item) for item in value]
+
+
+def to_object(value: JSONMapping) -> JSONObject:
+    """An owned copy of a read-only JSON object (:func:`to_value`)."""
+    return {key: to_value(item) for key, item in value.items()}

@@ -23,7 +23,7 @@ from typing import ClassVar, Literal
 
 from desktop_agent.core.forms import FormQuestion
 from desktop_agent.core.hooks import HookNote
-from desktop_agent.core.json_types import JSONDict, JSONMapping, JSONReadable
+from desktop_agent.core.json_types import JSONMapping, JSONObject, JSONValue, to_object
 from desktop_agent.core.speech_stream import SpeechStream
 
 ToolCallState = Literal["start", "approval_required", "executing", "result"]
@@ -188,7 +188,7 @@ class Card:
     image_path: str | None = None
     fields: tuple[CardField, ...] = ()
 
-    def to_json(self) -> JSONDict:
+    def to_json(self) -> JSONObject:
         return {
             "title": self.title,
             "body": self.body,
@@ -322,28 +322,28 @@ class BusItem:
     seq: int
     message: BusMessage
 
-    def to_json(self) -> JSONDict:
+    def to_json(self) -> JSONObject:
         return to_json(self.message, session_id=self.session_id, seq=self.seq)
 
 
-def _value(value: object) -> JSONReadable:
+def _value(value: object) -> JSONValue:
     if isinstance(value, Card | FormQuestion):
         return value.to_json()
     if isinstance(value, tuple):
         return [_value(v) for v in value]
     if isinstance(value, Mapping):
-        return dict(value)
+        return to_object(value)
     if value is None or isinstance(value, str | int | float | bool):
         return value
     raise TypeError(f"a bus message field of type {type(value).__name__} has no JSON form")
 
 
-def fields_json(message: BusMessage) -> JSONDict:
+def fields_json(message: BusMessage) -> JSONObject:
     """The message's own fields in contract order (no type/session/seq)."""
     omit: frozenset[str] = getattr(message, "_OMIT_NONE", frozenset())
     local: frozenset[str] = getattr(message, "_LOCAL", frozenset())
     flags: frozenset[str] = getattr(message, "_FLAG", frozenset())
-    out: JSONDict = {}
+    out: JSONObject = {}
     for f in fields(message):
         name = f.name
         if name == "type" or name in local:
@@ -359,7 +359,7 @@ def fields_json(message: BusMessage) -> JSONDict:
     return out
 
 
-def to_json(message: BusMessage, *, session_id: str, seq: int) -> JSONDict:
+def to_json(message: BusMessage, *, session_id: str, seq: int) -> JSONObject:
     """The contract's JSON object: ``type``, ``session_id``, ``seq``, then
     the fields."""
     return {"type": message.type, "session_id": session_id, "seq": seq, **fields_json(message)}

@@ -25,6 +25,7 @@ import psutil
 import pytest
 
 from desktop_agent.core.bus import SessionMessageBus
+from desktop_agent.core.json_types import JSONObject
 from desktop_agent.core.tool_context import BusToolContext
 from desktop_agent.mcp_engine import ServerConfig, connection
 from desktop_agent.mcp_engine.idle import IdleWatchdog, Watch
@@ -125,7 +126,7 @@ class CallContext:
     bus: SessionMessageBus
     ctx: BusToolContext
 
-    def messages(self, type_: str | None = None) -> list[dict[str, object]]:
+    def messages(self, type_: str | None = None) -> list[JSONObject]:
         """The JSON form of every message not taken yet (taking them)."""
         assert isinstance(self.bus, RecordingBus)
         out = []
