@@ -28,7 +28,7 @@ from desktop_agent.core.events import (
 from desktop_agent.core.history import NO_TRUNCATE_TOOLS
 from desktop_agent.core.hooks import Hook, HookNote, drop_once, hook_message, hook_notes, persistent
 from desktop_agent.core.json_depth import MAX_ARGUMENT_DEPTH, nests_deeper_than
-from desktop_agent.core.json_types import JSONDict, JSONMapping, JSONObject
+from desktop_agent.core.json_types import JSONMapping, JSONObject
 from desktop_agent.core.ports import (
     AnswerTimedOut,
     LLMError,
@@ -96,7 +96,7 @@ class AgentClient:
     async def chat_stream(
         self, messages: Sequence[JSONMapping], context_factory: ContextFactory
     ) -> AsyncGenerator[LLMChunk, None]:
-        working: list[JSONDict] = [dict(m) for m in messages]
+        working: list[JSONMapping] = list(messages)
         if self.system_prompt and not (working and working[0].get("role") == "system"):
             working.insert(0, text_message("system", self.system_prompt))
         if self.skills is not None:
@@ -117,9 +117,10 @@ class AgentClient:
             if full.strip():
                 working.append(text_message("assistant", full))
                 working.append(text_message("user", prompts.CONTINUE_MESSAGE))
-            for message in working:
-                if message.get("role") == "assistant" and isinstance(message.get("content"), str):
-                    message["content"] = strip_intent_tags(message["content"])
+            for index, message in enumerate(working):
+                content = message.get("content")
+                if message.get("role") == "assistant" and isinstance(content, str):
+                    working[index] = {**message, "content": strip_intent_tags(content)}  # history's stays as it is
 
             rest = (
                 self._continuation(working)
@@ -136,7 +137,7 @@ class AgentClient:
         self, messages: Sequence[JSONMapping], context_factory: ContextFactory
     ) -> AsyncGenerator[LLMChunk, None]:
         """The tool loop alone, with no planning round (a sub-agent, contracts §9)."""
-        working: list[JSONDict] = [dict(m) for m in messages]
+        working: list[JSONMapping] = list(messages)
         if self.system_prompt:
             working.insert(0, text_message("system", self.system_prompt))
         try:
@@ -151,10 +152,10 @@ class AgentClient:
 
     async def _stream_round(
         self,
-        working: list[JSONDict],
+        working: list[JSONMapping],
         parser: StreamParser,
         *,
-        tools: list[JSONDict] | None = None,
+        tools: list[JSONObject] | None = None,
         calls: dict[int, _PendingCall] | None = None,
     ) -> AsyncGenerator[SegmentChunk | ToolCallChunk, None]:
         """One LLM call: text becomes segments; with ``calls`` given, tool-call
@@ -202,7 +203,7 @@ class AgentClient:
         for segment in parser.flush():
             yield SegmentChunk(segment)
 
-    def _fresh_id(self, wanted: str | None, working: list[JSONDict], calls: dict[int, _PendingCall]) -> str:
+    def _fresh_id(self, wanted: str | None, working: list[JSONMapping], calls: dict[int, _PendingCall]) -> str:
         """``wanted`` unless it is missing or already taken in this round or
         the conversation: a model that repeats an id would otherwise have one
         of the two calls lost from history, and the API refuses a request with
@@ -215,7 +216,7 @@ class AgentClient:
             log.info("the model reused the tool-call id %r; the call is %r here", wanted, call_id)
         return call_id
 
-    async def _continuation(self, working: list[JSONDict]) -> AsyncGenerator[LLMChunk, None]:
+    async def _continuation(self, working: list[JSONMapping]) -> AsyncGenerator[LLMChunk, None]:
         prompt = text_message("system", prompts.CONTINUATION_PROMPT)
         working.append(prompt)
         async with aclosing(self._stream_round(working, self._parser())) as stream:
@@ -226,7 +227,7 @@ class AgentClient:
 
     async def _tool_loop(
         self,
-        working: list[JSONDict],
+        working: list[JSONMapping],
         context_factory: ContextFactory,
         before: list[HookNote] | None = None,
     ) -> AsyncGenerator[LLMChunk, None]:
@@ -318,7 +319,7 @@ class AgentClient:
         return replace(result, text=text)
 
 
-def _remove_exact(working: list[JSONDict], message: JSONDict) -> None:
+def _remove_exact(working: list[JSONMapping], message: JSONMapping) -> None:
     """Remove this very message (a temporary prompt), not an equal one the
     history may hold."""
     for index in range(len(working) - 1, -1, -1):
@@ -327,7 +328,7 @@ def _remove_exact(working: list[JSONDict], message: JSONDict) -> None:
             return
 
 
-def _answered_ids(working: list[JSONDict]) -> set[str]:
+def _answered_ids(working: list[JSONMapping]) -> set[str]:
     return {str(m["tool_call_id"]) for m in working if m.get("role") == "tool" and m.get("tool_call_id")}
 
 

@@ -32,7 +32,7 @@ from collections.abc import Iterable, Mapping, MutableSequence
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from desktop_agent.core.json_types import JSONObject
+from desktop_agent.core.json_types import JSONMapping, JSONObject
 
 Checkpoint = Literal["turn_start", "before_tool_round", "after_tool_result", "after_rejection", "turn_end"]
 CHECKPOINTS: tuple[str, ...] = get_args(Checkpoint)
@@ -99,7 +99,7 @@ def persistent(notes: Iterable[HookNote]) -> tuple[HookNote, ...]:
     return tuple(note for note in notes if note.persistent)
 
 
-def drop_once(messages: MutableSequence[JSONObject]) -> None:
+def drop_once(messages: MutableSequence[JSONMapping]) -> None:
     """Remove every non-persistent hook message: its request was sent."""
     for index in range(len(messages) - 1, -1, -1):
         if ONCE_KEY in messages[index]:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from desktop_agent.core.json_types import JSONObject
+from desktop_agent.core.json_types import JSONMapping
 
 
 class SkillPrompts(Protocol):
@@ -30,7 +30,7 @@ class SkillPrompts(Protocol):
         ...
 
 
-def insert_skill_blocks(working: list[JSONObject], skills: SkillPrompts) -> None:
+def insert_skill_blocks(working: list[JSONMapping], skills: SkillPrompts) -> None:
     """Add the catalogue and an explicitly invoked skill to ``working`` (the
     turn's messages: the main system prompt, if any, then the history, then
     the user's message last)."""

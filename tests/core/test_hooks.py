@@ -14,6 +14,7 @@ from desktop_agent.core.conversation import Conversation
 from desktop_agent.core.events import TurnOutcome
 from desktop_agent.core.history import check_history
 from desktop_agent.core.hooks import HOOK_KEY, ONCE_KEY, Hook, drop_once, hook_messages, is_hook
+from desktop_agent.core.json_types import JSONMapping
 from desktop_agent.core.messages import ToolCallMessage
 from desktop_agent.core.tool_router import ToolRouter
 from desktop_agent.core.wire import normalize
@@ -96,7 +97,7 @@ def test_hooks_of_one_checkpoint_merge_per_role_and_persistence_in_file_order() 
 
 
 def test_drop_once_removes_only_the_non_persistent_hook_messages() -> None:
-    messages = [{"role": "user", "content": "u"}, once("x"), kept("y"), once("z", "system")]
+    messages: list[JSONMapping] = [{"role": "user", "content": "u"}, once("x"), kept("y"), once("z", "system")]
 
     drop_once(messages)
 
