@@ -37,7 +37,7 @@ from dataclasses import dataclass
 
 from desktop_agent.core.history import cut_arguments
 from desktop_agent.core.hooks import is_hook
-from desktop_agent.core.json_types import JSONDict, JSONMapping, JSONReadable, as_list
+from desktop_agent.core.json_types import JSONMapping, JSONReadable, as_list
 from desktop_agent.core.prompts import CONTINUE_MESSAGE
 
 DEFAULT_CONTEXT_TOKENS = 32768
@@ -144,7 +144,7 @@ def result_cut(text: str | None) -> str | None:
 
 @dataclass(frozen=True, slots=True)
 class Fitted:
-    messages: list[JSONDict]
+    messages: list[JSONMapping]
     changed: int
     """Messages shortened or left out (0: the request fitted as it was)."""
 
@@ -153,7 +153,7 @@ def fit_request(messages: Sequence[JSONMapping], limit: int) -> Fitted:
     """``messages`` (canonical, as the agent sends them) within ``limit``
     estimated bytes; see the module docstring for what goes first. A
     message changed is a new dict; ``messages`` is never changed."""
-    out: list[JSONDict] = [m if isinstance(m, dict) else dict(m) for m in messages]
+    out: list[JSONMapping] = [m if isinstance(m, dict) else dict(m) for m in messages]
     sizes = [message_size(m) for m in out]
     if sum(sizes) <= limit:
         return Fitted(out, 0)
@@ -189,7 +189,7 @@ def _content_size(content: JSONReadable) -> int:
 class _Fitting:
     """One request being fitted: the messages, their sizes, what is protected."""
 
-    def __init__(self, out: list[JSONDict], sizes: list[int], limit: int) -> None:
+    def __init__(self, out: list[JSONMapping], sizes: list[int], limit: int) -> None:
         self.out = out
         self.sizes = sizes
         self.total = sum(sizes)
@@ -205,14 +205,14 @@ class _Fitting:
     def _protected(self, index: int) -> bool:
         return index == self.turn or index in self.current or self.out[index].get("role") == "system"
 
-    def _replace(self, index: int, message: JSONDict) -> None:
+    def _replace(self, index: int, message: JSONMapping) -> None:
         size = message_size(message)
         if size < self.sizes[index]:
             self.total -= self.sizes[index] - size
             self.out[index], self.sizes[index] = message, size
             self.changed += 1
 
-    def shorten(self, wanted: Callable[[JSONDict], bool], shorter: Callable[[JSONDict], JSONDict]) -> None:
+    def shorten(self, wanted: Callable[[JSONMapping], bool], shorter: Callable[[JSONMapping], JSONMapping]) -> None:
         """Oldest first, each unprotected message ``wanted`` selects made
         ``shorter``, until the request fits."""
         for index, message in enumerate(self.out):
@@ -244,13 +244,13 @@ class _Fitting:
         largest that fits) is cut to it, protected ones included."""
         if not self.over:
             return
-        texts = [(i, utf8_size(m["content"])) for i, m in enumerate(self.out) if isinstance(m.get("content"), str)]
+        texts = [(i, utf8_size(text)) for i, m in enumerate(self.out) if isinstance(text := m.get("content"), str)]
         room = self.limit - (self.total - sum(size for _, size in texts))
         cap = max(MIN_CUT, _water_level(sorted(size for _, size in texts), room))
         for index, size in texts:
             if size > cap:
                 message = self.out[index]
-                self._replace(index, {**message, "content": cut_text(message["content"], cap)})
+                self._replace(index, {**message, "content": cut_text(str(message["content"]), cap)})
 
 
 def _water_level(sizes: list[int], room: int) -> int:
@@ -263,7 +263,7 @@ def _water_level(sizes: list[int], room: int) -> int:
     return sizes[-1] if sizes else 0
 
 
-def _turn_message(out: list[JSONDict]) -> int | None:
+def _turn_message(out: list[JSONMapping]) -> int | None:
     """The user's own message of this turn: the last user message that is
     neither a hook's nor the planning round's ``[continue]``."""
     for index in range(len(out) - 1, -1, -1):
@@ -273,7 +273,7 @@ def _turn_message(out: list[JSONDict]) -> int | None:
     return None
 
 
-def _current_round(out: list[JSONDict], turn: int | None) -> set[int]:
+def _current_round(out: list[JSONMapping], turn: int | None) -> set[int]:
     """The last tool-calling assistant message after the user's message and
     the answers right after it: the round the model is about to read."""
     start = 0 if turn is None else turn + 1
@@ -288,14 +288,14 @@ def _current_round(out: list[JSONDict], turn: int | None) -> set[int]:
     return found
 
 
-def _left_out_content(message: JSONDict) -> JSONDict:
+def _left_out_content(message: JSONMapping) -> JSONMapping:
     content = message.get("content")
     if not isinstance(content, str) or not content:
         return message
     return {**message, "content": CONTEXT_CUT_MARK.format(left=f"{len(content):,}")}
 
 
-def _small_calls(message: JSONDict) -> JSONDict:
+def _small_calls(message: JSONMapping) -> JSONMapping:
     """Earlier calls with their string arguments cut short (still JSON objects)."""
     small: list[JSONReadable] = []
     for call in as_list(message.get("tool_calls")):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -18,7 +19,7 @@ from desktop_agent.core.budget import (
     result_cut,
     utf8_size,
 )
-from desktop_agent.core.json_types import JSONDict
+from desktop_agent.core.json_types import JSONMapping, JSONObject, as_list, as_object
 from desktop_agent.core.prompts import CONTINUE_MESSAGE
 from desktop_agent.core.wire import assistant_tool_calls, normalize, tool_message
 from desktop_agent.testing.wire_contract import wire_problems
@@ -79,7 +80,7 @@ def test_a_result_is_cut_to_a_quarter_of_the_request_and_says_so() -> None:
 
 def test_the_tool_schemas_take_their_room_but_never_more_than_three_quarters() -> None:
     budget = Budget(32768)
-    tools: list[JSONDict] = [{"type": "function", "function": {"name": "t", "description": "d" * 1000}}]
+    tools: list[JSONObject] = [{"type": "function", "function": {"name": "t", "description": "d" * 1000}}]
     assert budget.messages_bytes(None) == budget.request_bytes
     assert budget.messages_bytes(tools) == budget.request_bytes - len(json.dumps(tools))
     assert budget.messages_bytes(tools * 1000) == budget.request_bytes // 4
@@ -88,13 +89,13 @@ def test_the_tool_schemas_take_their_room_but_never_more_than_three_quarters() -
 # ------------------------------------------------------------- one request
 
 
-def _call_round(call_id: str, result: str, text: str | None = None) -> list[JSONDict]:
+def _call_round(call_id: str, result: str, text: str | None = None) -> list[JSONObject]:
     return [assistant_tool_calls(text, [(call_id, "read", json.dumps({"path": "/x" * 50}))]),
             tool_message(call_id, result)]
 
 
-def _conversation(turns: int, result: str) -> list[JSONDict]:
-    messages: list[JSONDict] = [{"role": "system", "content": "You are helpful."}]
+def _conversation(turns: int, result: str) -> list[JSONObject]:
+    messages: list[JSONObject] = [{"role": "system", "content": "You are helpful."}]
     for n in range(turns):
         messages.append({"role": "user", "content": f"question {n} " + "q" * 200})
         messages.extend(_call_round(f"old{n}", result))
@@ -102,7 +103,7 @@ def _conversation(turns: int, result: str) -> list[JSONDict]:
     return messages
 
 
-def _size(messages: list[JSONDict]) -> int:
+def _size(messages: Sequence[JSONMapping]) -> int:
     return sum(message_size(m) for m in messages)
 
 
@@ -114,7 +115,7 @@ def test_a_request_that_fits_is_sent_as_it_is() -> None:
 
 
 def test_earlier_tool_results_go_first_then_the_request_fits() -> None:
-    messages = [*_conversation(3, "r" * 2000), {"role": "user", "content": "now this"}]
+    messages: list[JSONObject] = [*_conversation(3, "r" * 2000), {"role": "user", "content": "now this"}]
     limit = _size(messages) - 3000
     before = [dict(m) for m in messages]
     fitted = fit_request(messages, limit)
@@ -127,8 +128,8 @@ def test_earlier_tool_results_go_first_then_the_request_fits() -> None:
 
 def test_the_system_prompt_the_users_message_and_the_current_round_are_kept_while_older_text_goes() -> None:
     current = _call_round("now", "fresh result " * 50)
-    turn: JSONDict = {"role": "user", "content": "the user's question " * 20}
-    messages = [*_conversation(4, "r" * 100), turn, {"role": "assistant", "content": "<voice>On it.</voice>"},
+    turn: JSONObject = {"role": "user", "content": "the user's question " * 20}
+    messages: list[JSONObject] = [*_conversation(4, "r" * 100), turn, {"role": "assistant", "content": "<voice>On it.</voice>"},
                 {"role": "user", "content": CONTINUE_MESSAGE}, *current]
     protected = [messages[0], turn, *current]
     limit = sum(message_size(m) for m in protected) + 600
@@ -140,13 +141,13 @@ def test_the_system_prompt_the_users_message_and_the_current_round_are_kept_whil
 
 
 def test_whole_exchanges_are_dropped_oldest_first_when_markers_are_still_too_much() -> None:
-    messages = [*_conversation(60, "r"), {"role": "user", "content": "last"}]
+    messages: list[JSONObject] = [*_conversation(60, "r"), {"role": "user", "content": "last"}]
     limit = 3000
     fitted = fit_request(messages, limit)
     assert _size(fitted.messages) <= limit
     roles = [m["role"] for m in fitted.messages]
     assert roles[0] == "system" and roles[1] == "user" and fitted.messages[-1] == {"role": "user", "content": "last"}
-    kept_ids = [c["id"] for m in fitted.messages for c in m.get("tool_calls") or ()]
+    kept_ids = [as_object(c)["id"] for m in fitted.messages for c in as_list(m.get("tool_calls"))]
     answered = [m["tool_call_id"] for m in fitted.messages if m["role"] == "tool"]
     assert kept_ids == answered and kept_ids  # calls and answers went together
     assert kept_ids[-1] == "old59"  # the newest stay
@@ -154,7 +155,7 @@ def test_whole_exchanges_are_dropped_oldest_first_when_markers_are_still_too_muc
 
 def test_the_last_resort_cuts_the_largest_texts_to_one_length() -> None:
     skill = "skill step. " * 20_000  # 240 KB
-    messages: list[JSONDict] = [
+    messages: list[JSONObject] = [
         {"role": "system", "content": "prompt"},
         {"role": "user", "content": "/huge go"},
         {"role": "system", "content": skill},
@@ -165,9 +166,9 @@ def test_the_last_resort_cuts_the_largest_texts_to_one_length() -> None:
     assert _size(fitted.messages) <= limit
     texts = [m["content"] for m in fitted.messages]
     assert texts[:2] == ["prompt", "/huge go"] and texts[3] is None
-    assert utf8_size(texts[2]) == utf8_size(texts[4])  # both cut to one length
+    assert utf8_size(str(texts[2])) == utf8_size(str(texts[4]))  # both cut to one length
     assert limit - 2 <= _size(fitted.messages)  # the largest that fits: the room is used
-    head, _, tail = _parts(texts[2])
+    head, _, tail = _parts(str(texts[2]))
     assert skill.startswith(head) and skill.endswith(tail)
 
 
@@ -179,7 +180,7 @@ def test_the_last_resort_cuts_the_largest_texts_to_one_length() -> None:
 def test_any_fitted_request_keeps_the_wire_rules_and_fits(
     turns: list[tuple[int, int, int]], last: int, limit: int
 ) -> None:
-    messages: list[JSONDict] = [{"role": "system", "content": "s" * 300}]
+    messages: list[JSONObject] = [{"role": "system", "content": "s" * 300}]
     for n, (asked, calls, answered) in enumerate(turns):
         messages.append({"role": "user", "content": "汉" * asked})
         for k in range(calls):
