@@ -120,7 +120,7 @@ def text_message(role: TextRole, content: str | None) -> JSONObject:
 
 def assistant_tool_calls(
     content: str | None, calls: Iterable[tuple[str | None, str, str]]
-) -> JSONDict:
+) -> JSONObject:
     """The assistant message that carries ``tool_calls``: the one place it
     is built. ``calls``: (id, name, arguments as JSON text); a None id only
     comes from test scripts of a server that omits it."""
@@ -143,7 +143,7 @@ def tool_answer(text: str, *, is_error: bool | None) -> str:
     return f"{TOOL_ERROR_PREFIX}{text or 'the tool failed without a message'}"
 
 
-def tool_message(call_id: str, text: str, *, is_error: bool | None = False) -> JSONDict:
+def tool_message(call_id: str, text: str, *, is_error: bool | None = False) -> JSONObject:
     """The ``tool`` message that answers one call: the one place it is built."""
     return {"role": "tool", "tool_call_id": call_id, "content": tool_answer(text, is_error=is_error)}
 
