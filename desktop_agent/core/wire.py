@@ -54,13 +54,17 @@ import logging
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, NoReturn, get_args
+from typing import Literal, NoReturn, TypeAlias, get_args
 
 from desktop_agent.core.json_depth import MAX_ARGUMENT_DEPTH, nests_deeper_than
-from desktop_agent.core.json_types import JSONDict, JSONMapping, JSONObject, JSONReadable
+from desktop_agent.core.json_types import JSONMapping, JSONObject, JSONReadable, as_list, as_object
 from desktop_agent.core.prompts import CONTINUE_MESSAGE
 
 log = logging.getLogger(__name__)
+
+WireMessage: TypeAlias = dict[str, JSONReadable]
+"""A message of the wire form: a new dict (its keys are the normalizer's to
+set) whose values may be the input's own, only read (tool calls, texts)."""
 
 WireProfileName = Literal["standard", "strict"]
 WIRE_PROFILE_NAMES: tuple[str, ...] = get_args(WireProfileName)
@@ -153,7 +157,7 @@ def profile_named(name: str | None) -> WireProfile:
     return _PROFILES.get(name or "", STANDARD)
 
 
-def normalize(messages: Sequence[JSONMapping], profile: WireProfile = STANDARD) -> list[JSONDict]:
+def normalize(messages: Sequence[JSONMapping], profile: WireProfile = STANDARD) -> list[WireMessage]:
     """The wire form of ``messages`` (see the module docstring)."""
     head, body, tail = _split_system(m for m in map(_clean, messages) if m is not None)
     body = _pair_tool_calls(body)
@@ -168,7 +172,7 @@ def normalize(messages: Sequence[JSONMapping], profile: WireProfile = STANDARD) 
 # ------------------------------------------------------------------ steps
 
 
-def _clean(message: JSONMapping) -> JSONDict | None:
+def _clean(message: JSONMapping) -> WireMessage | None:
     """A copy with only the wire keys; None for a role no server knows."""
     role = message.get("role")
     role = "system" if role == "developer" else role
@@ -176,7 +180,7 @@ def _clean(message: JSONMapping) -> JSONDict | None:
         log.debug("wire: dropped a message with role %r", role)
         return None
     content = _text(message.get("content"))
-    out: JSONDict = {"role": role, "content": content if content is not None or role == "assistant" else ""}
+    out: WireMessage = {"role": role, "content": content if content is not None or role == "assistant" else ""}
     name = message.get("name")
     if role in ("user", "assistant") and isinstance(name, str) and name:
         out["name"] = name
@@ -197,7 +201,7 @@ def _text(content: JSONReadable) -> str | None:
     return json.dumps(content, ensure_ascii=False) if isinstance(content, Mapping) else str(content)
 
 
-def _split_system(messages: Iterable[JSONDict]) -> tuple[list[str], list[JSONDict], list[str]]:
+def _split_system(messages: Iterable[WireMessage]) -> tuple[list[str], list[WireMessage], list[str]]:
     """(texts for the leading system message, the conversation, trailing
     system texts). A system message after the last other message is
     trailing; every other one (all of them, when there is nothing else)
@@ -206,12 +210,13 @@ def _split_system(messages: Iterable[JSONDict]) -> tuple[list[str], list[JSONDic
     last = max((i for i, m in enumerate(listed) if m["role"] != "system"), default=len(listed))
     head: list[str] = []
     tail: list[str] = []
-    body: list[JSONDict] = []
+    body: list[WireMessage] = []
     for index, message in enumerate(listed):
+        content = _content(message)
         if message["role"] != "system":
             body.append(message)
-        elif message["content"]:
-            (tail if index > last else head).append(message["content"])
+        elif content:
+            (tail if index > last else head).append(content)
     return head, body, tail
 
 
@@ -235,11 +240,11 @@ class _Ids:
         raise AssertionError("no free tool call id")  # pragma: no cover - 62**9 ids
 
 
-def _pair_tool_calls(body: list[JSONDict]) -> list[JSONDict]:
+def _pair_tool_calls(body: list[WireMessage]) -> list[WireMessage]:
     """Each assistant ``tool_calls`` message followed by exactly its answers,
     in call order, with wire ids and JSON-object arguments."""
     ids = _Ids()
-    out: list[JSONDict] = []
+    out: list[WireMessage] = []
     index = 0
     while index < len(body):
         message = body[index]
@@ -250,7 +255,7 @@ def _pair_tool_calls(body: list[JSONDict]) -> list[JSONDict]:
         if "tool_calls" not in message:
             out.append(message)
             continue
-        answers: list[JSONDict] = []
+        answers: list[WireMessage] = []
         while index < len(body) and body[index]["role"] == "tool":
             answers.append(body[index])
             index += 1
@@ -259,12 +264,12 @@ def _pair_tool_calls(body: list[JSONDict]) -> list[JSONDict]:
 
 
 def _answered_calls(
-    message: JSONDict, answers: list[JSONDict], ids: _Ids, position: int
-) -> list[JSONDict]:
-    calls: list[JSONDict] = []
-    replies: list[JSONDict] = []
+    message: WireMessage, answers: list[WireMessage], ids: _Ids, position: int
+) -> list[WireMessage]:
+    calls: list[JSONObject] = []
+    replies: list[WireMessage] = []
     unused = list(answers)
-    for n, raw in enumerate(message["tool_calls"]):
+    for n, raw in enumerate(as_list(message["tool_calls"])):
         if not isinstance(raw, Mapping):
             continue
         original = str(raw.get("id") or "")
@@ -284,7 +289,7 @@ def _answered_calls(
                 "function": {"name": str(function.get("name") or ""), "arguments": arguments},
             }
         )
-        content = answer["content"]
+        content = _content(answer)
         if raw_arguments is not None:
             content = _join(content, ARGUMENTS_NOTE.format(raw=raw_arguments))
         replies.append({"role": "tool", "tool_call_id": call_id, "content": content})
@@ -327,38 +332,38 @@ def _no_constant(name: str) -> NoReturn:
     raise ValueError(name)
 
 
-def _tool_history_as_text(body: list[JSONDict]) -> list[JSONDict]:
+def _tool_history_as_text(body: list[WireMessage]) -> list[WireMessage]:
     """The strict profile's replay: calls become assistant text, results
     user messages (merged afterwards with their neighbours)."""
     names: dict[str, str] = {}
-    out: list[JSONDict] = []
+    out: list[WireMessage] = []
     for message in body:
         if message["role"] == "tool":
-            name = names.get(message["tool_call_id"], "the tool")
+            name = names.get(str(message["tool_call_id"]), "the tool")
             out.append({"role": "user", "content": RESULT_AS_TEXT.format(name=name, content=message["content"])})
             continue
-        calls = message.get("tool_calls")
+        calls = as_list(message.get("tool_calls"))  # as _answered_calls built them
         if not calls:
             out.append(message)
             continue
-        said = [message["content"]]
-        for call in calls:
-            function = call["function"]
-            names[call["id"]] = function["name"]
+        said = [_content(message)]
+        for call in map(as_object, calls):
+            function = as_object(call["function"])
+            names[str(call["id"])] = str(function["name"])
             said.append(CALL_AS_TEXT.format(name=function["name"], arguments=function["arguments"]))
         flat = {k: v for k, v in message.items() if k != "tool_calls"}
         out.append({**flat, "content": _join(*said)})
     return out
 
 
-def _merge_runs(body: list[JSONDict]) -> list[JSONDict]:
+def _merge_runs(body: list[WireMessage]) -> list[WireMessage]:
     """Consecutive user messages merged, and consecutive assistant ones
     (text into a following ``tool_calls`` message too); assistant messages
     with nothing visible and no calls dropped."""
-    out: list[JSONDict] = []
+    out: list[WireMessage] = []
     for message in body:
         role = message["role"]
-        if role == "assistant" and "tool_calls" not in message and not (message["content"] or "").strip():
+        if role == "assistant" and "tool_calls" not in message and not (_content(message) or "").strip():
             continue
         previous = out[-1] if out else None
         if (
@@ -367,7 +372,7 @@ def _merge_runs(body: list[JSONDict]) -> list[JSONDict]:
             and role in ("user", "assistant")
             and "tool_calls" not in previous
         ):
-            merged = {**previous, **message, "content": _join(previous["content"], message["content"])}
+            merged = {**previous, **message, "content": _join(_content(previous), _content(message))}
             if "name" in previous:
                 merged["name"] = previous["name"]
             out[-1] = merged
@@ -376,7 +381,7 @@ def _merge_runs(body: list[JSONDict]) -> list[JSONDict]:
     return out
 
 
-def _place_tail(body: list[JSONDict], head: list[str], tail: list[str]) -> None:
+def _place_tail(body: list[WireMessage], head: list[str], tail: list[str]) -> None:
     """Trailing system texts: appended to a last user message; after a tool
     message (nothing may sit between a result and the reply) into the
     leading system message; otherwise they become the closing user
@@ -386,7 +391,7 @@ def _place_tail(body: list[JSONDict], head: list[str], tail: list[str]) -> None:
     last = body[-1] if body else None
     if last is not None and last["role"] == "user":
         if text:
-            last["content"] = _join(last["content"], f"{INSTRUCTION_LABEL}\n{text}")
+            last["content"] = _join(_content(last), f"{INSTRUCTION_LABEL}\n{text}")
     elif last is not None and last["role"] == "tool":
         if text:
             head.append(text)
@@ -394,10 +399,10 @@ def _place_tail(body: list[JSONDict], head: list[str], tail: list[str]) -> None:
         body.append({"role": "user", "content": text or CONTINUE_MESSAGE})
 
 
-def _bridge(body: list[JSONDict]) -> list[JSONDict]:
+def _bridge(body: list[WireMessage]) -> list[WireMessage]:
     """A user message first, and an assistant bridge between a tool result
     and a user message."""
-    out: list[JSONDict] = []
+    out: list[WireMessage] = []
     for message in body:
         if out and out[-1]["role"] == "tool" and message["role"] == "user":
             out.append({"role": "assistant", "content": TOOL_BRIDGE})
@@ -407,14 +412,20 @@ def _bridge(body: list[JSONDict]) -> list[JSONDict]:
     return out
 
 
-def _with_system(head: list[str], body: list[JSONDict], profile: WireProfile) -> list[JSONDict]:
+def _with_system(head: list[str], body: list[WireMessage], profile: WireProfile) -> list[WireMessage]:
     text = "\n\n".join(head)
     if not text:
         return body
     if profile.system_role:
         return [{"role": "system", "content": text}, *body]
     first = body[0]  # a user message: _place_tail gave a non-empty head a body
-    return [{**first, "content": _join(text, first["content"])}, *body[1:]]
+    return [{**first, "content": _join(text, _content(first))}, *body[1:]]
+
+
+def _content(message: WireMessage) -> str | None:
+    """A cleaned message's content: text, or None (an assistant's, with calls)."""
+    content = message.get("content")
+    return content if isinstance(content, str) else None
 
 
 def _join(*parts: str | None) -> str | None:

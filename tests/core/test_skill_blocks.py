@@ -89,7 +89,7 @@ async def test_on_the_wire_the_catalogue_joins_the_leading_system_message(librar
     conv, llm = conversation(library, [text_reply("Hi.<no_tool>"), text_reply("Hello.")])
     await turn(conv, "hi")
     wire = normalize(llm.requests[0]["messages"])
-    assert wire[0]["role"] == "system" and wire[0]["content"].startswith("MAIN\n\n# Skills")
+    assert wire[0]["role"] == "system" and str(wire[0]["content"]).startswith("MAIN\n\n# Skills")
     assert [m["role"] for m in wire] == ["system", "user"]
 
 

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from desktop_agent.core import prompts
-from desktop_agent.core.json_types import JSONDict
+from desktop_agent.core.json_types import JSONDict, JSONMapping, as_list, as_object
 from desktop_agent.core.wire import (
     ARGUMENTS_NOTE,
     INSTRUCTION_LABEL,
@@ -155,7 +155,7 @@ def test_answers_follow_their_calls_in_call_order_each_id_once() -> None:
 
 def test_unanswered_calls_and_answers_without_a_call_are_dropped() -> None:
     out = normalize([user("go"), tool("x", "early"), calls(("a", "echo", "{}"), ("b", "echo", "{}")), tool("a", "one")])
-    assert [c["function"]["arguments"] for c in out[1]["tool_calls"]] == ["{}"]
+    assert [as_object(c["function"])["arguments"] for c in _calls(out[1])] == ["{}"]
     assert out[2] == tool(wire_id(out, 1), "one") and len(out) == 3
 
 
@@ -169,7 +169,7 @@ def test_call_ids_are_nine_alphanumerics_stable_from_one_request_to_the_next() -
     first = normalize([*turn, user("next")])
     again = normalize([*turn, user("next"), assistant("Sure."), user("more")])
     assert wire_id(first, 1) == wire_id(again, 1) and len(wire_id(first, 1)) == 9
-    assert normalize([user("go"), calls(("abcDEF123", "echo", "{}")), tool("abcDEF123", "ok")])[1]["tool_calls"][0]["id"] == "abcDEF123"
+    assert _calls(normalize([user("go"), calls(("abcDEF123", "echo", "{}")), tool("abcDEF123", "ok")])[1])[0]["id"] == "abcDEF123"
 
 
 def test_an_id_used_again_in_a_later_turn_gets_its_own_wire_id() -> None:
@@ -184,13 +184,13 @@ def test_arguments_that_are_not_a_json_object_are_replayed_as_empty_with_the_ori
     raw: str,
 ) -> None:
     out = normalize([user("go"), calls(("c", "echo", raw)), tool("c", "Error: the arguments are not valid JSON")])
-    assert out[1]["tool_calls"][0]["function"] == {"name": "echo", "arguments": "{}"}
+    assert _calls(out[1])[0]["function"] == {"name": "echo", "arguments": "{}"}
     assert out[2]["content"] == f"Error: the arguments are not valid JSON\n\n{ARGUMENTS_NOTE.format(raw=raw)}"
 
 
 def test_valid_arguments_keep_their_exact_text_and_missing_ones_become_empty() -> None:
     out = normalize([user("go"), calls(("a", "echo", '{ "text" : "x"}'), ("b", "echo", "")), tool("a", "1"), tool("b", "2")])
-    assert [c["function"]["arguments"] for c in out[1]["tool_calls"]] == ['{ "text" : "x"}', "{}"]
+    assert [as_object(c["function"])["arguments"] for c in _calls(out[1])] == ['{ "text" : "x"}', "{}"]
     assert out[3]["content"] == "2"
 
 
@@ -271,7 +271,7 @@ _histories = st.lists(_message, max_size=12).map(lambda parts: [m for part in pa
 def test_every_rule_holds_for_any_canonical_history(history: list[JSONDict], profile: WireProfile) -> None:
     out = normalize(history, profile)
     assert wire_problems(out, system_role=profile.system_role) == []
-    sent = [m["content"] for m in out if m["content"]]
+    sent = [str(m["content"]) for m in out if m["content"]]
     for message in history:
         text = message["content"]
         if message["role"] in ("system", "user", "assistant") and text and text.strip():
@@ -298,7 +298,7 @@ def test_the_contract_check_finds_what_the_canonical_form_breaks() -> None:
 def test_arguments_nested_deeper_than_tool_arguments_may_be_are_replayed_as_empty_with_their_start(depth: int) -> None:
     raw = '{"a": ' * depth + "1" + "}" * depth
     out = normalize([user("go"), calls(("c", "echo", raw)), tool("c", "Error: nested too deeply")])
-    assert out[1]["tool_calls"][0]["function"] == {"name": "echo", "arguments": "{}"}
+    assert _calls(out[1])[0]["function"] == {"name": "echo", "arguments": "{}"}
     shown = raw[:RAW_ARGUMENTS_MAX] + "…"
     assert out[2]["content"] == f"Error: nested too deeply\n\n{ARGUMENTS_NOTE.format(raw=shown)}"
 
@@ -310,5 +310,10 @@ def test_a_deep_mapping_as_arguments_is_replayed_as_empty_without_being_walked()
     message: JSONDict = {"role": "assistant", "content": None,
                          "tool_calls": [{"id": "c", "type": "function", "function": {"name": "echo", "arguments": value}}]}
     out = normalize([user("go"), message, tool("c", "x")])
-    assert out[1]["tool_calls"][0]["function"]["arguments"] == "{}"
+    assert as_object(_calls(out[1])[0]["function"])["arguments"] == "{}"
     assert out[2]["content"] == f"x\n\n{ARGUMENTS_NOTE.format(raw='an object nested more than 64 levels deep')}"
+
+
+def _calls(message: JSONMapping) -> list[JSONMapping]:
+    """A wire message's tool calls, each an object."""
+    return [as_object(call) for call in as_list(message["tool_calls"])]

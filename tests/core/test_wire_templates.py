@@ -27,7 +27,7 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 from desktop_agent.core.agent import AgentClient
 from desktop_agent.core.conversation import Conversation
 from desktop_agent.core.history import TOOL_CONTEXT_MAX_LEN
-from desktop_agent.core.json_types import JSONDict
+from desktop_agent.core.json_types import JSONDict, as_list, as_object
 from desktop_agent.core.tool_router import ToolRouter
 from desktop_agent.core.wire import STANDARD, STRICT, WireProfile, normalize
 from desktop_agent.testing.fake_tools import EchoTool
@@ -149,7 +149,7 @@ def test_every_normalized_request_renders_through_the_template(
         messages = normalize(request["messages"], profile)
         assert wire_problems(messages, system_role=profile.system_role) == []
         rendered = render(name, messages, request["tools"])
-        end = messages[-1]["content"].strip()[-20:]
+        end = str(messages[-1]["content"]).strip()[-20:]
         assert end in rendered or json.dumps(end)[1:-1] in rendered  # Llama sends tool text as JSON
     assert "- apple\n- banana\n- cherry" in rendered
 
@@ -192,7 +192,7 @@ def _with_ids(messages: list[JSONDict], ids: dict[str, str]) -> list[JSONDict]:
 
 def test_mistral_refuses_call_ids_that_are_not_nine_alphanumerics(requests: list[JSONDict]) -> None:
     wire = normalize(requests[-1]["messages"])
-    calls = [c["id"] for m in wire for c in m.get("tool_calls") or ()]
+    calls = [str(as_object(c)["id"]) for m in wire for c in as_list(m.get("tool_calls"))]
     assert len(calls) == 2
     with pytest.raises(TemplateError, match=re.escape("Tool call IDs should be alphanumeric strings with length 9!")):
         render(MISTRAL, _with_ids(wire, {calls[0]: "call_1", calls[1]: "call_2"}), None)
