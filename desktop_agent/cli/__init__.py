@@ -20,6 +20,7 @@ import asyncio
 import json
 import logging
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import IO
 
@@ -31,7 +32,7 @@ from desktop_agent.cli.terminal_io import NOT_UTF8_NOTE, TerminalIO, valid_text
 from desktop_agent.cli.view import TerminalView
 from desktop_agent.core.bus import SessionMessageBus
 from desktop_agent.core.conversation import Conversation, TurnOutcome
-from desktop_agent.core.json_types import JSONDict
+from desktop_agent.core.json_types import JSONMapping
 from desktop_agent.core.messages import TranscriptMessage
 from desktop_agent.core.ports import LLMError, STTError
 from desktop_agent.core.wire import WireProfile
@@ -245,7 +246,7 @@ async def _ask_unless_stopped(io: TerminalIO, signals: StopSignals) -> str | Non
     return ask.result() if ask.done() and not ask.cancelled() else None
 
 
-def _write_history(path: Path, history: list[JSONDict], err: IO[str]) -> None:
+def _write_history(path: Path, history: Sequence[JSONMapping], err: IO[str]) -> None:
     try:
         atomic_write_text(path, json.dumps(history, ensure_ascii=False, indent=2))
     except NotADirectoryError as exc:

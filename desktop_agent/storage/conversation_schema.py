@@ -29,7 +29,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from desktop_agent.core.hooks import HOOK_KEY, ONCE_KEY, kept_hook
-from desktop_agent.core.json_types import JSONDict, JSONMapping, JSONReadable
+from desktop_agent.core.json_types import JSONMapping, JSONObject, JSONReadable
 from desktop_agent.core.stream_parser import strip_tags
 from desktop_agent.storage.conversation_events import events_from_history
 from desktop_agent.storage.paths import PRIVATE_FILE, make_private
@@ -99,7 +99,7 @@ def split_hook(message: JSONMapping) -> tuple[JSONMapping, str | None]:
     return body, json.dumps(marker, ensure_ascii=False)
 
 
-def with_hook(message: JSONDict, hook: object) -> JSONDict:
+def with_hook(message: JSONObject, hook: object) -> JSONObject:
     """A stored message with its hook marker back (``hook``: the column's
     value; a damaged one is ignored)."""
     if isinstance(hook, str):
