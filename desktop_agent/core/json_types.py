@@ -12,7 +12,7 @@ covariant: a ``dict[str, str]`` is one), values that are built take
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, TypeAlias, Union
+from typing import TypeAlias, Union
 
 JSONScalar: TypeAlias = str | int | float | bool | None
 JSONValue: TypeAlias = Union[JSONScalar, list["JSONValue"], dict[str, "JSONValue"]]  # noqa: UP007 - recursive alias
@@ -24,12 +24,6 @@ JSONMapping: TypeAlias = Mapping[str, "JSONReadable"]
 JSONReadable: TypeAlias = Union[JSONScalar, Sequence["JSONReadable"], Mapping[str, "JSONReadable"]]  # noqa: UP007
 """A JSON value only read (``Sequence``/``Mapping``: covariant, so any
 concrete JSON-shaped value is one)."""
-
-JSONDict = dict[str, Any]
-"""An OpenAI message or events-file object whose values are not checked:
-kept for the modules that still build those as plain dicts. New code takes
-:data:`JSONObject`/:data:`JSONMapping`."""
-
 
 def as_object(value: JSONReadable) -> JSONMapping:
     """``value`` when it is a JSON object, else an empty one (lenient reading

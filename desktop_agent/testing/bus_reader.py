@@ -6,8 +6,8 @@ from __future__ import annotations
 import asyncio
 
 from desktop_agent.core.bus import SessionMessageBus
-from desktop_agent.core.json_types import JSONDict
 from desktop_agent.core.messages import BusItem
+from desktop_agent.testing.json_dict import JSONDict
 
 
 def unstamped(item: BusItem) -> JSONDict:

@@ -13,8 +13,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, Literal
 
-from desktop_agent.core.json_types import JSONDict
 from desktop_agent.core.wire import assistant_tool_calls
+from desktop_agent.testing.json_dict import JSONDict
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,6 @@ import logging
 import time
 from collections.abc import Sequence
 
-from desktop_agent.core.json_types import JSONDict
 from desktop_agent.testing.http11 import (
     BadRequest,
     abort_writer,
@@ -39,6 +38,7 @@ from desktop_agent.testing.http11 import (
     send_json,
     wait_for_eof,
 )
+from desktop_agent.testing.json_dict import JSONDict
 from desktop_agent.testing.loopback import LoopbackServer
 from desktop_agent.testing.scripted_replies import (
     Reply,

@@ -13,11 +13,11 @@ import pytest
 
 from desktop_agent.core.agent import AgentClient
 from desktop_agent.core.conversation import Conversation
-from desktop_agent.core.json_types import JSONDict
 from desktop_agent.core.packed_log import PackedLog
 from desktop_agent.core.tool_router import ToolRouter
 from desktop_agent.core.transcript import DisplayItem, FormAnswered, WindowNotice, scan_kind
 from desktop_agent.storage.conversation_events import JSON_PACKER, items_of
+from desktop_agent.testing.json_dict import JSONDict
 from desktop_agent.testing.scripted_llm import ScriptedLLM
 from desktop_agent.testing.scripted_replies import text_reply
 from desktop_agent.testing.views import NullView

@@ -10,7 +10,6 @@ from typing import Any
 from desktop_agent.core.audit import Decider
 from desktop_agent.core.bus import SessionMessageBus
 from desktop_agent.core.history import history_of
-from desktop_agent.core.json_types import JSONDict
 from desktop_agent.core.messages import (
     AudioMessage,
     BusMessage,
@@ -28,6 +27,7 @@ from desktop_agent.core.risk import AutoDecider
 from desktop_agent.core.speech_stream import SpeechStream
 from desktop_agent.core.transcript import Shown
 from desktop_agent.testing.fake_sink import FakeAudioSink
+from desktop_agent.testing.json_dict import JSONDict
 
 
 class RecordingView:

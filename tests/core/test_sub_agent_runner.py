@@ -13,12 +13,12 @@ from desktop_agent.core.agent import AgentClient
 from desktop_agent.core.approval import ApprovalManager, approval_key
 from desktop_agent.core.bus import SessionMessageBus
 from desktop_agent.core.chat_handler import ChatHandler
-from desktop_agent.core.json_types import JSONDict
 from desktop_agent.core.ports import ToolContext, ToolResult, ToolSpec
 from desktop_agent.core.session import SessionManager
 from desktop_agent.core.tool_router import ToolRouter
 from desktop_agent.testing.bus_reader import BusReader, unstamped
 from desktop_agent.testing.fake_tools import EchoTool
+from desktop_agent.testing.json_dict import JSONDict
 from desktop_agent.testing.scripted_llm import ScriptedLLM
 from desktop_agent.testing.scripted_replies import text_reply, tool_reply
 from desktop_agent.tools.sub_agent import SubAgentTool

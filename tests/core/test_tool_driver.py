@@ -17,7 +17,7 @@ from desktop_agent.core.budget import Budget, result_cut
 from desktop_agent.core.bus import SessionMessageBus
 from desktop_agent.core.chat_handler import ChatHandler
 from desktop_agent.core.events import LLMChunk, ToolCallChunk, ToolCallInfo, TurnOutcome
-from desktop_agent.core.json_types import JSONDict, JSONReadable
+from desktop_agent.core.json_types import JSONReadable
 from desktop_agent.core.messages import ToolCallMessage
 from desktop_agent.core.ports import ToolContext, ToolResult, ToolSpec
 from desktop_agent.core.rejection import REASON_INTERRUPTED, REASON_NOT_RUN, REASON_REJECTED, REASON_TIMEOUT
@@ -26,6 +26,7 @@ from desktop_agent.core.tool_driver import ToolCallDriver, TurnScope, TurnStoppe
 from desktop_agent.core.tool_router import ToolRouter
 from desktop_agent.testing.bus_reader import BusReader, unstamped
 from desktop_agent.testing.fake_clock import FakeClock
+from desktop_agent.testing.json_dict import JSONDict
 from desktop_agent.testing.scripted_llm import ScriptedLLM
 from desktop_agent.testing.scripted_replies import Reply, text_reply, tool_reply
 from desktop_agent.tools.sub_agent import SubAgentTool

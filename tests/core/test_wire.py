@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from desktop_agent.core import prompts
-from desktop_agent.core.json_types import JSONDict, JSONMapping, as_list, as_object
+from desktop_agent.core.json_types import JSONMapping, as_list, as_object
 from desktop_agent.core.wire import (
     ARGUMENTS_NOTE,
     INSTRUCTION_LABEL,
@@ -25,6 +25,7 @@ from desktop_agent.core.wire import (
     normalize,
     profile_named,
 )
+from desktop_agent.testing.json_dict import JSONDict
 from desktop_agent.testing.wire_contract import wire_problems
 
 SYSTEM = {"role": "system", "content": "You are desktop-agent."}

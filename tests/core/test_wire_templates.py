@@ -27,10 +27,11 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 from desktop_agent.core.agent import AgentClient
 from desktop_agent.core.conversation import Conversation
 from desktop_agent.core.history import TOOL_CONTEXT_MAX_LEN
-from desktop_agent.core.json_types import JSONDict, as_list, as_object
+from desktop_agent.core.json_types import as_list, as_object
 from desktop_agent.core.tool_router import ToolRouter
 from desktop_agent.core.wire import STANDARD, STRICT, WireProfile, normalize
 from desktop_agent.testing.fake_tools import EchoTool
+from desktop_agent.testing.json_dict import JSONDict
 from desktop_agent.testing.scripted_llm import ScriptedLLM
 from desktop_agent.testing.scripted_replies import Reply, ToolCallScript, text_reply, tool_reply
 from desktop_agent.testing.views import NullView

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from desktop_agent.core.history import check_history
-from desktop_agent.core.json_types import JSONDict
+from desktop_agent.testing.json_dict import JSONDict
 from desktop_agent.testing.procs import live_processes
 from desktop_agent.testing.scripted_server import Reply, ScriptedLLMServer, text_reply
 

@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 
 from desktop_agent.core import prompts
-from desktop_agent.core.json_types import JSONDict
 from desktop_agent.core.ports import LLMDelta, LLMError, TextDelta, ToolCallDelta
 from desktop_agent.core.wire import STRICT, WireProfile, normalize
 from desktop_agent.llm.openai_provider import Endpoint, OpenAIProvider, resolve_endpoint
+from desktop_agent.testing.json_dict import JSONDict
 from desktop_agent.testing.scripted_server import Reply, ScriptedLLMServer, ToolCallScript, text_reply
 from desktop_agent.testing.strict_checks import alternating_roles, any_of, no_system_role, system_first
 from desktop_agent.testing.wire_contract import wire_problems

@@ -10,10 +10,10 @@ from typing import Any
 import psutil
 import pytest
 
-from desktop_agent.core.json_types import JSONDict
 from desktop_agent.core.timers import Timers
 from desktop_agent.core.tool_context import BusToolContext
 from desktop_agent.testing.bus_reader import RecordingBus
+from desktop_agent.testing.json_dict import JSONDict
 
 
 class WatchedContext(BusToolContext):

@@ -23,7 +23,7 @@ from desktop_agent.core.chat_handler import (
 from desktop_agent.core.conversation import Conversation
 from desktop_agent.core.events import TurnOutcome
 from desktop_agent.core.history import check_history
-from desktop_agent.core.json_types import JSONDict, as_list, as_object
+from desktop_agent.core.json_types import as_list, as_object
 from desktop_agent.core.messages import ToolCallMessage
 from desktop_agent.core.playback import ToolEvent
 from desktop_agent.core.ports import Tool
@@ -33,6 +33,7 @@ from desktop_agent.core.tool_router import ToolRouter
 from desktop_agent.testing.bus_reader import BusReader, unstamped
 from desktop_agent.testing.fake_clock import FakeClock
 from desktop_agent.testing.fake_tools import EchoTool
+from desktop_agent.testing.json_dict import JSONDict
 from desktop_agent.testing.procs import live_processes
 from desktop_agent.testing.scripted_llm import ScriptedLLM
 from desktop_agent.testing.scripted_replies import Reply, text_reply, tool_reply

@@ -15,7 +15,6 @@ from pytestqt.qtbot import QtBot
 
 from desktop_agent.core.chat_handler import REASON_INTERRUPTED
 from desktop_agent.core.hooks import HookNote
-from desktop_agent.core.json_types import JSONDict
 from desktop_agent.core.messages import (
     Card,
     CardField,
@@ -31,6 +30,7 @@ from desktop_agent.core.messages import (
 )
 from desktop_agent.core.transcript import ToolFacts, TranscriptItem, TranscriptRecorder
 from desktop_agent.storage.conversation_events import event_json, items_of
+from desktop_agent.testing.json_dict import JSONDict
 from desktop_agent.testing.window_rig import form_item, rejected_item, text_item, tool_item
 from desktop_agent.texts import ENGLISH
 from desktop_agent.ui.cards.form_widget import FormWidget

@@ -21,13 +21,14 @@ from pytestqt.qtbot import QtBot
 from desktop_agent.core.agent import AgentClient
 from desktop_agent.core.chat_handler import REASON_TIMEOUT
 from desktop_agent.core.conversation import Conversation
-from desktop_agent.core.json_types import JSONDict, JSONObject, as_object
+from desktop_agent.core.json_types import JSONObject, as_object
 from desktop_agent.core.messages import BusMessage, RoundEndMessage, TurnEndMessage, to_json
 from desktop_agent.core.risk import ToolAnnotations
 from desktop_agent.core.tool_router import ToolRouter
 from desktop_agent.core.transcript import ToolFacts
 from desktop_agent.storage.conversation_events import TOOL_KEY, SavedEvents, facts_from_json, items_of
 from desktop_agent.testing.fake_tools import EchoTool
+from desktop_agent.testing.json_dict import JSONDict
 from desktop_agent.testing.scripted_llm import ScriptedLLM
 from desktop_agent.testing.scripted_replies import text_reply, tool_reply
 from desktop_agent.testing.views import NullView

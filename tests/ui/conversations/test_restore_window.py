@@ -17,11 +17,12 @@ import pytest
 from PySide6.QtWidgets import QApplication, QPushButton
 from pytestqt.qtbot import QtBot
 
-from desktop_agent.core.json_types import JSONDict, JSONMapping
+from desktop_agent.core.json_types import JSONMapping
 from desktop_agent.core.transcript import DisplayItem
 from desktop_agent.storage import conversation_events
 from desktop_agent.storage.conversation_events import StoredItems, events_from_history, items_of, read_item
 from desktop_agent.storage.conversations import ConversationStore
+from desktop_agent.testing.json_dict import JSONDict
 from desktop_agent.texts import ENGLISH
 from desktop_agent.ui.chat.bubble import MessageBubble, SystemMessage
 from desktop_agent.ui.chat.chat_view import ChatView
