@@ -6,11 +6,11 @@ The core knows nothing of openai, mcp, edge-tts or Qt. Adapters in ``llm/``,
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Literal, Protocol, runtime_checkable
 
-from desktop_agent.core.json_types import JSONMapping, JSONObject, JSONValue
+from desktop_agent.core.json_types import JSONMapping, JSONObject, JSONValue, to_object
 from desktop_agent.core.messages import (
     Card,
     FormRequestMessage,
@@ -92,7 +92,7 @@ class ToolSpec:
 
     name: str
     description: str
-    parameters: Mapping[str, Any] = field(
+    parameters: JSONMapping = field(
         default_factory=lambda: {"type": "object", "properties": {}}
     )
     skip_approval: bool = False
@@ -109,7 +109,7 @@ class ToolSpec:
             "function": {
                 "name": self.name,
                 "description": self.description,
-                "parameters": dict(self.parameters),
+                "parameters": to_object(self.parameters),
             },
         }
 

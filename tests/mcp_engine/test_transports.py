@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator, Callable
 import pytest
 import pytest_asyncio
 
+from desktop_agent.core.json_types import as_object
 from desktop_agent.core.ports import ToolResult
 from desktop_agent.mcp_engine import McpConfig, McpEngine, ServerConfig
 from desktop_agent.mcp_engine.calls import run_tool
@@ -54,7 +55,7 @@ async def test_lists_every_tool_with_its_server_and_schema(engine: McpEngine) ->
     assert {"echo", "get-sum", "get-tiny-image", "trigger-long-running-operation"} <= set(specs)
     assert {(s.server, s.skip_approval) for s in specs.values()} == {("everything", False)}
     assert specs["echo"].parameters["type"] == "object"
-    assert "message" in specs["echo"].parameters["properties"]
+    assert "message" in as_object(specs["echo"].parameters["properties"])
     assert [s.name for s in engine.shared_source().specs()] == [s.name for s in engine.specs()]
     assert engine.conversation_source().specs() == []
 

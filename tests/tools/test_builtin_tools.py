@@ -12,6 +12,7 @@ from desktop_agent.core.ports import Tool
 from desktop_agent.core.session import SessionManager
 from desktop_agent.core.tool_router import ToolRouter
 from desktop_agent.testing.bus_reader import RecordingBus
+from desktop_agent.testing.json_dict import JSONDict
 from desktop_agent.testing.scripted_llm import ScriptedLLM
 from desktop_agent.testing.scripted_replies import text_reply, tool_reply
 from desktop_agent.tools import builtin_tools
@@ -96,7 +97,7 @@ def _keywords(schema: object) -> set[str]:
 
 def test_parameters_are_plain_json_schemas_a_chat_api_accepts() -> None:
     for tool in builtin_tools(FormManager()):
-        parameters = tool.spec.parameters
+        parameters: JSONDict = dict(tool.spec.parameters)  # read deep, unchecked
         assert parameters["type"] == "object", tool.spec.name
         assert _keywords(parameters).isdisjoint({"$defs", "$ref", "title", "anyOf", "allOf"}), tool.spec.name
         assert set(parameters.get("required", ())) <= set(parameters["properties"]), tool.spec.name
@@ -117,7 +118,7 @@ def test_run_command_parameters_are_generated_from_its_model() -> None:
 
 
 def test_show_card_and_ask_user_question_describe_their_nested_objects() -> None:
-    specs = {t.spec.name: t.spec.parameters for t in builtin_tools(FormManager())}
+    specs: dict[str, JSONDict] = {t.spec.name: dict(t.spec.parameters) for t in builtin_tools(FormManager())}
 
     assert specs["show_card"]["properties"]["fields"]["items"] == {
         "type": "object",

@@ -15,6 +15,7 @@ from desktop_agent.core.ports import ToolResult
 from desktop_agent.core.tool_context import OUTPUT_INTERVAL_S
 from desktop_agent.testing.bus_reader import RecordingBus
 from desktop_agent.testing.fake_clock import FakeClock
+from desktop_agent.testing.json_dict import JSONDict
 from desktop_agent.testing.procs import live_processes
 from desktop_agent.tools._process import TAIL_CHARS
 from desktop_agent.tools.run_command import RunCommandTool
@@ -264,7 +265,8 @@ async def test_invalid_arguments_give_an_error_naming_the_problem(
 def test_the_tool_needs_approval_and_states_its_maximum_timeout() -> None:
     spec = RunCommandTool(max_timeout_s=30).spec
     assert (spec.name, spec.skip_approval, spec.server) == ("run_command", False, None)
-    assert "at most 30" in spec.parameters["properties"]["timeout_s"]["description"]
+    parameters: JSONDict = dict(spec.parameters)
+    assert "at most 30" in parameters["properties"]["timeout_s"]["description"]
 
 
 async def test_interrupt_while_the_command_is_still_starting_stops_the_whole_group(
