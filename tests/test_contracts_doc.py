@@ -109,15 +109,6 @@ _OUTSIDE_CITATIONS = {
 }
 _COMMENT_TREES = ("desktop_agent", "tests", "benchmarks", "scripts")
 
-CITATIONS_NOT_REWRITTEN_YET = frozenset({
-    # Files whose owners, working at the same time, rewrite their own
-    # citations; the list goes once they have.
-    "desktop_agent/core/ports.py",
-    "desktop_agent/core/redaction.py",
-    "desktop_agent/ui/chat/chat_view.py",
-    "desktop_agent/ui/chat/turn_view.py",
-})
-
 
 def _prose(path: Path, text: str) -> Iterator[tuple[int, str]]:
     """(line, text) of what a person reads as prose: a Python file's comments
@@ -138,7 +129,7 @@ def test_no_comment_cites_an_issue_number_or_a_document_outside_the_repository()
     for path in _tracked_files(*_COMMENT_TREES):
         name = path.relative_to(ROOT).as_posix()
         text = _text(path)
-        if text is None or name in CITATIONS_NOT_REWRITTEN_YET or path == Path(__file__).resolve():
+        if text is None or path == Path(__file__).resolve():
             continue
         for line, prose in _prose(path, text):
             found += [
