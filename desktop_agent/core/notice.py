@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
-from typing import Any
+from typing import TypeAlias
 
 
 class Notice(str):
@@ -58,11 +58,15 @@ class Notice(str):
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(f"Notice is frozen: cannot set {name!r}")
 
-    def __reduce__(self) -> tuple[Any, ...]:  # copy and pickle: the mapping proxy cannot be
+    def __reduce__(self) -> tuple[Callable[..., Notice], _Parts]:  # copy and pickle: the mapping proxy cannot be
         return _rebuild, (str(self), self.key, dict(self.fields), self.frame, self.cause)
 
     def __repr__(self) -> str:
         return f"Notice({str(self)!r}, key={self.key!r})"
+
+
+_Parts: TypeAlias = tuple[str, str, dict[str, object], str | None, object]
+"""What :func:`_rebuild` takes: the line, its key, fields, frame and cause."""
 
 
 def _rebuild(english: str, key: str, fields: dict[str, object], frame: str | None, cause: object) -> Notice:

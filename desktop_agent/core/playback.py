@@ -30,7 +30,7 @@ import asyncio
 import logging
 from collections import deque
 from collections.abc import Callable
-from typing import Any, Protocol, assert_never
+from typing import Protocol, TypeVar, assert_never
 
 from desktop_agent.core.audit import Decider
 from desktop_agent.core.bus import SessionMessageBus
@@ -57,6 +57,7 @@ from desktop_agent.core.ports import AudioSink
 from desktop_agent.core.risk import AutoDecider
 
 log = logging.getLogger(__name__)
+_T = TypeVar("_T")
 
 ToolEvent = (
     ToolCallMessage
@@ -340,11 +341,12 @@ class PlaybackQueue:
             self._waiting_task_id = None
             self._answered = None
 
-    async def _until(self, fut: asyncio.Future[Any]) -> None:
+    async def _until(self, fut: asyncio.Future[_T]) -> None:
         """Wait for ``fut`` unless an interrupt comes first (then cancel it)."""
-        stop = asyncio.ensure_future(self._interrupt.wait())
+        stop: asyncio.Future[bool] = asyncio.ensure_future(self._interrupt.wait())
+        either: set[asyncio.Future[_T] | asyncio.Future[bool]] = {fut, stop}
         try:
-            await asyncio.wait({fut, stop}, return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
         finally:
             stop.cancel()
             if not fut.done():
