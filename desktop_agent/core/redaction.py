@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
-from typing import Any, cast
+from typing import cast
 
 from desktop_agent.core.json_types import JSONReadable, JSONValue
 from desktop_agent.core.messages import Card, OutputStream
@@ -120,7 +120,7 @@ class RedactingContext:
         self._redact = redact
         self._open: dict[OutputStream, str] = {}
 
-    def __getattr__(self, name: str) -> Any:
+    def __getattr__(self, name: str) -> object:
         return getattr(self._inner, name)
 
     @property

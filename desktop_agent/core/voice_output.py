@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import Any, Protocol
+from typing import Protocol
 
 from desktop_agent.core.ports import AudioSink
 from desktop_agent.core.speech_stream import SpeechStream
@@ -46,7 +46,7 @@ class OutputTap:
     def listen(self, listener: OutputListener) -> None:
         self._listeners.append(listener)
 
-    def __getattr__(self, name: str) -> Any:
+    def __getattr__(self, name: str) -> object:
         return getattr(self.sink, name)
 
     async def play(self, audio: bytes, mime: str) -> None:
