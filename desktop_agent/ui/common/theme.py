@@ -12,7 +12,7 @@ import functools
 import logging
 from dataclasses import dataclass
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, QObject, Qt, Slot
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication, QWidget
 
@@ -248,3 +248,31 @@ def apply_theme(widget: QWidget) -> Colors:
         widget.setStyleSheet(sheet)
         log.debug("theme: %s", "dark" if colors is DARK else "light")
     return colors
+
+
+class SystemThemeFollower(QObject):
+    """Keeps a top-level window in the system's light or dark as it switches.
+    A switch reaches a window as an application palette change (the platform
+    theme swaps palettes), a theme change, or (Qt 6.5+) only as the style
+    hints' ``colorSchemeChanged``: some platforms send one of these and not
+    the others, so it watches all three (:func:`apply_theme` restyles once).
+    Qt 6 passes neither event on to ``changeEvent``, hence an event filter."""
+
+    def __init__(self, window: QWidget) -> None:
+        super().__init__(window)
+        self._window = window
+        window.installEventFilter(self)
+        QGuiApplication.styleHints().colorSchemeChanged.connect(self._on_color_scheme)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self._window and event.type() in (
+            QEvent.Type.ApplicationPaletteChange, QEvent.Type.ThemeChange
+        ):
+            apply_theme(self._window)
+        return False
+
+    @Slot(Qt.ColorScheme)
+    def _on_color_scheme(self, _scheme: Qt.ColorScheme) -> None:
+        """The system went light or dark: follow it, unless the user chose one."""
+        if not forced_theme():
+            apply_theme(self._window)

@@ -1,7 +1,9 @@
 """The main window's keyboard: Esc stops the turn, Shift+Esc skips the
 sentence being spoken, Alt+A / Alt+R answer the approval that waits, the
 newest approval card takes the keyboard when it appears, and Enter while a
-reply runs says why nothing was sent.
+reply runs says why nothing was sent. Settings (Ctrl+, and the platform's
+Preferences key) and a new conversation (the platform's New key) open from
+anywhere in the window.
 
 Esc and Shift+Esc are read where a key lands when nothing in the window
 wanted it (an event filter on the window, which sees a key press the
@@ -80,6 +82,10 @@ class KeysWindow(Protocol):
 
     def interrupt(self) -> None: ...
 
+    def open_settings(self) -> object: ...
+
+    def new_conversation(self) -> bool: ...
+
     def window(self) -> QWidget:
         """The top-level widget: the shortcuts' parent, where Esc is read."""
 
@@ -98,6 +104,11 @@ class WindowKeys(QObject):
         self.approve_shortcut = QShortcut(QKeySequence(APPROVE_KEY), top, lambda: self._answer(True))
         self.reject_shortcut = QShortcut(QKeySequence(REJECT_KEY), top, lambda: self._answer(False))
         self._sync_shortcuts()
+        QShortcut(QKeySequence.StandardKey.Preferences, top, window.open_settings)
+        if QKeySequence("Ctrl+,") not in QKeySequence.keyBindings(QKeySequence.StandardKey.Preferences):
+            # Preferences is Ctrl+, only on macOS; the same key twice would be ambiguous (neither fires).
+            QShortcut(QKeySequence("Ctrl+,"), top, window.open_settings)
+        QShortcut(QKeySequence.StandardKey.New, top, window.new_conversation)
         top.installEventFilter(self)
         window.input.installEventFilter(self)
         window.card_changed.connect(self._on_card)

@@ -13,6 +13,8 @@ a control that does nothing the rest of the time should look it.
 
 from __future__ import annotations
 
+from typing import Protocol
+
 from PySide6.QtCore import QEvent, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QIcon, QPainter, QPalette
 from PySide6.QtWidgets import QHBoxLayout, QSlider, QStyle, QToolButton, QWidget
@@ -30,6 +32,18 @@ def tinted(icon: QIcon, color: QColor, size: QSize) -> QIcon:
     painter.fillRect(pixmap.rect(), color)
     painter.end()
     return QIcon(pixmap)
+
+
+class AudioTarget(Protocol):
+    """Where the controls' changes go once the window is attached (the turn logic)."""
+
+    def push_audio(self, volume: float, muted: bool) -> None: ...
+
+    def save_muted(self, muted: bool) -> None: ...
+
+    def save_volume(self, volume: float) -> None: ...
+
+    def skip_speech(self) -> bool: ...
 
 
 class AudioControls(QWidget):
@@ -63,6 +77,21 @@ class AudioControls(QWidget):
         self.volume.valueChanged.connect(self._on_value)
         self.volume.sliderReleased.connect(lambda: self.volume_committed.emit(self.level()))
         self._render()
+
+    def drive(self, target: AudioTarget) -> None:
+        """From now on volume, mute and skip reach ``target``: the speaker at
+        once, the settings when a slider is released or mute toggled; the
+        level and mute shown now reach it at once."""
+
+        def muted_changed(muted: bool) -> None:
+            target.push_audio(self.level(), muted)
+            target.save_muted(muted)
+
+        self.muted_changed.connect(muted_changed)
+        self.volume_changed.connect(lambda level: target.push_audio(level, self.muted()))
+        self.volume_committed.connect(target.save_volume)
+        self.skip_requested.connect(target.skip_speech)
+        target.push_audio(self.level(), self.muted())
 
     def set_speaking(self, speaking: bool) -> None:
         """Speech plays (skip can act) or not."""
