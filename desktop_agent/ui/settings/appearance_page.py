@@ -2,8 +2,8 @@
 system's, English, 中文) and the theme (the system's, light, dark).
 
 Signals:
-    language_chosen(str)   the language combo changed (``system``/``en``/``zh``)
-    theme_chosen(str)      the theme combo changed (``system``/``light``/``dark``)
+    language_chosen()      the language combo changed (read it with ``language_choice``)
+    theme_chosen()         the theme combo changed (read it with ``theme_choice``)
 
 The dialog applies both at once (texts and colours change while it is
 open); OK saves them, Cancel puts the old ones back."""
@@ -24,8 +24,8 @@ LANGUAGE_NAMES = {"en": "English", "zh": "中文"}
 
 
 class AppearancePage(QWidget):
-    language_chosen = Signal(str)
-    theme_chosen = Signal(str)
+    language_chosen = Signal()
+    theme_chosen = Signal()
 
     def __init__(self, settings: Settings, texts: Texts, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -52,8 +52,8 @@ class AppearancePage(QWidget):
         layout = QVBoxLayout(self)
         layout.addLayout(form)
         layout.addStretch(1)
-        self.language.activated.connect(lambda _i: self.language_chosen.emit(self.language_choice()))
-        self.theme.activated.connect(lambda _i: self.theme_chosen.emit(self.theme_choice()))
+        self.language.activated.connect(lambda _i: self.language_chosen.emit())
+        self.theme.activated.connect(lambda _i: self.theme_chosen.emit())
 
     def language_choice(self) -> str:
         return str(self.language.currentData())
@@ -64,11 +64,11 @@ class AppearancePage(QWidget):
     def choose_language(self, choice: str) -> None:
         """Pick ``choice`` as a user would (tests, the screenshot script)."""
         self.language.setCurrentIndex(self.language.findData(choice))
-        self.language_chosen.emit(choice)
+        self.language_chosen.emit()
 
     def choose_theme(self, choice: str) -> None:
         self.theme.setCurrentIndex(self.theme.findData(choice))
-        self.theme_chosen.emit(choice)
+        self.theme_chosen.emit()
 
     def retranslate(self, texts: Texts) -> None:
         self.texts.retranslate(texts)

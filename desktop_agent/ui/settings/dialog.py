@@ -137,8 +137,8 @@ class SettingsDialog(QDialog):
         layout.addWidget(self.error)
         layout.addWidget(self.buttons)
 
-        self.appearance_page.language_chosen.connect(lambda _c: self._switch_appearance())
-        self.appearance_page.theme_chosen.connect(lambda _c: self._switch_appearance())
+        self.appearance_page.language_chosen.connect(lambda: self._switch_appearance())
+        self.appearance_page.theme_chosen.connect(lambda: self._switch_appearance())
         self.retranslate(texts)
         if parent is None:
             apply_theme(self)  # with a parent window it inherits the window's
