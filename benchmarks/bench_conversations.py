@@ -110,9 +110,10 @@ def percentile(values: list[float], share: float) -> float:
 def _open_once(app: Any, draw: Any) -> tuple[float, float, int]:
     """Time one open into a fresh chat: ``draw(chat)`` loads and draws;
     returns (first paint, fully interactive, widgets drawn)."""
+    from desktop_agent.texts import ENGLISH
     from desktop_agent.ui.chat.chat_view import ChatView
 
-    chat = ChatView()
+    chat = ChatView(ENGLISH)
     chat.resize(860, 640)
     chat.show()
     app.processEvents()

@@ -72,6 +72,7 @@ class DeferredSink:
         self._made = False
         self._present = True
         self._watching = False
+        self._closed = False
         self._sink: AudioSink | None = None
 
     @property
@@ -104,6 +105,8 @@ class DeferredSink:
         devices.start()
 
     def _on_devices(self) -> None:
+        if self._closed:
+            return  # the window is gone: nobody to tell
         assert self._devices is not None
         outputs = self._devices.outputs()
         if outputs and self.missing:
@@ -145,6 +148,12 @@ class DeferredSink:
             setter(volume)
 
     def close(self) -> None:
+        """Close the speaker and stop following the devices: a speaker
+        unplugged once the window has closed tells nobody."""
+        self._closed = True
+        if self._watching and self._devices is not None:
+            self._devices.changed.disconnect(self._on_devices)
+            self._watching = False
         closer = getattr(self._sink, "close", None)
         if closer is not None:
             closer()

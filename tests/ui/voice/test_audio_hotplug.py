@@ -110,3 +110,18 @@ async def test_an_output_plugged_in_later_is_used_from_the_next_clip(qtbot: QtBo
     await sink.play(b"RIFF4", "audio/wav")
     assert events == ["make", "missing", "back: Speakers", "make", "missing", "back: Speakers"]
     assert [audio for audio, _mime in fake.plays] == [b"RIFF2", b"RIFF4"]
+
+
+async def test_a_closed_speaker_no_longer_follows_the_devices(qtbot: QtBot) -> None:
+    scripted = ScriptedDevices()
+    scripted.plug(SPEAKERS, output=True)
+    devices = scripted.watcher()
+    fake = FakeAudioSink(auto_finish_s=0.0)
+    events: list[str] = []
+    sink = DeferredSink(lambda _v, _m: fake, devices=devices, on_missing=lambda: events.append("missing"),
+                        on_back=lambda name: events.append(f"back: {name}"))
+    await sink.play(b"RIFF1", "audio/wav")  # made and watched from here
+    sink.close()
+    scripted.unplug(SPEAKERS.id)  # e.g. a sound server going away as the app exits
+    scripted.plug(SPEAKERS, output=True)
+    assert events == []
