@@ -48,12 +48,13 @@ if TYPE_CHECKING:
 
     from desktop_agent.core.conversation import Conversation
     from desktop_agent.core.ports import AudioSink, SpeechRecognizer
-    from desktop_agent.core.wire import WireProfileName
+    from desktop_agent.core.wire import WireProfile
     from desktop_agent.mcp_engine import ServerStatus
     from desktop_agent.services import Services
     from desktop_agent.storage.settings import Settings
     from desktop_agent.ui.voice.audio_sink import QtAudioSink
     from desktop_agent.ui.voice.deferred_audio import DeferredSink
+    from desktop_agent.voice import SpeechNotice
 
 EXIT_OK, EXIT_CONFIG = 0, 2
 
@@ -184,18 +185,9 @@ async def serve(window: MainWindow, args: argparse.Namespace) -> int:
             # Not awaited: the window is usable while the servers start, and
             # the status bar follows each one. Started before
             # attaching, so a message held until now knows what is starting.
-            services.on_mcp_status = lambda _status: window.refresh_status()
+            services.listener = _WindowListener(window)
             services.start_mcp_in_background()
             window.attach(window_deps(services, sink))
-            from desktop_agent.ui.shell.notice_wording import notice_text
-
-            # Each line in the window's language; the English one is in the log.
-            services.on_notice = lambda text: window.show_notice(NoticeLevel.WARNING, lambda texts: notice_text(texts, text))
-            # One translated line (the kind is the UI text's key); the reason is in the log.
-            services.on_speech_notice = lambda kind: window.show_notice(NoticeLevel.WARNING, lambda texts: texts.tr(kind))
-            services.on_wire_profile = lambda endpoint, profile: _remember_wire_profile(
-                window, endpoint, profile.name
-            )
             await runtime.warm_imports(*runtime.lazy_imports(services.llm.is_demo), optional=True)
             # The Markdown parser at the first key typed or message sent, not at idle.
             runtime.warm_on_first_use((window.input.textChanged, window.sending), *runtime.FIRST_USE_IMPORTS)
@@ -420,13 +412,33 @@ def speech_recognizers(
     return dictation, answers, None
 
 
-def _remember_wire_profile(window: MainWindow, endpoint: str, profile: WireProfileName) -> None:
-    """Persist the wire profile an endpoint needed through the window's one
-    settings path, so the window's own copy of the settings keeps it too
-    (a later save of another setting would otherwise drop it)."""
-    controller = window.controller
-    if controller is not None:
-        controller.save_settings(controller.settings.with_wire_profile(endpoint, profile))
+class _WindowListener:
+    """What the running services say, in the window: notices in the
+    conversation (in the window's language; the English line and a speech
+    notice's reason are in the log), statuses in the status bar."""
+
+    def __init__(self, window: MainWindow) -> None:
+        self._window = window
+
+    def notice(self, text: str) -> None:
+        from desktop_agent.ui.shell.notice_wording import notice_text
+
+        self._window.show_notice(NoticeLevel.WARNING, lambda texts: notice_text(texts, text))
+
+    def speech_notice(self, kind: SpeechNotice) -> None:
+        # The kind is the UI text's key.
+        self._window.show_notice(NoticeLevel.WARNING, lambda texts: texts.tr(kind))
+
+    def wire_profile(self, endpoint: str, profile: WireProfile) -> None:
+        """Persist the wire profile through the window's one settings path,
+        so the window's own copy of the settings keeps it too (a later save
+        of another setting would otherwise drop it)."""
+        controller = self._window.controller
+        if controller is not None:
+            controller.save_settings(controller.settings.with_wire_profile(endpoint, profile.name))
+
+    def mcp_status(self, status: ServerStatus) -> None:
+        self._window.refresh_status()
 
 
 def deferred_sink(services: Services, window: MainWindow) -> DeferredSink:

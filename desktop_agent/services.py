@@ -13,7 +13,7 @@ import weakref
 from collections.abc import Callable
 from dataclasses import astuple, dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from desktop_agent.core.agent import AgentClient
 from desktop_agent.core.approval import ApprovalManager, allow_key
@@ -72,6 +72,29 @@ class AppliedSettings:
     """One line when the new endpoint could not be used."""
 
 
+class ServicesListener(Protocol):
+    """What the running services tell their front end (the window's
+    conversation and status bar, the terminal's stderr): one object instead
+    of a callback per kind. A protocol, so the window's listener is written
+    without importing this module (it is imported after the window shows)."""
+
+    def notice(self, text: str) -> None:
+        """Something said once while running (a conversation not saved, a
+        tool hidden by another of the same name)."""
+
+    def speech_notice(self, kind: SpeechNotice) -> None:
+        """A speech notice (the online voice's fallback), once per session,
+        as a kind the front end words in its language; the reason is in the
+        log only."""
+
+    def wire_profile(self, endpoint: str, profile: WireProfile) -> None:
+        """An endpoint needed a stricter wire profile (contracts §2a): the
+        front end persists it in the settings."""
+
+    def mcp_status(self, status: ServerStatus) -> None:
+        """An MCP server's status changed (the window's status bar)."""
+
+
 @dataclass
 class Services:
     settings_store: SettingsStore
@@ -93,15 +116,8 @@ class Services:
     approvals: ApprovalManager = field(default_factory=ApprovalManager)
     sessions: SessionManager = field(default_factory=SessionManager)
     startup_warnings: list[str] = field(default_factory=list)
-    on_notice: Callable[[str], None] | None = None
-    """Told what is said once while running (a conversation not saved)."""
-    on_speech_notice: Callable[[SpeechNotice], None] | None = None
-    """Told each speech notice (the online voice's fallback) once per
-    session, as a kind the front end words in its language; the reason is
-    in the log only."""
-    on_wire_profile: Callable[[str, WireProfile], None] | None = None
-    """Told (endpoint key, profile) when an endpoint needed a stricter wire
-    profile (contracts §2a); the composition root persists it in the settings."""
+    listener: ServicesListener | None = None
+    """The front end told what happens while running; None: only the log hears it."""
     read_key: Callable[[], str | None] = secrets.get_api_key
     """The stored API key, read from the keyring once (cached) and again
     after Settings changes the key; shared by the endpoint, the redactor
@@ -117,8 +133,6 @@ class Services:
     """Providers replaced while a turn ran (it may still stream from one);
     closed by the next replacement made while no turn runs, or at close."""
     _closing: set[asyncio.Task[None]] = field(default_factory=set)
-    on_mcp_status: Callable[[ServerStatus], None] | None = None
-    """Told each MCP server's status as it changes (the window's status bar)."""
     _shadow_said: set[str] = field(default_factory=set)
     mcp_config_override: Path | None = None
     """``--mcp-config``: the servers file in use instead of the setting's."""
@@ -199,8 +213,8 @@ class Services:
         """The provider found that ``endpoint`` needs ``profile``: use it from
         now on (a rebuilt provider starts with it) and pass it on."""
         self.settings = self.settings.with_wire_profile(endpoint, profile.name)
-        if self.on_wire_profile is not None:
-            self.on_wire_profile(endpoint, profile)
+        if self.listener is not None:
+            self.listener.wire_profile(endpoint, profile)
 
     def _use_llm(self, llm: LLMProvider) -> None:
         self._replaced.append(self.llm)
@@ -291,20 +305,20 @@ class Services:
         if kind in self._speech_said:
             return
         self._speech_said.add(kind)
-        if self.on_speech_notice is not None:
-            self.on_speech_notice(kind)
+        if self.listener is not None:
+            self.listener.speech_notice(kind)
 
     def _notice(self, text: str) -> None:
         log.warning("%s", text)
-        if self.on_notice is not None:
-            self.on_notice(text)
+        if self.listener is not None:
+            self.listener.notice(text)
 
     # -------------------------------------------------------------- MCP
 
     def start_mcp_in_background(self) -> None:
         """Start the MCP servers without waiting (the window takes input meanwhile):
         each one's tools join as it gets ready; statuses go to
-        :attr:`on_mcp_status`, later tool-list warnings to :attr:`on_notice`."""
+        :attr:`listener`'s ``mcp_status``, later tool-list warnings to its ``notice``."""
         if self.mcp is not None:
             self.mcp.start_background()
 
@@ -332,16 +346,16 @@ class Services:
         if old is not None:
             old.on_status = old.on_warning = None  # its last "stopped" is not news
             await old.aclose()
-        if self.on_mcp_status is not None:
+        if self.listener is not None:
             for status in self.mcp.statuses():
-                self.on_mcp_status(status)
+                self.listener.mcp_status(status)
 
     def _on_mcp_status(self, status: ServerStatus) -> None:
         if status.state == "ready":
             for warning in self._new_shadowed():
                 self._notice(warning)
-        if self.on_mcp_status is not None:
-            self.on_mcp_status(status)
+        if self.listener is not None:
+            self.listener.mcp_status(status)
 
     def _new_shadowed(self) -> list[str]:
         """MCP tools hidden by a built-in tool of the same name, each said once."""
@@ -437,7 +451,7 @@ async def build_services(
     max_steps: int | None = None,
     approval_timeout_s: float | None = None,
     start_mcp: bool = True,
-    on_notice: Callable[[str], None] | None = None,
+    listener: ServicesListener | None = None,
     demo_delay_s: float = 0.0,
     keep_conversations: bool = False,
     skills: str | None = None,
@@ -518,7 +532,7 @@ async def build_services(
         tts=None,
         skills=library,
         hooks=hooks,
-        on_notice=on_notice,
+        listener=listener,
         approvals=ApprovalManager(audit=audit),
         _llm_config=_endpoint_config(settings),
         mcp_config_override=mcp_config,
@@ -550,4 +564,4 @@ async def build_services(
     return services
 
 
-__all__ = ["AppliedSettings", "LLMError", "Services", "build_llm", "build_services"]
+__all__ = ["AppliedSettings", "LLMError", "Services", "ServicesListener", "build_llm", "build_services"]

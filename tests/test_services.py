@@ -16,8 +16,9 @@ from desktop_agent.services import build_services
 from desktop_agent.storage.conversation_events import SavedEvents, items_of
 from desktop_agent.testing.bus_reader import BusReader
 from desktop_agent.testing.fake_tts import FakeCommunicate, FakeCommunicateFactory, FakeTTS
+from desktop_agent.testing.services_listener import RecordingListener
 from desktop_agent.texts import text_in
-from desktop_agent.voice import EdgeTTSEngine, SpeechNotice
+from desktop_agent.voice import EdgeTTSEngine
 
 
 @pytest.fixture
@@ -134,8 +135,7 @@ async def test_the_provider_starts_with_the_wire_profile_remembered_for_its_endp
     from desktop_agent.core.wire import STANDARD, STRICT
 
     services = await build_services(mcp_config=no_servers, tts="none")
-    told: list[tuple[str, str]] = []
-    services.on_wire_profile = lambda endpoint, profile: told.append((endpoint, profile.name))
+    listener = services.listener = RecordingListener()
     try:
         remembered = replace(services.settings, base_url="http://127.0.0.1:9/v1/", model="m",
                              wire_profiles={"http://127.0.0.1:9/v1": "strict"})
@@ -146,7 +146,7 @@ async def test_the_provider_starts_with_the_wire_profile_remembered_for_its_endp
         assert isinstance(services.llm, OpenAIProvider) and services.llm.wire_profile is STANDARD
         services.remember_wire_profile("http://127.0.0.1:8/v1", STRICT)
         assert services.settings.wire_profiles["http://127.0.0.1:8/v1"] == "strict"
-        assert told == [("http://127.0.0.1:8/v1", "strict")]
+        assert listener.wire_profiles == [("http://127.0.0.1:8/v1", "strict")]
     finally:
         await services.aclose()
 
@@ -185,8 +185,8 @@ async def test_the_online_voice_s_fallback_is_one_translated_line_per_session_an
     no_servers: Path, edge_fails_on_tls: None, caplog: pytest.LogCaptureFixture
 ) -> None:
     services = await build_services(mcp_config=no_servers, tts="auto")
-    told: list[SpeechNotice] = []
-    services.on_speech_notice = told.append
+    listener = services.listener = RecordingListener()
+    told = listener.speech_notices
     try:
         engines = []
         for turn in range(3):  # three turns of four concurrent segments each
@@ -218,21 +218,15 @@ async def test_the_window_starts_mcp_in_the_background_and_asks_before_each_turn
     import asyncio
     import json
 
-    from desktop_agent.mcp_engine import Readiness, ServerStatus
+    from desktop_agent.mcp_engine import Readiness
     from desktop_agent.testing.mcp_servers import SILENT_CODE, silent_entry
     from desktop_agent.testing.procs import live_processes
 
     path = tmp_path / "mcp.json"
     path.write_text(json.dumps({"mcpServers": {"silent": silent_entry()}}))
     services = await build_services(mcp_config=path, tts="none", start_mcp=False)
-    seen: list[ServerStatus] = []
-    starting = asyncio.Event()
-
-    def on_status(status: ServerStatus) -> None:
-        seen.append(status)
-        starting.set()
-
-    services.on_mcp_status = on_status
+    listener = services.listener = RecordingListener()
+    seen, starting = listener.statuses, listener.heard
     try:
         assert services.before_turn() == Readiness()  # nothing started yet
         services.start_mcp_in_background()
@@ -259,21 +253,18 @@ async def test_an_mcp_tool_hidden_by_a_built_in_one_later_is_said_once(tmp_path:
     gate.touch()
     path = tmp_path / "mcp.json"
     path.write_text(json.dumps({"mcpServers": {"gated": gated_entry(gate)}}))
-    notices: list[str] = []
-    said = asyncio.Event()
-
-    def on_notice(text: str) -> None:
-        notices.append(text)
-        said.set()
-
-    services = await build_services(mcp_config=path, tts="none", on_notice=on_notice)
+    listener = RecordingListener()
+    notices = listener.notices
+    services = await build_services(mcp_config=path, tts="none", listener=listener)
     try:
         routed = services.router.lookup("add_tool")
         assert routed is not None and services.startup_warnings == []
         ctx = BusToolContext(RecordingBus("s"), "call-1", "conv-1")
         await routed.run({"name": "run_command"}, ctx)
         async with asyncio.timeout(10):
-            await said.wait()
+            while not notices:  # statuses are heard too
+                listener.heard.clear()
+                await listener.heard.wait()
         await routed.run({"name": "another"}, ctx)  # the list changes again; nothing new to say
     finally:
         await services.aclose()

@@ -12,6 +12,7 @@ import pytest
 from desktop_agent.mcp_engine import McpConfigError
 from desktop_agent.services import build_services
 from desktop_agent.testing.mcp_servers import gated_entry
+from desktop_agent.testing.services_listener import RecordingListener
 
 
 async def _until(condition: Callable[[], bool], timeout_s: float = 20) -> None:
@@ -26,8 +27,7 @@ async def test_a_server_added_then_removed_comes_and_goes_without_a_restart(tmp_
     gate = tmp_path / "gate"
     gate.touch()
     services = await build_services(mcp_config=path, tts="none", start_mcp=False)
-    seen: list[tuple[str, str]] = []
-    services.on_mcp_status = lambda status: seen.append((status.name, status.state))
+    listener = services.listener = RecordingListener()
     try:
         services.start_mcp_in_background()
         first = services.mcp
@@ -37,7 +37,7 @@ async def test_a_server_added_then_removed_comes_and_goes_without_a_restart(tmp_
         await _until(lambda: "greet" in [s.name for s in services.router.specs()])
         assert services.mcp is not None
         assert [(s.name, s.state, s.tool_count) for s in services.mcp.statuses()] == [("gated", "ready", 2)]  # greet, add_tool
-        assert ("gated", "ready") in seen
+        assert ("gated", "ready") in [(s.name, s.state) for s in listener.statuses]
         assert services.router.lookup("greet") is not None
 
         path.write_text('{"mcpServers": {}}')

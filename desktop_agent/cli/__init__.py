@@ -36,11 +36,12 @@ from desktop_agent.core.json_types import JSONMapping
 from desktop_agent.core.messages import TranscriptMessage
 from desktop_agent.core.ports import LLMError, STTError
 from desktop_agent.core.wire import WireProfile
-from desktop_agent.mcp_engine import McpConfigError
+from desktop_agent.mcp_engine import McpConfigError, ServerStatus
 from desktop_agent.services import Services, build_services
 from desktop_agent.storage.atomic import atomic_write_text
 from desktop_agent.storage.settings import SettingsError, SettingsStore
 from desktop_agent.texts import text_in
+from desktop_agent.voice import SpeechNotice
 
 __all__ = ["EXIT_CONFIG", "EXIT_LLM", "EXIT_OK", "TerminalIO", "TerminalView", "main", "run"]
 
@@ -103,21 +104,19 @@ async def _run(args: argparse.Namespace, stdin: IO[str], out: IO[str], err: IO[s
     except voice.VoiceConfigError as exc:
         _say(err, f"error: {exc}")
         return EXIT_CONFIG
+    terminal = _TerminalListener(err)
     try:
         services = await build_services(
             base_url=args.base_url, model=args.model, api_key=args.api_key,
             mcp_config=args.mcp_config, tts=args.tts, tts_voice=args.tts_voice, max_steps=args.max_steps,
             approval_timeout_s=args.approval_timeout, start_mcp=True, skills=args.skills,
-            on_notice=lambda line: _say(err, f"notice: {line}"),
+            listener=terminal,
             audit_log=args.audit_log, keep_conversations=True,
         )
     except (LLMError, McpConfigError, SettingsError, ValueError) as exc:
         _say(err, f"error: {exc}")
         return EXIT_CONFIG
-    store = services.settings_store
-    services.on_wire_profile = lambda endpoint, profile: _remember_wire_profile(store, endpoint, profile, err)
-    # The terminal speaks English; the reason of a speech notice is in the log.
-    services.on_speech_notice = lambda kind: _say(err, f"notice: {text_in('en', kind)}")
+    terminal.settings_store = services.settings_store
     try:
         try:
             return await _main(services, args, stdin, out, err, signals)
@@ -255,14 +254,35 @@ def _write_history(path: Path, history: Sequence[JSONMapping], err: IO[str]) -> 
         _say(err, f"error: cannot write history to {path}: {exc.strerror}")
 
 
-def _remember_wire_profile(store: SettingsStore, endpoint: str, profile: WireProfile, err: IO[str]) -> None:
-    """Write the profile into the settings file as it is on disk: the
-    settings in use hold this run's command-line overrides, which are not
-    to be saved."""
-    try:
-        store.save(store.load().settings.with_wire_profile(endpoint, profile.name))
-    except (OSError, SettingsError) as exc:
-        _say(err, f"warning: cannot remember the wire profile of {endpoint}: {exc}")
+class _TerminalListener:
+    """What the running services say, on stderr (in English: the terminal
+    has no language setting; a speech notice's reason is in the log)."""
+
+    def __init__(self, err: IO[str]) -> None:
+        self._err = err
+        self.settings_store: SettingsStore | None = None
+        """Where a wire profile is remembered: the services' store, once built."""
+
+    def notice(self, text: str) -> None:
+        _say(self._err, f"notice: {text}")
+
+    def speech_notice(self, kind: SpeechNotice) -> None:
+        _say(self._err, f"notice: {text_in('en', kind)}")
+
+    def wire_profile(self, endpoint: str, profile: WireProfile) -> None:
+        """Write the profile into the settings file as it is on disk: the
+        settings in use hold this run's command-line overrides, which are not
+        to be saved."""
+        store = self.settings_store
+        if store is None:
+            return
+        try:
+            store.save(store.load().settings.with_wire_profile(endpoint, profile.name))
+        except (OSError, SettingsError) as exc:
+            _say(self._err, f"warning: cannot remember the wire profile of {endpoint}: {exc}")
+
+    def mcp_status(self, status: ServerStatus) -> None:
+        """Nothing: the headless run waits for the servers before its turns."""
 
 
 def _report_voice_downloads(services: Services, err: IO[str]) -> None:

@@ -20,6 +20,7 @@ from desktop_agent.mcp_engine import ServerStatus
 from desktop_agent.services import build_services
 from desktop_agent.testing.mcp_servers import SILENT_CODE, gated_entry, silent_entry
 from desktop_agent.testing.procs import live_processes
+from desktop_agent.testing.services_listener import RecordingListener
 from desktop_agent.testing.window_rig import SignalLog, run_on_qasync
 from desktop_agent.ui.chat.bubble import SystemMessage
 from desktop_agent.ui.shell.main_window import MainWindow
@@ -115,12 +116,13 @@ def test_a_failed_server_is_retried_from_its_status_item_and_at_the_next_turn(tm
         try:
             window.attach(window_deps(services, None))
 
-            def on_status(status: ServerStatus) -> None:
-                statuses.append(status)
-                changed.set()
-                window.refresh_status()
+            class Listener(RecordingListener):
+                def mcp_status(self, status: ServerStatus) -> None:
+                    statuses.append(status)
+                    changed.set()
+                    window.refresh_status()
 
-            services.on_mcp_status = on_status
+            services.listener = Listener()
             services.start_mcp_in_background()
             failed = await next_state("failed")
             [label] = window.status.servers
