@@ -31,6 +31,7 @@ from PySide6.QtWidgets import QApplication
 
 from desktop_agent.storage.paths import data_dir
 from desktop_agent.texts import Texts, choose_language
+from desktop_agent.ui.chat.turn_deps import ConversationKeeper, SettingsFeature
 from desktop_agent.ui.chat.turn_events import NoticeLevel
 from desktop_agent.ui.common.qt_translations import apply_qt_language
 from desktop_agent.ui.conversations.feature import ConversationsFeature
@@ -298,7 +299,7 @@ def window_deps(services: Services, sink: AudioSink | None) -> WindowDeps:
         return services.mcp.statuses() if services.mcp is not None else []
 
     mcp = McpFeature(
-        mcp_statuses, retry=services.retry_mcp, reload=services.reload_mcp,
+        mcp_statuses, retry=services.retry_mcp, before_turn=services.before_turn, reload=services.reload_mcp,
         servers_file=lambda: services.mcp_config_override or resolve_path(services.settings.mcp_config_path),
     ) if services.mcp is not None else None
     voice = VoiceFeature(
@@ -317,28 +318,26 @@ def window_deps(services: Services, sink: AudioSink | None) -> WindowDeps:
         mcp=mcp,
         sink=sink,
         get_api_key=secrets.get_api_key,
-        set_api_key=secrets.set_api_key,
         key_note=secrets.key_storage,
         # No speaker: said once, with the start-up warnings (the reason is in the log).
         warnings=(
             *services.startup_warnings,
             *(() if sink is not None else (_no_audio_output,)),
         ),
-        apply_settings=services.apply_settings,
-        new_conversation=new_conversation,
-        save_conversation=services.save_conversation,
+        settings_feature=SettingsFeature(
+            services.apply_settings, secrets.set_api_key,
+            preview_voice=_voice_preview(sink), on_opened=_warm_openai_once(),
+        ),
+        keeper=ConversationKeeper(new_conversation, services.save_conversation),
         conversations=ConversationsFeature(library, open_conversation) if library is not None else None,
         tool_server=services.tool_server,
         tool_annotations=services.tool_annotations,
         allow_key_for=services.allow_key_for,
-        before_turn=services.before_turn,
         skills=services.skills.infos if services.skills is not None else (),
         skills_folder=str(user_skills_dir()),
         hook_infos=services.hooks.infos,
         hooks_folder=str(user_hooks_dir()),
         voice=voice,
-        on_settings_opened=_warm_openai_once(),
-        preview_voice=_voice_preview(sink),
     )
 
 

@@ -62,12 +62,13 @@ async def test_the_composition_root_hands_the_window_the_services(tmp_path: Path
     services = await build_services(mcp_config=mcp, tts="none", keep_conversations=True)
     try:
         deps = window_deps(services, None)
-        assert deps.apply_settings == services.apply_settings  # the one way settings apply
+        assert deps.settings_feature is not None
+        assert deps.settings_feature.apply == services.apply_settings  # the one way settings apply
         assert (deps.model_name, deps.is_demo, deps.settings) == ("demo", True, services.settings)
         deps.conversation.history.append({"role": "user", "content": "kept"})
-        assert deps.save_conversation is not None and deps.new_conversation is not None
-        deps.save_conversation(deps.conversation)
-        fresh = deps.new_conversation(deps.conversation)
+        assert deps.keeper is not None
+        deps.keeper.save(deps.conversation)
+        fresh = deps.keeper.new(deps.conversation)
         assert fresh.conversation_id != deps.conversation.conversation_id and fresh.history == []
         assert services.resume_conversation().history == [{"role": "user", "content": "kept"}]
     finally:

@@ -1,12 +1,15 @@
 """What the turn's logic needs from the composition root, as a Protocol:
 the conversation, the settings and how they are kept and applied, the
-speaker, and what the services say of a tool. The window's ``WindowDeps``
+speaker, and what the services say of a tool; and the two features it uses
+that may be off (:class:`SettingsFeature`, :class:`ConversationKeeper`), as
+small frozen objects, absent when off. The window's ``WindowDeps``
 satisfies it; the turn logic names only this, so ``ui/chat`` does not
 reach up into the shell for it (import-linter's ``ui-features`` contract)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
@@ -25,6 +28,49 @@ class SettingsApplier(Protocol):
     key changed, so the model is reconnected even if the endpoint did not."""
 
     def __call__(self, settings: Settings, *, key_changed: bool = False) -> AppliedSettings: ...
+
+
+def _key_not_kept(_key: str | None) -> None:
+    return None
+
+
+def _nothing() -> None:
+    return None
+
+
+def _not_saved(_conversation: Conversation) -> None:
+    return None
+
+
+@dataclass(frozen=True)
+class SettingsFeature:
+    """Settings reaching what runs behind the window (the Settings dialog's
+    Save, a remembered wire profile). Absent: nothing runs behind the window
+    that settings could change; they are only kept."""
+
+    apply: SettingsApplier
+    """The one way settings reach the running services, after every change."""
+    set_api_key: Callable[[str | None], None] = _key_not_kept
+    """Store (or, with None, forget) the API key, before the settings are applied."""
+    preview_voice: Callable[[Settings, str], Awaitable[None]] | None = None
+    """Speak a sample with these settings' engine, voice and rate through the
+    speaker (Settings → Voice ▶); None: no speaker, no ▶."""
+    on_opened: Callable[[], None] = _nothing
+    """Called as the Settings dialog opens: the composition root warms what
+    a new endpoint needs (the openai SDK) while the user types."""
+
+
+@dataclass(frozen=True)
+class ConversationKeeper:
+    """How the window keeps its conversations: a fresh one (the New button)
+    and storing one's history (after each turn, when leaving it, and at
+    close). Absent: the New button is hidden and nothing is stored."""
+
+    new: Callable[[Conversation], Conversation]
+    """A fresh conversation after the given one (already saved), whose
+    resources may then be released."""
+    save: Callable[[Conversation], None] = _not_saved
+    """Store a conversation's history."""
 
 
 class TurnDeps(Protocol):
@@ -50,16 +96,10 @@ class TurnDeps(Protocol):
     def get_api_key(self) -> Callable[[], str | None]: ...
 
     @property
-    def set_api_key(self) -> Callable[[str | None], None] | None: ...
+    def settings_feature(self) -> SettingsFeature | None: ...
 
     @property
-    def apply_settings(self) -> SettingsApplier | None: ...
-
-    @property
-    def new_conversation(self) -> Callable[[Conversation], Conversation] | None: ...
-
-    @property
-    def save_conversation(self) -> Callable[[Conversation], None] | None: ...
+    def keeper(self) -> ConversationKeeper | None: ...
 
     @property
     def tool_server(self) -> Callable[[str], str | None]: ...
@@ -70,5 +110,6 @@ class TurnDeps(Protocol):
     @property
     def allow_key_for(self) -> Callable[[str], str | None]: ...
 
-    @property
-    def before_turn(self) -> Callable[[], Readiness] | None: ...
+    def before_turn(self) -> Readiness:
+        """The MCP servers a turn starting now goes without; never waits."""
+        ...

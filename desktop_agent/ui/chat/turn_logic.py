@@ -191,11 +191,8 @@ class TurnLogic(TurnSettings, Generic[V]):
         """Under the user's words: which MCP servers this turn goes without
         (their tools join its next request once they are up). Asking also
         retries the failed ones in the background; nothing waits."""
-        before_turn = self._deps.before_turn
-        if before_turn is None:
-            return
         try:
-            line = readiness_line(self._texts(), before_turn())
+            line = readiness_line(self._texts(), self._deps.before_turn())
         except Exception:  # the turn goes on; the servers' state is in the status bar
             log.exception("could not read the MCP servers' readiness")
             return
@@ -338,12 +335,12 @@ class TurnLogic(TurnSettings, Generic[V]):
     def new_conversation(self) -> bool:
         """Start afresh (the New button): False while a turn runs or when
         the window was given no way to make one."""
-        make = self._deps.new_conversation
-        if make is None or self.busy:
+        keeper = self._deps.keeper
+        if keeper is None or self.busy:
             return False
         old = self._conversation
         self._save(old)
-        self._conversation = make(old)
+        self._conversation = keeper.new(old)
         return True
 
     def switch_conversation(self, make: Callable[[Conversation], Conversation | None]) -> bool:
@@ -361,9 +358,9 @@ class TurnLogic(TurnSettings, Generic[V]):
         return True
 
     def _save(self, conversation: Conversation) -> None:
-        save = self._deps.save_conversation
-        if save is not None:
-            save(conversation)
+        keeper = self._deps.keeper
+        if keeper is not None:
+            keeper.save(conversation)
 
 
 __all__ = ["CardInfo", "TurnLogic", "TurnSurface"]

@@ -1,6 +1,6 @@
 """The settings half of the turn logic: the settings the window runs with,
 kept, written and applied through the one applier the composition root
-hands in (``TurnDeps.apply_settings``), and what they decide of a tool
+hands in (``SettingsFeature.apply``), and what they decide of a tool
 call: whether it runs without asking (the always-allow list, trust in a
 server's read-only tools) and what the display log keeps of it.
 
@@ -105,9 +105,10 @@ class TurnSettings:
     ) -> None:
         """The Settings dialog's Save: store the key change, then the settings."""
         key_changed = bool(api_key) or forget_api_key
-        if key_changed and self._deps.set_api_key is not None:
+        feature = self._deps.settings_feature
+        if key_changed and feature is not None:
             try:
-                self._deps.set_api_key(api_key if api_key else None)
+                feature.set_api_key(api_key if api_key else None)
             except Exception as exc:  # keyring errors vary by backend
                 log.error("could not store the API key: %s", type(exc).__name__)
                 self._events.said(NoticeLevel.ERROR, self._texts().tr("settings_saved_error", error=type(exc).__name__))
@@ -127,9 +128,9 @@ class TurnSettings:
             reason = os_error_text(self._texts(), exc) if isinstance(exc, OSError) else str(exc)
             self._events.said(NoticeLevel.ERROR, self._texts().tr("settings_saved_error", error=reason))
             saved = False
-        apply = self._deps.apply_settings
-        if apply is not None:
-            applied = apply(settings, key_changed=key_changed)
+        feature = self._deps.settings_feature
+        if feature is not None:
+            applied = feature.apply(settings, key_changed=key_changed)
             self._events.settings_applied(applied)
             if applied.error:
                 self._events.said(NoticeLevel.ERROR, applied.error)

@@ -13,12 +13,18 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from desktop_agent.mcp_engine import ServerStatus
+    from desktop_agent.mcp_engine import Readiness, ServerStatus
     from desktop_agent.ui.settings.tools_page import McpControl
 
 
 def _no_retry(_name: str) -> bool:
     return False
+
+
+def _all_ready() -> Readiness:
+    from desktop_agent.mcp_engine import Readiness
+
+    return Readiness()
 
 
 @dataclass(frozen=True)
@@ -27,6 +33,10 @@ class McpFeature:
     """Each MCP server's state."""
     retry: Callable[[str], bool] = _no_retry
     """Start a failed MCP server again (its status item's Retry)."""
+    before_turn: Callable[[], Readiness] = _all_ready
+    """Asked as a turn starts: the servers it goes without (still starting,
+    or failed and now retried in the background); never waits
+    (``Services.before_turn``)."""
     servers_file: Callable[[], Path] | None = None
     """The MCP servers file in use (Settings → Tools edits it)."""
     reload: Callable[[], Awaitable[None]] | None = None

@@ -4,7 +4,7 @@ voice with a ▶ preview, rate, speak every reply), speech input
 microphone and speaker (``ui/settings/device_rows.py``).
 
 The preview speaks a short sample through the window's own engine and
-speaker (``WindowDeps.preview_voice``) with the page's values, before they
+speaker (``SettingsFeature.preview_voice``) with the page's values, before they
 are saved; without a speaker ▶ is disabled and its tooltip says why."""
 
 from __future__ import annotations

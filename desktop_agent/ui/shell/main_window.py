@@ -186,7 +186,7 @@ class MainWindow(QMainWindow):
         self.audio.set_state(deps.settings.volume, deps.settings.muted)
         self.audio.drive(controller)
         self.status.set_model(deps.model_name, is_demo=deps.is_demo, demo_notice=deps.demo_notice)
-        self.new_chat_button.setVisible(deps.new_conversation is not None)
+        self.new_chat_button.setVisible(deps.keeper is not None)
         early = self._held.shown_early()
         if deps.conversation.history or deps.conversation.events:
             from desktop_agent.ui.conversations.glue import draw

@@ -1,16 +1,18 @@
 """What the window needs from the composition root (``app.py``), as one
 frozen value. A feature is one typed object (speech input, saved
-conversations, the MCP servers): one that is absent is off, and the window
-leaves out what it would show. Type-only imports keep this — and the
+conversations, the MCP servers, settings reaching the running services,
+keeping conversations): one that is absent is off, and the window leaves
+out what it would show. Type-only imports keep this — and the
 window — importable before asyncio and the core are (start-up: the window
 shows first)."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from desktop_agent.ui.chat.turn_deps import ConversationKeeper, SettingsFeature
 from desktop_agent.ui.conversations.feature import ConversationsFeature
 from desktop_agent.ui.settings.mcp_feature import McpFeature
 from desktop_agent.ui.voice.feature import VoiceFeature
@@ -26,7 +28,6 @@ if TYPE_CHECKING:
     from desktop_agent.storage.secrets import KeyStorage
     from desktop_agent.storage.settings import Settings, SettingsStore
     from desktop_agent.texts import Texts
-    from desktop_agent.ui.chat.turn_deps import SettingsApplier
 
 
 def _no_key() -> str | None:
@@ -67,7 +68,6 @@ class WindowDeps:
     sink: AudioSink | None = None
     """The speaker; ``set_volume``/``set_muted`` are used when it has them."""
     get_api_key: Callable[[], str | None] = _no_key
-    set_api_key: Callable[[str | None], None] | None = None
     key_note: Callable[[], KeyStorage | str] = str
     """Where the key is kept (``secrets.key_storage``; the dialog words it), asked
     when Settings opens, so the keyring loads only then."""
@@ -75,14 +75,12 @@ class WindowDeps:
     """Start-up warnings, shown once in the conversation: a line (a
     :class:`~desktop_agent.core.notice.Notice` is worded in the window's
     language) or a function giving the text in the window's language."""
-    apply_settings: SettingsApplier | None = None
-    """The one way settings reach the running services, after every change;
-    None: nothing runs behind the window that settings could change."""
-    new_conversation: Callable[[Conversation], Conversation] | None = None
-    """A fresh conversation after the given one (already saved), whose
-    resources may then be released (the New button); None hides the button."""
-    save_conversation: Callable[[Conversation], None] | None = None
-    """Store a conversation's history (after each turn, and at close)."""
+    settings_feature: SettingsFeature | None = None
+    """Settings reaching the running services (apply, the API key, the voice
+    preview, warming at open); None: settings are only kept."""
+    keeper: ConversationKeeper | None = None
+    """A fresh conversation (the New button) and storing one; None: no New
+    button, nothing stored."""
     conversations: ConversationsFeature | None = None
     """The saved conversations (the sidebar); None: no sidebar."""
     tool_server: Callable[[str], str | None] = _built_in
@@ -95,10 +93,6 @@ class WindowDeps:
     allow_key_for: Callable[[str], str | None] = _not_certain
     """The always-allow entry a bare saved tool name stands for, when
     certain (``Services.allow_key_for``)."""
-    before_turn: Callable[[], Readiness] | None = None
-    """Called as a turn starts: the MCP servers it goes without (still
-    starting, or failed and now retried in the background); never waits
-    (``Services.before_turn``)."""
     skills: tuple[SkillInfo, ...] = ()
     """Every skill found at start-up, broken ones with their problem (the
     Settings dialog's Skills page)."""
@@ -112,9 +106,13 @@ class WindowDeps:
     voice: VoiceFeature = field(default_factory=VoiceFeature)
     """Speech input; the default has no microphone (unavailable, and the
     mic button says why)."""
-    preview_voice: Callable[[Settings, str], Awaitable[None]] | None = None
-    """Speak a sample with these settings' engine, voice and rate through the
-    speaker (Settings → Voice ▶); None: no speaker."""
-    on_settings_opened: Callable[[], None] | None = None
-    """Called as the Settings dialog opens: the composition root warms what
-    a new endpoint needs (the openai SDK) while the user types."""
+
+    def before_turn(self) -> Readiness:
+        """Called as a turn starts: the MCP servers it goes without (still
+        starting, or failed and now retried in the background); never waits.
+        Without the MCP feature, none."""
+        if self.mcp is not None:
+            return self.mcp.before_turn()
+        from desktop_agent.mcp_engine import Readiness
+
+        return Readiness()

@@ -61,13 +61,15 @@ class WindowSettings:
         if deps is None or controller is None:
             self._wanted = True
             return None
-        if deps.on_settings_opened is not None:
-            deps.on_settings_opened()
+        feature = deps.settings_feature
+        if feature is not None:
+            feature.on_opened()
         dialog = SettingsDialog(
             controller.settings, has_api_key=controller.has_api_key(), key_note=deps.key_note(),
             skills=deps.skills, skills_folder=deps.skills_folder, parent=self._parent,
             stored_key=deps.get_api_key, mcp=deps.mcp.control() if deps.mcp is not None else None,
-            preview_voice=deps.preview_voice, model_downloads=deps.voice.model_downloads, texts=window.texts,
+            preview_voice=feature.preview_voice if feature is not None else None,
+            model_downloads=deps.voice.model_downloads, texts=window.texts,
         )
         dialog.appearance_changed.connect(window.retranslate)
         self.dialog = dialog

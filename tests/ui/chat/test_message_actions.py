@@ -16,6 +16,7 @@ from desktop_agent.testing.window_rig import WindowRig, run_on_qasync, scripted_
 from desktop_agent.texts import CHINESE, ENGLISH
 from desktop_agent.ui.chat.action_row import ActionRow
 from desktop_agent.ui.chat.bubble import MessageBubble
+from desktop_agent.ui.chat.turn_deps import ConversationKeeper
 
 SCRIPT = [text_reply("Sure.<no_tool>"), text_reply("Five."), text_reply("Sure.<no_tool>"), text_reply("Four.")]
 
@@ -144,7 +145,7 @@ def test_a_new_conversation_ends_an_edit(qtbot: QtBot) -> None:
     async def main() -> None:
         window = MainWindow(tray=False)
         qtbot.add_widget(window)
-        window.attach(replace(offline_deps(), new_conversation=lambda old: Conversation(old.agent)))
+        window.attach(replace(offline_deps(), keeper=ConversationKeeper(lambda old: Conversation(old.agent))))
         turns = SignalLog(window.turn_finished)
         try:
             assert window.send_text("hello")

@@ -45,9 +45,11 @@ from desktop_agent.texts import ENGLISH
 from desktop_agent.tools import builtin_tools
 from desktop_agent.ui.chat.turn_answers import FormReply
 from desktop_agent.ui.chat.turn_controller import TurnController
+from desktop_agent.ui.chat.turn_deps import ConversationKeeper, SettingsFeature
 from desktop_agent.ui.chat.turn_events import NoticeLevel, TurnEnd
 from desktop_agent.ui.chat.turn_logic import TurnLogic
 from desktop_agent.ui.chat.turn_state import ButtonPhase, TurnTracker
+from desktop_agent.ui.settings.mcp_feature import McpFeature
 from desktop_agent.ui.shell.window_deps import WindowDeps
 from desktop_agent.ui.voice.deferred_audio import DeferredSink
 from desktop_agent.voice import SpeechPipeline
@@ -203,8 +205,8 @@ async def controller_rig(
 
     deps = WindowDeps(
         conversation, forms, store, store.load().settings, model_name=llm.model,
-        apply_settings=applier, save_conversation=save, set_api_key=keys.append if keys is not None else None,
-        new_conversation=lambda _old: Conversation(AgentClient(llm, router)), sink=sink,
+        settings_feature=SettingsFeature(applier, keys.append) if keys is not None else SettingsFeature(applier),
+        keeper=ConversationKeeper(lambda _old: Conversation(AgentClient(llm, router)), save), sink=sink,
     )
     if tool_server is not None:
         deps = replace(deps, tool_server=tool_server)
@@ -521,7 +523,8 @@ async def test_a_turn_before_every_mcp_server_is_ready_names_them_in_one_line_an
 
     forms, store = FormManager(), SettingsStore()
     conversation = Conversation(AgentClient(DemoModel(), ToolRouter(builtin_tools(forms))))
-    deps = WindowDeps(conversation, forms, store, store.load().settings, model_name="demo", before_turn=before_turn)
+    deps = WindowDeps(conversation, forms, store, store.load().settings, model_name="demo",
+                      mcp=McpFeature(lambda: (), before_turn=before_turn))
     signals: TurnController[RecordingView] = TurnController(deps, texts=lambda: ENGLISH)
     controller = signals.logic
     turns, notices = SignalLog(signals.turn_finished), SignalLog(signals.notice)

@@ -30,6 +30,7 @@ from desktop_agent.testing.window_rig import offline_deps
 from desktop_agent.texts import CHINESE, ENGLISH
 from desktop_agent.ui.cards.tool_card import ToolCardWidget
 from desktop_agent.ui.chat.bubble import MessageBubble
+from desktop_agent.ui.chat.turn_deps import ConversationKeeper
 from desktop_agent.ui.conversations.feature import ConversationsFeature
 from desktop_agent.ui.conversations.sidebar import ConversationSidebar
 from desktop_agent.ui.shell.main_window import MainWindow
@@ -86,9 +87,8 @@ def _window(
 
     library = ConversationLibrary(store, open_stored)
     deps = replace(
-        base, conversation=open_stored(first), save_conversation=save,
+        base, conversation=open_stored(first), keeper=ConversationKeeper(lambda _old: Conversation(agent), save),
         conversations=ConversationsFeature(library, lambda _old, conversation_id: library.open(conversation_id)),
-        new_conversation=lambda _old: Conversation(agent),
     )
     window = MainWindow(tray=False)
     qtbot.add_widget(window)

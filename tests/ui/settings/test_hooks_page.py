@@ -17,6 +17,7 @@ from desktop_agent.services import AppliedSettings
 from desktop_agent.storage.settings import Settings, SettingsStore
 from desktop_agent.testing.window_rig import offline_deps
 from desktop_agent.texts import CHINESE, ENGLISH
+from desktop_agent.ui.chat.turn_deps import SettingsFeature
 from desktop_agent.ui.settings.hooks_page import HooksPage, hook_detail
 from desktop_agent.ui.shell.main_window import MainWindow
 
@@ -100,7 +101,7 @@ def test_the_settings_dialog_has_a_hooks_page_saved_through_the_one_settings_pat
         return HOOKS
 
     apply = Applier()
-    window.attach(replace(offline_deps(), hook_infos=infos, apply_settings=apply, hooks_folder="/data/hooks"))
+    window.attach(replace(offline_deps(), hook_infos=infos, settings_feature=SettingsFeature(apply), hooks_folder="/data/hooks"))
     dialog = window.open_settings()
     assert dialog is not None
     page = dialog.findChild(HooksPage)

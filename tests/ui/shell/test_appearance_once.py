@@ -26,6 +26,7 @@ from desktop_agent.storage.conversation_events import items_of
 from desktop_agent.storage.conversations import ConversationStore
 from desktop_agent.testing.window_rig import offline_deps
 from desktop_agent.texts import CHINESE, ENGLISH, Texts, text_in
+from desktop_agent.ui.chat.turn_deps import ConversationKeeper
 from desktop_agent.ui.common import qt_translations, theme
 from desktop_agent.ui.common.appearance import apply_appearance
 from desktop_agent.ui.common.qt_translations import apply_qt_language
@@ -60,7 +61,7 @@ def window(qtbot: QtBot, tmp_path: Path, english: None) -> Iterator[MainWindow]:
 
     library = ConversationLibrary(store, open_stored)
     deps = replace(offline_deps(), conversations=ConversationsFeature(library),
-                   new_conversation=lambda _old: Conversation(agent))
+                   keeper=ConversationKeeper(lambda _old: Conversation(agent)))
     win = MainWindow(tray=False)
     qtbot.add_widget(win)
     win.attach(deps)

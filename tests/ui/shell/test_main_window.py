@@ -17,6 +17,7 @@ from desktop_agent.storage.settings import Settings, SettingsStore
 from desktop_agent.testing.window_rig import offline_deps
 from desktop_agent.texts import ENGLISH
 from desktop_agent.ui.chat.bubble import MessageBubble
+from desktop_agent.ui.chat.turn_deps import ConversationKeeper, SettingsFeature
 from desktop_agent.ui.settings.dialog import SettingsEdit
 from desktop_agent.ui.settings.mcp_feature import McpFeature
 from desktop_agent.ui.shell.main_window import MainWindow
@@ -182,7 +183,7 @@ def test_mute_and_volume_reach_the_sink_and_are_saved(window: MainWindow) -> Non
 
 def test_always_allow_is_saved_applied_and_revocable(window: MainWindow) -> None:
     apply = RecordingApplier()
-    window.attach(replace(offline_deps(), apply_settings=apply))
+    window.attach(replace(offline_deps(), settings_feature=SettingsFeature(apply)))
     window.set_always_allowed("builtin/run_command", True)
     window.set_always_allowed("math/get_sum", True)
     window.set_always_allowed("builtin/run_command", False)
@@ -198,7 +199,7 @@ def test_always_allow_is_saved_applied_and_revocable(window: MainWindow) -> None
 def test_a_settings_edit_is_saved_applied_and_the_key_stored(window: MainWindow) -> None:
     keys: list[str | None] = []
     apply = RecordingApplier()
-    deps = replace(offline_deps(), get_api_key=lambda: "sk-old", set_api_key=keys.append, apply_settings=apply)
+    deps = replace(offline_deps(), get_api_key=lambda: "sk-old", settings_feature=SettingsFeature(apply, keys.append))
     window.attach(deps)
     dialog = window.open_settings()
     assert dialog is not None and dialog.forget_key.isVisibleTo(dialog)
@@ -215,7 +216,7 @@ def test_a_settings_edit_is_saved_applied_and_the_key_stored(window: MainWindow)
 
 def test_a_new_endpoint_applies_live_and_a_bad_one_is_reported(window: MainWindow) -> None:
     apply = RecordingApplier(model="gpt-x", error_for="ftp")
-    window.attach(replace(offline_deps(), apply_settings=apply))
+    window.attach(replace(offline_deps(), settings_feature=SettingsFeature(apply)))
     window.apply_settings_edit(SettingsEdit(replace(Settings(), base_url="http://h/v1", model="gpt-x")))
     assert window.status.model.text().endswith("gpt-x")
     window.apply_settings_edit(SettingsEdit(replace(Settings(), base_url="ftp://x", model="gpt-x")))
@@ -284,7 +285,7 @@ def test_new_conversation_saves_the_old_one_and_clears_the_view(window: MainWind
         replaced.append(old)
         return fresh
 
-    deps = replace(base, new_conversation=new_conversation, save_conversation=saved.append)
+    deps = replace(base, keeper=ConversationKeeper(new_conversation, saved.append))
     window.attach(deps)
     assert window.new_chat_button.isVisibleTo(window)
     assert window.new_conversation()

@@ -13,6 +13,7 @@ from pytestqt.qtbot import QtBot
 from desktop_agent.core.conversation import Conversation
 from desktop_agent.testing.window_rig import SignalLog, offline_deps
 from desktop_agent.texts import CHINESE, ENGLISH
+from desktop_agent.ui.chat.turn_deps import ConversationKeeper
 from desktop_agent.ui.settings.dialog import SettingsDialog
 from desktop_agent.ui.shell.main_window import MainWindow
 from desktop_agent.ui.shell.welcome import WelcomePanel
@@ -33,7 +34,7 @@ def _fresh(old: Conversation) -> Conversation:
 def _window(qtbot: QtBot, deps: WindowDeps | None = None) -> MainWindow:
     window = MainWindow(tray=False)
     qtbot.add_widget(window)
-    window.attach(deps or replace(offline_deps(), new_conversation=_fresh))
+    window.attach(deps or replace(offline_deps(), keeper=ConversationKeeper(_fresh)))
     window.resize(860, 720)
     window.show()
     return window
