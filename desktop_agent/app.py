@@ -19,7 +19,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -29,6 +29,7 @@ from PySide6.QtCore import QLocale
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
+from desktop_agent.app_speech import deferred_sink, no_audio_output, speech_recognizers, voice_preview
 from desktop_agent.storage.paths import data_dir
 from desktop_agent.texts import Texts, choose_language
 from desktop_agent.ui.chat.turn_deps import ConversationKeeper, SettingsFeature
@@ -45,16 +46,11 @@ from desktop_agent.ui.voice.feature import VoiceFeature
 if TYPE_CHECKING:
     import asyncio
 
-    from PySide6.QtMultimedia import QAudioDevice
-
     from desktop_agent.core.conversation import Conversation
-    from desktop_agent.core.ports import AudioSink, SpeechRecognizer
+    from desktop_agent.core.ports import AudioSink
     from desktop_agent.core.wire import WireProfile
     from desktop_agent.mcp_engine import ServerStatus
     from desktop_agent.services import Services
-    from desktop_agent.storage.settings import Settings
-    from desktop_agent.ui.voice.audio_sink import QtAudioSink
-    from desktop_agent.ui.voice.deferred_audio import DeferredSink
     from desktop_agent.voice import SpeechNotice
 
 EXIT_OK, EXIT_CONFIG = 0, 2
@@ -322,11 +318,11 @@ def window_deps(services: Services, sink: AudioSink | None) -> WindowDeps:
         # No speaker: said once, with the start-up warnings (the reason is in the log).
         warnings=(
             *services.startup_warnings,
-            *(() if sink is not None else (_no_audio_output,)),
+            *(() if sink is not None else (no_audio_output,)),
         ),
         settings_feature=SettingsFeature(
             services.apply_settings, secrets.set_api_key,
-            preview_voice=_voice_preview(sink), on_opened=_warm_openai_once(),
+            preview_voice=voice_preview(sink), on_opened=_warm_openai_once(),
         ),
         keeper=ConversationKeeper(new_conversation, services.save_conversation),
         conversations=ConversationsFeature(library, open_conversation) if library is not None else None,
@@ -339,26 +335,6 @@ def window_deps(services: Services, sink: AudioSink | None) -> WindowDeps:
         hooks_folder=str(user_hooks_dir()),
         voice=voice,
     )
-
-
-def _voice_preview(sink: AudioSink | None) -> Callable[[Settings, str], Awaitable[None]] | None:
-    """Settings → Voice ▶: a sample with the page's engine, voice and rate,
-    through the window's speaker; None without one."""
-    if sink is None:
-        return None
-    speaker = sink
-
-    async def preview(settings: Settings, text: str) -> None:
-        from desktop_agent.ui.settings.voice_page import PreviewOff
-        from desktop_agent.voice import make_engine
-
-        engine = make_engine(settings.tts_engine, voice=settings.voice, rate=settings.tts_rate, volume=settings.tts_volume)
-        if engine is None:
-            raise PreviewOff()
-        speech = await engine.synthesize(text)
-        await speaker.play(speech.audio, speech.mime)
-
-    return preview
 
 
 def _warm_openai_once() -> Callable[[], None]:
@@ -376,39 +352,6 @@ def _warm_openai_once() -> Callable[[], None]:
             started.append(asyncio.ensure_future(runtime.warm_imports(*runtime.OPENAI_IMPORTS, optional=True)))
 
     return warm
-
-
-def speech_recognizers(
-    settings: Settings, stored_key: Callable[[], str | None] | None = None
-) -> tuple[SpeechRecognizer | None, SpeechRecognizer | None, str | None]:
-    """The window's recognisers (dictation, approval answers) from the
-    settings, or why there are none (one line: the mic button's tooltip).
-    The ``openai`` engine's endpoint: ``stt_base_url``, else the chat one."""
-    import os
-
-    from desktop_agent.core.ports import STTError
-    from desktop_agent.storage import secrets
-    from desktop_agent.voice.stt import build_recognizer
-
-    base_url = settings.stt_base_url or settings.base_url or os.environ.get("OPENAI_BASE_URL", "")
-    # Only the openai engine sends the key: the others never load the keyring.
-    # ``stored_key``: the services' cached read (the key is read once at start).
-    stored = (stored_key or secrets.get_api_key)() if settings.stt_engine == "openai" else None
-    api_key = stored or os.environ.get("OPENAI_API_KEY", "")
-    try:
-        dictation, answers = (
-            build_recognizer(
-                settings.stt_engine, base_url=base_url, api_key=api_key, model=settings.stt_model, answers=answers,
-                model_base_url=settings.stt_model_base_url, model_dir=settings.stt_model_dir,
-                model_source=settings.stt_model_source, whisper_model=settings.stt_whisper_model,
-            )
-            for answers in (False, True)
-        )
-    except STTError as exc:
-        return None, None, str(exc)
-    if dictation.name in ("sensevoice", "whisper"):
-        answers = dictation  # one model in memory; it hears answers as well as anything
-    return dictation, answers, None
 
 
 class _WindowListener:
@@ -438,70 +381,3 @@ class _WindowListener:
 
     def mcp_status(self, status: ServerStatus) -> None:
         self._window.refresh_status()
-
-
-def deferred_sink(services: Services, window: MainWindow) -> DeferredSink:
-    """The window's speaker, made when the first clip plays (``_make_sink``);
-    when nothing would be heard, the window says so once, and the turn on
-    screen stops holding its text for speech."""
-    from desktop_agent.ui.voice.deferred_audio import DeferredSink
-
-    def missing() -> None:
-        window.show_notice(NoticeLevel.WARNING, _no_audio_output)
-        controller = window.controller
-        if controller is not None:
-            controller.push_audio(controller.settings.volume, controller.settings.muted)
-
-    def back(device: str) -> None:
-        # An output plugged in while there was none: replies are spoken again from the next one.
-        window.show_notice(NoticeLevel.SYSTEM, lambda texts: texts.tr("audio_output_back", device=device))
-        controller = window.controller
-        if controller is not None:
-            controller.push_audio(controller.settings.volume, controller.settings.muted)
-
-    from desktop_agent.ui.voice import audio_devices
-
-    settings = services.settings
-    return DeferredSink(
-        lambda volume, muted: _make_sink(services, volume=volume, muted=muted),
-        volume=settings.volume, muted=settings.muted, on_missing=missing,
-        devices=audio_devices.shared(), chosen=lambda: services.settings.audio_output_id, on_back=back,
-    )
-
-
-def _make_sink(services: Services, *, volume: float | None = None, muted: bool | None = None) -> QtAudioSink | None:
-    """The Qt speaker, or None when nothing could be heard: QtMultimedia is
-    unusable here, or it lists no audio output device (a player there still
-    plays in real time, silently, and would only hold the text back). The
-    window then says so in one line (:func:`window_deps`); why is logged. A
-    device plugged in later is used from the next clip (``DeferredSink``);
-    the one the settings name, at every clip."""
-    import logging
-
-    log = logging.getLogger(__name__)
-    try:
-        from desktop_agent.ui.voice import audio_devices
-        from desktop_agent.ui.voice.audio_sink import QtAudioSink
-
-        devices = audio_devices.shared()
-        if not devices.outputs():
-            log.warning("no audio output (QtMultimedia lists none); replies will be shown, not spoken")
-            return None
-
-        def device() -> QAudioDevice | None:
-            chosen = devices.output(services.settings.audio_output_id)
-            return devices.qt_device(chosen, output=True) if chosen is not None else None
-
-        settings = services.settings
-        return QtAudioSink(
-            volume=settings.volume if volume is None else volume, muted=settings.muted if muted is None else muted,
-            device=device,
-        )
-    except Exception:  # no QtMultimedia backend: text still shows
-        log.exception("no audio output; replies will be shown, not spoken")
-        return None
-
-
-def _no_audio_output(texts: Texts) -> str:
-    """No speaker to say replies on, in the window's language."""
-    return texts.tr("no_audio_output")

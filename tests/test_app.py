@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 from PySide6.QtWidgets import QApplication
 
-from desktop_agent.app import _make_sink, window_deps
+from desktop_agent.app import window_deps
+from desktop_agent.app_speech import make_sink
 from desktop_agent.services import build_services
 from desktop_agent.testing.fake_devices import ScriptedDevices
 from desktop_agent.testing.fake_sink import FakeAudioSink
@@ -47,7 +48,7 @@ async def test_with_no_audio_output_device_there_is_no_speaker_and_one_line_says
     services = await build_services(mcp_config=no_servers, tts="none")
     try:
         with caplog.at_level(logging.WARNING, logger="desktop_agent.app"):
-            assert _make_sink(services) is None
+            assert make_sink(services) is None
         assert [r.getMessage() for r in caplog.records] == [
             f"no audio output ({NO_DEVICE}); replies will be shown, not spoken"
         ]
@@ -65,7 +66,7 @@ async def test_with_an_audio_output_device_the_window_gets_the_qt_speaker(
     devices.plug(Device("speakers", "Built-in speakers", default=True), output=True)
     services = await build_services(mcp_config=no_servers, tts="none")
     try:
-        sink = _make_sink(services)
+        sink = make_sink(services)
         assert isinstance(sink, audio_sink.QtAudioSink)
         sink.close()
     finally:

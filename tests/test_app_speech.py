@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from desktop_agent.app import speech_recognizers
+from desktop_agent.app_speech import speech_recognizers
 from desktop_agent.storage.settings import Settings
 from desktop_agent.testing.speech_fixtures import whisper_base_dir
 

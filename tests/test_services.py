@@ -297,7 +297,7 @@ async def test_the_stored_key_is_read_only_for_a_real_model_and_then_kept_out_of
 async def test_the_key_is_read_once_for_the_model_and_the_openai_recogniser(
     no_servers: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from desktop_agent.app import speech_recognizers
+    from desktop_agent.app_speech import speech_recognizers
     from desktop_agent.storage import secrets
 
     reads: list[int] = []

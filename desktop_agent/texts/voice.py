@@ -33,7 +33,7 @@ TEXTS: dict[str, tuple[str, str]] = {
     "mic_stt_error": ("Speech recognition failed: {error}", "语音识别失败：{error}"),
     "hands_free": ("Hands-free: listen for speech and send each sentence", "免提：自动聆听并发送每一句话"),
     "hands_free_short": ("Hands-free", "免提"),
-    # audio devices (ui/voice/device_glue.py, ui/settings/voice_page.py, app.deferred_sink)
+    # audio devices (ui/voice/device_glue.py, ui/settings/voice_page.py, app_speech.deferred_sink)
     "mic_lost_kept": (
         "The microphone “{device}” was disconnected — what you said until then is being recognised",
         "麦克风“{device}”已断开 —— 断开前说的话正在识别",

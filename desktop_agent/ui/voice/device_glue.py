@@ -12,7 +12,7 @@ input and the mic button, for hot-plug:
   recorded of the user is kept and recognised, and one line says so.
 
 What the speaker does when outputs come and go is the composition root's
-(``app.deferred_sink``): it owns the speaker.
+(``app_speech.deferred_sink``): it owns the speaker.
 """
 
 from __future__ import annotations

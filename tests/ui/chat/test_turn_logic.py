@@ -435,7 +435,7 @@ async def test_a_speaker_found_missing_at_the_first_clip_is_said_once_and_nothin
 
     def missing() -> None:
         told.append("missing")
-        rigs[0].controller.push_audio(1.0, False)  # what app.deferred_sink does
+        rigs[0].controller.push_audio(1.0, False)  # what app_speech.deferred_sink does
 
     sink = DeferredSink(lambda _volume, _muted: None, on_missing=missing)
     async with controller_rig(SPOKEN, tts=tts, sink=sink) as rig:

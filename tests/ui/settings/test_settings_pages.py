@@ -325,12 +325,12 @@ def test_without_a_speaker_the_preview_is_off_and_says_why(qtbot: QtBot) -> None
 
 
 async def test_the_apps_preview_plays_a_sample_through_the_speaker() -> None:
-    from desktop_agent.app import _voice_preview
+    from desktop_agent.app_speech import voice_preview
     from desktop_agent.testing.fake_sink import FakeAudioSink
 
-    assert _voice_preview(None) is None
+    assert voice_preview(None) is None
     sink = FakeAudioSink(auto_finish_s=0)
-    preview = _voice_preview(sink)
+    preview = voice_preview(sink)
     assert preview is not None
     await preview(Settings(tts_engine="silent"), "hello")
     assert len(sink.plays) == 1 and sink.plays[0][1].startswith("audio/")

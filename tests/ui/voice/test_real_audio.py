@@ -51,10 +51,11 @@ async def until(condition: Callable[[], bool], timeout_s: float = 10.0) -> None:
 
 @asynccontextmanager
 async def app_window(qtbot: QtBot, tmp_path: Path, **settings: object) -> AsyncIterator[MainWindow]:
-    """The window as the app builds it (``app.window_deps``, ``app.deferred_sink``),
+    """The window as the app builds it (``app.window_deps``, ``app_speech.deferred_sink``),
     recognising with the real Whisper base model; transcripts are left in the
     input (sending them is another part's business)."""
-    from desktop_agent.app import deferred_sink, window_deps
+    from desktop_agent.app import window_deps
+    from desktop_agent.app_speech import deferred_sink
     from desktop_agent.services import build_services
     from desktop_agent.storage.paths import settings_path
 

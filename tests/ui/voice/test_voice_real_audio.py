@@ -58,7 +58,8 @@ def loop_speaker_into_mic(audio: VirtualAudio, gain_db: float) -> None:
 async def app_window(qtbot: QtBot, tmp_path: Path, script: Script, **settings: object) -> AsyncIterator[MainWindow]:
     """The window as the app builds it, on the scripted server, speaking with
     espeak-ng and hearing with Whisper base."""
-    from desktop_agent.app import deferred_sink, window_deps
+    from desktop_agent.app import window_deps
+    from desktop_agent.app_speech import deferred_sink
     from desktop_agent.services import build_services
     from desktop_agent.storage.paths import settings_path
 
