@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from desktop_agent.core.hooks import HookNote
-from desktop_agent.core.json_types import JSONMapping, JSONObject, JSONValue
+from desktop_agent.core.json_types import JSONMapping, JSONObject, to_object
 from desktop_agent.core.messages import (
     BusItem,
     BusMessage,
@@ -232,19 +232,4 @@ class TranscriptRecorder:
 
 def answers_json(answers: JSONMapping | None) -> JSONObject | None:
     """A form's answers as :class:`FormAnswered` keeps them (a copy)."""
-    return None if answers is None else object_copy(answers)
-
-
-def object_copy(data: JSONMapping) -> JSONObject:
-    """A JSON object's own copy (an :class:`UnreadEvent` keeps one)."""
-    return {key: _copy(value) for key, value in data.items()}
-
-
-def _copy(value: object) -> JSONValue:
-    if isinstance(value, str | int | float | bool) or value is None:
-        return value
-    if isinstance(value, dict):
-        return {str(k): _copy(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_copy(v) for v in value]
-    return str(value)
+    return None if answers is None else to_object(answers)

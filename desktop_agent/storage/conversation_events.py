@@ -54,7 +54,7 @@ from itertools import pairwise
 from typing import assert_never, get_args, overload
 
 from desktop_agent.core.hooks import kept_hook
-from desktop_agent.core.json_types import JSONMapping, JSONObject, JSONReadable, as_list, as_object
+from desktop_agent.core.json_types import JSONMapping, JSONObject, JSONReadable, as_list, as_object, to_object
 from desktop_agent.core.messages import (
     BusMessage,
     RoundEndMessage,
@@ -79,7 +79,6 @@ from desktop_agent.core.transcript import (
     UserText,
     WindowNotice,
     answers_json,
-    object_copy,
 )
 from desktop_agent.storage.conversation_messages import choice, message_from_json
 
@@ -274,7 +273,7 @@ def read_item(data: JSONMapping) -> DisplayItem:
     """The display log item a saved event stands for; an
     :class:`UnreadEvent` keeping it when it cannot be read."""
     item = item_from_json(data)
-    return UnreadEvent(object_copy(data)) if item is None else item
+    return UnreadEvent(to_object(data)) if item is None else item
 
 
 def items_of(events: Iterable[JSONMapping]) -> list[DisplayItem]:

@@ -22,7 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from desktop_agent.voice.stt.models import DownloadProgress, ModelDownloadError, ModelSpec, ModelStore
+from desktop_agent.voice.stt.model_spec import ModelSpec
+from desktop_agent.voice.stt.models import DownloadProgress, ModelDownloadError, ModelStore
 
 log = logging.getLogger(__name__)
 

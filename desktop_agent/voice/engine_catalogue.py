@@ -19,7 +19,8 @@ from typing import Literal
 
 from desktop_agent.voice.downloads import DownloadState
 from desktop_agent.voice.piper_voices import CATALOGUE, catalogue_voice, delete_voice, voice_state
-from desktop_agent.voice.stt.models import SENSEVOICE, ModelDownloadError, ModelSpec, ModelStore
+from desktop_agent.voice.stt.model_spec import ModelSpec
+from desktop_agent.voice.stt.models import SENSEVOICE, ModelDownloadError, ModelStore
 from desktop_agent.voice.stt.sources import ModelSource
 from desktop_agent.voice.stt.whisper_models import WHISPER_MODELS
 

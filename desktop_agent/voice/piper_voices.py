@@ -40,7 +40,8 @@ from pathlib import Path
 from typing import Literal
 
 from desktop_agent.core.ports import STTError
-from desktop_agent.voice.stt.models import ModelFile, ModelSpec, ModelStore, ProgressCallback
+from desktop_agent.voice.stt.model_spec import ModelFile, ModelSpec
+from desktop_agent.voice.stt.models import ModelStore, ProgressCallback
 from desktop_agent.voice.stt.sources import ModelSource, pick_source
 
 VoiceLanguage = Literal["en", "zh"]

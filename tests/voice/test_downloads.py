@@ -12,7 +12,8 @@ import pytest
 
 from desktop_agent.testing.scripted_files import ScriptedFileServer, ServedFile
 from desktop_agent.voice.downloads import DownloadState, ModelDownloads
-from desktop_agent.voice.stt.models import ModelDownloadError, ModelFile, ModelSpec, ModelStore
+from desktop_agent.voice.stt.model_spec import ModelFile, ModelSpec
+from desktop_agent.voice.stt.models import ModelDownloadError, ModelStore
 
 BODY = b"weights " * 4096
 

@@ -10,10 +10,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from desktop_agent.core.ports import STTError
+from desktop_agent.voice.stt.model_spec import ModelSpec
 from desktop_agent.voice.stt.models import (
     DownloadProgress,
     ModelDownloadError,
-    ModelSpec,
     ModelStore,
     default_store,
 )

@@ -33,8 +33,7 @@ import httpx2
 from desktop_agent.storage.paths import PRIVATE_DIR, data_dir
 from desktop_agent.voice.stt.download_errors import FailureKind, connection_failure, os_reason
 from desktop_agent.voice.stt.download_errors import ModelDownloadError as ModelDownloadError
-from desktop_agent.voice.stt.model_spec import ModelFile as ModelFile
-from desktop_agent.voice.stt.model_spec import ModelSpec as ModelSpec
+from desktop_agent.voice.stt.model_spec import ModelFile, ModelSpec
 
 log = logging.getLogger(__name__)
 

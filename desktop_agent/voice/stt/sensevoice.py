@@ -28,7 +28,8 @@ from typing import TYPE_CHECKING, Any
 from desktop_agent.core.ports import STTError
 from desktop_agent.voice.pcm import RATE
 from desktop_agent.voice.stt.model_fetch import ModelFetch
-from desktop_agent.voice.stt.models import SENSEVOICE, DownloadProgress, ModelSpec, ModelStore
+from desktop_agent.voice.stt.model_spec import ModelSpec
+from desktop_agent.voice.stt.models import SENSEVOICE, DownloadProgress, ModelStore
 from desktop_agent.voice.stt.sources import ModelSource
 
 if TYPE_CHECKING:

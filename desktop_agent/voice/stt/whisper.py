@@ -40,7 +40,8 @@ from desktop_agent.core.ports import STTError
 from desktop_agent.voice.cores import available_cores
 from desktop_agent.voice.pcm import RATE, resample16, to_mono16
 from desktop_agent.voice.stt.model_fetch import ModelFetch
-from desktop_agent.voice.stt.models import DownloadProgress, ModelSpec, ModelStore
+from desktop_agent.voice.stt.model_spec import ModelSpec
+from desktop_agent.voice.stt.models import DownloadProgress, ModelStore
 from desktop_agent.voice.stt.sources import ModelSource
 from desktop_agent.voice.stt.whisper_models import WHISPER_BASE, folder_problem
 

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from desktop_agent.voice.stt.models import ModelFile, ModelSpec, ModelStore
+from desktop_agent.voice.stt.model_spec import ModelFile, ModelSpec
+from desktop_agent.voice.stt.models import ModelStore
 
 _TOKENIZER = ModelFile("tokenizer.json", 2_203_239, "fb7b63191e9bb045082c79fd742a3106a12c99513ab30df4a0d47fa6cb6fd0ab")
 _VOCABULARY = ModelFile("vocabulary.txt", 459_861, "34ce3fe1c5041027b3f8d42912270993f986dbc4bb34cf27f951e34a1e453913")

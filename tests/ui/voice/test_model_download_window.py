@@ -29,7 +29,7 @@ from desktop_agent.testing.speech_fixtures import (
 )
 from desktop_agent.testing.wav_input import WavAudioInput
 from desktop_agent.testing.window_rig import offline_deps
-from desktop_agent.texts import CHINESE, ENGLISH
+from desktop_agent.texts import CHINESE, ENGLISH, Texts
 from desktop_agent.ui.chat.bubble import MessageBubble, SystemMessage
 from desktop_agent.ui.settings.dialog import SettingsEdit
 from desktop_agent.ui.shell.main_window import MainWindow
@@ -60,8 +60,8 @@ def _real_model() -> Mapping[str, ServedFile]:
 
 
 def _window(qtbot: QtBot, make: Callable[[Settings], Built], audio: WavAudioInput, store: ModelStore,
-            settings: Settings) -> MainWindow:
-    window = MainWindow(tray=False)
+            settings: Settings, texts: Texts = ENGLISH) -> MainWindow:
+    window = MainWindow(tray=False, texts=texts)
     qtbot.add_widget(window)
     deps = offline_deps(settings=settings)
     recognizer, answers, reason = make(settings)
@@ -151,8 +151,7 @@ async def test_the_failure_reads_in_chinese_and_try_another_source_switches_to_i
         return WhisperRecognizer(store, source=ModelSource(s.stt_model_source)), None, None  # type: ignore[arg-type]
 
     settings = Settings(stt_engine="whisper", stt_model_source="huggingface")
-    window = _window(qtbot, make, WavAudioInput(), store, settings)
-    window.retranslate(texts)
+    window = _window(qtbot, make, WavAudioInput(), store, settings, texts)  # started in Chinese
     window.model_download.failed_download(
         ModelDownloadError("no_network", source="huggingface", host="huggingface.co", model="Whisper base"),
         kept=True)

@@ -29,7 +29,8 @@ from desktop_agent.ui.settings.dialog import SettingsEdit
 from desktop_agent.ui.settings.stt_row import SttSettingsBox
 from desktop_agent.ui.shell.main_window import MainWindow
 from desktop_agent.ui.voice.feature import VoiceFeature
-from desktop_agent.voice.stt.models import DownloadProgress, ModelFile, ModelSpec, ModelStore
+from desktop_agent.voice.stt.model_spec import ModelFile, ModelSpec
+from desktop_agent.voice.stt.models import DownloadProgress, ModelStore
 from desktop_agent.voice.stt.sensevoice import SenseVoiceRecognizer
 from desktop_agent.voice.vad import WebRtcVad
 

@@ -16,7 +16,8 @@ import pytest
 from desktop_agent.testing.loopback import LoopbackServer
 from desktop_agent.texts import text_in
 from desktop_agent.voice.stt.download_errors import _TEMPLATES, ModelDownloadError, connection_failure
-from desktop_agent.voice.stt.models import NO_DOWNLOADS_ENV, ModelFile, ModelSpec, ModelStore, source_of
+from desktop_agent.voice.stt.model_spec import ModelFile, ModelSpec
+from desktop_agent.voice.stt.models import NO_DOWNLOADS_ENV, ModelStore, source_of
 
 SPEC = ModelSpec(key="m", label="Whisper base", base_url="https://huggingface.co/x/resolve/abc",
                  files=(ModelFile("model.bin", 3, hashlib.sha256(b"abc").hexdigest()),))

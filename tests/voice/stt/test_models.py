@@ -20,13 +20,12 @@ import pytest
 from desktop_agent.core.ports import STTError
 from desktop_agent.testing.scripted_files import ScriptedFileServer, ServedFile
 from desktop_agent.voice.stt import models
+from desktop_agent.voice.stt.model_spec import ModelFile, ModelSpec
 from desktop_agent.voice.stt.models import (
     NO_DOWNLOADS_ENV,
     SENSEVOICE,
     DownloadProgress,
     ModelDownloadError,
-    ModelFile,
-    ModelSpec,
     ModelStore,
     default_store,
 )

@@ -16,7 +16,8 @@ from desktop_agent.testing.fake_sensevoice import write_fake_sensevoice
 from desktop_agent.testing.spoken import HAVE_ESPEAK, espeak_wav
 from desktop_agent.voice.pcm import silence16
 from desktop_agent.voice.stt import build_recognizer, read_speech_wav
-from desktop_agent.voice.stt.models import ModelFile, ModelSpec, ModelStore
+from desktop_agent.voice.stt.model_spec import ModelFile, ModelSpec
+from desktop_agent.voice.stt.models import ModelStore
 from desktop_agent.voice.stt.sensevoice import SenseVoiceRecognizer
 from desktop_agent.voice.wav import tone_wav
 

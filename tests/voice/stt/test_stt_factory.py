@@ -17,7 +17,8 @@ from desktop_agent.voice.stt import (
     build_recognizer,
     resolve_engine,
 )
-from desktop_agent.voice.stt.models import SENSEVOICE, ModelSpec, ModelStore
+from desktop_agent.voice.stt.model_spec import ModelSpec
+from desktop_agent.voice.stt.models import SENSEVOICE, ModelStore
 from desktop_agent.voice.stt.whisper_models import WHISPER_BASE, WHISPER_SMALL
 
 
