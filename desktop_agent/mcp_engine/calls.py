@@ -27,7 +27,7 @@ async def run_tool(
 ) -> ToolResult:
     server = connection.config.name
     try:
-        result = await connection.call(name, arguments, ctx.progress)
+        result = await connection.call(name, arguments, ctx.progress, ctx)
     except McpEngineError as exc:
         return ToolResult(text=str(exc), is_error=True)
     except MCPError as exc:

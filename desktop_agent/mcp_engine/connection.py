@@ -36,8 +36,11 @@ from typing import Any, Literal
 
 import mcp_types as types
 from mcp import ClientSession
+from mcp.client.session import ClientRequestContext
 from mcp.shared.exceptions import MCPError
 
+from desktop_agent.core.ports import ToolContext
+from desktop_agent.mcp_engine.client_hooks import CallOrigin, ClientHooks, ListKind
 from desktop_agent.mcp_engine.config import ServerConfig
 from desktop_agent.mcp_engine.errors import CallTimedOut, ServerDied, ServerStartError, describe
 from desktop_agent.mcp_engine.idle import IdleWatchdog
@@ -70,9 +73,12 @@ class ServerConnection:
         sandboxed: bool = False,
         on_change: Callable[[ServerConnection], None] | None = None,
         noise: StdoutNoise | None = None,
+        hooks: ClientHooks | None = None,
     ) -> None:
         """``noise``: counts the server's stdout lines that are not MCP
-        (shared by its connections); without it they are only logged."""
+        (shared by its connections); without it they are only logged.
+        ``hooks``: who answers the server's own requests and hears its
+        notifications (:mod:`desktop_agent.mcp_engine.client_hooks`)."""
         self.config = config
         self.state: State = "stopped"
         self.error: str | None = None
@@ -95,6 +101,9 @@ class ServerConnection:
         self._relist_wanted = False
         self._relist: asyncio.Task[None] | None = None
         self._noise = noise or StdoutNoise(config.name, _log_notice)
+        self.hooks = hooks or ClientHooks()
+        self._running: list[CallOrigin] = []
+        """Tool calls in flight on this connection, oldest first."""
         quiet_sdk_parse_errors()  # the noise is said here, once, not by the SDK per line
 
     # ------------------------------------------------------------------ life
@@ -168,7 +177,16 @@ class ServerConnection:
                 )
                 watched = WatchedReadStream(read, on_end=lambda: self._on_transport_end(wake))
                 session = await stack.enter_async_context(
-                    ClientSession(watched, write, client_info=CLIENT_INFO, message_handler=self._on_message)
+                    ClientSession(
+                        watched,
+                        write,
+                        client_info=CLIENT_INFO,
+                        message_handler=self._on_message,
+                        elicitation_callback=self._on_elicit,
+                        sampling_callback=self._on_sample,
+                        list_roots_callback=self._on_list_roots,
+                        logging_callback=self._on_log,
+                    )
                 )
                 await session.initialize()
                 self.tools = await _list_all_tools(session)
@@ -250,11 +268,62 @@ class ServerConnection:
             else:
                 log.debug('mcp server "%s": transport error %s', self.config.name, describe(message))
             return
+        if isinstance(message, types.PromptListChangedNotification):
+            self._list_changed("prompts")
+            return
+        if isinstance(message, types.ResourceListChangedNotification):
+            self._list_changed("resources")
+            return
         if not isinstance(message, types.ToolListChangedNotification):
             return
         self._relist_wanted = True
         if self._relist is None or self._relist.done():
             self._relist = self._spawn(self._list_again())
+
+    def _list_changed(self, kind: ListKind) -> None:
+        hook = self.hooks.on_list_changed
+        if hook is not None:
+            try:
+                hook(self.config.name, kind)
+            except Exception:
+                log.exception('mcp server "%s": on_list_changed failed', self.config.name)
+
+    # ------------------------------------------------- the server's requests
+
+    @property
+    def origin(self) -> CallOrigin | None:
+        """The call a server request belongs to: the newest one running."""
+        return self._running[-1] if self._running else None
+
+    async def _on_elicit(
+        self, context: ClientRequestContext, params: types.ElicitRequestParams
+    ) -> types.ElicitResult | types.ErrorData:
+        hook = self.hooks.elicit
+        if hook is None:
+            return types.ErrorData(code=types.INVALID_REQUEST, message="Elicitation not supported")
+        return await hook(self.config.name, params, self.origin)
+
+    async def _on_sample(
+        self, context: ClientRequestContext, params: types.CreateMessageRequestParams
+    ) -> types.CreateMessageResult | types.ErrorData:
+        hook = self.hooks.sample
+        if hook is None:
+            return types.ErrorData(code=types.INVALID_REQUEST, message="Sampling not supported")
+        return await hook(self.config.name, params, self.origin)
+
+    async def _on_list_roots(self, context: ClientRequestContext) -> types.ListRootsResult | types.ErrorData:
+        hook = self.hooks.roots
+        if hook is None:
+            return types.ListRootsResult(roots=[])
+        return await hook(self.config.name)
+
+    async def _on_log(self, params: types.LoggingMessageNotificationParams) -> None:
+        hook = self.hooks.on_log
+        if hook is not None:
+            try:
+                hook(self.config.name, params)
+            except Exception:
+                log.exception('mcp server "%s": on_log failed', self.config.name)
 
     async def _list_again(self) -> None:
         while self._relist_wanted:
@@ -275,9 +344,12 @@ class ServerConnection:
     # ----------------------------------------------------------------- calls
 
     async def call(
-        self, name: str, arguments: Mapping[str, Any], on_progress: ProgressFn
+        self, name: str, arguments: Mapping[str, Any], on_progress: ProgressFn, ctx: ToolContext | None = None
     ) -> types.CallToolResult:
         """Run one tool, with an idle timeout that every progress report resets.
+
+        ``ctx``: the calling tool call, named as the origin of any request
+        the server sends while this call runs.
 
         Raises :class:`ServerStartError`, :class:`ServerDied`, :class:`CallTimedOut`,
         or :class:`MCPError` for a protocol-level error answer.
@@ -291,6 +363,9 @@ class ServerConnection:
                 watch.touch()
                 on_progress(progress, total, message)
 
+        origin = CallOrigin(self.config.name, name, ctx) if ctx is not None else None
+        if origin is not None:
+            self._running.append(origin)
         try:
             result: types.CallToolResult = await session.call_tool(
                 name, dict(arguments), progress_callback=report
@@ -313,6 +388,8 @@ class ServerConnection:
             raise
         finally:
             self._idle.stop(watch)
+            if origin is not None:
+                self._running.remove(origin)
         return result
 
     @property

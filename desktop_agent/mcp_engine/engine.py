@@ -40,6 +40,7 @@ from desktop_agent.core.notice import Notice
 from desktop_agent.core.ports import ToolContext, ToolResult, ToolSource, ToolSpec
 from desktop_agent.core.risk import ToolAnnotations
 from desktop_agent.mcp_engine.calls import run_tool
+from desktop_agent.mcp_engine.client_hooks import ClientHooks
 from desktop_agent.mcp_engine.config import McpConfig, ServerConfig
 from desktop_agent.mcp_engine.connection import STOP_TIMEOUT_S, ServerConnection
 from desktop_agent.mcp_engine.errors import McpEngineError
@@ -61,6 +62,7 @@ class McpEngine:
         *,
         on_status: Callable[[ServerStatus], None] | None = None,
         on_warning: Callable[[str], None] | None = None,
+        hooks: ClientHooks | None = None,
     ) -> None:
         """``on_status``: told each server's status when it changes.
         ``on_warning``: told each warning about the tool list (a hidden
@@ -70,6 +72,9 @@ class McpEngine:
         self._config = config
         self.on_status = on_status
         self.on_warning = on_warning
+        self.hooks = hooks or ClientHooks()
+        """Shared by every connection and read when a server asks: its
+        fields may be set after start (:mod:`~desktop_agent.mcp_engine.client_hooks`)."""
         self._statuses: dict[str, ServerStatus] = {}
         self._shared: dict[str, ServerConnection] = {}
         self._per_conv = [s for s in config.servers if s.enabled and s.isolation == "per_conversation"]
@@ -80,7 +85,11 @@ class McpEngine:
         self._unsaid: list[str] = []
         """Warnings found while nobody listens (during :meth:`start`), returned by it."""
         self._registry = SandboxRegistry(
-            self._per_conv, config.max_sandboxes, on_change=self._on_sandbox_change, noise=self._noise_of
+            self._per_conv,
+            config.max_sandboxes,
+            on_change=self._on_sandbox_change,
+            noise=self._noise_of,
+            hooks=self.hooks,
         )
         self._specs: list[ToolSpec] = []
         self._route: dict[str, ServerConfig] = {}
@@ -95,7 +104,7 @@ class McpEngine:
                 self._publish(ServerStatus(server.name, "disabled"))
             elif server.isolation == "shared":
                 self._shared[server.name] = ServerConnection(
-                    server, on_change=self._on_connection_change, noise=self._noise_of(server.name)
+                    server, on_change=self._on_connection_change, noise=self._noise_of(server.name), hooks=self.hooks
                 )
                 self._publish(ServerStatus(server.name, "stopped"))
             else:
@@ -209,7 +218,7 @@ class McpEngine:
         known = self._probed.get(server.name, ())
         self._publish(_status(server, "starting", known))
         try:
-            probe = ServerConnection(server, sandboxed=True, noise=self._noise_of(server.name))
+            probe = ServerConnection(server, sandboxed=True, noise=self._noise_of(server.name), hooks=self.hooks)
             try:
                 await probe.ensure_started()
                 tools = probe.tools
@@ -283,7 +292,10 @@ class McpEngine:
         servers = {self._route[s.name].name: self._route[s.name] for s in specs}
         connections = {
             name: ServerConnection(
-                config, sandboxed=config.isolation == "per_conversation", noise=self._noise_of(name)
+                config,
+                sandboxed=config.isolation == "per_conversation",
+                noise=self._noise_of(name),
+                hooks=self.hooks,
             )
             for name, config in servers.items()
         }

@@ -21,6 +21,7 @@ from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 
+from desktop_agent.mcp_engine.client_hooks import ClientHooks
 from desktop_agent.mcp_engine.config import ServerConfig
 from desktop_agent.mcp_engine.connection import ServerConnection
 from desktop_agent.mcp_engine.noise import StdoutNoise
@@ -37,11 +38,16 @@ class Sandbox:
         configs: Sequence[ServerConfig],
         on_change: Callable[[ServerConnection], None] | None = None,
         noise: Callable[[str], StdoutNoise] | None = None,
+        hooks: ClientHooks | None = None,
     ) -> None:
         self.conversation_id = conversation_id
         self.connections = {
             c.name: ServerConnection(
-                c, sandboxed=True, on_change=on_change, noise=noise(c.name) if noise is not None else None
+                c,
+                sandboxed=True,
+                on_change=on_change,
+                noise=noise(c.name) if noise is not None else None,
+                hooks=hooks,
             )
             for c in configs
         }
@@ -58,6 +64,7 @@ class SandboxRegistry:
         max_sandboxes: int,
         on_change: Callable[[ServerConnection], None] | None = None,
         noise: Callable[[str], StdoutNoise] | None = None,
+        hooks: ClientHooks | None = None,
     ) -> None:
         """``on_change``: told of every sandboxed connection's changes (a
         re-listed tool list among them). ``noise``: a server's counter of
@@ -66,6 +73,7 @@ class SandboxRegistry:
         self._max = max_sandboxes
         self._on_change = on_change
         self._noise = noise
+        self._hooks = hooks
         self._sandboxes: OrderedDict[str, Sandbox] = OrderedDict()
         self._closing: set[asyncio.Task[None]] = set()
         self._closed = False
@@ -84,7 +92,7 @@ class SandboxRegistry:
             raise RuntimeError("the sandbox registry is shut down")
         sandbox = self._sandboxes.get(conversation_id)
         if sandbox is None:
-            sandbox = Sandbox(conversation_id, self._configs, self._on_change, self._noise)
+            sandbox = Sandbox(conversation_id, self._configs, self._on_change, self._noise, self._hooks)
             self._sandboxes[conversation_id] = sandbox
         self._sandboxes.move_to_end(conversation_id)
         sandbox.busy += 1

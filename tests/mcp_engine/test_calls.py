@@ -41,7 +41,9 @@ class FakeConnection:
     config: _Config = field(default_factory=lambda: _Config("srv"))
     calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
 
-    async def call(self, name: str, arguments: Mapping[str, Any], on_progress: ProgressFn) -> types.CallToolResult:
+    async def call(
+        self, name: str, arguments: Mapping[str, Any], on_progress: ProgressFn, ctx: object = None
+    ) -> types.CallToolResult:
         self.calls.append((name, dict(arguments)))
         for report in self.progress:
             on_progress(*report)

@@ -251,7 +251,9 @@ async def test_a_remote_server_that_goes_away_is_reconnected_on_the_next_call(
         is_error=True,
     )
     assert back == ToolResult(text="Echo: b")
-    assert [(s.name, s.state, s.tool_count, len(s.tools)) for s in statuses] == [("remote", "ready", 13, 13)]
+    # 17: the server adds its elicitation, sampling and roots tools for a
+    # client that declares those capabilities, as this one does.
+    assert [(s.name, s.state, s.tool_count, len(s.tools)) for s in statuses] == [("remote", "ready", 17, 17)]
 
 
 async def test_interrupting_a_start_leaves_no_process() -> None:
