@@ -11,11 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import os
-import socket
-import subprocess
 import sys
-import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -29,6 +25,7 @@ from desktop_agent.core.json_types import JSONObject
 from desktop_agent.core.tool_context import BusToolContext
 from desktop_agent.mcp_engine import ServerConfig, connection
 from desktop_agent.mcp_engine.idle import IdleWatchdog, Watch
+from desktop_agent.testing import everything
 from desktop_agent.testing.bus_reader import RecordingBus
 from desktop_agent.testing.fake_clock import FakeClock
 
@@ -36,23 +33,15 @@ REPO = Path(__file__).resolve().parents[2]
 SERVERS = Path(__file__).resolve().parent / "servers"
 CRASH_SERVER = SERVERS / "crash_server.py"
 HANG_SERVER = SERVERS / "hang_server.py"
-EVERYTHING_JS = Path(
-    os.environ.get(
-        "SERVER_EVERYTHING_JS",
-        REPO / ".venv/npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
-    )
-)
+EVERYTHING_JS = everything.EVERYTHING_JS
 
 
 def everything_js() -> Path:
     """The npm test server, or a failure that says how to install it."""
-    if not EVERYTHING_JS.is_file():
-        pytest.fail(
-            f"server-everything is missing at {EVERYTHING_JS}: run scripts/install-test-deps.sh "
-            "(or set SERVER_EVERYTHING_JS)",
-            pytrace=False,
-        )
-    return EVERYTHING_JS
+    try:
+        return everything.everything_js()
+    except everything.EverythingMissing as exc:
+        pytest.fail(str(exc), pytrace=False)
 
 
 def python_server(name: str, script: Path, **kwargs: object) -> ServerConfig:
@@ -149,56 +138,20 @@ def make_ctx() -> Callable[..., CallContext]:
     return make
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-@dataclass
-class RunningServer:
-    url: str
-    process: subprocess.Popen[str]
+_free_port = everything.free_port
+RunningServer = everything.RunningServer
 
 
 @contextmanager
 def run_everything(mode: str, path: str, port: int | None = None) -> Iterator[RunningServer]:
-    """Run server-everything over HTTP; wait (bounded) for its "port N" line."""
-    js = everything_js()
-    port = port or _free_port()
-    process = subprocess.Popen(
-        ["node", str(js), mode],
-        env={**os.environ, "PORT": str(port)},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    ready = threading.Event()
-    output: list[str] = []
-
-    def drain() -> None:
-        # Keep reading to EOF so a chatty server never blocks on a full pipe.
-        assert process.stdout is not None
-        for line in process.stdout:
-            output.append(line)
-            if f"port {port}" in line:
-                ready.set()
-
-    reader = threading.Thread(target=drain, daemon=True)
-    reader.start()
+    everything_js()
     try:
-        if not ready.wait(timeout=30):
-            pytest.fail(f"server-everything {mode} did not start: {''.join(output)[-500:]}", pytrace=False)
-        yield RunningServer(f"http://127.0.0.1:{port}{path}", process)
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
-        reader.join(timeout=10)
+        with everything.run_everything(mode, path, port) as server:
+            yield server
+    except RuntimeError as exc:
+        if "did not start" not in str(exc):
+            raise
+        pytest.fail(str(exc), pytrace=False)
 
 
 @pytest.fixture(scope="module")
