@@ -39,7 +39,18 @@ import mcp_types as types
 from desktop_agent.core.notice import Notice
 from desktop_agent.core.ports import ToolContext, ToolResult, ToolSource, ToolSpec
 from desktop_agent.core.risk import ToolAnnotations
+from desktop_agent.mcp_engine import catalog_calls
 from desktop_agent.mcp_engine.calls import run_tool
+from desktop_agent.mcp_engine.catalog import (
+    EMPTY,
+    ExpandedPrompt,
+    McpCatalogError,
+    PromptInfo,
+    ResourceContent,
+    ResourceInfo,
+    ServerCatalog,
+    TemplateInfo,
+)
 from desktop_agent.mcp_engine.client_hooks import ClientHooks
 from desktop_agent.mcp_engine.config import McpConfig, ServerConfig
 from desktop_agent.mcp_engine.connection import STOP_TIMEOUT_S, ServerConnection
@@ -63,15 +74,23 @@ class McpEngine:
         on_status: Callable[[ServerStatus], None] | None = None,
         on_warning: Callable[[str], None] | None = None,
         hooks: ClientHooks | None = None,
+        on_catalog: Callable[[str], None] | None = None,
     ) -> None:
         """``on_status``: told each server's status when it changes.
         ``on_warning``: told each warning about the tool list (a hidden
         duplicate or invalid name) once, when it is first found, also after
-        :meth:`start` has returned (a server that joins later). Both may be
-        set later as attributes of the same names."""
+        :meth:`start` has returned (a server that joins later).
+        ``on_catalog``: told a server's name whenever what :meth:`prompts`,
+        :meth:`resources` or :meth:`templates` return for it changed (it
+        became ready, re-listed, or went away). All may be set later as
+        attributes of the same names."""
         self._config = config
         self.on_status = on_status
         self.on_warning = on_warning
+        self.on_catalog = on_catalog
+        self._catalogs: dict[str, ServerCatalog] = {}
+        """Per-conversation servers' lists, from the probe (or a sandbox's re-listing)."""
+        self._said_catalogs: dict[str, ServerCatalog] = {}
         self.hooks = hooks or ClientHooks()
         """Shared by every connection and read when a server asks: its
         fields may be set after start (:mod:`~desktop_agent.mcp_engine.client_hooks`)."""
@@ -222,6 +241,7 @@ class McpEngine:
             try:
                 await probe.ensure_started()
                 tools = probe.tools
+                self._catalogs[server.name] = probe.catalog
             finally:
                 await probe.aclose()
         except McpEngineError as exc:
@@ -234,6 +254,93 @@ class McpEngine:
         self._refresh_specs()
         self._publish(_status(server, "ready", tools))
         return None
+
+    # ------------------------------------------------------------- catalogue
+
+    def prompts(self) -> list[PromptInfo]:
+        """Every ready server's prompts, servers in file order; never waits."""
+        return [p for s in self._config.servers for p in self.catalog_of(s.name).prompts]
+
+    def resources(self) -> list[ResourceInfo]:
+        return [r for s in self._config.servers for r in self.catalog_of(s.name).resources]
+
+    def templates(self) -> list[TemplateInfo]:
+        return [t for s in self._config.servers for t in self.catalog_of(s.name).templates]
+
+    def catalog_of(self, server: str) -> ServerCatalog:
+        """The server's lists while it is ready; empty otherwise."""
+        status = self._statuses.get(server)
+        if status is None or status.state != "ready":
+            return EMPTY
+        connection = self._shared.get(server)
+        if connection is not None:
+            return connection.catalog
+        return self._catalogs.get(server, EMPTY)
+
+    async def get_prompt(
+        self, server: str, name: str, arguments: Mapping[str, str], *, conversation_id: str | None = None
+    ) -> ExpandedPrompt:
+        """The server's prompt with ``arguments``; raises :class:`McpCatalogError`.
+        ``conversation_id``: a per-conversation server answers from that
+        conversation's sandbox (without one, from a throw-away instance)."""
+        async with self._catalog_connection(server, conversation_id) as connection:
+            return await catalog_calls.get_prompt(connection, name, arguments)
+
+    async def read_resource(
+        self, server: str, uri: str, *, conversation_id: str | None = None
+    ) -> ResourceContent:
+        """The resource's text (capped) and images; raises :class:`McpCatalogError`."""
+        async with self._catalog_connection(server, conversation_id) as connection:
+            return await catalog_calls.read_resource(connection, uri)
+
+    async def complete(
+        self,
+        server: str,
+        ref: PromptInfo | TemplateInfo,
+        argument: str,
+        value: str,
+        context: Mapping[str, str] = {},
+        *,
+        conversation_id: str | None = None,
+    ) -> list[str]:
+        """The server's completions of ``argument`` typed so far as ``value``
+        (``context``: the arguments already chosen); [] when it offers none."""
+        if not self.catalog_of(server).completions:
+            return []
+        async with self._catalog_connection(server, conversation_id) as connection:
+            return await catalog_calls.complete(connection, ref, argument, value, context)
+
+    @asynccontextmanager
+    async def _catalog_connection(self, server: str, conversation_id: str | None) -> AsyncIterator[ServerConnection]:
+        config = next((s for s in self._config.servers if s.name == server and s.enabled), None)
+        if config is None:
+            raise McpCatalogError(f'unknown mcp server "{server}"')
+        if self._closed:
+            raise McpCatalogError(f'mcp server "{server}" is shut down')
+        shared = self._shared.get(server)
+        if shared is not None:
+            yield shared
+        elif conversation_id is not None:
+            async with self._registry.use(conversation_id) as sandbox:
+                yield sandbox.connections[server]
+        else:
+            once = ServerConnection(config, sandboxed=True, noise=self._noise_of(server), hooks=self.hooks)
+            try:
+                yield once
+            finally:
+                await once.aclose()
+
+    def _check_catalog(self, server: str) -> None:
+        """Tell ``on_catalog`` when what the lists show for ``server`` changed."""
+        shown = self.catalog_of(server)
+        if self._said_catalogs.get(server, EMPTY) == shown:
+            return
+        self._said_catalogs[server] = shown
+        if self.on_catalog is not None:
+            try:
+                self.on_catalog(server)
+            except Exception:
+                log.exception("on_catalog callback failed")
 
     async def close_conversation(self, conversation_id: str) -> None:
         await self._registry.close(conversation_id)
@@ -420,11 +527,15 @@ class McpEngine:
         if connection.state == "ready" and not self._closed:
             self._refresh_specs()
         self._publish(_status(connection.config, connection.state, connection.tools, connection.error))
+        self._check_catalog(connection.config.name)
 
     def _on_sandbox_change(self, connection: ServerConnection) -> None:
         """A conversation's instance of a per-conversation server is up or
         re-listed its tools: a changed list replaces the probed one."""
         name = connection.config.name
+        if connection.state == "ready" and not self._closed and connection.catalog != self._catalogs.get(name):
+            self._catalogs[name] = connection.catalog
+            self._check_catalog(name)
         if connection.state != "ready" or connection.tools == self._probed.get(name) or self._closed:
             return
         self._probed[name] = connection.tools
@@ -441,6 +552,7 @@ class McpEngine:
                 self.on_status(status)
             except Exception:
                 log.exception("on_status callback failed")
+        self._check_catalog(status.name)
 
 
 class _Source:
