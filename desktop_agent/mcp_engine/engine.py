@@ -39,21 +39,12 @@ import mcp_types as types
 from desktop_agent.core.notice import Notice
 from desktop_agent.core.ports import ToolContext, ToolResult, ToolSource, ToolSpec
 from desktop_agent.core.risk import ToolAnnotations
-from desktop_agent.mcp_engine import catalog_calls
 from desktop_agent.mcp_engine.calls import run_tool
-from desktop_agent.mcp_engine.catalog import (
-    EMPTY,
-    ExpandedPrompt,
-    McpCatalogError,
-    PromptInfo,
-    ResourceContent,
-    ResourceInfo,
-    ServerCatalog,
-    TemplateInfo,
-)
+from desktop_agent.mcp_engine.catalog import ServerCatalog
 from desktop_agent.mcp_engine.client_hooks import ClientHooks
 from desktop_agent.mcp_engine.config import McpConfig, ServerConfig
 from desktop_agent.mcp_engine.connection import STOP_TIMEOUT_S, ServerConnection
+from desktop_agent.mcp_engine.engine_catalog import CatalogMixin
 from desktop_agent.mcp_engine.errors import McpEngineError
 from desktop_agent.mcp_engine.noise import ServerNoise
 from desktop_agent.mcp_engine.sandbox import SandboxRegistry
@@ -66,7 +57,7 @@ _TOOL_NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 __all__ = ["McpEngine", "Readiness", "ServerStatus", "StatusState"]
 
 
-class McpEngine:
+class McpEngine(CatalogMixin):
     def __init__(
         self,
         config: McpConfig,
@@ -254,93 +245,6 @@ class McpEngine:
         self._refresh_specs()
         self._publish(_status(server, "ready", tools))
         return None
-
-    # ------------------------------------------------------------- catalogue
-
-    def prompts(self) -> list[PromptInfo]:
-        """Every ready server's prompts, servers in file order; never waits."""
-        return [p for s in self._config.servers for p in self.catalog_of(s.name).prompts]
-
-    def resources(self) -> list[ResourceInfo]:
-        return [r for s in self._config.servers for r in self.catalog_of(s.name).resources]
-
-    def templates(self) -> list[TemplateInfo]:
-        return [t for s in self._config.servers for t in self.catalog_of(s.name).templates]
-
-    def catalog_of(self, server: str) -> ServerCatalog:
-        """The server's lists while it is ready; empty otherwise."""
-        status = self._statuses.get(server)
-        if status is None or status.state != "ready":
-            return EMPTY
-        connection = self._shared.get(server)
-        if connection is not None:
-            return connection.catalog
-        return self._catalogs.get(server, EMPTY)
-
-    async def get_prompt(
-        self, server: str, name: str, arguments: Mapping[str, str], *, conversation_id: str | None = None
-    ) -> ExpandedPrompt:
-        """The server's prompt with ``arguments``; raises :class:`McpCatalogError`.
-        ``conversation_id``: a per-conversation server answers from that
-        conversation's sandbox (without one, from a throw-away instance)."""
-        async with self._catalog_connection(server, conversation_id) as connection:
-            return await catalog_calls.get_prompt(connection, name, arguments)
-
-    async def read_resource(
-        self, server: str, uri: str, *, conversation_id: str | None = None
-    ) -> ResourceContent:
-        """The resource's text (capped) and images; raises :class:`McpCatalogError`."""
-        async with self._catalog_connection(server, conversation_id) as connection:
-            return await catalog_calls.read_resource(connection, uri)
-
-    async def complete(
-        self,
-        server: str,
-        ref: PromptInfo | TemplateInfo,
-        argument: str,
-        value: str,
-        context: Mapping[str, str] = {},
-        *,
-        conversation_id: str | None = None,
-    ) -> list[str]:
-        """The server's completions of ``argument`` typed so far as ``value``
-        (``context``: the arguments already chosen); [] when it offers none."""
-        if not self.catalog_of(server).completions:
-            return []
-        async with self._catalog_connection(server, conversation_id) as connection:
-            return await catalog_calls.complete(connection, ref, argument, value, context)
-
-    @asynccontextmanager
-    async def _catalog_connection(self, server: str, conversation_id: str | None) -> AsyncIterator[ServerConnection]:
-        config = next((s for s in self._config.servers if s.name == server and s.enabled), None)
-        if config is None:
-            raise McpCatalogError(f'unknown mcp server "{server}"')
-        if self._closed:
-            raise McpCatalogError(f'mcp server "{server}" is shut down')
-        shared = self._shared.get(server)
-        if shared is not None:
-            yield shared
-        elif conversation_id is not None:
-            async with self._registry.use(conversation_id) as sandbox:
-                yield sandbox.connections[server]
-        else:
-            once = ServerConnection(config, sandboxed=True, noise=self._noise_of(server), hooks=self.hooks)
-            try:
-                yield once
-            finally:
-                await once.aclose()
-
-    def _check_catalog(self, server: str) -> None:
-        """Tell ``on_catalog`` when what the lists show for ``server`` changed."""
-        shown = self.catalog_of(server)
-        if self._said_catalogs.get(server, EMPTY) == shown:
-            return
-        self._said_catalogs[server] = shown
-        if self.on_catalog is not None:
-            try:
-                self.on_catalog(server)
-            except Exception:
-                log.exception("on_catalog callback failed")
 
     async def close_conversation(self, conversation_id: str) -> None:
         await self._registry.close(conversation_id)
