@@ -91,10 +91,11 @@ def query_at(text: str, cursor: int) -> Query | None:
 
 
 def quoted(value: str) -> str:
-    """A value as one ``key=value`` word: in double quotes when it holds a space."""
+    """A value as one ``key=value`` word: in double quotes (``\\"`` for a quote
+    inside) when it holds a space or a quote, as the prompt command is read."""
     if value and not re.search(r"[\s\"']", value):
         return value
-    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return '"' + value.replace('"', '\\"') + '"'
 
 
 def _word_start(text: str, cursor: int) -> int:

@@ -54,4 +54,5 @@ def test_a_value_with_a_space_or_quote_is_quoted_as_one_word() -> None:
     assert quoted("Alice") == "Alice"
     assert quoted("New York") == '"New York"'
     assert quoted('say "hi"') == '"say \\"hi\\""'
+    assert quoted("C:\\dir") == "C:\\dir"
     assert quoted("") == '""'
