@@ -84,7 +84,6 @@ class PickerPopup(QFrame):
         self.heading = QLabel(self)
         """What is asked, while a template's variables are (hidden otherwise)."""
         self.heading.setObjectName("pickerName")
-        self.heading.setWordWrap(True)
         self.field = QLineEdit(self)
         """Where a template variable's value is typed."""
         self.field.setObjectName("pickerField")

@@ -152,6 +152,7 @@ QPlainTextEdit#input {{ background: {c.assistant_bubble}; color: {c.text};
 QFrame#picker {{ background: {c.card}; border: 1px solid {c.border}; border-radius: 8px; }}
 QListWidget#pickerList {{ background: transparent; border: none; color: {c.text}; }}
 QListWidget#pickerList::item {{ border-radius: 6px; }}
+QListWidget#pickerList::item:hover {{ background: {c.card_header}; }}
 QListWidget#pickerList::item:selected {{ background: {c.user_bubble}; }}
 QFrame#picker QScrollBar:vertical {{ background: transparent; width: 8px; margin: 2px 0px; }}
 QFrame#picker QScrollBar::handle:vertical {{ background: {c.border}; border-radius: 4px; min-height: 24px; }}

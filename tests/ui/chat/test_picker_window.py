@@ -231,3 +231,27 @@ async def test_screenshot_a_template_variable_asked(qtbot: QtBot, tmp_path: Path
     QTest.keyClick(popup.field, Qt.Key.Key_Down)
     QTest.keyClick(popup.field, Qt.Key.Key_Return)
     assert window.input.toPlainText() == "@everything:demo://resource/dynamic/text/30 "
+
+
+def test_esc_closes_the_list_first_and_only_the_next_esc_cancels_an_edit(qtbot: QtBot) -> None:
+    from desktop_agent.testing.scripted_server import text_reply
+    from desktop_agent.testing.window_rig import run_on_qasync, scripted_window
+    from desktop_agent.ui.chat.bubble import MessageBubble
+
+    async def main() -> None:
+        async with scripted_window([text_reply("Sure.<no_tool>"), text_reply("Five.")]) as rig:
+            assert await rig.turn("what is 2+3?") == "completed"
+            window = rig.window
+            user = next(w for w in window.chat.items() if isinstance(w, MessageBubble) and w.role == "user")
+            assert user.action_row is not None
+            user.action_row.edit_button.click()
+            QTest.keyClick(window.input, Qt.Key.Key_Home)
+            QTest.keyClicks(window.input, "/")
+            assert _labels(window)[:3] == ["/new", "/settings", "/help"]
+            QTest.keyClick(window.input, Qt.Key.Key_Escape)
+            assert _labels(window) == []
+            assert window.chat_actions is not None and window.chat_actions.editing
+            QTest.keyClick(window.input, Qt.Key.Key_Escape)
+            assert not window.chat_actions.editing and window.input.toPlainText() == ""
+
+    run_on_qasync(main, timeout=60)
