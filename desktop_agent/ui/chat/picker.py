@@ -121,6 +121,7 @@ class Picker(QObject):
             self._close()
             return
         texts, source = self._texts(), self._source
+        self.popup.list.setAccessibleName(texts.tr("picker_list_name"))
         if isinstance(query, CommandQuery):
             choices = command_choices(query, texts, self._skills(), source)
         elif isinstance(query, MentionQuery):

@@ -5,7 +5,7 @@ prompt's arguments and a template's variables completed by the server)."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 
 import pytest
 from PySide6.QtCore import QPoint, Qt
@@ -23,6 +23,7 @@ from desktop_agent.testing.fake_mentions import (
 )
 from desktop_agent.texts import CHINESE, ENGLISH, Texts
 from desktop_agent.ui.chat.input_box import InputBox
+from desktop_agent.ui.chat.mention_source import PromptEntry, TemplateEntry
 from desktop_agent.ui.chat.picker import Picker
 from desktop_agent.ui.chat.picker_choices import SkillEntry, enabled_skills
 
@@ -261,3 +262,32 @@ def test_only_skills_found_whole_and_enabled_are_offered() -> None:
              SkillInfo("c", "C", "user", Path("/c"), Notice("c is broken", "skill_problem_file_unreadable"))]
     assert enabled_skills(infos, None) == [SkillEntry("a", "A"), SkillEntry("b", "B")]
     assert enabled_skills(infos, ("b", "c")) == [SkillEntry("b", "B")]
+
+
+def test_a_template_without_variables_is_written_at_once(qtbot: QtBot) -> None:
+    fixed = FakeTemplate("docs", "demo://resource/fixed", "Fixed")
+    rig = Rig(qtbot, FakeMentions(template_list=[fixed]))
+    QTest.keyClicks(rig.box, "@fix")
+    assert rig.picker.popup.list.accessibleName() == "Suggestions"
+    rig.key(Qt.Key.Key_Return)
+    assert rig.box.toPlainText() == "@docs:demo://resource/fixed "
+    assert not rig.picker.popup.isVisible()
+
+
+class FailingMentions(FakeMentions):
+    async def complete(
+        self, server: str, ref: PromptEntry | TemplateEntry, argument: str, value: str,
+        context: Mapping[str, str],
+    ) -> list[str]:
+        await super().complete(server, ref, argument, value, context)
+        raise RuntimeError("completion/complete failed: the server went away")
+
+
+async def test_a_completion_that_fails_leaves_the_user_typing(qtbot: QtBot, caplog: pytest.LogCaptureFixture) -> None:
+    rig = Rig(qtbot, FailingMentions([TEAM]))
+    QTest.keyClicks(rig.box, "/mcp__team__completable-prompt department=En")
+    await _until(lambda: any("completing department" in r.getMessage() for r in caplog.records))
+    assert [a.value for a in rig.source.asked][-1:] == ["En"]
+    assert not rig.picker.popup.isVisible()
+    QTest.keyClicks(rig.box, "g")
+    assert rig.box.toPlainText().endswith("department=Eng")
