@@ -45,6 +45,7 @@ from desktop_agent.mcp_engine.config import McpConfig, ServerConfig
 from desktop_agent.mcp_engine.connection import STOP_TIMEOUT_S, ServerConnection
 from desktop_agent.mcp_engine.errors import McpEngineError
 from desktop_agent.mcp_engine.noise import ServerNoise
+from desktop_agent.mcp_engine.oauth import OAuthManager, SignInFailed, SignInNeeded
 from desktop_agent.mcp_engine.sandbox import SandboxRegistry
 from desktop_agent.mcp_engine.status import Readiness, ServerStatus, StatusState
 
@@ -63,6 +64,7 @@ class McpEngine:
         on_status: Callable[[ServerStatus], None] | None = None,
         on_warning: Callable[[str], None] | None = None,
         hooks: ClientHooks | None = None,
+        oauth: OAuthManager | None = None,
     ) -> None:
         """``on_status``: told each server's status when it changes.
         ``on_warning``: told each warning about the tool list (a hidden
@@ -75,6 +77,9 @@ class McpEngine:
         self.hooks = hooks or ClientHooks()
         """Shared by every connection and read when a server asks: its
         fields may be set after start (:mod:`~desktop_agent.mcp_engine.client_hooks`)."""
+        self.oauth = oauth or OAuthManager()
+        """Remote servers' sign-ins (:mod:`~desktop_agent.mcp_engine.oauth`)."""
+        self.hooks.auth = self.oauth.auth_for
         self._statuses: dict[str, ServerStatus] = {}
         self._shared: dict[str, ServerConnection] = {}
         self._per_conv = [s for s in config.servers if s.enabled and s.isolation == "per_conversation"]
@@ -176,7 +181,7 @@ class McpEngine:
         status bar's Retry). False when there is nothing to do: it has not
         failed, a start is already under way, or the engine is shut down."""
         status = self._statuses.get(name)
-        if self._closed or status is None or status.state != "failed":
+        if self._closed or status is None or status.state not in ("failed", "sign_in"):
             return False
         if self._starting(name):  # a start that is done has published its failure last
             return False
@@ -225,7 +230,7 @@ class McpEngine:
             finally:
                 await probe.aclose()
         except McpEngineError as exc:
-            self._publish(_status(server, "failed", known, str(exc)))
+            self._publish(_status(server, "sign_in" if isinstance(exc, SignInNeeded) else "failed", known, str(exc)))
             return str(exc)
         except asyncio.CancelledError:
             self._publish(_status(server, "stopped", known))
@@ -252,6 +257,46 @@ class McpEngine:
         for server in self._per_conv:
             if self._statuses[server.name].state != "failed":
                 self._publish(_status(server, "stopped", self._probed.get(server.name, ())))
+
+    # --------------------------------------------------------------- sign-in
+
+    async def sign_in(self, name: str) -> str | None:
+        """Sign in to the remote server ``name`` (the browser opens), then
+        start it again and wait for that. None when the sign-in worked
+        (the start's outcome is its status), else the one line why not
+        (also the server's status error)."""
+        server = next((s for s in self._config.servers if s.name == name), None)
+        if server is None or self._closed:
+            return f'sign-in to "{name}" failed: no such server is running'
+        try:
+            await self.oauth.sign_in(server)
+        except SignInFailed as exc:
+            log.warning("%s", exc)
+            status = self._statuses[name]
+            if status.state != "ready":
+                self._publish(_status(server, "sign_in", self._tools_of(server), str(exc)))
+            return str(exc)
+        self.retry(name)
+        start = self._starts.get(name)
+        if start is not None:  # its tools are there when this returns
+            await asyncio.wait({start})
+        return None
+
+    async def sign_out(self, name: str) -> None:
+        """Forget the sign-in of ``name``; a running session of it is
+        stopped, so it says "sign-in needed" until the user signs in again.
+        (A conversation's own instance keeps its session until it closes.)"""
+        server = next((s for s in self._config.servers if s.name == name), None)
+        if server is None:
+            return
+        connection = self._shared.get(name)
+        if connection is not None and not self._closed:
+            await connection.stop()  # first: its session's last requests still carry the token
+        await self.oauth.sign_out(server)
+        if connection is not None and not self._closed:
+            self._launch(name, self._start_shared(connection))
+        elif server in self._per_conv and not self._closed:
+            self._launch(name, self._probe(server))
 
     # ----------------------------------------------------------------- tools
 
