@@ -4,7 +4,7 @@ built with the mcp SDK's own server-side auth, for the sign-in tests.
 One Starlette app on 127.0.0.1 (a random port, its own thread and event
 loop, so a test's loop can block on the keyring without stalling it) serves
 both halves the way many real remote servers do: the protected-resource
-metadata and the ``/mcp`` endpoint (a bearer token required, one tool
+metadata and the ``/mcp`` (or SSE ``/sse``) endpoint (a bearer token required, one tool
 ``whoami``), and the authorization server (metadata, dynamic client
 registration, ``/authorize``, ``/token``). The 401 names the
 protected-resource metadata, so a client walks the whole discovery.
@@ -47,6 +47,7 @@ from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 from pydantic import AnyHttpUrl
 
 SCOPE = "mcp"
+_PATHS = {"http": "/mcp", "sse": "/sse"}
 Refusal = Literal["access_denied", "invalid_client"]
 
 
@@ -156,11 +157,12 @@ class ProtectedServer:
     base: str
     """``http://127.0.0.1:PORT``: the issuer."""
     auth: MemoryAuthServer
+    transport: Literal["http", "sse"] = "http"
 
     @property
     def url(self) -> str:
-        """The MCP endpoint (streamable HTTP)."""
-        return f"{self.base}/mcp"
+        """The MCP endpoint (``/mcp``, streamable HTTP, or ``/sse``)."""
+        return f"{self.base}{_PATHS[self.transport]}"
 
 
 def _free_socket() -> socket.socket:
@@ -170,12 +172,12 @@ def _free_socket() -> socket.socket:
     return sock
 
 
-def _app(base: str, auth: MemoryAuthServer) -> object:
+def _app(base: str, auth: MemoryAuthServer, transport: Literal["http", "sse"]) -> object:
     with warnings.catch_warnings():  # validate_token_resource unset is a deprecation notice only
         warnings.simplefilter("ignore")
         settings = AuthSettings(
             issuer_url=AnyHttpUrl(base),
-            resource_server_url=AnyHttpUrl(f"{base}/mcp"),
+            resource_server_url=AnyHttpUrl(f"{base}{_PATHS[transport]}"),
             client_registration_options=ClientRegistrationOptions(enabled=True, valid_scopes=[SCOPE]),
             revocation_options=RevocationOptions(enabled=True),
             required_scopes=[SCOPE],
@@ -188,7 +190,7 @@ def _app(base: str, auth: MemoryAuthServer) -> object:
         """Say that the caller got in."""
         return "signed in"
 
-    return server.streamable_http_app()
+    return server.streamable_http_app() if transport == "http" else server.sse_app()
 
 
 class _Server(uvicorn.Server):
@@ -204,12 +206,14 @@ class _Server(uvicorn.Server):
 
 
 @contextmanager
-def run_protected_server(auth: MemoryAuthServer | None = None) -> Iterator[ProtectedServer]:
-    """Serve the protected MCP server until the block ends."""
+def run_protected_server(
+    auth: MemoryAuthServer | None = None, transport: Literal["http", "sse"] = "http"
+) -> Iterator[ProtectedServer]:
+    """Serve the protected MCP server (streamable HTTP or SSE) until the block ends."""
     auth = auth or MemoryAuthServer()
     sock = _free_socket()
     base = f"http://127.0.0.1:{sock.getsockname()[1]}"
-    config = uvicorn.Config(_app(base, auth), log_level="warning", lifespan="on")  # type: ignore[arg-type]
+    config = uvicorn.Config(_app(base, auth, transport), log_level="warning", lifespan="on")  # type: ignore[arg-type]
     started = threading.Event()
     server = _Server(config, started)
     thread = threading.Thread(target=lambda: asyncio.run(server.serve(sockets=[sock])), daemon=True)
@@ -217,7 +221,7 @@ def run_protected_server(auth: MemoryAuthServer | None = None) -> Iterator[Prote
     if not started.wait(30):
         raise RuntimeError("the protected test server did not start")
     try:
-        yield ProtectedServer(base, auth)
+        yield ProtectedServer(base, auth, transport)
     finally:
         server.should_exit = True
         thread.join(30)

@@ -35,6 +35,12 @@ def protected() -> Iterator[ProtectedServer]:
         yield server
 
 
+@pytest.fixture
+def protected_sse() -> Iterator[ProtectedServer]:
+    with run_protected_server(MemoryAuthServer(), "sse") as server:
+        yield server
+
+
 class Browser:
     """Opens what the engine asks it to: one GET of the authorization URL,
     following the redirect to the loopback listener."""
@@ -59,7 +65,7 @@ class Browser:
 
 
 def _engine(server: ProtectedServer, browser: Browser, *, with_other: bool = False) -> McpEngine:
-    servers = [ServerConfig(name="remote", transport="http", url=server.url, timeout_s=30)]
+    servers = [ServerConfig(name="remote", transport=server.transport, url=server.url, timeout_s=30)]
     if with_other:
         servers.append(everything.everything_stdio("local"))
     return McpEngine(McpConfig(servers=tuple(servers)), oauth=OAuthManager(open_url=browser.open))
@@ -233,3 +239,20 @@ async def test_a_server_that_wants_no_sign_in_never_reads_the_keyring(
             await engine.aclose()
     assert reads == []
     assert engine.oauth.state("open") is None
+
+
+async def test_sign_in_over_sse(
+    ring: MemoryKeyring, protected_sse: ProtectedServer, make_ctx: Callable[..., CallContext]
+) -> None:
+    engine = _engine(protected_sse, Browser())
+    try:
+        async with asyncio.timeout(60):
+            assert await engine.start() == ['mcp server "remote" needs you to sign in (Settings → Tools)']
+            assert _state(engine) == "sign_in"
+            assert await engine.sign_in("remote") is None
+            assert await _call(engine, make_ctx) == ("signed in", False)
+            protected_sse.auth.expire_access_tokens()
+            assert await _call(engine, make_ctx) == ("signed in", False)
+            assert protected_sse.auth.refreshes == 1
+    finally:
+        await engine.aclose()
