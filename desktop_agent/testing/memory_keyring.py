@@ -2,7 +2,8 @@
 without touching the user's keyring (or needing D-Bus).
 
 ``with memory_keyring() as ring:`` installs it with ``keyring.set_keyring``
-and puts the previous backend back after; ``ring.entries`` is what was stored.
+and puts the previous backend back after; ``ring.entries`` is what was
+stored, ``ring.reads`` what was read.
 """
 
 from __future__ import annotations
@@ -20,8 +21,11 @@ class MemoryKeyring(KeyringBackend):
     def __init__(self) -> None:
         super().__init__()  # type: ignore[no-untyped-call]  # keyring's own __init__ is untyped
         self.entries: dict[tuple[str, str], str] = {}
+        self.reads: list[str] = []
+        """The usernames asked for, in order."""
 
     def get_password(self, service: str, username: str) -> str | None:
+        self.reads.append(username)
         return self.entries.get((service, username))
 
     def set_password(self, service: str, username: str, password: str) -> None:

@@ -225,8 +225,6 @@ async def test_sign_out_forgets_the_tokens_and_needs_a_sign_in(
 async def test_a_server_that_wants_no_sign_in_never_reads_the_keyring(
     ring: MemoryKeyring, make_ctx: Callable[..., CallContext]
 ) -> None:
-    reads: list[str] = []
-    ring.get_password = lambda service, user: reads.append(user)  # type: ignore[method-assign,func-returns-value]
     with everything.run_everything("streamableHttp", "/mcp") as server:
         config = ServerConfig(name="open", transport="http", url=server.url)
         engine = McpEngine(McpConfig(servers=(config,)), oauth=OAuthManager(open_url=Browser().open))
@@ -237,7 +235,7 @@ async def test_a_server_that_wants_no_sign_in_never_reads_the_keyring(
                 assert not result.is_error
         finally:
             await engine.aclose()
-    assert reads == []
+    assert ring.reads == []
     assert engine.oauth.state("open") is None
 
 

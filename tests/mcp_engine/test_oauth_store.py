@@ -56,7 +56,7 @@ async def test_without_a_keyring_the_sign_in_lasts_this_run_only(
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
     monkeypatch.setenv("HOME", str(tmp_path))
     previous = keyring.get_keyring()
-    keyring.set_keyring(fail.Keyring())
+    keyring.set_keyring(fail.Keyring())  # type: ignore[no-untyped-call]  # keyring is untyped here
     try:
         store = CredentialStore()
         await store.set_tokens(URL, TOKENS)
