@@ -27,7 +27,7 @@ from PySide6.QtWidgets import QLabel, QMenu, QStatusBar, QWidget
 
 from desktop_agent.texts import Texts, keys
 
-_STATE_COLORS = {"ready": "#2da44e", "starting": "#d29922", "failed": "#cf222e"}
+_STATE_COLORS = {"ready": "#2da44e", "starting": "#d29922", "failed": "#cf222e", "sign_in": "#d29922"}
 _IDLE_COLOR = "#8c959f"
 
 
@@ -56,9 +56,9 @@ class McpServerView:
 
     @property
     def reason(self) -> str | None:
-        """Why it failed, on one line (the engine's message may carry a
-        stderr tail over several); None unless it failed."""
-        if self.state != "failed" or not self.error:
+        """Why it failed (or waits for a sign-in), on one line (the engine's
+        message may carry a stderr tail over several); None otherwise."""
+        if self.state not in ("failed", "sign_in") or not self.error:
             return None
         return " ".join(self.error.split())
 
