@@ -80,10 +80,11 @@ class SignInNeeded(McpEngineError):
     connection's HTTP request, so its start (or call) fails with this line."""
 
     def __init__(self, server: str, *, again: bool) -> None:
+        where = f"Settings → Tools, or --sign-in {server}"
         if again:
-            line = f'mcp server "{server}": the sign-in has expired; sign in again (Settings → Tools)'
+            line = f'mcp server "{server}": the sign-in has expired; sign in again ({where})'
         else:
-            line = f'mcp server "{server}" needs you to sign in (Settings → Tools)'
+            line = f'mcp server "{server}" needs you to sign in ({where})'
         super().__init__(line)
         self.server = server
         self.again = again

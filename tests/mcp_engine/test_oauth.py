@@ -21,6 +21,8 @@ from desktop_agent.testing.oauth_servers import MemoryAuthServer, ProtectedServe
 from tests.mcp_engine.conftest import CallContext
 
 pytestmark = [pytest.mark.integration, pytest.mark.npm]
+NEEDED = 'mcp server "remote" needs you to sign in (Settings → Tools, or --sign-in remote)'
+AGAIN = 'mcp server "remote": the sign-in has expired; sign in again (Settings → Tools, or --sign-in remote)'
 
 
 @pytest.fixture
@@ -89,7 +91,7 @@ async def test_first_sign_in_then_the_tool_call_works(
         async with asyncio.timeout(60):
             warnings = await engine.start()
             # Waiting for a sign-in holds up neither start-up nor the other server.
-            assert warnings == ['mcp server "remote" needs you to sign in (Settings → Tools)']
+            assert warnings == [NEEDED]
             assert _state(engine) == "sign_in"
             assert _state(engine, "local") == "ready"
             assert engine.oauth.state("remote") == SignInState("needed")
@@ -166,7 +168,7 @@ async def test_a_refused_refresh_asks_to_sign_in_again(
             assert await _call(engine, make_ctx) == ("signed in", False)
             protected.auth.expire_access_tokens()
             protected.auth.refuse_refresh = True
-            line = 'mcp server "remote": the sign-in has expired; sign in again (Settings → Tools)'
+            line = AGAIN
             assert await _call(engine, make_ctx) == (line, True)
             status = next(s for s in engine.statuses() if s.name == "remote")
             assert (status.state, status.error) == ("sign_in", line)
@@ -216,7 +218,7 @@ async def test_sign_out_forgets_the_tokens_and_needs_a_sign_in(
             assert not ring.entries
             assert engine.oauth.state("remote") == SignInState("needed")
             text, is_error = await _call(engine, make_ctx)
-            assert (text, is_error) == ('mcp server "remote" needs you to sign in (Settings → Tools)', True)
+            assert (text, is_error) == (NEEDED, True)
             assert _state(engine) == "sign_in"
     finally:
         await engine.aclose()
@@ -245,7 +247,7 @@ async def test_sign_in_over_sse(
     engine = _engine(protected_sse, Browser())
     try:
         async with asyncio.timeout(60):
-            assert await engine.start() == ['mcp server "remote" needs you to sign in (Settings → Tools)']
+            assert await engine.start() == [NEEDED]
             assert _state(engine) == "sign_in"
             assert await engine.sign_in("remote") is None
             assert await _call(engine, make_ctx) == ("signed in", False)

@@ -36,9 +36,10 @@ SERVERS = {
         "jira": {"url": "https://mcp.jira.example/mcp", "type": "http"},
     }
 }
+NEEDED = 'mcp server "notion" needs you to sign in (Settings → Tools, or --sign-in notion)'
 STATUSES = (
     ServerStatus("time", "ready", 2, tools=("get_current_time", "convert_time")),
-    ServerStatus("notion", "sign_in", error='mcp server "notion" needs you to sign in (Settings → Tools)'),
+    ServerStatus("notion", "sign_in", error=NEEDED),
     ServerStatus("linear", "ready", 3, tools=("list_issues", "create_issue", "search")),
     ServerStatus("jira", "sign_in", error='sign-in to "jira" failed: the server refused: invalid_client'),
 )
