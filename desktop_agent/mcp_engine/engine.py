@@ -272,8 +272,7 @@ class McpEngine:
             await self.oauth.sign_in(server)
         except SignInFailed as exc:
             log.warning("%s", exc)
-            status = self._statuses[name]
-            if status.state != "ready":
+            if self._statuses[name].state == "sign_in":  # a failed server stays failed (and retried)
                 self._publish(_status(server, "sign_in", self._tools_of(server), str(exc)))
             return str(exc)
         self.retry(name)

@@ -26,6 +26,7 @@ Tokens and the registered client live in the keyring
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 import sys
@@ -147,6 +148,8 @@ class OAuthManager:
         self._states: dict[str, SignInState] = {}
         self._asked: set[str] = set()
         """URLs that answered 401 in this run: their next connection presents the token at once."""
+        self._running: dict[str, asyncio.Task[None]] = {}
+        """Sign-ins under way, by server: a second **Sign in** joins the first."""
 
     def state(self, server: str) -> SignInState | None:
         """None: the server never asked for a sign-in in this run."""
@@ -183,6 +186,13 @@ class OAuthManager:
 
         Raises :class:`SignInFailed` (one line) when it did not work.
         """
+        running = self._running.get(config.name)
+        if running is None or running.done():
+            running = asyncio.ensure_future(self._sign_in_once(config))
+            self._running[config.name] = running
+        await asyncio.shield(running)
+
+    async def _sign_in_once(self, config: ServerConfig) -> None:
         name = config.name
         if not uses_oauth(config):
             raise SignInFailed(name, "it is not a remote server that signs in")

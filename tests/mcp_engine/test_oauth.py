@@ -178,6 +178,7 @@ async def test_a_refused_refresh_asks_to_sign_in_again(
             protected.auth.refuse_refresh = False
             assert await engine.sign_in("remote") is None
             assert await _call(engine, make_ctx) == ("signed in", False)
+            assert protected.auth.registrations == 1  # the same client, on the same loopback port
     finally:
         await engine.aclose()
 
@@ -254,5 +255,47 @@ async def test_sign_in_over_sse(
             protected_sse.auth.expire_access_tokens()
             assert await _call(engine, make_ctx) == ("signed in", False)
             assert protected_sse.auth.refreshes == 1
+    finally:
+        await engine.aclose()
+
+
+async def test_no_answer_from_the_browser_is_a_bounded_wait(ring: MemoryKeyring, protected: ProtectedServer) -> None:
+    opened: list[str] = []
+    oauth = OAuthManager(open_url=lambda _server, url: opened.append(url), consent_timeout_s=0.2)
+    config = ServerConfig(name="remote", transport="http", url=protected.url)
+    engine = McpEngine(McpConfig(servers=(config,)), oauth=oauth)
+    try:
+        async with asyncio.timeout(60):
+            await engine.start()
+            assert await engine.sign_in("remote") == 'sign-in to "remote" failed: no answer from the browser within 0.2 s'
+            assert len(opened) == 1 and _state(engine) == "sign_in"
+    finally:
+        await engine.aclose()
+
+
+async def test_two_sign_ins_at_once_open_one_browser(ring: MemoryKeyring, protected: ProtectedServer) -> None:
+    browser = Browser()
+    engine = _engine(protected, browser)
+    try:
+        async with asyncio.timeout(60):
+            await engine.start()
+            assert await asyncio.gather(engine.sign_in("remote"), engine.sign_in("remote")) == [None, None]
+            assert len(browser.opened) == 1
+    finally:
+        await engine.aclose()
+
+
+async def test_an_unreachable_server_is_one_line(ring: MemoryKeyring) -> None:
+    url = f"http://127.0.0.1:{everything.free_port()}/mcp"
+    engine = McpEngine(
+        McpConfig(servers=(ServerConfig(name="gone", transport="http", url=url, timeout_s=5),)),
+        oauth=OAuthManager(open_url=Browser().open),
+    )
+    try:
+        async with asyncio.timeout(60):
+            await engine.start()
+            assert _state(engine, "gone") == "failed"
+            assert await engine.sign_in("gone") == 'sign-in to "gone" failed: could not reach the server (ConnectError)'
+            assert _state(engine, "gone") == "failed"  # still retried as a failed server is
     finally:
         await engine.aclose()
