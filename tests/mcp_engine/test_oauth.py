@@ -279,7 +279,7 @@ async def test_two_sign_ins_at_once_open_one_browser(ring: MemoryKeyring, protec
     try:
         async with asyncio.timeout(60):
             await engine.start()
-            assert await asyncio.gather(engine.sign_in("remote"), engine.sign_in("remote")) == [None, None]
+            assert list(await asyncio.gather(engine.sign_in("remote"), engine.sign_in("remote"))) == [None, None]
             assert len(browser.opened) == 1
     finally:
         await engine.aclose()
