@@ -15,8 +15,10 @@ interrupt) cancel the request directly, which the SDK turns into a
 ``notifications/cancelled`` to the server.
 
 The tool list is read when a session opens (so a restart lists it again)
-and again on ``notifications/tools/list_changed``; ``on_change`` is told of
-either, as of every state change.
+and again on ``notifications/tools/list_changed``; the prompts, resources
+and templates (:mod:`~desktop_agent.mcp_engine.catalog`) likewise, on their
+own ``list_changed`` notices; ``on_change`` is told of each, as of every
+state change.
 
 What this module does not know: tool names across servers, conversations,
 the bus. It raises; :mod:`desktop_agent.mcp_engine.calls` turns that into
@@ -40,6 +42,7 @@ from mcp.client.session import ClientRequestContext
 from mcp.shared.exceptions import MCPError
 
 from desktop_agent.core.ports import ToolContext
+from desktop_agent.mcp_engine.catalog import EMPTY, ServerCatalog, read_catalog
 from desktop_agent.mcp_engine.client_hooks import CallOrigin, ClientHooks, ListKind
 from desktop_agent.mcp_engine.config import ServerConfig
 from desktop_agent.mcp_engine.errors import CallTimedOut, ServerDied, ServerStartError, describe
@@ -84,6 +87,8 @@ class ServerConnection:
         self.state: State = "stopped"
         self.error: str | None = None
         self.tools: tuple[types.Tool, ...] = ()
+        self.catalog: ServerCatalog = EMPTY
+        """Its prompts, resources and templates as last read."""
         self.starts = 0
         """How many times a session was opened (restarts included)."""
         self._sandboxed = sandboxed
@@ -101,6 +106,8 @@ class ServerConnection:
         self._idle = IdleWatchdog()
         self._relist_wanted = False
         self._relist: asyncio.Task[None] | None = None
+        self._recatalog_wanted = False
+        self._recatalog: asyncio.Task[None] | None = None
         self._noise = noise or StdoutNoise(config.name, _log_notice)
         self.hooks = hooks or ClientHooks()
         self._running: list[CallOrigin] = []
@@ -194,6 +201,7 @@ class ServerConnection:
                 )
                 await session.initialize()
                 self.tools = await _list_all_tools(session)
+                self.catalog = await self._read_catalog(session)
                 self._session = session
                 ready.set_result(session)
                 await wake.wait()
@@ -294,6 +302,9 @@ class ServerConnection:
             self._relist = self._spawn(self._list_again())
 
     def _list_changed(self, kind: ListKind) -> None:
+        self._recatalog_wanted = True
+        if self._recatalog is None or self._recatalog.done():
+            self._recatalog = self._spawn(self._catalog_again())
         hook = self.hooks.on_list_changed
         if hook is not None:
             try:
@@ -352,6 +363,29 @@ class ServerConnection:
                 return
             if self._session is session and not self._ended and tools != self.tools:
                 self.tools = tools
+                self._set(self.state, self.error)
+
+    async def _read_catalog(self, session: ClientSession) -> ServerCatalog:
+        """Its prompts and resources; a server whose lists fail still offers
+        its tools (the lists stay empty until the next notice or restart)."""
+        try:
+            async with asyncio.timeout(max(self.config.timeout_s, MIN_START_TIMEOUT_S)):
+                return await read_catalog(session, self.config.name)
+        except Exception as exc:
+            log.warning('mcp server "%s": could not list its prompts and resources: %s', self.config.name, describe(exc))
+            return self.catalog
+
+    async def _catalog_again(self) -> None:
+        """Prompt or resource list changed: read the lists again (in a task:
+        see :meth:`_on_message`)."""
+        while self._recatalog_wanted:
+            self._recatalog_wanted = False
+            session = self._session
+            if session is None or self._ended:
+                return
+            catalog = await self._read_catalog(session)
+            if self._session is session and not self._ended and catalog != self.catalog:
+                self.catalog = catalog
                 self._set(self.state, self.error)
 
     # ----------------------------------------------------------------- calls
