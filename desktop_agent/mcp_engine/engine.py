@@ -45,9 +45,10 @@ from desktop_agent.mcp_engine.client_hooks import ClientHooks
 from desktop_agent.mcp_engine.config import McpConfig, ServerConfig
 from desktop_agent.mcp_engine.connection import STOP_TIMEOUT_S, ServerConnection
 from desktop_agent.mcp_engine.engine_catalog import CatalogMixin
+from desktop_agent.mcp_engine.engine_sign_in import SignInMixin
 from desktop_agent.mcp_engine.errors import McpEngineError
 from desktop_agent.mcp_engine.noise import ServerNoise
-from desktop_agent.mcp_engine.oauth import OAuthManager, SignInFailed, SignInNeeded
+from desktop_agent.mcp_engine.oauth import OAuthManager, SignInNeeded
 from desktop_agent.mcp_engine.sandbox import SandboxRegistry
 from desktop_agent.mcp_engine.status import Readiness, ServerStatus, StatusState
 
@@ -58,7 +59,7 @@ _TOOL_NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 __all__ = ["McpEngine", "Readiness", "ServerStatus", "StatusState"]
 
 
-class McpEngine(CatalogMixin):
+class McpEngine(CatalogMixin, SignInMixin):
     def __init__(
         self,
         config: McpConfig,
@@ -268,45 +269,6 @@ class McpEngine(CatalogMixin):
         for server in self._per_conv:
             if self._statuses[server.name].state != "failed":
                 self._publish(_status(server, "stopped", self._probed.get(server.name, ())))
-
-    # --------------------------------------------------------------- sign-in
-
-    async def sign_in(self, name: str) -> str | None:
-        """Sign in to the remote server ``name`` (the browser opens), then
-        start it again and wait for that. None when the sign-in worked
-        (the start's outcome is its status), else the one line why not
-        (also the server's status error)."""
-        server = next((s for s in self._config.servers if s.name == name), None)
-        if server is None or self._closed:
-            return f'sign-in to "{name}" failed: no such server is running'
-        try:
-            await self.oauth.sign_in(server)
-        except SignInFailed as exc:
-            log.warning("%s", exc)
-            if self._statuses[name].state == "sign_in":  # a failed server stays failed (and retried)
-                self._publish(_status(server, "sign_in", self._tools_of(server), str(exc)))
-            return str(exc)
-        self.retry(name)
-        start = self._starts.get(name)
-        if start is not None:  # its tools are there when this returns
-            await asyncio.wait({start})
-        return None
-
-    async def sign_out(self, name: str) -> None:
-        """Forget the sign-in of ``name``; a running session of it is
-        stopped, so it says "sign-in needed" until the user signs in again.
-        (A conversation's own instance keeps its session until it closes.)"""
-        server = next((s for s in self._config.servers if s.name == name), None)
-        if server is None:
-            return
-        connection = self._shared.get(name)
-        if connection is not None and not self._closed:
-            await connection.stop()  # first: its session's last requests still carry the token
-        await self.oauth.sign_out(server)
-        if connection is not None and not self._closed:
-            self._launch(name, self._start_shared(connection))
-        elif server in self._per_conv and not self._closed:
-            self._launch(name, self._probe(server))
 
     # ----------------------------------------------------------------- tools
 
