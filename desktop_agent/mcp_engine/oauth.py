@@ -190,19 +190,24 @@ class OAuthManager:
         if running is None or running.done():
             running = asyncio.ensure_future(self._sign_in_once(config))
             self._running[config.name] = running
-        await asyncio.shield(running)
+        await running  # cancelled (the app closing): the listener closes, the state goes back
 
     async def _sign_in_once(self, config: ServerConfig) -> None:
         name = config.name
         if not uses_oauth(config):
             raise SignInFailed(name, "it is not a remote server that signs in")
         assert config.url is not None
+        before = self._states.get(name)
         self._set(name, SignInState("signing_in"))
         try:
             await self._sign_in(config, config.url)
-        except SignInFailed as exc:
-            self._set(name, SignInState("failed", exc.reason, exc.refused))
+        except asyncio.CancelledError:
+            self._set(name, before or SignInState("needed"))
             raise
+        except Exception as exc:
+            failure = _failure(name, exc)
+            self._set(name, SignInState("failed", failure.reason, failure.refused))
+            raise failure from None
         self._asked.add(config.url)
         self._set(name, SignInState("signed_in"))
 

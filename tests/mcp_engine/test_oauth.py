@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Iterator
+from urllib.parse import parse_qs, urlsplit
 
 import httpx2
 import pytest
@@ -297,5 +298,34 @@ async def test_an_unreachable_server_is_one_line(ring: MemoryKeyring) -> None:
             assert _state(engine, "gone") == "failed"
             assert await engine.sign_in("gone") == 'sign-in to "gone" failed: could not reach the server (ConnectError)'
             assert _state(engine, "gone") == "failed"  # still retried as a failed server is
+    finally:
+        await engine.aclose()
+
+
+async def test_a_cancelled_sign_in_closes_its_listener_and_goes_back(
+    ring: MemoryKeyring, protected: ProtectedServer
+) -> None:
+    opened: list[str] = []
+    browser_open = asyncio.Event()
+
+    def open_url(_server: str, url: str) -> None:
+        opened.append(url)
+        browser_open.set()
+
+    oauth = OAuthManager(open_url=open_url)
+    engine = McpEngine(McpConfig(servers=(ServerConfig(name="remote", transport="http", url=protected.url),)), oauth=oauth)
+    try:
+        async with asyncio.timeout(60):
+            await engine.start()
+            signing = asyncio.ensure_future(engine.sign_in("remote"))
+            await browser_open.wait()
+            assert oauth.state("remote") == SignInState("signing_in")
+            signing.cancel()
+            await asyncio.wait({signing})
+            assert oauth.state("remote") == SignInState("needed")
+            redirect = parse_qs(urlsplit(opened[0]).query)["redirect_uri"][0]
+            with pytest.raises(httpx2.ConnectError):  # nobody listens there any more
+                async with httpx2.AsyncClient() as client:
+                    await client.get(redirect)
     finally:
         await engine.aclose()
