@@ -321,4 +321,5 @@ TEXTS: dict[str, tuple[str, str]] = {
     "signin_refused": ("the server refused: {code}", "服务器拒绝：{code}"),
     "signin_button": ("Sign in", "登录"),
     "signout_button": ("Sign out", "退出登录"),
+    "mcp_sign_in": ("Sign in…", "登录…"),
 }
