@@ -46,6 +46,7 @@ from desktop_agent.mcp_engine.connection import STOP_TIMEOUT_S, ServerConnection
 from desktop_agent.mcp_engine.errors import McpEngineError
 from desktop_agent.mcp_engine.noise import ServerNoise
 from desktop_agent.mcp_engine.sandbox import SandboxRegistry
+from desktop_agent.mcp_engine.server_log import ServerLogs
 from desktop_agent.mcp_engine.status import Readiness, ServerStatus, StatusState
 
 log = logging.getLogger(__name__)
@@ -75,6 +76,10 @@ class McpEngine:
         self.hooks = hooks or ClientHooks()
         """Shared by every connection and read when a server asks: its
         fields may be set after start (:mod:`~desktop_agent.mcp_engine.client_hooks`)."""
+        self.server_logs = ServerLogs()
+        """Each server's MCP log messages (the Tools page's log view)."""
+        if self.hooks.on_log is None or ServerLogs.owns(self.hooks.on_log):
+            self.hooks.on_log = self.server_logs.add
         self._statuses: dict[str, ServerStatus] = {}
         self._shared: dict[str, ServerConnection] = {}
         self._per_conv = [s for s in config.servers if s.enabled and s.isolation == "per_conversation"]

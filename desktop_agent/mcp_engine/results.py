@@ -55,15 +55,22 @@ def to_tool_result(result: types.CallToolResult, *, server: str, tool: str) -> T
         text=text,
         is_error=bool(result.is_error),
         images=tuple(images),
-        structured=_structured(result.structured_content),
+        structured=_structured(result.structured_content, text),
         resources=tuple(resources),
     )
 
 
-def _structured(content: object) -> JSONValue | None:
-    """A JSON copy the bus can carry, or None (a value JSON cannot hold is dropped, not raised)."""
+def _structured(content: object, text: str) -> JSONValue | None:
+    """A JSON copy the bus can carry, or None: for a value JSON cannot hold
+    (dropped, not raised), and for the SDKs' wrapping of a plain return value
+    (``{"result": "4735"}`` beside the text ``4735``), which would only
+    repeat the text as a one-row table."""
     if content is None:
         return None
+    if isinstance(content, dict) and list(content) == ["result"]:
+        inner = content["result"]
+        if (inner if isinstance(inner, str) else json.dumps(inner, ensure_ascii=False)) == text:
+            return None
     try:
         value: JSONValue = json.loads(json.dumps(content, ensure_ascii=False))
     except (TypeError, ValueError):

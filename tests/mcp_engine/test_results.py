@@ -76,3 +76,19 @@ def test_structured_content_alone_is_shown_as_json() -> None:
     assert to_tool_result(result, server="s", tool="t") == ToolResult(
         text='{"temperature": 21.5, "城市": "北京"}', structured={"temperature": 21.5, "城市": "北京"}
     )
+
+
+def test_a_plain_return_value_wrapped_as_result_is_not_repeated_as_structured_content() -> None:
+    wrapped = types.CallToolResult(
+        content=[types.TextContent(type="text", text="4735")], structured_content={"result": "4735"}
+    )
+    listed = types.CallToolResult(
+        content=[types.TextContent(type="text", text="[1, 2]")], structured_content={"result": [1, 2]}
+    )
+    other = types.CallToolResult(
+        content=[types.TextContent(type="text", text="done")], structured_content={"result": "4735"}
+    )
+
+    assert to_tool_result(wrapped, server="s", tool="t").structured is None
+    assert to_tool_result(listed, server="s", tool="t").structured is None
+    assert to_tool_result(other, server="s", tool="t").structured == {"result": "4735"}
