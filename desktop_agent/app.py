@@ -19,7 +19,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -50,6 +50,7 @@ if TYPE_CHECKING:
     from desktop_agent.core.ports import AudioSink
     from desktop_agent.core.wire import WireProfile
     from desktop_agent.mcp_engine import ServerStatus
+    from desktop_agent.mcp_engine.server_log import LogLine
     from desktop_agent.services import Services
     from desktop_agent.voice import SpeechNotice
 
@@ -294,9 +295,13 @@ def window_deps(services: Services, sink: AudioSink | None) -> WindowDeps:
         # Through services.mcp: Settings → Tools replaces the engine.
         return services.mcp.statuses() if services.mcp is not None else []
 
+    def mcp_logs(name: str) -> Sequence[LogLine]:
+        return services.mcp.server_logs.lines(name) if services.mcp is not None else ()
+
     mcp = McpFeature(
         mcp_statuses, retry=services.retry_mcp, before_turn=services.before_turn, reload=services.reload_mcp,
         servers_file=lambda: services.mcp_config_override or resolve_path(services.settings.mcp_config_path),
+        logs=mcp_logs,
     ) if services.mcp is not None else None
     voice = VoiceFeature(
         audio_input, recognizer, answer_recognizer, vad=WebRtcVad, note=speech_note, say=say,

@@ -6,7 +6,7 @@ imports: the window imports this before it shows."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from desktop_agent.mcp_engine import Readiness, ServerStatus
+    from desktop_agent.mcp_engine.server_log import LogLine
     from desktop_agent.ui.settings.tools_page import McpControl
 
 
@@ -42,6 +43,8 @@ class McpFeature:
     reload: Callable[[], Awaitable[None]] | None = None
     """Run what the servers file says now, without a restart
     (``Services.reload_mcp``); None: the Tools page cannot change servers."""
+    logs: Callable[[str], Sequence[LogLine]] = lambda _name: ()
+    """A server's MCP log messages (``McpEngine.server_logs``; Tools → Log…)."""
 
     def control(self) -> McpControl | None:
         """The Tools page's hold on the servers, when they can be changed."""
@@ -49,7 +52,7 @@ class McpFeature:
             return None
         from desktop_agent.ui.settings.tools_page import McpControl
 
-        return McpControl(self.servers_file(), self.statuses, self.reload)
+        return McpControl(self.servers_file(), self.statuses, self.reload, logs=self.logs)
 
 
 __all__ = ["McpFeature"]
