@@ -47,7 +47,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Signal
-from PySide6.QtGui import QCloseEvent
+from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QMainWindow
 
 from desktop_agent.texts import ENGLISH, Texts
@@ -58,6 +58,7 @@ from desktop_agent.ui.chat.send_button import INTERRUPT_FALLBACK_MS, SendButton
 from desktop_agent.ui.chat.turn_events import NoticeLevel, TurnEnd, WaitKind
 from desktop_agent.ui.common.theme import SystemThemeFollower, apply_theme
 from desktop_agent.ui.settings.glue import apply_settings_appearance
+from desktop_agent.ui.shell import bundle_drop
 from desktop_agent.ui.shell.held_message import HeldMessage
 from desktop_agent.ui.shell.server_watch import ServerWatch
 from desktop_agent.ui.shell.status_bar import StatusBar
@@ -157,6 +158,7 @@ class MainWindow(QMainWindow):
         self.new_chat_button.clicked.connect(self.new_conversation)
         apply_theme(self)
         self._theme = SystemThemeFollower(self)
+        self.setAcceptDrops(True)  # an MCP bundle (bundle_drop.py)
 
     # ----------------------------------------------------------- set-up
 
@@ -353,6 +355,17 @@ class MainWindow(QMainWindow):
     def settings_dialog(self) -> SettingsDialog | None:
         """The Settings dialog opened last."""
         return self._settings.dialog
+
+    def _bundle_target(self) -> Callable[[], SettingsDialog | None] | None:
+        """Open Settings for a dropped MCP bundle, when the servers can be changed."""
+        mcp = self._deps.mcp if self._deps is not None else None
+        return self.open_settings if mcp is not None and mcp.control() is not None else None
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        bundle_drop.drag_enter(event, self._bundle_target())
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        bundle_drop.drop(event, self._bundle_target())
 
     def open_settings(self) -> SettingsDialog | None:
         """Open Settings; None before :meth:`attach`, which then opens it."""
