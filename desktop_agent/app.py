@@ -50,6 +50,7 @@ if TYPE_CHECKING:
     from desktop_agent.core.ports import AudioSink
     from desktop_agent.core.wire import WireProfile
     from desktop_agent.mcp_engine import ServerStatus
+    from desktop_agent.mcp_engine.resource_read import ResourceContent
     from desktop_agent.mcp_engine.server_log import LogLine
     from desktop_agent.services import Services
     from desktop_agent.voice import SpeechNotice
@@ -298,10 +299,15 @@ def window_deps(services: Services, sink: AudioSink | None) -> WindowDeps:
     def mcp_logs(name: str) -> Sequence[LogLine]:
         return services.mcp.server_logs.lines(name) if services.mcp is not None else ()
 
+    async def mcp_read_resource(server: str, uri: str) -> ResourceContent:
+        if services.mcp is None:
+            raise RuntimeError("no MCP servers are running")
+        return await services.mcp.read_resource(server, uri)
+
     mcp = McpFeature(
         mcp_statuses, retry=services.retry_mcp, before_turn=services.before_turn, reload=services.reload_mcp,
         servers_file=lambda: services.mcp_config_override or resolve_path(services.settings.mcp_config_path),
-        logs=mcp_logs,
+        logs=mcp_logs, read_resource=mcp_read_resource,
     ) if services.mcp is not None else None
     voice = VoiceFeature(
         audio_input, recognizer, answer_recognizer, vad=WebRtcVad, note=speech_note, say=say,

@@ -39,12 +39,14 @@ import mcp_types as types
 from desktop_agent.core.notice import Notice
 from desktop_agent.core.ports import ToolContext, ToolResult, ToolSource, ToolSpec
 from desktop_agent.core.risk import ToolAnnotations
+from desktop_agent.mcp_engine import resource_read
 from desktop_agent.mcp_engine.calls import run_tool
 from desktop_agent.mcp_engine.client_hooks import ClientHooks
 from desktop_agent.mcp_engine.config import McpConfig, ServerConfig
 from desktop_agent.mcp_engine.connection import STOP_TIMEOUT_S, ServerConnection
 from desktop_agent.mcp_engine.errors import McpEngineError
 from desktop_agent.mcp_engine.noise import ServerNoise
+from desktop_agent.mcp_engine.resource_read import ResourceContent
 from desktop_agent.mcp_engine.sandbox import SandboxRegistry
 from desktop_agent.mcp_engine.server_log import ServerLogs
 from desktop_agent.mcp_engine.status import Readiness, ServerStatus, StatusState
@@ -268,6 +270,14 @@ class McpEngine:
     def specs_of(self, isolation: str) -> list[ToolSpec]:
         """The visible tools of the servers of one isolation level that are up now."""
         return [s for s in self._specs if self._route[s.name].isolation == isolation]
+
+    async def read_resource(self, server: str, uri: str) -> ResourceContent:
+        """One resource of a shared server (a link in a tool's result), started
+        if need be; raises :class:`McpEngineError` with one line."""
+        connection = self._shared.get(server)
+        if connection is None:
+            raise McpEngineError(f'mcp server "{server}" is not running here')
+        return await resource_read.read(await connection.ensure_started(), server, uri)
 
     def statuses(self) -> list[ServerStatus]:
         return [self._statuses[s.name] for s in self._config.servers]

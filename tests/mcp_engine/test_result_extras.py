@@ -11,6 +11,7 @@ import pytest_asyncio
 
 from desktop_agent.core.messages import ResourceRef
 from desktop_agent.mcp_engine import McpConfig, McpEngine, ServerConfig
+from desktop_agent.mcp_engine.errors import McpEngineError
 from desktop_agent.testing.everything import everything_stdio
 from tests.mcp_engine.conftest import CallContext
 
@@ -77,3 +78,22 @@ async def test_an_embedded_text_resource_carries_its_text(
     [ref] = result.resources
     assert (ref.uri, ref.name, ref.mime, ref.embedded) == ("demo://resource/dynamic/text/3", "3", "text/plain", True)
     assert ref.text is not None and ref.text in result.text
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_a_linked_resource_is_read_through_the_engine(engine: McpEngine) -> None:
+    text = await engine.read_resource("everything", "demo://resource/dynamic/text/2")
+    image = await engine.read_resource("everything", "demo://resource/dynamic/blob/1")
+
+    assert text.text.startswith("Resource 2: This is a plaintext resource created at ")
+    assert (text.mime_type, text.truncated) == ("text/plain", False)
+    assert image.server == "everything" and image.uri == "demo://resource/dynamic/blob/1"
+
+
+@pytest.mark.asyncio(loop_scope="module")
+async def test_reading_from_an_unknown_server_or_a_bad_uri_is_one_line(engine: McpEngine) -> None:
+    with pytest.raises(McpEngineError, match=r'^mcp server "nope" is not running here$'):
+        await engine.read_resource("nope", "demo://x")
+    with pytest.raises(McpEngineError, match=r'^mcp server "everything" could not read demo://nothing/here: ') as caught:
+        await engine.read_resource("everything", "demo://nothing/here")
+    assert "\n" not in str(caught.value)

@@ -14,7 +14,11 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from desktop_agent.mcp_engine import Readiness, ServerStatus
+    from desktop_agent.mcp_engine.resource_read import ResourceContent
     from desktop_agent.mcp_engine.server_log import LogLine
+
+    ReadResource = Callable[[str, str], Awaitable[ResourceContent]]
+    """(server, uri) → the resource as read."""
     from desktop_agent.ui.settings.tools_page import McpControl
 
 
@@ -45,6 +49,8 @@ class McpFeature:
     (``Services.reload_mcp``); None: the Tools page cannot change servers."""
     logs: Callable[[str], Sequence[LogLine]] = lambda _name: ()
     """A server's MCP log messages (``McpEngine.server_logs``; Tools → Log…)."""
+    read_resource: ReadResource | None = None
+    """Read a server's resource (``McpEngine.read_resource``): a tool card's link, opened."""
 
     def control(self) -> McpControl | None:
         """The Tools page's hold on the servers, when they can be changed."""

@@ -205,6 +205,13 @@ class MainWindow(QMainWindow):
         for warning in deps.warnings:
             self.show_notice(NoticeLevel.WARNING, functools.partial(warning_text, warning))
         self._servers.follow(deps.mcp)
+        from desktop_agent.ui.shell.resource_open import ResourceOpener
+
+        self.resources = ResourceOpener(
+            self, deps.mcp.read_resource if deps.mcp is not None else None, lambda: self.texts, self.show_notice
+        )
+        """Opens a tool card's MCP resource link."""
+        self.chat.resource_requested.connect(self.resources.open)
         from desktop_agent.ui.voice.glue import VoiceGlue
 
         self.voice = VoiceGlue(self, deps.voice, deps.settings, sink=deps.sink)
