@@ -145,16 +145,17 @@ class ToolCallMessage:
     parent_tool_call_id: str | None = None
     """Only for a sub-agent's calls."""
     structured_content: JSONValue | None = None
-    """An MCP tool's ``structuredContent``, with ``result`` (the card shows it as fields or a table)."""
+    """An MCP tool's ``structuredContent``, with ``result`` (the card shows it as fields or a
+    table); in-process only, so the JSON of existing flows stays as it was."""
     images: tuple[ImageContent, ...] = ()
     """Images a tool returned, for the card; in-process only."""
     resources: tuple[ResourceRef, ...] = ()
     """Resource links and embedded resources a tool returned, for the card; in-process only."""
     type: Literal["tool_call"] = "tool_call"
     _OMIT_NONE: ClassVar[frozenset[str]] = frozenset(
-        {"task_id", "result", "is_error", "parent_tool_call_id", "structured_content"}
+        {"task_id", "result", "is_error", "parent_tool_call_id"}
     )
-    _LOCAL: ClassVar[frozenset[str]] = frozenset({"images", "resources"})
+    _LOCAL: ClassVar[frozenset[str]] = frozenset({"images", "structured_content", "resources"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -352,7 +353,7 @@ class BusItem:
 def _value(value: object) -> JSONValue:
     if isinstance(value, Card | FormQuestion):
         return value.to_json()
-    if isinstance(value, tuple | list):
+    if isinstance(value, tuple):
         return [_value(v) for v in value]
     if isinstance(value, Mapping):
         return to_object(value)
