@@ -58,7 +58,6 @@ from desktop_agent.ui.chat.send_button import INTERRUPT_FALLBACK_MS, SendButton
 from desktop_agent.ui.chat.turn_events import NoticeLevel, TurnEnd, WaitKind
 from desktop_agent.ui.common.theme import SystemThemeFollower, apply_theme
 from desktop_agent.ui.settings.glue import apply_settings_appearance
-from desktop_agent.ui.shell import bundle_drop
 from desktop_agent.ui.shell.held_message import HeldMessage
 from desktop_agent.ui.shell.server_watch import ServerWatch
 from desktop_agent.ui.shell.status_bar import StatusBar
@@ -369,9 +368,13 @@ class MainWindow(QMainWindow):
         return self.open_settings if mcp is not None and mcp.control() is not None else None
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        from desktop_agent.ui.shell import bundle_drop  # the bundle code (and mcp) only when a drag comes
+
         bundle_drop.drag_enter(event, self._bundle_target())
 
     def dropEvent(self, event: QDropEvent) -> None:
+        from desktop_agent.ui.shell import bundle_drop
+
         bundle_drop.drop(event, self._bundle_target())
 
     def open_settings(self) -> SettingsDialog | None:
