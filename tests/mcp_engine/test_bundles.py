@@ -157,3 +157,31 @@ def test_uninstalling_a_server_that_is_no_bundle_is_refused(tmp_path: Path) -> N
     with pytest.raises(BundleError, match=r'^"time" was not installed from a bundle$'):
         uninstall("time", path)
     assert "time" in json.loads(path.read_text())["mcpServers"]
+
+
+def test_settings_of_every_type_are_filled_into_the_command(tmp_path: Path) -> None:
+    data = manifest(
+        server={
+            "type": "node",
+            "entry_point": "server/main.py",
+            "mcp_config": {
+                "command": "node",
+                "args": ["${__dirname}/server/main.py", "--dirs", "${user_config.dirs}", "--max=${user_config.max}"],
+                "env": {"LOUD": "${user_config.loud}", "HOME_DIR": "${HOME}", "KEEP": "${unknown}"},
+            },
+        },
+        user_config={
+            "dirs": {"type": "directory", "title": "Folders", "multiple": True, "required": True},
+            "max": {"type": "number", "title": "Most", "default": 3, "min": 1, "max": 10},
+            "loud": {"type": "boolean", "title": "Shout", "default": False},
+        },
+    )
+    path = servers(tmp_path)
+
+    installed = install(read_bundle(make_bundle(tmp_path / "n.mcpb", data)), {"dirs": ("/a", "/b b"), "loud": True}, path)
+
+    entry = json.loads(path.read_text())["mcpServers"]["greeter"]
+    assert entry["command"] == "node"  # only a python bundle's python runs on this app's interpreter
+    assert entry["args"] == [f"{installed.folder}/server/main.py", "--dirs", "/a", "/b b", "--max=3"]
+    assert entry["env"] == {"LOUD": "true", "HOME_DIR": str(Path.home()), "KEEP": "${unknown}"}
+    assert entry["cwd"] == str(installed.folder) and entry["bundle"] == "greeter"

@@ -75,3 +75,27 @@ async def test_a_resource_that_cannot_be_read_is_one_warning_line(qtbot: QtBot) 
     assert notice.text() == (
         f'Could not open {URI}: mcp server "everything" could not read {URI}: Resource not found'
     )
+
+
+def test_an_image_resource_shows_as_an_image(qtbot: QtBot) -> None:
+    from PySide6.QtCore import QBuffer, QByteArray, QIODevice
+    from PySide6.QtGui import QColor, QImage
+
+    from desktop_agent.core.messages import ImageContent
+    from desktop_agent.texts import CHINESE
+    from desktop_agent.ui.cards.resource_viewer import ResourceViewer
+
+    picture = QImage(30, 20, QImage.Format.Format_RGB32)
+    picture.fill(QColor("teal"))
+    data = QByteArray()
+    buffer = QBuffer(data)
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    picture.save(buffer, b"PNG")
+    viewer = ResourceViewer("everything", "demo://img", "", CHINESE, images=(ImageContent("image/png", bytes(data.data())),))
+    qtbot.add_widget(viewer)
+    viewer.show()
+
+    [label] = viewer.images
+    assert label.pixmap().width() == 30
+    assert not viewer.text.isVisibleTo(viewer) and not viewer.truncated.isVisibleTo(viewer)
+    assert viewer.windowTitle() == "demo://img —— everything"
