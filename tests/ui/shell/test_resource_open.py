@@ -17,6 +17,7 @@ from desktop_agent.ui.chat.bubble import MessageBubble
 from desktop_agent.ui.chat.turn_view import TurnView
 from desktop_agent.ui.settings.mcp_feature import McpFeature
 from desktop_agent.ui.shell.main_window import MainWindow
+from tests.ui.cards.test_tool_card import png
 
 URI = "demo://resource/dynamic/text/2"
 
@@ -78,24 +79,15 @@ async def test_a_resource_that_cannot_be_read_is_one_warning_line(qtbot: QtBot) 
 
 
 def test_an_image_resource_shows_as_an_image(qtbot: QtBot) -> None:
-    from PySide6.QtCore import QBuffer, QByteArray, QIODevice
-    from PySide6.QtGui import QColor, QImage
-
     from desktop_agent.core.messages import ImageContent
     from desktop_agent.texts import CHINESE
     from desktop_agent.ui.cards.resource_viewer import ResourceViewer
 
-    picture = QImage(30, 20, QImage.Format.Format_RGB32)
-    picture.fill(QColor("teal"))
-    data = QByteArray()
-    buffer = QBuffer(data)
-    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-    picture.save(buffer, b"PNG")
-    viewer = ResourceViewer("everything", "demo://img", "", CHINESE, images=(ImageContent("image/png", bytes(data.data())),))
+    viewer = ResourceViewer("everything", "demo://img", "", CHINESE, images=(ImageContent("image/png", png()),))
     qtbot.add_widget(viewer)
     viewer.show()
 
     [label] = viewer.images
-    assert label.pixmap().width() == 30
+    assert label.pixmap().width() == 40
     assert not viewer.text.isVisibleTo(viewer) and not viewer.truncated.isVisibleTo(viewer)
     assert viewer.windowTitle() == "demo://img —— everything"
