@@ -109,6 +109,25 @@ class ImageContent:
 
 
 @dataclass(frozen=True, slots=True)
+class ResourceRef:
+    """A resource a tool result links to or carries inside it, for the card
+    (the model reads its line in the result text); in-process only."""
+
+    uri: str
+    name: str
+    mime: str | None = None
+    description: str = ""
+    text: str | None = None
+    """An embedded text resource's content; None for a link or a blob."""
+    size: int | None = None
+    """An embedded blob's size in bytes."""
+
+    @property
+    def embedded(self) -> bool:
+        return self.text is not None or self.size is not None
+
+
+@dataclass(frozen=True, slots=True)
 class ToolCallMessage:
     """One tool call at one FSM state (contracts §2)."""
 
@@ -125,13 +144,18 @@ class ToolCallMessage:
     """With ``result``."""
     parent_tool_call_id: str | None = None
     """Only for a sub-agent's calls."""
+    structured_content: JSONValue | None = None
+    """An MCP tool's ``structuredContent``, with ``result`` (the card shows it as fields or a
+    table); in-process only, so the JSON of existing flows stays as it was."""
     images: tuple[ImageContent, ...] = ()
     """Images a tool returned, for the card; in-process only."""
+    resources: tuple[ResourceRef, ...] = ()
+    """Resource links and embedded resources a tool returned, for the card; in-process only."""
     type: Literal["tool_call"] = "tool_call"
     _OMIT_NONE: ClassVar[frozenset[str]] = frozenset(
         {"task_id", "result", "is_error", "parent_tool_call_id"}
     )
-    _LOCAL: ClassVar[frozenset[str]] = frozenset({"images"})
+    _LOCAL: ClassVar[frozenset[str]] = frozenset({"images", "structured_content", "resources"})
 
 
 @dataclass(frozen=True, slots=True)

@@ -263,6 +263,8 @@ class ToolCallDriver:
                 result=result.text if result is not None else None,
                 is_error=result.is_error if result is not None else None,
                 parent_tool_call_id=self._parent_id,
+                structured_content=result.structured if result is not None else None,
                 images=result.images if result is not None else (),
+                resources=result.resources if result is not None else (),
             )
         )

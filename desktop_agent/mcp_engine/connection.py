@@ -31,6 +31,7 @@ import asyncio
 import logging
 import shutil
 import tempfile
+import warnings
 from collections.abc import Callable, Coroutine, Mapping
 from contextlib import AsyncExitStack
 from pathlib import Path
@@ -39,7 +40,7 @@ from typing import Any, Literal
 import mcp_types as types
 from mcp import ClientSession
 from mcp.client.session import ClientRequestContext
-from mcp.shared.exceptions import MCPError
+from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 
 from desktop_agent.core.ports import ToolContext
 from desktop_agent.mcp_engine.catalog import EMPTY, ServerCatalog, read_catalog
@@ -49,6 +50,7 @@ from desktop_agent.mcp_engine.errors import CallTimedOut, ServerDied, ServerStar
 from desktop_agent.mcp_engine.idle import IdleWatchdog
 from desktop_agent.mcp_engine.noise import StdoutNoise, quiet_sdk_parse_errors
 from desktop_agent.mcp_engine.oauth import sign_in_needed
+from desktop_agent.mcp_engine.server_log import CLIENT_LEVEL
 from desktop_agent.mcp_engine.stderr import StderrTail
 from desktop_agent.mcp_engine.transports import open_transport
 from desktop_agent.mcp_engine.watch import WatchedReadStream
@@ -200,6 +202,7 @@ class ServerConnection:
                     )
                 )
                 await session.initialize()
+                await _ask_for_logs(session, self.config.name)
                 self.tools = await _list_all_tools(session)
                 self.catalog = await self._read_catalog(session)
                 self._session = session
@@ -493,6 +496,22 @@ def _retrieve(future: asyncio.Future[ClientSession]) -> None:
     """Mark the outcome seen, so a start abandoned by its caller logs nothing at GC."""
     if not future.cancelled():
         future.exception()
+
+
+async def _ask_for_logs(session: ClientSession, name: str) -> None:
+    """``logging/setLevel`` to ``info`` where the server offers logging (its log view shows them)."""
+    capabilities = session.server_capabilities
+    if capabilities is None or capabilities.logging is None:
+        return
+    # The SDK marks logging deprecated (SEP-2577) and warns on every call,
+    # yet servers such as server-everything still declare and use it.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MCPDeprecationWarning)
+        asking = session.set_logging_level(CLIENT_LEVEL)
+    try:
+        await asking
+    except MCPError as exc:  # a server may declare logging and still refuse the level
+        log.info('mcp server "%s": logging/setLevel refused: %s', name, exc)
 
 
 async def _list_all_tools(session: ClientSession) -> tuple[types.Tool, ...]:

@@ -65,4 +65,15 @@ TEXTS: dict[str, tuple[str, str]] = {
     "card_confirm_always": ("Yes, always allow", "确定，始终允许"),
     "card_confirm_once": ("Just this once", "仅本次"),
     "card_confirm_back": ("Back", "返回"),
+    # structured content and resources in a tool's result
+    "card_more_rows": ("… {n} more rows", "……另有 {n} 行"),
+    "card_resources": ("Resources ({n})", "资源（{n}）"),
+    "card_resource_bytes": ("{n} bytes", "{n} 字节"),
+    "card_resource_show": ("Show", "展开"),
+    "card_resource_hide": ("Hide", "收起"),
+    "resource_viewer_title": ("{name} — {server}", "{name} —— {server}"),
+    "resource_viewer_close": ("Close", "关闭"),
+    "resource_viewer_binary": ("{mime}, {n} bytes: not text", "{mime}，{n} 字节：不是文本"),
+    "resource_viewer_truncated": ("Shown in part: the resource is larger", "只显示了一部分：资源更大"),
+    "resource_open_failed": ("Could not open {uri}: {reason}", "无法打开 {uri}：{reason}"),
 }

@@ -226,6 +226,7 @@ class TurnView:
             )
             card = ToolCardWidget(state, self.chat.texts)
             card.answered.connect(self._on_answer)
+            card.resource_requested.connect(self.chat.resource_requested)
             self.cards[tool_call_id] = card
             parent = self.cards.get(message.parent_tool_call_id or "")
             if parent is not None:
