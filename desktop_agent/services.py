@@ -42,6 +42,7 @@ from desktop_agent.mcp_engine import (
     load_mcp_config_or_set_aside,
 )
 from desktop_agent.mcp_engine.current import CurrentSource, current_isolated
+from desktop_agent.mcp_engine.elicitation import Elicitation
 from desktop_agent.skills_engine import SkillLibrary, parse_skills_flag
 from desktop_agent.storage import secrets
 from desktop_agent.storage.audit_log import JsonlAuditLog, audit_log_path
@@ -342,6 +343,7 @@ class Services:
         setting = Path(self.settings.mcp_config_path) if self.settings.mcp_config_path else None
         config = await asyncio.to_thread(load_mcp_config, self.mcp_config_override or setting)
         old, self.mcp = self.mcp, McpEngine(config, on_status=self._on_mcp_status, on_warning=self._notice)
+        self.mcp.hooks.elicit = Elicitation(self.forms)
         self.mcp.start_background()
         if old is not None:
             old.on_status = old.on_warning = None  # its last "stopped" is not news
@@ -501,6 +503,7 @@ async def build_services(
     library = await asyncio.to_thread(SkillLibrary.load, enabled)  # reads files: off the loop
     hooks = await asyncio.to_thread(load_hooks)  # a slow disk never holds up the loop
     forms = FormManager()
+    mcp.hooks.elicit = Elicitation(forms)
     sub_agent = SubAgentTool(isolate=current_isolated(lambda: services.mcp))
     # The secrets a tool must not see or repeat (redacted from its output): every key the
     # endpoint could have come from.

@@ -16,16 +16,15 @@ import asyncio
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
 
-from desktop_agent.core.json_types import JSONMapping, JSONObject
+from desktop_agent.core.form_question import QUESTION_TYPES, AnswerValue, FormQuestion, QuestionType
+from desktop_agent.core.form_values import AnswerProblem, check_value, is_empty
+from desktop_agent.core.json_types import JSONMapping
 from desktop_agent.core.timers import Timers, wait_set
 
 log = logging.getLogger(__name__)
 
-QuestionType = Literal["text", "choice", "multi_choice"]
-QUESTION_TYPES: tuple[QuestionType, ...] = ("text", "choice", "multi_choice")
-Answers = dict[str, str | list[str]]
+Answers = dict[str, AnswerValue]
 
 
 class FormAnswerError(ValueError):
@@ -48,27 +47,6 @@ _MISSING = "needs an answer"
 
 
 @dataclass(frozen=True, slots=True)
-class FormQuestion:
-    """One question of a form, already validated by whoever built it."""
-
-    id: str
-    question: str
-    type: QuestionType = "text"
-    options: tuple[str, ...] = ()
-    """The choices, for ``choice`` and ``multi_choice``; empty for ``text``."""
-    required: bool = True
-
-    def to_json(self) -> JSONObject:
-        return {
-            "id": self.id,
-            "question": self.question,
-            "type": self.type,
-            "options": list(self.options),
-            "required": self.required,
-        }
-
-
-@dataclass(frozen=True, slots=True)
 class FormAnswer:
     """How a form ended: the answers, or cancelled (no answers)."""
 
@@ -76,6 +54,9 @@ class FormAnswer:
     cancelled: bool = False
     timed_out: bool = False
     """Nobody answered within the wait's timeout (also ``cancelled``)."""
+    declined: bool = False
+    """The user said no (an elicitation's Decline button); not ``cancelled``:
+    a server hears the two apart."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +86,7 @@ class _Entry:
 
 
 _CANCELLED = FormAnswer(answers=None, cancelled=True)
+_DECLINED = FormAnswer(answers=None, declined=True)
 _TIMED_OUT = FormAnswer(answers=None, cancelled=True, timed_out=True)
 
 
@@ -114,11 +96,15 @@ class FormManager:
         self._entries: dict[str, _Entry] = {}
         self._timers = timers
 
-    def register(self, form_id: str, questions: Sequence[FormQuestion], *, title: str | None = None) -> None:
-        """Create the form (synchronous: no await between this and the push)."""
+    def register(
+        self, form_id: str, questions: Sequence[FormQuestion], *, title: str | None = None, consent: bool = False
+    ) -> None:
+        """Create the form (synchronous: no await between this and the push).
+        ``consent``: a form that may have no questions (a server asking only
+        yes or no, or to open a web address)."""
         if form_id in self._entries:
             raise ValueError(f"form {form_id!r} is already registered")
-        if not questions:
+        if not questions and not consent:
             raise ValueError(f"form {form_id!r} has no questions")
         self._entries[form_id] = _Entry(PendingForm(form_id, tuple(questions), title))
 
@@ -164,6 +150,14 @@ class FormManager:
             entry.finish(FormAnswer(validate_answers(entry.form.questions, answers)))
         return True
 
+    def decline(self, form_id: str) -> bool:
+        """The user declined the form (as :meth:`respond`, without answers)."""
+        entry = self._entries.get(form_id)
+        if entry is None or entry.answer is not None:
+            return False
+        entry.finish(_DECLINED)
+        return True
+
     def cancel(self, form_id: str) -> None:
         """Cancel one form (idempotent); its waiter gets a cancelled answer."""
         entry = self._entries.pop(form_id, None)
@@ -188,21 +182,25 @@ def validate_answers(questions: Sequence[FormQuestion], answers: JSONMapping) ->
     result: Answers = {}
     for q in questions:
         value = answers.get(q.id)
-        if value is None or value == "" or value == []:
+        if is_empty(value):
             if q.required:
                 raise FormAnswerError(_MISSING, q)
             continue
-        if q.type == "multi_choice":
-            if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
-                raise FormAnswerError("expects a list of options", q)
-            for v in value:
-                if v not in q.options:
-                    raise FormAnswerError(f"{v!r} is not one of its options", q)
-            result[q.id] = list(value)
-        elif not isinstance(value, str):
-            raise FormAnswerError(f"expects text, got {type(value).__name__}", q)
-        elif q.type == "choice" and value not in q.options:
-            raise FormAnswerError(f"{value!r} is not one of its options", q)
-        else:
-            result[q.id] = value
+        try:
+            result[q.id] = check_value(q, value)
+        except AnswerProblem as exc:
+            raise FormAnswerError(str(exc), q) from None
     return result
+
+
+__all__ = [
+    "QUESTION_TYPES",
+    "Answers",
+    "FormAnswer",
+    "FormAnswerError",
+    "FormManager",
+    "FormQuestion",
+    "PendingForm",
+    "QuestionType",
+    "validate_answers",
+]
