@@ -63,6 +63,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="recognise the file and use it as the user's message; one turn, then exit")
     parser.add_argument("--approval-audio", type=Path, metavar="FILE.wav",
                         help="with --approve voice: the recorded answer to every approval")
+    parser.add_argument("--elicit", choices=("decline", "defaults"), default="decline",
+                        help="how an MCP server's form (elicitation) is answered: decline it (default) or accept "
+                             "the schema's defaults (declined when a required field has none; a web address to "
+                             "open is always declined)")
     parser.add_argument("--list-tools", action="store_true",
                         help="print every tool with its server and whether it needs approval, then exit")
     parser.add_argument("--self-test", action="store_true",
