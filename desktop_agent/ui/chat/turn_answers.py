@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from desktop_agent.core.forms import FormAnswerError
     from desktop_agent.mcp_engine import Readiness
 
-FormEnd = Literal["submitted", "cancelled", "closed"]
+FormEnd = Literal["submitted", "cancelled", "closed", "declined"]
 
 
 def readiness_line(texts: Texts, readiness: Readiness) -> str | None:
