@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from typing import Any
 
 import mcp_types as types
@@ -21,7 +22,7 @@ from desktop_agent.mcp_engine.client_hooks import CallOrigin
 from desktop_agent.mcp_engine.elicitation import Elicitation
 from desktop_agent.testing.json_dict import JSONDict
 
-from .conftest import CallContext, everything_js, run_everything
+from .conftest import CallContext, IdleClock, everything_js, run_everything
 
 pytestmark = [pytest.mark.integration, pytest.mark.npm]
 
@@ -171,3 +172,20 @@ async def test_a_request_outside_any_call_or_with_a_bad_schema_is_declined(
          "(field 'a' is a nested object, which a form cannot ask); declined\n"),
     ]
     assert forms.pending() == []
+
+
+async def test_a_form_may_wait_longer_than_the_servers_idle_timeout(
+    make_ctx: Callable[..., CallContext], idle_clock: IdleClock, http_url: str
+) -> None:
+    forms = FormManager()
+    config = replace(_config("stdio", http_url), timeout_s=5.0)
+
+    def answer_late(form_id: str) -> None:
+        idle_clock.clock.advance(60.0)  # the user reads the form for a minute
+        forms.respond(form_id, FILLED)
+
+    async with _engine(config, forms) as engine:
+        result, _ = await _call_and_answer(engine, make_ctx(), "trigger-elicitation-request", {}, answer_late)
+
+    assert not result.is_error, result.text
+    assert "User provided the requested information" in result.text
