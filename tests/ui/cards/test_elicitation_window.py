@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import shutil
+import sys
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -209,3 +210,23 @@ async def test_screenshots_of_the_form_and_the_url_consent(texts: Texts, http_ur
         form.decline_button.click()
         assert await rig.turns.wait_for(timeout=20) == ("completed",)
         assert "User declined to open the URL" in _tool_result(rig)
+
+
+async def test_a_schema_no_form_can_show_is_one_line_in_the_card_and_the_turn_goes_on() -> None:
+    script_path = Path(__file__).resolve().parents[2] / "integration" / "servers" / "elicit_server.py"
+    config = ServerConfig(name="asker", command=sys.executable, args=(str(script_path),))
+    async with _window(_script("ask_nested"), config) as rig:
+        assert rig.window.send_text("ask me")
+        kind, call_id = await rig.waiting.wait_for(timeout=20)
+        assert kind == "approval"
+        _view(rig).cards[call_id].approve_button.click()
+        assert await rig.turns.wait_for(timeout=20) == ("completed",)
+
+        card = next(w for w in rig.window.chat.items() if isinstance(w, ToolCardWidget))
+        assert card.state.output == (
+            'MCP server "asker" asked for a form the app cannot show '
+            "(field 'address' is a nested object, which a form cannot ask); declined\n"
+        )
+        assert card.state.result == "decline None"
+        assert not any(isinstance(w, FormWidget) for w in rig.window.chat.items())
+        assert [w for w in rig.waiting.events if w[0] == "form"] == []
