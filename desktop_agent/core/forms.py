@@ -1,6 +1,8 @@
-"""FormManager: pending forms of ``ask_user_question``, like approvals but
-carrying answers (contracts §4; the tool skips approval, contracts §2,
-because the form itself is the user's consent).
+"""FormManager: pending forms of ``ask_user_question`` and of MCP servers'
+elicitation requests, like approvals but carrying answers (contracts §4; the
+tool skips approval, contracts §2, because the form itself is the user's
+consent). A form ends answered, cancelled, timed out, or declined (a
+server's form only: the spec tells "no" from "not now").
 
 The tool registers a form synchronously from its ``on_post_executing`` hook,
 so the form exists before the ``form_request`` bus message can reach anyone
