@@ -8,7 +8,9 @@ boolean as ``bool``), so a server gets numbers as numbers.
 
 Each problem is a short phrase without the question ("must be at most
 100"); :class:`desktop_agent.core.forms.FormAnswerError` puts the question's
-text in front of it.
+text in front of it. Each has a key in :data:`PROBLEMS`, so a front end can
+say it in the user's language (the window's ``form_problem_*`` texts; the
+English there is this table's).
 """
 
 from __future__ import annotations
@@ -26,8 +28,36 @@ _TRUE = frozenset({"true", "yes", "y", "1", "on"})
 _FALSE = frozenset({"false", "no", "n", "0", "off"})
 
 
+PROBLEMS: dict[str, str] = {
+    "expects_text": "expects text, got {got}",
+    "not_an_option": "{value} is not one of its options",
+    "expects_options": "expects a list of options",
+    "min_choices": "needs at least {n} choices",
+    "max_choices": "takes at most {n} choices",
+    "expects_number": "expects a number",
+    "expects_whole": "expects a whole number",
+    "not_a_number": "expects a number, not {value}",
+    "not_whole": "expects a whole number, not {value}",
+    "at_least": "must be at least {n}",
+    "at_most": "must be at most {n}",
+    "expects_yes_no": "expects yes or no",
+    "min_chars": "needs at least {n} characters",
+    "max_chars": "takes at most {n} characters",
+    "format_email": "expects an email address (name@example.com)",
+    "format_uri": "expects a web address (https://…)",
+    "format_date": "expects a date (YYYY-MM-DD)",
+    "format_date_time": "expects a date and time (YYYY-MM-DDTHH:MM)",
+}
+"""Every problem's English phrase by key; ``{…}`` are its parameters."""
+
+
 class AnswerProblem(ValueError):
-    """What is wrong with one answer, in a phrase."""
+    """What is wrong with one answer, in a phrase (``key`` into :data:`PROBLEMS`)."""
+
+    def __init__(self, key: str, **params: str) -> None:
+        self.key = key
+        self.params = params
+        super().__init__(PROBLEMS[key].format(**params))
 
 
 def is_empty(value: JSONReadable) -> bool:
@@ -50,53 +80,53 @@ def check_value(q: FormQuestion, value: JSONReadable) -> AnswerValue:
             return _boolean(value)
         case "choice":
             if not isinstance(value, str):
-                raise AnswerProblem(f"expects text, got {type(value).__name__}")
+                raise AnswerProblem("expects_text", got=type(value).__name__)
             if value not in q.options:
-                raise AnswerProblem(f"{value!r} is not one of its options")
+                raise AnswerProblem("not_an_option", value=repr(value))
             return value
         case "text":
             if not isinstance(value, str):
-                raise AnswerProblem(f"expects text, got {type(value).__name__}")
+                raise AnswerProblem("expects_text", got=type(value).__name__)
             return _text(q, value)
 
 
 def _choices(q: FormQuestion, value: JSONReadable) -> list[str]:
     if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
-        raise AnswerProblem("expects a list of options")
+        raise AnswerProblem("expects_options")
     picked = [str(v) for v in value]
     for v in picked:
         if v not in q.options:
-            raise AnswerProblem(f"{v!r} is not one of its options")
+            raise AnswerProblem("not_an_option", value=repr(v))
     if q.minimum is not None and len(picked) < q.minimum:
-        raise AnswerProblem(f"needs at least {q.minimum:g} choices")
+        raise AnswerProblem("min_choices", n=f"{q.minimum:g}")
     if q.maximum is not None and len(picked) > q.maximum:
-        raise AnswerProblem(f"takes at most {q.maximum:g} choices")
+        raise AnswerProblem("max_choices", n=f"{q.maximum:g}")
     return picked
 
 
 def _number(q: FormQuestion, value: JSONReadable) -> int | float:
     whole = q.type == "integer"
-    kind = "a whole number" if whole else "a number"
+    kind, not_kind = ("expects_whole", "not_whole") if whole else ("expects_number", "not_a_number")
     number: int | float
     if isinstance(value, bool) or not isinstance(value, str | int | float):
-        raise AnswerProblem(f"expects {kind}")
+        raise AnswerProblem(kind)
     if isinstance(value, str):
         try:
             number = int(value.strip()) if whole else float(value.strip())
         except ValueError:
-            raise AnswerProblem(f"expects {kind}, not {value.strip()!r}") from None
+            raise AnswerProblem(not_kind, value=repr(value.strip())) from None
     else:
         number = value
     if not math.isfinite(number):
-        raise AnswerProblem(f"expects {kind}")
+        raise AnswerProblem(kind)
     if whole:
         if number != int(number):
-            raise AnswerProblem(f"expects {kind}, not {number:g}")
+            raise AnswerProblem(not_kind, value=f"{number:g}")
         number = int(number)
     if q.minimum is not None and number < q.minimum:
-        raise AnswerProblem(f"must be at least {q.minimum:g}")
+        raise AnswerProblem("at_least", n=f"{q.minimum:g}")
     if q.maximum is not None and number > q.maximum:
-        raise AnswerProblem(f"must be at most {q.maximum:g}")
+        raise AnswerProblem("at_most", n=f"{q.maximum:g}")
     return number
 
 
@@ -105,25 +135,17 @@ def _boolean(value: JSONReadable) -> bool:
         return value
     if isinstance(value, str) and value.strip().lower() in _TRUE | _FALSE:
         return value.strip().lower() in _TRUE
-    raise AnswerProblem("expects yes or no")
+    raise AnswerProblem("expects_yes_no")
 
 
 def _text(q: FormQuestion, value: str) -> str:
     if q.minimum is not None and len(value) < q.minimum:
-        raise AnswerProblem(f"needs at least {q.minimum:g} characters")
+        raise AnswerProblem("min_chars", n=f"{q.minimum:g}")
     if q.maximum is not None and len(value) > q.maximum:
-        raise AnswerProblem(f"takes at most {q.maximum:g} characters")
+        raise AnswerProblem("max_chars", n=f"{q.maximum:g}")
     if q.format is not None and not _fits(q.format, value.strip()):
-        raise AnswerProblem(f"expects {_FORMAT_WORDS[q.format]}")
+        raise AnswerProblem("format_" + q.format.replace("-", "_"))
     return value
-
-
-_FORMAT_WORDS = {
-    "email": "an email address (name@example.com)",
-    "uri": "a web address (https://…)",
-    "date": "a date (YYYY-MM-DD)",
-    "date-time": "a date and time (YYYY-MM-DDTHH:MM)",
-}
 
 
 def _fits(fmt: str, value: str) -> bool:

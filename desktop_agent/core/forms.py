@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from desktop_agent.core.form_question import QUESTION_TYPES, AnswerValue, FormQuestion, QuestionType
@@ -33,10 +33,16 @@ class FormAnswerError(ValueError):
     """The answers do not fit the form. The message names the question by
     its text (what the user saw), never only by its internal id."""
 
-    def __init__(self, problem: str, question: FormQuestion | None = None) -> None:
+    def __init__(
+        self, problem: str, question: FormQuestion | None = None, *, key: str | None = None,
+        params: Mapping[str, str] | None = None,
+    ) -> None:
         self.question = question
         self.problem = problem
         """What is wrong, without the question ("needs an answer")."""
+        self.key = key
+        """The problem's key in ``form_values.PROBLEMS`` (None: no translation; ``missing``)."""
+        self.params: Mapping[str, str] = params or {}
         super().__init__(f"“{question.question}” {problem}" if question is not None else problem)
 
     @property
@@ -191,7 +197,7 @@ def validate_answers(questions: Sequence[FormQuestion], answers: JSONMapping) ->
         try:
             result[q.id] = check_value(q, value)
         except AnswerProblem as exc:
-            raise FormAnswerError(str(exc), q) from None
+            raise FormAnswerError(str(exc), q, key=exc.key, params=exc.params) from None
     return result
 
 

@@ -33,7 +33,8 @@ def form_error_text(texts: Texts, error: FormAnswerError) -> str:
         return str(error)
     if error.missing:
         return texts.tr("form_required", question=error.question.question)
-    return texts.tr("form_invalid", question=error.question.question, problem=error.problem)
+    problem = texts.tr(f"form_problem_{error.key}", **error.params) if error.key is not None else error.problem
+    return texts.tr("form_invalid", question=error.question.question, problem=problem)
 
 
 @dataclass(frozen=True, slots=True)
