@@ -225,3 +225,10 @@ def test_an_openai_history_becomes_finished_cards_and_bubbles() -> None:
     ]
     executing = events[4]
     assert executing["arguments"] == {"command": "date"} and events[5]["result"] == "Mon"
+
+
+def test_a_declined_form_reads_back_declined_and_an_older_answer_without_the_flag_as_not() -> None:
+    declined = FormAnswered("f3", None, declined=True)
+    assert event_json(declined) == {"type": "form_answer", "form_id": "f3", "answers": None, "declined": True}
+    assert read_item(event_json(declined)) == declined
+    assert "declined" not in event_json(FormAnswered("f2", None))

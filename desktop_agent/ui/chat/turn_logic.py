@@ -317,7 +317,7 @@ class TurnLogic(TurnSettings, Generic[V]):
         """A server's form's Decline: the server hears ``decline``, not ``cancel``."""
         if not self._deps.forms.decline(form_id):
             return FormReply("closed")
-        self._conversation.record(FormAnswered(form_id, None))
+        self._conversation.record(FormAnswered(form_id, None, declined=True))
         return FormReply("declined")
 
     # ----------------------------------------------------------- audio

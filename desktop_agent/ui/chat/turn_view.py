@@ -172,13 +172,15 @@ class TurnView:
         if card is not None and card.state.phase == CardPhase.APPROVAL:
             self._render(card, replace(card.state, by_voice=True))
 
-    def form_answered(self, form_id: str, answers: dict[str, Any] | None) -> None:
-        """A restored form: the answers the user gave (None: cancelled),
-        shown as the live form showed them once sent."""
+    def form_answered(self, form_id: str, answers: dict[str, Any] | None, *, declined: bool = False) -> None:
+        """A restored form: the answers the user gave (None: cancelled, or
+        ``declined``), shown as the live form showed them once sent."""
         form = self.forms.get(form_id)
         if form is None:
             return
-        if answers is None:
+        if declined:
+            form.finish("declined")
+        elif answers is None:
             self._form_cancelled(form_id)
             form.finish("cancelled")
         else:
