@@ -67,6 +67,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="how an MCP server's form (elicitation) is answered: decline it (default) or accept "
                              "the schema's defaults (declined when a required field has none; a web address to "
                              "open is always declined)")
+    parser.add_argument("--sign-in", metavar="SERVER",
+                        help="sign in to a remote MCP server first: the address to open in a browser is printed "
+                             "on stderr and the answer awaited (at most 300 s); then the run goes on")
     parser.add_argument("--list-tools", action="store_true",
                         help="print every tool with its server and whether it needs approval, then exit")
     parser.add_argument("--self-test", action="store_true",
