@@ -198,12 +198,17 @@ async def test_screenshots_of_the_form_and_the_url_consent(texts: Texts, http_ur
         radios = [r.text() for r in form.findChildren(QRadioButton)]
         assert "Wonder Woman" in radios and "hero-3" not in radios  # titles shown, values sent
         assert [c.text() for c in form.findChildren(QCheckBox)][:1] == [texts.tr("form_yes")]
+        _line(form, "name").setText("Ann Lee")
+        _line(form, "integer").setText("seven")
+        form.submit_button.click()  # a wrong answer: said in the window's language, the form stays
+        problem = texts.tr("form_problem_not_whole", value="'seven'")
+        assert form.error.text() == texts.tr("form_invalid", question="Integer", problem=problem)
         _shoot(form, rig, tmp_path, f"elicitation_form_{language}")
         form.cancel_button.click()
         assert await rig.turns.wait_for(timeout=20) == ("completed",)
     script = _script("trigger-url-elicitation", {"url": "https://example.com/sign-in", "message": "Sign in to continue"})
     async with _window(script, _config("stdio", http_url), texts) as rig:
-        form = await _approve_then_form(rig)
+        form = await _approve_then_form(rig, "问我" if language == "zh" else "ask me")
         assert form.host is not None and form.host.text() == texts.tr("form_url_host", host="example.com")
         assert form.submit_button.text() == texts.tr("form_url_open")
         _shoot(form, rig, tmp_path, f"elicitation_url_{language}")
