@@ -186,14 +186,34 @@ class ToolOutputMessage:
 
 
 @dataclass(frozen=True, slots=True)
+class FormSource:
+    """Who asks a form that is not the model's: an MCP server's elicitation
+    request (contracts §10). ``url``: a server asking the user to open a web
+    address (URL elicitation) instead of answering questions."""
+
+    server: str
+    url: str | None = None
+
+    def to_json(self) -> JSONObject:
+        out: JSONObject = {"server": self.server}
+        if self.url is not None:
+            out["url"] = self.url
+        return out
+
+
+@dataclass(frozen=True, slots=True)
 class FormRequestMessage:
-    """``ask_user_question``'s form, pushed right after its ``executing``."""
+    """A form for the user: ``ask_user_question``'s, pushed right after its
+    ``executing``, or an MCP server's (``source``) while its call runs."""
 
     tool_call_id: str
     form_id: str
     questions: tuple[FormQuestion, ...]
     title: str | None = None
+    source: FormSource | None = None
+    """The server asking (None: the model, through ``ask_user_question``)."""
     type: Literal["form_request"] = "form_request"
+    _OMIT_NONE: ClassVar[frozenset[str]] = frozenset({"source"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -351,7 +371,7 @@ class BusItem:
 
 
 def _value(value: object) -> JSONValue:
-    if isinstance(value, Card | FormQuestion):
+    if isinstance(value, Card | FormQuestion | FormSource):
         return value.to_json()
     if isinstance(value, tuple):
         return [_value(v) for v in value]

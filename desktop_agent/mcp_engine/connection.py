@@ -47,7 +47,7 @@ from desktop_agent.mcp_engine.catalog import EMPTY, ServerCatalog, read_catalog
 from desktop_agent.mcp_engine.client_hooks import CallOrigin, ClientHooks, ListKind
 from desktop_agent.mcp_engine.config import ServerConfig
 from desktop_agent.mcp_engine.errors import CallTimedOut, ServerDied, ServerStartError, describe
-from desktop_agent.mcp_engine.idle import IdleWatchdog
+from desktop_agent.mcp_engine.idle import IdleWatchdog, Watch
 from desktop_agent.mcp_engine.noise import StdoutNoise, quiet_sdk_parse_errors
 from desktop_agent.mcp_engine.oauth import sign_in_needed
 from desktop_agent.mcp_engine.server_log import CLIENT_LEVEL
@@ -113,6 +113,8 @@ class ServerConnection:
         self._noise = noise or StdoutNoise(config.name, _log_notice)
         self.hooks = hooks or ClientHooks()
         self._running: list[CallOrigin] = []
+        self._watch_of: dict[CallOrigin, Watch] = {}
+        """Each running call's idle watch, held while its server's form waits for the user."""
         """Tool calls in flight on this connection, oldest first."""
         quiet_sdk_parse_errors()  # the noise is said here, once, not by the SDK per line
 
@@ -328,7 +330,15 @@ class ServerConnection:
         hook = self.hooks.elicit
         if hook is None:
             return types.ErrorData(code=types.INVALID_REQUEST, message="Elicitation not supported")
-        return await hook(self.config.name, params, self.origin)
+        origin = self.origin
+        watch = self._watch_of.get(origin) if origin is not None else None
+        if watch is not None:
+            self._idle.hold(watch)  # the user may take longer than the server's idle timeout
+        try:
+            return await hook(self.config.name, params, origin)
+        finally:
+            if watch is not None:
+                self._idle.release(watch)
 
     async def _on_sample(
         self, context: ClientRequestContext, params: types.CreateMessageRequestParams
@@ -416,6 +426,7 @@ class ServerConnection:
         origin = CallOrigin(self.config.name, name, ctx) if ctx is not None else None
         if origin is not None:
             self._running.append(origin)
+            self._watch_of[origin] = watch
         try:
             result: types.CallToolResult = await session.call_tool(
                 name, dict(arguments), progress_callback=report
@@ -445,6 +456,7 @@ class ServerConnection:
             self._idle.stop(watch)
             if origin is not None:
                 self._running.remove(origin)
+                del self._watch_of[origin]
         return result
 
     @property
