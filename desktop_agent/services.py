@@ -10,7 +10,7 @@ import logging
 import os
 import sqlite3
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import astuple, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -34,6 +34,7 @@ from desktop_agent.core.wire import WireProfile, profile_named
 from desktop_agent.hooks_engine import HookCatalog, HookInfo, load_hooks
 from desktop_agent.llm.demo import CONNECT_HINT, DemoModel
 from desktop_agent.llm.endpoint import display_url, resolve_endpoint
+from desktop_agent.llm.one_shot import complete
 from desktop_agent.mcp_engine import (
     McpEngine,
     Readiness,
@@ -42,6 +43,8 @@ from desktop_agent.mcp_engine import (
     load_mcp_config_or_set_aside,
 )
 from desktop_agent.mcp_engine.current import CurrentSource, current_isolated
+from desktop_agent.mcp_engine.roots import roots_of
+from desktop_agent.mcp_engine.sampling import SampledAnswer, SamplingRequest, sampling_hook
 from desktop_agent.skills_engine import SkillLibrary, parse_skills_flag
 from desktop_agent.storage import secrets
 from desktop_agent.storage.audit_log import JsonlAuditLog, audit_log_path
@@ -54,6 +57,8 @@ from desktop_agent.voice import SpeechCache, SpeechNotice, SpeechPipeline, make_
 from desktop_agent.voice.piper_settings import piper_options, piper_voice_setting
 
 if TYPE_CHECKING:
+    from mcp_types import ListRootsResult
+
     from desktop_agent.llm.openai_provider import WireProfileListener
 
 log = logging.getLogger(__name__)
@@ -199,7 +204,10 @@ class Services:
         if self.skills is not None and settings.enabled_skills != self.settings.enabled_skills:
             # A --skills override holds until the user edits the skills.
             self.skills.set_enabled(settings.enabled_skills)
+        folders_changed = settings.shared_folders != self.settings.shared_folders
         self.settings = settings
+        if folders_changed and self.mcp is not None:
+            self._background(self.mcp.roots_changed())
         hooks = self.hooks.enabled(settings.hooks_enabled)
         for conversation in self._conversations:
             conversation.agent.hooks = hooks  # from the next checkpoint on
@@ -224,10 +232,31 @@ class Services:
         if any(conversation.busy for conversation in self._conversations):
             return
         for old in self._replaced:
-            task = asyncio.ensure_future(_close_llm(old))
-            self._closing.add(task)
-            task.add_done_callback(self._closing.discard)
+            self._background(_close_llm(old))
         self._replaced.clear()
+
+    def _background(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.ensure_future(work)
+        self._closing.add(task)
+        task.add_done_callback(self._closing.discard)
+
+    def answer_servers(self, engine: McpEngine) -> McpEngine:
+        """Who answers ``engine``'s servers when they ask: sampling (approved
+        like a tool, answered by the app's model) and the shared folders."""
+        engine.hooks.sample = sampling_hook(self.answer_sampling)
+        engine.hooks.roots = self.shared_roots
+        return engine
+
+    async def answer_sampling(self, request: SamplingRequest) -> SampledAnswer:
+        """An approved sampling request: the app's model answers, without tools."""
+        done = await complete(
+            self.llm, request.llm_messages(), max_tokens=request.max_tokens, temperature=request.temperature
+        )
+        return SampledAnswer(done.text, done.model, done.stop_reason)
+
+    async def shared_roots(self, server: str) -> ListRootsResult:
+        """The folders shared with ``server`` (Settings → Tools)."""
+        return roots_of(self.settings.folders_for(server))
 
     def _make_tts(self, settings: Settings) -> None:
         self.tts = make_engine(
@@ -341,7 +370,9 @@ class Services:
         when the file is wrong."""
         setting = Path(self.settings.mcp_config_path) if self.settings.mcp_config_path else None
         config = await asyncio.to_thread(load_mcp_config, self.mcp_config_override or setting)
-        old, self.mcp = self.mcp, McpEngine(config, on_status=self._on_mcp_status, on_warning=self._notice)
+        old, self.mcp = self.mcp, self.answer_servers(
+            McpEngine(config, on_status=self._on_mcp_status, on_warning=self._notice)
+        )
         self.mcp.start_background()
         if old is not None:
             old.on_status = old.on_warning = None  # its last "stopped" is not news
@@ -538,6 +569,7 @@ async def build_services(
         mcp_config_override=mcp_config,
     )
     services._make_tts(settings)
+    services.answer_servers(mcp)
     if keep_conversations:
         # The app's secrets never reach the file: a key the model wrote into
         # a tool's arguments is stored as [redacted], as in the events file.

@@ -34,18 +34,35 @@ import itertools
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
+from desktop_agent.core.approval import ApprovalManager
 from desktop_agent.core.audit import ApprovalRequest, Decision
+from desktop_agent.core.bus import SessionMessageBus
 from desktop_agent.core.json_types import JSONObject
 from desktop_agent.core.messages import InterruptReason, ToolCallMessage, ToolRejectedMessage
 from desktop_agent.core.ports import ToolResult
 from desktop_agent.core.rejection import rejection_text
-
-if TYPE_CHECKING:
-    from desktop_agent.core.tool_driver import TurnScope
+from desktop_agent.core.session import SessionManager
 
 log = logging.getLogger(__name__)
+
+
+class TurnScope(Protocol):
+    """What of the turn a nested call uses (``core.tool_driver.TurnScope``)."""
+
+    @property
+    def bus(self) -> SessionMessageBus: ...
+    @property
+    def session_id(self) -> str: ...
+    @property
+    def approvals(self) -> ApprovalManager: ...
+    @property
+    def sessions(self) -> SessionManager: ...
+    @property
+    def approval_timeout_s(self) -> float: ...
+    @property
+    def timer_from_shown(self) -> bool: ...
 
 
 @runtime_checkable

@@ -43,7 +43,7 @@ from desktop_agent.core.ports import ToolContext
 from desktop_agent.mcp_engine.client_hooks import CallOrigin, ClientHooks, ListKind
 from desktop_agent.mcp_engine.config import ServerConfig
 from desktop_agent.mcp_engine.errors import CallTimedOut, ServerDied, ServerStartError, describe
-from desktop_agent.mcp_engine.idle import IdleWatchdog
+from desktop_agent.mcp_engine.idle import IdleWatchdog, Watch
 from desktop_agent.mcp_engine.noise import StdoutNoise, quiet_sdk_parse_errors
 from desktop_agent.mcp_engine.stderr import StderrTail
 from desktop_agent.mcp_engine.transports import open_transport
@@ -104,6 +104,8 @@ class ServerConnection:
         self.hooks = hooks or ClientHooks()
         self._running: list[CallOrigin] = []
         """Tool calls in flight on this connection, oldest first."""
+        self._watch_of: dict[CallOrigin, Watch] = {}
+        """Each running call's idle deadline (held while a request of its server waits)."""
         quiet_sdk_parse_errors()  # the noise is said here, once, not by the SDK per line
 
     # ------------------------------------------------------------------ life
@@ -309,13 +311,32 @@ class ServerConnection:
         hook = self.hooks.sample
         if hook is None:
             return types.ErrorData(code=types.INVALID_REQUEST, message="Sampling not supported")
-        return await hook(self.config.name, params, self.origin)
+        origin = self.origin
+        watch = self._watch_of.get(origin) if origin is not None else None
+        if watch is not None:
+            self._idle.hold(watch)  # the user decides; the call is not idle meanwhile
+        try:
+            return await hook(self.config.name, params, origin)
+        finally:
+            if watch is not None:
+                self._idle.release(watch)
 
     async def _on_list_roots(self, context: ClientRequestContext) -> types.ListRootsResult | types.ErrorData:
         hook = self.hooks.roots
         if hook is None:
             return types.ListRootsResult(roots=[])
         return await hook(self.config.name)
+
+    async def roots_changed(self) -> None:
+        """Tell a live server that the shared folders changed
+        (``notifications/roots/list_changed``; it asks for them again)."""
+        session = self._session
+        if session is None or self._ended:
+            return
+        try:
+            await session.send_roots_list_changed()
+        except Exception as exc:  # a server that went away hears it at its next start
+            log.info('mcp server "%s": could not say the roots changed: %s', self.config.name, describe(exc))
 
     async def _on_log(self, params: types.LoggingMessageNotificationParams) -> None:
         hook = self.hooks.on_log
@@ -366,6 +387,7 @@ class ServerConnection:
         origin = CallOrigin(self.config.name, name, ctx) if ctx is not None else None
         if origin is not None:
             self._running.append(origin)
+            self._watch_of[origin] = watch
         try:
             result: types.CallToolResult = await session.call_tool(
                 name, dict(arguments), progress_callback=report
@@ -390,6 +412,7 @@ class ServerConnection:
             self._idle.stop(watch)
             if origin is not None:
                 self._running.remove(origin)
+                del self._watch_of[origin]
         return result
 
     @property

@@ -38,7 +38,7 @@ class Clock(Protocol):
 class Watch:
     """One call's idle deadline."""
 
-    __slots__ = ("_clock", "deadline", "fired", "idle", "task")
+    __slots__ = ("_clock", "deadline", "fired", "held", "idle", "task")
 
     def __init__(self, clock: Clock, task: asyncio.Task[object], idle: float) -> None:
         self._clock = clock
@@ -46,10 +46,13 @@ class Watch:
         self.idle = idle
         self.deadline = clock.time() + idle
         self.fired = False
+        self.held = 0
+        """Requests of the server's own that wait for the user (the call cannot be idle meanwhile)."""
 
     def touch(self) -> None:
         """Activity (a progress report): the call has ``idle`` seconds again."""
-        self.deadline = self._clock.time() + self.idle
+        if not self.held:
+            self.deadline = self._clock.time() + self.idle
 
 
 class IdleWatchdog:
@@ -80,6 +83,22 @@ class IdleWatchdog:
     def stop(self, watch: Watch) -> None:
         self._watches.discard(watch)
 
+    def hold(self, watch: Watch) -> None:
+        """The server asked the app something (the user decides, for minutes
+        perhaps): the call is not idle until :meth:`release`."""
+        watch.held += 1
+        watch.deadline = math.inf
+
+    def release(self, watch: Watch) -> None:
+        """The server's request was answered: ``idle`` seconds from now."""
+        watch.held = max(0, watch.held - 1)
+        if watch.held or watch not in self._watches:
+            return
+        watch.touch()
+        clock: Clock = self._clock or asyncio.get_running_loop()
+        if watch.deadline < self._armed_for:
+            self._arm(clock, watch.deadline)
+
     def _arm(self, clock: Clock, when: float) -> None:
         if self._handle is not None:
             self._handle.cancel()
@@ -93,7 +112,7 @@ class IdleWatchdog:
             if not watch.fired and watch.deadline <= now:
                 watch.fired = True
                 watch.task.cancel()
-        pending = [w.deadline for w in self._watches if not w.fired]
+        pending = [w.deadline for w in self._watches if not w.fired and not w.held]
         if pending:
             self._arm(clock, min(pending))
 

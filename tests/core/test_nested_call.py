@@ -13,6 +13,7 @@ from desktop_agent.core.approval import ApprovalManager, approval_key
 from desktop_agent.core.audit import ApprovalRecord
 from desktop_agent.core.bus import SessionMessageBus
 from desktop_agent.core.chat_handler import ChatHandler
+from desktop_agent.core.json_types import JSONObject
 from desktop_agent.core.nested_call import NestedCallHost
 from desktop_agent.core.ports import ToolContext, ToolResult, ToolSpec
 from desktop_agent.core.session import SessionManager
@@ -23,7 +24,7 @@ from desktop_agent.testing.scripted_llm import ScriptedLLM
 from desktop_agent.testing.scripted_replies import text_reply, tool_reply
 
 SID = "s1"
-ASK = {"server": "everything", "messages": [{"role": "user", "text": "hi"}], "max_tokens": 10}
+ASK: JSONObject = {"server": "everything", "messages": [{"role": "user", "text": "hi"}], "max_tokens": 10}
 
 
 class Asking:
@@ -92,7 +93,10 @@ def nested(messages: list[JSONDict]) -> list[JSONDict]:
 async def test_an_approved_request_is_a_nested_tool_call_from_start_to_result() -> None:
     tool = Asking()
 
-    messages, records = await run_turn(tool, lambda approvals, _s, key: approvals.respond(key, True) and None)
+    def approve(approvals: ApprovalManager, _sessions: SessionManager, key: str) -> None:
+        approvals.respond(key, True)
+
+    messages, records = await run_turn(tool, approve)
 
     sid = "call_1-sampling-1"
     assert nested(messages) == [
