@@ -108,7 +108,7 @@ class NestedCalls:
     ) -> ToolResult | None:
         scope = self._scope
         n = next(self._count)
-        call_id = f"{self._parent_id}-{name}-{n}"
+        call_id = request_call_id(self._parent_id, name, n)
         task_id = f"{self._parent_id}.{name}{n}"
         self._push(ToolCallMessage("start", call_id, name, arguments, parent_tool_call_id=self._parent_id))
         request = ApprovalRequest(
@@ -170,6 +170,38 @@ class NestedCalls:
 
     def _push(self, message: ToolCallMessage | ToolRejectedMessage) -> None:
         self._scope.bus.push(message)
+
+
+def request_call_id(parent_id: str, name: str, n: int) -> str:
+    """The ``tool_call_id`` of the ``n``-th request ``name`` made on behalf of ``parent_id``."""
+    return f"{parent_id}-{name}-{n}"
+
+
+def request_allow_key(name: str, server: str) -> str:
+    """The always-allow entry for ``server``'s requests of kind ``name``
+    (``sampling:everything``). Never a tool's entry: those hold a ``/``, and
+    a tool name cannot hold a ``:``."""
+    return f"{name}:{server}"
+
+
+def is_request_allow_key(key: str) -> bool:
+    return "/" not in key and ":" in key
+
+
+def approval_subject(message: ToolCallMessage) -> str:
+    """What the always-allow list is asked about for an ``approval_required``:
+    the tool's name, or for a request made on behalf of a running call its
+    entry (:func:`request_allow_key`, the server from its ``arguments``).
+    A request is known by its id (:func:`request_call_id`): a sub-agent's
+    nested calls have the model's ids."""
+    parent = message.parent_tool_call_id
+    arguments = message.arguments or {}
+    server = arguments.get("server")
+    if parent is None or not isinstance(server, str):
+        return message.tool_name
+    if not message.tool_call_id.startswith(f"{parent}-{message.tool_name}-"):
+        return message.tool_name
+    return request_allow_key(message.tool_name, server)
 
 
 _REASONS: dict[Decision, InterruptReason] = {

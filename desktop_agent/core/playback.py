@@ -53,6 +53,7 @@ from desktop_agent.core.messages import (
     TurnEndMessage,
     WarningMessage,
 )
+from desktop_agent.core.nested_call import approval_subject
 from desktop_agent.core.ports import AudioSink
 from desktop_agent.core.risk import AutoDecider
 
@@ -106,8 +107,9 @@ Approver = Callable[[str, bool, Decider], bool]
 """Answers an approval by ``task_id`` (who answered: the audit); False when
 it was no longer pending."""
 AutoApprove = Callable[[str], "AutoDecider | bool | None"]
-"""Who approves a tool (by name) without asking, if anyone: True stands for
-the always-allow list; False or None: ask."""
+"""Who approves a tool (by name; a server's request by its entry,
+``core.nested_call.approval_subject``) without asking, if anyone: True
+stands for the always-allow list; False or None: ask."""
 
 
 class PlaybackQueue:
@@ -325,7 +327,7 @@ class PlaybackQueue:
         assert task_id is not None, "approval_required always carries a task_id"
         if self._interrupt.is_set():
             return
-        auto = self._auto_approve(message.tool_name)
+        auto = self._auto_approve(approval_subject(message))  # a server's request: its own entry
         if auto:
             by: AutoDecider = "always_allow" if auto is True else auto
             self._view.auto_approved(message, by)

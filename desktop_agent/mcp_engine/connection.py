@@ -29,6 +29,7 @@ import asyncio
 import logging
 import shutil
 import tempfile
+import warnings
 from collections.abc import Callable, Coroutine, Mapping
 from contextlib import AsyncExitStack
 from pathlib import Path
@@ -37,7 +38,7 @@ from typing import Any, Literal
 import mcp_types as types
 from mcp import ClientSession
 from mcp.client.session import ClientRequestContext
-from mcp.shared.exceptions import MCPError
+from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 
 from desktop_agent.core.ports import ToolContext
 from desktop_agent.mcp_engine.client_hooks import CallOrigin, ClientHooks, ListKind
@@ -334,7 +335,11 @@ class ServerConnection:
         if session is None or self._ended:
             return
         try:
-            await session.send_roots_list_changed()
+            with warnings.catch_warnings():
+                # The SDK marks roots deprecated by a later protocol revision
+                # (SEP-2577); servers of the revisions it speaks still use them.
+                warnings.simplefilter("ignore", MCPDeprecationWarning)
+                await session.send_roots_list_changed()
         except Exception as exc:  # a server that went away hears it at its next start
             log.info('mcp server "%s": could not say the roots changed: %s', self.config.name, describe(exc))
 

@@ -80,6 +80,31 @@ SamplingAnswerer = Callable[[SamplingRequest], Awaitable[SampledAnswer]]
 """Writes the model's reply; raises :class:`LLMError` when the model fails."""
 
 
+@dataclass(frozen=True, slots=True)
+class SamplingView:
+    """A ``sampling`` call's arguments as the card and the terminal show them."""
+
+    server: str
+    messages: tuple[SampledMessage, ...]
+    max_tokens: int | None
+
+
+def sampling_view(tool_name: str, parent_tool_call_id: str | None, arguments: object) -> SamplingView | None:
+    """What a nested ``sampling`` call asks; None for any other call (a
+    tool of that name called by the model has no parent)."""
+    if tool_name != SAMPLING or parent_tool_call_id is None or not isinstance(arguments, dict):
+        return None
+    messages = arguments.get("messages")
+    shown = tuple(
+        SampledMessage(str(m.get("role", "")), str(m.get("text", "")))
+        for m in (messages if isinstance(messages, list) else []) if isinstance(m, dict)
+    )
+    limit = arguments.get("max_tokens")
+    return SamplingView(
+        str(arguments.get("server", "?")), shown, limit if isinstance(limit, int) and not isinstance(limit, bool) else None
+    )
+
+
 def request_from(server: str, params: types.CreateMessageRequestParams) -> SamplingRequest:
     return SamplingRequest(
         server=server,

@@ -25,6 +25,7 @@ TEXTS: dict[str, tuple[str, str]] = {
     "settings_revoke": ("Revoke", "撤销"),
     "settings_none_allowed": ("(none)", "（无）"),
     "allow_builtin": ("{tool} (built-in)", "{tool}（内置）"),
+    "allow_sampling": ("Model answers (sampling) — for {server}", "模型回答（采样）—— 供 {server} 使用"),
     "allow_server": ("{tool} — from {server}", "{tool} —— 来自 {server}"),
     "allow_unknown": (
         "{tool} (server not known yet: not approved automatically)",
