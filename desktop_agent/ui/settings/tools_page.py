@@ -51,6 +51,7 @@ from desktop_agent.ui.settings.mcp_wording import (
     server_tooltip,
 )
 from desktop_agent.ui.settings.read_only_trust import ReadOnlyTrustBox
+from desktop_agent.ui.settings.shared_folders import SharedFoldersBox
 
 if TYPE_CHECKING:
     from desktop_agent.mcp_engine import ServerStatus
@@ -138,6 +139,7 @@ class ToolsPage(QWidget):
         self.trust = ReadOnlyTrustBox(texts, (), settings.trusted_read_only_servers, self)
         self._trusted = list(settings.trusted_read_only_servers)
         self.trust.changed.connect(lambda names: setattr(self, "_trusted", list(names)))
+        self.shared_folders = SharedFoldersBox(texts, settings.shared_folders, parent=self)
 
         self.max_steps = QSpinBox(self)
         self.max_steps.setRange(1, 100)
@@ -153,6 +155,7 @@ class ToolsPage(QWidget):
         form.addRow("", self.mcp_note)
         form.addRow(self.texts.label("settings_always_allow", self), allowed_row)
         form.addRow("", self.trust)
+        form.addRow("", self.shared_folders)
         form.addRow(self.texts.label("settings_max_steps", self), self.max_steps)
         form.addRow(self.texts.label("settings_approval_timeout", self), self.approval_timeout)
         layout = QVBoxLayout(self)
@@ -173,6 +176,7 @@ class ToolsPage(QWidget):
         if self._note is not None:
             self.mcp_note.setText(self._note(texts))
         self._fill_allowed(tuple(self._allowed_names))
+        self.shared_folders.retranslate(texts)
         self.refresh()
 
     # -------------------------------------------------------------- servers
@@ -191,6 +195,7 @@ class ToolsPage(QWidget):
         names = list(self._entries)
         if list(self.trust.boxes) != names:
             self.trust.set_servers(names, self._trusted)
+        self.shared_folders.set_servers(names)
         self.servers.blockSignals(True)  # what is set here is no user's toggle
         if [self.servers.item(i).data(Qt.ItemDataRole.UserRole) for i in range(self.servers.count())] != names:
             selected = self.selected_name()
@@ -406,6 +411,7 @@ class ToolsPage(QWidget):
             max_steps=self.max_steps.value(),
             approval_timeout_s=float(self.approval_timeout.value()),
             trusted_read_only_servers=tuple(self._trusted),
+            shared_folders=self.shared_folders.folders(),
         )
 
 
