@@ -124,7 +124,7 @@ class ToolCallMessage:
     is_error: bool | None = None
     """With ``result``."""
     parent_tool_call_id: str | None = None
-    """Only for a sub-agent's calls."""
+    """Only for a sub-agent's calls and a server's request during a call (``core/nested_call.py``)."""
     images: tuple[ImageContent, ...] = ()
     """Images a tool returned, for the card; in-process only."""
     type: Literal["tool_call"] = "tool_call"
