@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from desktop_agent.core.json_types import JSONMapping
 from desktop_agent.core.ports import LLMProvider, TextDelta
+from desktop_agent.core.stream_parser import strip_tags
 from desktop_agent.llm.openai_provider import OpenAIProvider
 
 CHARS_PER_TOKEN = 4
@@ -48,6 +49,8 @@ async def complete(
         if isinstance(delta, TextDelta):
             parts.append(delta.text)
     text = "".join(parts)
+    if provider.is_demo:
+        text = strip_tags(text)  # the offline demo speaks the app's control tags whatever it is asked
     reason = STOP_REASONS.get(finish[-1], finish[-1]) if finish else "endTurn"
     if max_tokens is not None and not isinstance(provider, OpenAIProvider) and len(text) > max_tokens * CHARS_PER_TOKEN:
         text, reason = text[: max_tokens * CHARS_PER_TOKEN], "maxTokens"

@@ -48,3 +48,11 @@ async def test_a_provider_that_cannot_be_told_the_limit_is_cut_to_it() -> None:
 
     assert len(done.text) <= 5 * CHARS_PER_TOKEN
     assert (done.model, done.stop_reason) == ("chatty", "maxTokens")
+
+
+async def test_the_offline_demo_answers_without_its_control_tags() -> None:
+    from desktop_agent.llm.demo import DemoModel
+
+    done = await complete(DemoModel(), MESSAGES, max_tokens=30)
+
+    assert done.text and "<" not in done.text
