@@ -133,13 +133,7 @@ class NestedCalls:
             active.executing = True
             self._push(ToolCallMessage("executing", call_id, name, arguments, parent_tool_call_id=self._parent_id))
             active.work = asyncio.ensure_future(work())
-            try:
-                result = await asyncio.shield(active.work)
-            except asyncio.CancelledError:
-                if not active.ended:
-                    active.work.cancel()
-                    self._end(active, scope.sessions.cancel_reason(scope.session_id) or "user")
-                raise
+            result = await asyncio.shield(active.work)
             if active.ended:
                 return None
             active.ended = True
@@ -148,6 +142,14 @@ class NestedCalls:
                 parent_tool_call_id=self._parent_id, images=result.images,
             ))
             return result
+        except asyncio.CancelledError:
+            # The task asking was cancelled (the running call stopped): the
+            # request ends here, before its call does.
+            if not active.ended:
+                if active.work is not None:
+                    active.work.cancel()
+                self._end(active, scope.sessions.cancel_reason(scope.session_id) or "user")
+            raise
         finally:
             scope.approvals.respond(key, False, by="interrupt")  # nothing if it was decided
             self._active.remove(active)

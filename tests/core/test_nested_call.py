@@ -159,3 +159,21 @@ async def test_an_interrupt_while_the_request_is_answered_ends_it_before_its_cal
     ]
     assert [m["type"] for m in messages][-2:] == ["interrupted", "turn_end"]
     assert not [m for m in nested(messages) if m.get("state") == "result"]
+
+
+async def test_an_interrupt_while_the_request_waits_for_approval_ends_it_then_its_call() -> None:
+    tool = Asking()
+
+    def interrupt(approvals: ApprovalManager, sessions: SessionManager, key: str) -> None:
+        sessions.cancel(SID, "user")
+
+    messages, records = await run_turn(tool, interrupt)
+
+    rejected = [(m["tool_call_id"], m["reason"]) for m in messages if m["type"] == "tool_rejected"]
+    assert rejected == [
+        ("call_1-sampling-1", "The turn was interrupted before this tool call ran."),
+        ("call_1", "The tool call was interrupted by the user."),
+    ]
+    assert [m["type"] for m in messages][-2:] == ["interrupted", "turn_end"]
+    assert [r.decision for r in records] == ["interrupted"]
+    assert not tool.started.is_set()

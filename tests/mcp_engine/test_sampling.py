@@ -49,6 +49,8 @@ class Model:
 
 
 Answer = Callable[[ApprovalManager, str], None]
+SESSIONS: list[SessionManager] = []
+"""The running turn's session manager (an answer that interrupts uses it)."""
 
 
 def approve(approvals: ApprovalManager, key: str) -> None:
@@ -64,6 +66,7 @@ async def run_turn(server: ServerConfig, answer: Answer, model: Model) -> list[J
     try:
         assert await engine.start() == []
         approvals, sessions = ApprovalManager(), SessionManager()
+        SESSIONS[:] = [sessions]
         llm = ScriptedLLM([
             text_reply("Ok.<need_tool>"), tool_reply(TOOL, {"prompt": "say hi", "maxTokens": 42}), text_reply("Done."),
         ])
@@ -83,9 +86,11 @@ async def run_turn(server: ServerConfig, answer: Answer, model: Model) -> list[J
                 if message.type == "turn_end":
                     break
             await turn
-        return [unstamped(item) for item in reader.items]
     finally:
         await engine.aclose()
+    messages = [unstamped(item) for item in reader.items]  # read after the servers stopped: nothing came late
+    assert [m["type"] for m in messages][-1] == "turn_end"  # nothing after it, whatever happened
+    return messages
 
 
 def the_tools_result(messages: list[JSONDict]) -> str:
@@ -156,3 +161,20 @@ async def test_the_call_is_not_idle_while_the_user_decides(idle_clock: IdleClock
     server = everything.everything_stdio("everything", timeout_s=60.0)
     messages = await run_turn(server, approve_after_the_idle_timeout, model)
     assert "Hi from the model." in the_tools_result(messages)
+
+
+async def test_an_interrupt_while_the_card_waits_ends_the_request_then_the_call() -> None:
+    model = Model()
+
+    def interrupt(_approvals: ApprovalManager, _key: str) -> None:
+        SESSIONS[0].cancel(SID, "user")
+
+    messages = await run_turn(everything.everything_stdio("everything"), interrupt, model)
+
+    assert model.asked == []
+    rejected = [(m["tool_name"], m["reason"]) for m in messages if m["type"] == "tool_rejected"]
+    assert rejected == [
+        ("sampling", "The turn was interrupted before this tool call ran."),
+        (TOOL, "The tool call was interrupted by the user."),
+    ]
+    assert [m["type"] for m in messages][-2:] == ["interrupted", "turn_end"]
