@@ -138,7 +138,7 @@ async def test_a_rejected_request_tells_the_server_the_user_declined_and_the_tur
     assert [m["text"] for m in messages if m["type"] == "text"] == ["Ok.", "Done."]
 
 
-async def test_a_request_outside_a_call_is_refused() -> None:
+async def test_a_request_outside_a_call_is_refused(caplog: pytest.LogCaptureFixture) -> None:
     model = Model()
     hook = sampling_hook(model)
     params = types.CreateMessageRequestParams(
@@ -149,6 +149,9 @@ async def test_a_request_outside_a_call_is_refused() -> None:
     assert isinstance(answer, types.ErrorData)
     assert "only while one of this server's tools runs" in answer.message
     assert model.asked == []
+    assert ['mcp server "everything" asked for sampling outside a tool call; refused'] == [
+        r.getMessage() for r in caplog.records if r.name == "desktop_agent.mcp_engine.sampling"
+    ]
 
 
 async def test_the_call_is_not_idle_while_the_user_decides(idle_clock: IdleClock) -> None:

@@ -35,6 +35,7 @@ from desktop_agent.core.playback import ToolEvent
 from desktop_agent.core.risk import AutoDecider, ToolAnnotations
 from desktop_agent.ui.cards.form_widget import FormWidget
 from desktop_agent.ui.cards.phase import CardPhase
+from desktop_agent.ui.cards.sampling import sampling_of
 from desktop_agent.ui.cards.state import (
     CardUpdate,
     ToolCardState,
@@ -156,8 +157,8 @@ class TurnView:
         if card is None:
             return None
         self._render(card, answered(card.state, approved))
-        if approved:
-            return None
+        if approved or sampling_of(card.state) is not None:
+            return None  # refusing a server's request fails only the request: the turn goes on
         key = self.tracker.reject_clicked()
         if key is not None:
             self.chat.add_system(self.chat.texts.tr(key))

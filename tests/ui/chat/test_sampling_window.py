@@ -28,6 +28,7 @@ from desktop_agent.testing.scripted_server import Script, ScriptedLLMServer, tex
 from desktop_agent.testing.window_rig import WindowRig, build_window, run_on_qasync
 from desktop_agent.tools import builtin_tools
 from desktop_agent.ui.cards.tool_card import ToolCardWidget
+from desktop_agent.ui.chat.bubble import SystemMessage
 
 pytestmark = [pytest.mark.integration, pytest.mark.npm]
 
@@ -116,6 +117,8 @@ def test_rejected_the_server_hears_the_user_declined_and_the_turn_goes_on(qapp: 
             [tool] = [w for w in rig.window.chat.items() if isinstance(w, ToolCardWidget)]
             assert tool.state.result is not None and DECLINED in tool.state.result
             assert len(rig.server.requests) == 3  # no sampling request reached the model
+            said = [w.text() for w in rig.window.chat.items() if isinstance(w, SystemMessage)]
+            assert "Conversation interrupted" not in said  # only the request was refused
 
     run_on_qasync(main, timeout=90)
 
