@@ -140,6 +140,8 @@ class PlaybackQueue:
         self._interrupt = asyncio.Event()
         self._answered: asyncio.Event | None = None
         self._waiting_task_id: str | None = None
+        self._waiting_call: tuple[str, str | None] | None = None
+        """The call whose approval the queue waits on (its id, its parent's)."""
         self._waiting_audio: int | None = None
         self._muted = muted
         self._playing = False
@@ -233,8 +235,18 @@ class PlaybackQueue:
         else:
             if isinstance(message, InterruptedMessage):
                 self.stop_now()
+            elif self._answered is not None and self._ends_waiting(message):
+                # Its approval ended unanswered while the turn goes on (a
+                # server's request that timed out): the queue moves on to it.
+                self._answered.set()
             self._items.append(message)
         self._arrived.set()
+
+    def _ends_waiting(self, message: BusMessage) -> bool:
+        """``message`` ends the call whose approval the queue waits on."""
+        return isinstance(message, ToolRejectedMessage) and self._waiting_call == (
+            message.tool_call_id, message.parent_tool_call_id
+        )
 
     async def _next(self) -> BusMessage:
         while not self._items:
@@ -335,12 +347,16 @@ class PlaybackQueue:
             return
         self._answered = asyncio.Event()
         self._waiting_task_id = task_id
+        self._waiting_call = (message.tool_call_id, message.parent_tool_call_id)
         self._view.approval_needed(message)
         self._on_shown(task_id)
+        if any(self._ends_waiting(m) for m in self._items):
+            self._answered.set()  # it ended before the queue reached it
         try:
             await self._until(asyncio.ensure_future(self._answered.wait()))
         finally:
             self._waiting_task_id = None
+            self._waiting_call = None
             self._answered = None
 
     async def _until(self, fut: asyncio.Future[_T]) -> None:

@@ -38,7 +38,7 @@ CALL = tool_reply(TOOL, {"prompt": "say hi", "maxTokens": 30})
 
 
 @asynccontextmanager
-async def sampling_window(script: Script) -> AsyncIterator[WindowRig]:
+async def sampling_window(script: Script, approval_timeout_s: float = 60) -> AsyncIterator[WindowRig]:
     """``scripted_window`` with server-everything's tools and the app's sampling answer."""
     async with ScriptedLLMServer(script) as server:
         provider = OpenAIProvider(base_url=server.base_url, api_key="test-key", model="scripted")
@@ -54,7 +54,7 @@ async def sampling_window(script: Script) -> AsyncIterator[WindowRig]:
         assert await engine.start() == []
         forms, store = FormManager(), SettingsStore()
         router = ToolRouter(builtin_tools(forms), [engine.shared_source()])
-        conversation = Conversation(AgentClient(provider, router, max_steps=5), approval_timeout_s=60)
+        conversation = Conversation(AgentClient(provider, router, max_steps=5), approval_timeout_s=approval_timeout_s)
         window, _ = build_window(conversation, forms, store=store, router=router)
         window.show()
         rig = WindowRig(window, server, conversation, forms, store)
@@ -146,5 +146,23 @@ def test_always_allow_for_the_server_answers_its_next_request_without_a_card(qap
             [second] = tools[-1].nested_cards()
             assert second.state.auto_approved and second.state.result == "Second answer."
             assert second.state.auto_by == "always_allow"
+
+    run_on_qasync(main, timeout=90)
+
+
+def test_an_unanswered_request_times_out_alone_and_the_turn_goes_on(qapp: QApplication) -> None:
+    script = [PLAN, CALL, text_reply("Nobody answered it.")]
+
+    async def main() -> None:
+        async with sampling_window(script, approval_timeout_s=2.0) as rig:
+            rig.window.send_text("ask the server")
+            (await next_card(rig)).approve_button.click()  # the tool; its request is left unanswered
+            assert await rig.turns.wait_for(timeout=30) == ("completed",)
+
+            [tool] = [w for w in rig.window.chat.items() if isinstance(w, ToolCardWidget)]
+            [request] = tool.nested_cards()
+            assert (request.state.phase, request.state.outcome) == ("rejected", "timed_out")
+            assert request.reason.text() == "No answer in 2 s — not run"
+            assert tool.state.result is not None and DECLINED in tool.state.result
 
     run_on_qasync(main, timeout=90)
