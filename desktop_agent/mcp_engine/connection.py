@@ -15,8 +15,10 @@ interrupt) cancel the request directly, which the SDK turns into a
 ``notifications/cancelled`` to the server.
 
 The tool list is read when a session opens (so a restart lists it again)
-and again on ``notifications/tools/list_changed``; ``on_change`` is told of
-either, as of every state change.
+and again on ``notifications/tools/list_changed``; the prompts, resources
+and templates (:mod:`~desktop_agent.mcp_engine.catalog`) likewise, on their
+own ``list_changed`` notices; ``on_change`` is told of each, as of every
+state change.
 
 What this module does not know: tool names across servers, conversations,
 the bus. It raises; :mod:`desktop_agent.mcp_engine.calls` turns that into
@@ -41,18 +43,20 @@ from mcp.client.session import ClientRequestContext
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 
 from desktop_agent.core.ports import ToolContext
+from desktop_agent.mcp_engine.catalog import EMPTY, ServerCatalog, read_catalog
 from desktop_agent.mcp_engine.client_hooks import CallOrigin, ClientHooks, ListKind
 from desktop_agent.mcp_engine.config import ServerConfig
 from desktop_agent.mcp_engine.errors import CallTimedOut, ServerDied, ServerStartError, describe
 from desktop_agent.mcp_engine.idle import IdleWatchdog, Watch
 from desktop_agent.mcp_engine.noise import StdoutNoise, quiet_sdk_parse_errors
+from desktop_agent.mcp_engine.oauth import sign_in_needed
 from desktop_agent.mcp_engine.stderr import StderrTail
 from desktop_agent.mcp_engine.transports import open_transport
 from desktop_agent.mcp_engine.watch import WatchedReadStream
 
 log = logging.getLogger(__name__)
 
-State = Literal["starting", "ready", "failed", "stopped"]
+State = Literal["starting", "ready", "failed", "stopped", "sign_in"]
 ProgressFn = Callable[[float, float | None, str | None], None]
 
 CLIENT_INFO = types.Implementation(name="desktop-agent", version="0.1.0")
@@ -84,6 +88,8 @@ class ServerConnection:
         self.state: State = "stopped"
         self.error: str | None = None
         self.tools: tuple[types.Tool, ...] = ()
+        self.catalog: ServerCatalog = EMPTY
+        """Its prompts, resources and templates as last read."""
         self.starts = 0
         """How many times a session was opened (restarts included)."""
         self._sandboxed = sandboxed
@@ -101,6 +107,8 @@ class ServerConnection:
         self._idle = IdleWatchdog()
         self._relist_wanted = False
         self._relist: asyncio.Task[None] | None = None
+        self._recatalog_wanted = False
+        self._recatalog: asyncio.Task[None] | None = None
         self._noise = noise or StdoutNoise(config.name, _log_notice)
         self.hooks = hooks or ClientHooks()
         self._running: list[CallOrigin] = []
@@ -163,6 +171,9 @@ class ServerConnection:
             raise
         except Exception as exc:
             await self._stop_owner()
+            if (needed := sign_in_needed(exc)) is not None:  # waits for the user, not a retry
+                self._set("sign_in", str(needed))
+                raise needed from None
             message = f'mcp server "{name}" failed to start: {describe(exc)}{self._stderr.suffix()}'
             self._set("failed", message)
             raise ServerStartError(message) from exc
@@ -176,7 +187,7 @@ class ServerConnection:
             async with AsyncExitStack() as stack:
                 errlog = stack.enter_context(self._stderr.open())
                 read, write = await stack.enter_async_context(
-                    open_transport(self.config, errlog, self._sandbox_dir)
+                    open_transport(self.config, errlog, self._sandbox_dir, self.hooks.auth)
                 )
                 watched = WatchedReadStream(read, on_end=lambda: self._on_transport_end(wake))
                 session = await stack.enter_async_context(
@@ -193,12 +204,16 @@ class ServerConnection:
                 )
                 await session.initialize()
                 self.tools = await _list_all_tools(session)
+                self.catalog = await self._read_catalog(session)
                 self._session = session
                 ready.set_result(session)
                 await wake.wait()
         except Exception as exc:
             if not ready.done():
                 ready.set_exception(exc)
+            elif (needed := sign_in_needed(exc)) is not None:  # a refused refresh: wait for the user
+                self._ended = True
+                self._set("sign_in", str(needed))
             else:
                 log.warning('mcp server "%s": session ended with %s', self.config.name, describe(exc))
         finally:
@@ -230,6 +245,12 @@ class ServerConnection:
             log.warning('mcp server "%s" did not stop in %g s; cancelling', self.config.name, STOP_TIMEOUT_S)
             owner.cancel()
             await asyncio.wait({owner}, timeout=STOP_TIMEOUT_S)
+
+    async def stop(self) -> None:
+        """End the session now (a sign-out); the next call or start opens a new one."""
+        async with self._lock:
+            await self._stop_owner()
+            self._set("stopped", None)
 
     async def aclose(self) -> None:
         """Stop the server for good and remove its sandbox folder; idempotent."""
@@ -284,6 +305,9 @@ class ServerConnection:
             self._relist = self._spawn(self._list_again())
 
     def _list_changed(self, kind: ListKind) -> None:
+        self._recatalog_wanted = True
+        if self._recatalog is None or self._recatalog.done():
+            self._recatalog = self._spawn(self._catalog_again())
         hook = self.hooks.on_list_changed
         if hook is not None:
             try:
@@ -367,6 +391,29 @@ class ServerConnection:
                 self.tools = tools
                 self._set(self.state, self.error)
 
+    async def _read_catalog(self, session: ClientSession) -> ServerCatalog:
+        """Its prompts and resources; a server whose lists fail still offers
+        its tools (the lists stay empty until the next notice or restart)."""
+        try:
+            async with asyncio.timeout(max(self.config.timeout_s, MIN_START_TIMEOUT_S)):
+                return await read_catalog(session, self.config.name)
+        except Exception as exc:
+            log.warning('mcp server "%s": could not list its prompts and resources: %s', self.config.name, describe(exc))
+            return self.catalog
+
+    async def _catalog_again(self) -> None:
+        """Prompt or resource list changed: read the lists again (in a task:
+        see :meth:`_on_message`)."""
+        while self._recatalog_wanted:
+            self._recatalog_wanted = False
+            session = self._session
+            if session is None or self._ended:
+                return
+            catalog = await self._read_catalog(session)
+            if self._session is session and not self._ended and catalog != self.catalog:
+                self.catalog = catalog
+                self._set(self.state, self.error)
+
     # ----------------------------------------------------------------- calls
 
     async def call(
@@ -411,6 +458,11 @@ class ServerConnection:
                 # The transport may notice the end a moment later (HTTP); make
                 # sure the next call starts afresh instead of using this session.
                 self._mark_gone(session)
+                if self.hooks.auth is not None and self.config.transport != "stdio" and self._owner is not None:
+                    # A refused refresh ends the HTTP session; its owner says so as it ends.
+                    await asyncio.wait({self._owner}, timeout=STOP_TIMEOUT_S)
+                if self.state == "sign_in" and self.error:
+                    raise ServerDied(self.error) from None
                 raise ServerDied(self._died_message(name)) from None
             raise
         finally:

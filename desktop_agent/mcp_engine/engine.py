@@ -40,11 +40,15 @@ from desktop_agent.core.notice import Notice
 from desktop_agent.core.ports import ToolContext, ToolResult, ToolSource, ToolSpec
 from desktop_agent.core.risk import ToolAnnotations
 from desktop_agent.mcp_engine.calls import run_tool
+from desktop_agent.mcp_engine.catalog import ServerCatalog
 from desktop_agent.mcp_engine.client_hooks import ClientHooks
 from desktop_agent.mcp_engine.config import McpConfig, ServerConfig
 from desktop_agent.mcp_engine.connection import STOP_TIMEOUT_S, ServerConnection
+from desktop_agent.mcp_engine.engine_catalog import CatalogMixin
+from desktop_agent.mcp_engine.engine_sign_in import SignInMixin
 from desktop_agent.mcp_engine.errors import McpEngineError
 from desktop_agent.mcp_engine.noise import ServerNoise
+from desktop_agent.mcp_engine.oauth import OAuthManager, SignInNeeded
 from desktop_agent.mcp_engine.sandbox import SandboxRegistry
 from desktop_agent.mcp_engine.status import Readiness, ServerStatus, StatusState
 
@@ -55,7 +59,7 @@ _TOOL_NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 __all__ = ["McpEngine", "Readiness", "ServerStatus", "StatusState"]
 
 
-class McpEngine:
+class McpEngine(CatalogMixin, SignInMixin):
     def __init__(
         self,
         config: McpConfig,
@@ -63,18 +67,30 @@ class McpEngine:
         on_status: Callable[[ServerStatus], None] | None = None,
         on_warning: Callable[[str], None] | None = None,
         hooks: ClientHooks | None = None,
+        on_catalog: Callable[[str], None] | None = None,
+        oauth: OAuthManager | None = None,
     ) -> None:
         """``on_status``: told each server's status when it changes.
         ``on_warning``: told each warning about the tool list (a hidden
         duplicate or invalid name) once, when it is first found, also after
-        :meth:`start` has returned (a server that joins later). Both may be
-        set later as attributes of the same names."""
+        :meth:`start` has returned (a server that joins later).
+        ``on_catalog``: told a server's name whenever what :meth:`prompts`,
+        :meth:`resources` or :meth:`templates` return for it changed (it
+        became ready, re-listed, or went away). All may be set later as
+        attributes of the same names."""
         self._config = config
         self.on_status = on_status
         self.on_warning = on_warning
+        self.on_catalog = on_catalog
+        self._catalogs: dict[str, ServerCatalog] = {}
+        """Per-conversation servers' lists, from the probe (or a sandbox's re-listing)."""
+        self._said_catalogs: dict[str, ServerCatalog] = {}
         self.hooks = hooks or ClientHooks()
         """Shared by every connection and read when a server asks: its
         fields may be set after start (:mod:`~desktop_agent.mcp_engine.client_hooks`)."""
+        self.oauth = oauth or OAuthManager()
+        """Remote servers' sign-ins (:mod:`~desktop_agent.mcp_engine.oauth`)."""
+        self.hooks.auth = self.oauth.auth_for
         self._statuses: dict[str, ServerStatus] = {}
         self._shared: dict[str, ServerConnection] = {}
         self._per_conv = [s for s in config.servers if s.enabled and s.isolation == "per_conversation"]
@@ -176,7 +192,7 @@ class McpEngine:
         status bar's Retry). False when there is nothing to do: it has not
         failed, a start is already under way, or the engine is shut down."""
         status = self._statuses.get(name)
-        if self._closed or status is None or status.state != "failed":
+        if self._closed or status is None or status.state not in ("failed", "sign_in"):
             return False
         if self._starting(name):  # a start that is done has published its failure last
             return False
@@ -222,10 +238,11 @@ class McpEngine:
             try:
                 await probe.ensure_started()
                 tools = probe.tools
+                self._catalogs[server.name] = probe.catalog
             finally:
                 await probe.aclose()
         except McpEngineError as exc:
-            self._publish(_status(server, "failed", known, str(exc)))
+            self._publish(_status(server, "sign_in" if isinstance(exc, SignInNeeded) else "failed", known, str(exc)))
             return str(exc)
         except asyncio.CancelledError:
             self._publish(_status(server, "stopped", known))
@@ -430,11 +447,15 @@ class McpEngine:
         if connection.state == "ready" and not self._closed:
             self._refresh_specs()
         self._publish(_status(connection.config, connection.state, connection.tools, connection.error))
+        self._check_catalog(connection.config.name)
 
     def _on_sandbox_change(self, connection: ServerConnection) -> None:
         """A conversation's instance of a per-conversation server is up or
         re-listed its tools: a changed list replaces the probed one."""
         name = connection.config.name
+        if connection.state == "ready" and not self._closed and connection.catalog != self._catalogs.get(name):
+            self._catalogs[name] = connection.catalog
+            self._check_catalog(name)
         if connection.state != "ready" or connection.tools == self._probed.get(name) or self._closed:
             return
         self._probed[name] = connection.tools
@@ -451,6 +472,7 @@ class McpEngine:
                 self.on_status(status)
             except Exception:
                 log.exception("on_status callback failed")
+        self._check_catalog(status.name)
 
 
 class _Source:
