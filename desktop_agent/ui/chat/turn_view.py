@@ -33,6 +33,7 @@ from desktop_agent.core.messages import (
 )
 from desktop_agent.core.playback import ToolEvent
 from desktop_agent.core.risk import AutoDecider, ToolAnnotations
+from desktop_agent.mcp_engine.sampling import sampling_view
 from desktop_agent.ui.cards.form_widget import FormWidget
 from desktop_agent.ui.cards.phase import CardPhase
 from desktop_agent.ui.cards.sampling import sampling_of
@@ -219,6 +220,10 @@ class TurnView:
         card = self.cards.get(tool_call_id)
         if card is None:
             name = message.tool_name if isinstance(message, ToolCallMessage) else None
+            if isinstance(message, ToolCallMessage) and sampling_view(
+                message.tool_name, message.parent_tool_call_id, message.arguments
+            ):
+                name = None  # a server's request, not a tool of that name: no tool's server or risk
             state = new_card(
                 message,
                 server=self._server_of(name) if name is not None else None,

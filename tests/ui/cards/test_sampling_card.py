@@ -107,3 +107,22 @@ def test_the_always_allow_entry_reads_as_the_servers_sampling_in_settings() -> N
 
     assert allow_entry_text(ENGLISH, "sampling:everything") == "Model answers (sampling) — for everything"
     assert allow_entry_text(CHINESE, "sampling:everything") == "模型回答（采样）—— 供 everything 使用"
+
+
+def test_a_request_card_takes_no_risk_or_server_from_a_tool_of_the_same_name(qtbot: QtBot) -> None:
+    from desktop_agent.core.risk import ToolAnnotations
+    from desktop_agent.ui.chat.chat_view import ChatView
+    from desktop_agent.ui.chat.turn_view import TurnView
+
+    chat = ChatView(ENGLISH)
+    qtbot.add_widget(chat)
+    view = TurnView(
+        chat, on_answer=lambda *_a: None,
+        server_of=lambda _name: "other", annotations_of=lambda _name: ToolAnnotations(destructive=True),
+    )
+    view.tool_event(sampling_message("start"))
+    view.approval_needed(sampling_message("approval_required", task_id="call_1.sampling1"))
+
+    [card] = view.cards.values()
+    assert (card.state.server, card.state.annotations, card.state.destructive) == (None, None, False)
+    assert card.title.text() == "MCP server everything asks the model to answer"
