@@ -233,13 +233,27 @@ class TurnView:
             card = ToolCardWidget(state, self.chat.texts)
             card.answered.connect(self._on_answer)
             self.cards[tool_call_id] = card
-            parent = self.cards.get(message.parent_tool_call_id or "")
+            parent = self._parent_card(message.parent_tool_call_id)
             if parent is not None:
                 parent.add_nested(card)  # a sub-agent's call, inside its sub_agent card
             else:
                 self.chat.add_card(card)
             self._on_card(card.state)
         return card
+
+    def _parent_card(self, parent_id: str | None) -> ToolCardWidget | None:
+        """The card a nested card goes in: the call of that id, or, when that
+        one is not running, a sub-agent's running call of that id (a server's
+        request made during a sub-agent's call; its card is keyed under the
+        sub_agent call)."""
+        if not parent_id:
+            return None
+        exact = self.cards.get(parent_id)
+        if exact is not None and exact.state.phase == CardPhase.EXECUTING:
+            return exact
+        nested = [c for key, c in self.cards.items() if key.endswith("/" + parent_id)]
+        running = [c for c in nested if c.state.phase == CardPhase.EXECUTING]
+        return running[-1] if running else exact
 
     def _add_form(self, message: FormRequestMessage) -> None:
         form_id = message.form_id

@@ -126,3 +126,23 @@ def test_a_request_card_takes_no_risk_or_server_from_a_tool_of_the_same_name(qtb
     [card] = view.cards.values()
     assert (card.state.server, card.state.annotations, card.state.destructive) == (None, None, False)
     assert card.title.text() == "MCP server everything asks the model to answer"
+
+
+def test_a_request_during_a_sub_agents_call_sits_in_that_calls_card(qtbot: QtBot) -> None:
+    from desktop_agent.ui.chat.chat_view import ChatView
+    from desktop_agent.ui.chat.turn_view import TurnView
+
+    chat = ChatView(ENGLISH)
+    qtbot.add_widget(chat)
+    view = TurnView(chat, on_answer=lambda *_a: None)
+    view.tool_event(ToolCallMessage("executing", "call_1", "sub_agent", {"task": "x", "allowed_tools": ["t"]}))
+    view.tool_event(ToolCallMessage("executing", "call_2", "t", {}, parent_tool_call_id="call_1"))
+    asking = ToolCallMessage(
+        "approval_required", "call_2-sampling-1", "sampling", ARGS, task_id="call_2.sampling1",
+        parent_tool_call_id="call_2",
+    )
+    view.approval_needed(asking)
+
+    sub_agent, nested = view.cards["call_1"], view.cards["call_1/call_2"]
+    assert sub_agent.nested_cards() == [nested]
+    assert [c.state.tool_name for c in nested.nested_cards()] == ["sampling"]
