@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
+from desktop_agent.core.json_types import JSONObject
 from desktop_agent.core.messages import ToolCallMessage
 from desktop_agent.texts import CHINESE, ENGLISH, Texts
 from desktop_agent.ui.cards.phase import CardPhase
@@ -19,7 +20,7 @@ from desktop_agent.ui.cards.state import apply_message, new_card
 from desktop_agent.ui.cards.tool_card import ToolCardWidget
 
 SHOTS = Path("/work/shots25/s")
-ARGS = {
+ARGS: JSONObject = {
     "server": "everything",
     "messages": [
         {"role": "user", "text": "Summarise the attached notes in one sentence."},
@@ -30,7 +31,7 @@ ARGS = {
 }
 
 
-def sampling_message(state: str, arguments: dict[str, object] = ARGS, **kw: object) -> ToolCallMessage:
+def sampling_message(state: str, arguments: JSONObject = ARGS, **kw: object) -> ToolCallMessage:
     return ToolCallMessage(
         state, "call_1-sampling-1", "sampling", arguments, parent_tool_call_id="call_1", **kw  # type: ignore[arg-type]
     )
