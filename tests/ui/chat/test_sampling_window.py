@@ -7,8 +7,11 @@ on; "always allow" for that server answers the next request without a card."""
 
 from __future__ import annotations
 
+import asyncio
+import shutil
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 
 import pytest
 from PySide6.QtWidgets import QApplication
@@ -26,12 +29,14 @@ from desktop_agent.storage.settings import SettingsStore
 from desktop_agent.testing import everything
 from desktop_agent.testing.scripted_server import Script, ScriptedLLMServer, text_reply, tool_reply
 from desktop_agent.testing.window_rig import WindowRig, build_window, run_on_qasync
+from desktop_agent.texts import Texts
 from desktop_agent.tools import builtin_tools
 from desktop_agent.ui.cards.tool_card import ToolCardWidget
 from desktop_agent.ui.chat.bubble import SystemMessage
 
 pytestmark = [pytest.mark.integration, pytest.mark.npm]
 
+SHOTS = Path("/work/shots25/s")
 TOOL = "trigger-sampling-request"
 PLAN = text_reply("Asking the server.<need_tool>")
 CALL = tool_reply(TOOL, {"prompt": "say hi", "maxTokens": 30})
@@ -164,5 +169,35 @@ def test_an_unanswered_request_times_out_alone_and_the_turn_goes_on(qapp: QAppli
             assert (request.state.phase, request.state.outcome) == ("rejected", "timed_out")
             assert request.reason.text() == "No answer in 2 s — not run"
             assert tool.state.result is not None and DECLINED in tool.state.result
+
+    run_on_qasync(main, timeout=90)
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_a_picture_of_the_window_while_the_request_waits(qapp: QApplication, tmp_path: Path, language: str) -> None:
+    texts = Texts(language)  # type: ignore[arg-type]
+    script = [PLAN, CALL, text_reply("Hi."), text_reply("Done.")]
+
+    async def main() -> None:
+        async with sampling_window(script) as rig:
+            rig.window.retranslate(texts)
+            rig.window.resize(860, 640)
+            rig.window.send_text("ask the server")
+            (await next_card(rig)).approve_button.click()
+            request = await next_card(rig)
+            assert request.title.text() == texts.tr("card_sampling_approval", server="everything")
+            assert request.arguments.text().endswith(texts.tr("card_sampling_limit", n=30))
+            async with asyncio.timeout(10):  # the posted layout shows the whole card (no clipped picture)
+                while request.visibleRegion().boundingRect().height() < request.height():
+                    await asyncio.sleep(0.02)
+            path = tmp_path / f"sampling_window_{language}.png"
+            assert rig.window.grab().save(str(path))
+            try:
+                SHOTS.mkdir(parents=True, exist_ok=True)
+                shutil.copy(path, SHOTS / path.name)
+            except OSError:
+                pass
+            request.approve_button.click()
+            assert await rig.turns.wait_for(timeout=30) == ("completed",)
 
     run_on_qasync(main, timeout=90)
