@@ -10,7 +10,7 @@ import logging
 import os
 import sqlite3
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import astuple, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -34,6 +34,7 @@ from desktop_agent.core.wire import WireProfile, profile_named
 from desktop_agent.hooks_engine import HookCatalog, HookInfo, load_hooks
 from desktop_agent.llm.demo import CONNECT_HINT, DemoModel
 from desktop_agent.llm.endpoint import display_url, resolve_endpoint
+from desktop_agent.llm.one_shot import complete
 from desktop_agent.mcp_engine import (
     McpEngine,
     Readiness,
@@ -43,6 +44,8 @@ from desktop_agent.mcp_engine import (
 )
 from desktop_agent.mcp_engine.current import CurrentSource, current_isolated
 from desktop_agent.mcp_engine.elicitation import Elicitation
+from desktop_agent.mcp_engine.roots import roots_of
+from desktop_agent.mcp_engine.sampling import SampledAnswer, SamplingRequest, sampling_hook
 from desktop_agent.skills_engine import SkillLibrary, parse_skills_flag
 from desktop_agent.storage import secrets
 from desktop_agent.storage.audit_log import JsonlAuditLog, audit_log_path
@@ -55,6 +58,8 @@ from desktop_agent.voice import SpeechCache, SpeechNotice, SpeechPipeline, make_
 from desktop_agent.voice.piper_settings import piper_options, piper_voice_setting
 
 if TYPE_CHECKING:
+    from mcp_types import ListRootsResult
+
     from desktop_agent.llm.openai_provider import WireProfileListener
 
 log = logging.getLogger(__name__)
@@ -200,7 +205,10 @@ class Services:
         if self.skills is not None and settings.enabled_skills != self.settings.enabled_skills:
             # A --skills override holds until the user edits the skills.
             self.skills.set_enabled(settings.enabled_skills)
+        folders_changed = settings.shared_folders != self.settings.shared_folders
         self.settings = settings
+        if folders_changed and self.mcp is not None:
+            self._background(self.mcp.roots_changed())
         hooks = self.hooks.enabled(settings.hooks_enabled)
         for conversation in self._conversations:
             conversation.agent.hooks = hooks  # from the next checkpoint on
@@ -225,10 +233,33 @@ class Services:
         if any(conversation.busy for conversation in self._conversations):
             return
         for old in self._replaced:
-            task = asyncio.ensure_future(_close_llm(old))
-            self._closing.add(task)
-            task.add_done_callback(self._closing.discard)
+            self._background(_close_llm(old))
         self._replaced.clear()
+
+    def _background(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.ensure_future(work)
+        self._closing.add(task)
+        task.add_done_callback(self._closing.discard)
+
+    def answer_servers(self, engine: McpEngine) -> McpEngine:
+        """Who answers ``engine``'s servers when they ask: forms (elicitation,
+        through the app's FormManager), sampling (approved like a tool,
+        answered by the app's model) and the shared folders."""
+        engine.hooks.elicit = Elicitation(self.forms)
+        engine.hooks.sample = sampling_hook(self.answer_sampling)
+        engine.hooks.roots = self.shared_roots
+        return engine
+
+    async def answer_sampling(self, request: SamplingRequest) -> SampledAnswer:
+        """An approved sampling request: the app's model answers, without tools."""
+        done = await complete(
+            self.llm, request.llm_messages(), max_tokens=request.max_tokens, temperature=request.temperature
+        )
+        return SampledAnswer(done.text, done.model, done.stop_reason)
+
+    async def shared_roots(self, server: str) -> ListRootsResult:
+        """The folders shared with ``server`` (Settings → Tools)."""
+        return roots_of(self.settings.folders_for(server))
 
     def _make_tts(self, settings: Settings) -> None:
         self.tts = make_engine(
@@ -343,10 +374,9 @@ class Services:
         setting = Path(self.settings.mcp_config_path) if self.settings.mcp_config_path else None
         config = await asyncio.to_thread(load_mcp_config, self.mcp_config_override or setting)
         old = self.mcp
-        self.mcp = McpEngine(  # the sign-ins (and where their browser opens) carry over
+        self.mcp = self.answer_servers(McpEngine(  # the sign-ins (and where their browser opens) carry over
             config, on_status=self._on_mcp_status, on_warning=self._notice, oauth=old.oauth if old else None
-        )
-        self.mcp.hooks.elicit = Elicitation(self.forms)
+        ))
         self.mcp.start_background()
         if old is not None:
             old.on_status = old.on_warning = None  # its last "stopped" is not news
@@ -506,7 +536,6 @@ async def build_services(
     library = await asyncio.to_thread(SkillLibrary.load, enabled)  # reads files: off the loop
     hooks = await asyncio.to_thread(load_hooks)  # a slow disk never holds up the loop
     forms = FormManager()
-    mcp.hooks.elicit = Elicitation(forms)
     sub_agent = SubAgentTool(isolate=current_isolated(lambda: services.mcp))
     # The secrets a tool must not see or repeat (redacted from its output): every key the
     # endpoint could have come from.
@@ -544,6 +573,7 @@ async def build_services(
         mcp_config_override=mcp_config,
     )
     services._make_tts(settings)
+    services.answer_servers(mcp)
     if keep_conversations:
         # The app's secrets never reach the file: a key the model wrote into
         # a tool's arguments is stored as [redacted], as in the events file.

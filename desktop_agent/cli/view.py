@@ -34,6 +34,7 @@ from desktop_agent.core.ports import STTError
 from desktop_agent.core.risk import AutoDecider, ToolAnnotations
 from desktop_agent.core.sub_agent import SUB_AGENT
 from desktop_agent.core.voice_answer import VOICE_APPROVAL_PROMPT, parse_answer
+from desktop_agent.mcp_engine.sampling import SamplingView, sampling_view
 from desktop_agent.texts import INTERRUPTED_TEXT, text_in
 
 NESTED_INDENT = "  "
@@ -59,6 +60,16 @@ def tool_origin(server: str | None, annotations: ToolAnnotations | None) -> str:
         risks.append(text_in("en", "card_risk_open_world"))
     said = " · ".join(risk[:1].lower() + risk[1:] for risk in risks)
     return f"({origin}; {said})" if said else f"({origin})"
+
+
+def sampling_line(view: SamplingView) -> str:
+    """A server's sampling request in one line: who asks, the limit, each
+    message as ``role: "text"``."""
+    asks = text_in("en", "card_sampling_approval", server=json.dumps(view.server, ensure_ascii=False))
+    limit = (text_in("en", "card_sampling_limit", n=view.max_tokens) if view.max_tokens is not None
+             else text_in("en", "card_sampling_limit_unknown"))
+    said = " | ".join(f"{m.role}: {json.dumps(m.text, ensure_ascii=False)}" for m in view.messages)
+    return f"{asks} ({limit.lower()}): {said}"
 
 
 class TerminalView:
@@ -210,12 +221,16 @@ class TerminalView:
             self._status(f"{pad}[tool] {message.tool_name} rejected (--approve none)")
             self.conversation.answer_approval(task_id, False, by="headless_flag")
             return
-        args = json.dumps(message.arguments, ensure_ascii=False)
-        who = "sub-agent wants to run " if message.parent_tool_call_id else ""
-        name = message.tool_name
-        server = self._server_of(name) if self._server_of is not None else None
-        annotations = self._annotations_of(name) if self._annotations_of is not None else None
-        self._status(f"{pad}[approval] {who}{name} {tool_origin(server, annotations)} {args}")
+        sampling = sampling_view(message.tool_name, message.parent_tool_call_id, message.arguments)
+        if sampling is not None:  # a server asks the model (contracts §10)
+            self._status(f"{pad}[approval] {sampling_line(sampling)}")
+        else:
+            args = json.dumps(message.arguments, ensure_ascii=False)
+            who = "sub-agent wants to run " if message.parent_tool_call_id else ""
+            name = message.tool_name
+            server = self._server_of(name) if self._server_of is not None else None
+            annotations = self._annotations_of(name) if self._annotations_of is not None else None
+            self._status(f"{pad}[approval] {who}{name} {tool_origin(server, annotations)} {args}")
         if self._approve == "voice":
             await self._answer_by_voice(message, task_id, pad)
             return

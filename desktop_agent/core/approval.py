@@ -43,6 +43,9 @@ class _Pending:
     """The user can see the request now (its card is on screen)."""
     decided: bool = False
     """Its outcome is recorded; later answers change nothing."""
+    decision: Decision | None = None
+    keeps_turn: bool = False
+    """Refusing it does not end the turn (``register``)."""
 
 
 def approval_key(session_id: str, task_id: str) -> str:
@@ -108,11 +111,20 @@ class ApprovalManager:
         self._wall_clock = wall_clock
         self._timers = timers
 
-    def register(self, session_id: str, task_id: str, request: ApprovalRequest | None = None) -> str:
-        """``request``: what is asked, for the audit record (None: not recorded)."""
+    def register(
+        self, session_id: str, task_id: str, request: ApprovalRequest | None = None, *, keeps_turn: bool = False
+    ) -> str:
+        """``request``: what is asked, for the audit record (None: not recorded).
+        ``keeps_turn``: a front end's rejection fails only this request,
+        not the turn (a server's sampling request, ``core/nested_call.py``)."""
         key = approval_key(session_id, task_id)
-        self._pending[key] = _Pending(session_id, request, self._clock())
+        self._pending[key] = _Pending(session_id, request, self._clock(), keeps_turn=keeps_turn)
         return key
+
+    def keeps_turn(self, key: str) -> bool:
+        """Whether rejecting the pending approval ``key`` leaves the turn running."""
+        pending = self._pending.get(key)
+        return pending is not None and pending.keeps_turn
 
     def shown(self, key: str) -> None:
         """The request is in front of the user: its timeout starts now (for
@@ -122,7 +134,12 @@ class ApprovalManager:
             pending.shown.set()
 
     async def wait(self, key: str, timeout: float = 300.0, *, from_shown: bool = False) -> bool:
-        """True when approved; False on rejection, cancel or timeout.
+        """True when approved; False on rejection, cancel or timeout (see
+        :meth:`wait_decision`)."""
+        return await self.wait_decision(key, timeout, from_shown=from_shown) == "approved"
+
+    async def wait_decision(self, key: str, timeout: float = 300.0, *, from_shown: bool = False) -> Decision:
+        """How the approval ended: approved, rejected, timed out, interrupted.
 
         ``from_shown``: the timeout counts from :meth:`shown`, not from now —
         the playback queue may still be speaking the sentences before the
@@ -130,17 +147,20 @@ class ApprovalManager:
         """
         pending = self._pending.get(key)
         if pending is None:
-            return False
+            return "interrupted"
         try:
             if from_shown:
                 await _first(pending.shown, pending.event)
             if not await wait_set(pending.event, timeout, self._timers):
                 self._decide(pending, "timed_out", "timeout")
-                return False
+                return "timed_out"
         finally:
             if self._pending.get(key) is pending:
                 del self._pending[key]
-        return pending.approved
+        if pending.approved:
+            return "approved"
+        decision = pending.decision
+        return "interrupted" if decision is None or decision == "approved" else decision
 
     def respond(self, key: str, approved: bool, *, by: Decider = "user") -> bool:
         """Answer a pending approval; False when there is none under ``key``
@@ -173,6 +193,7 @@ class ApprovalManager:
         if pending.decided:
             return
         pending.decided = True
+        pending.decision = decision
         request = pending.request
         if self.audit is None or request is None:
             return

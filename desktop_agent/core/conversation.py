@@ -291,7 +291,9 @@ class Conversation:
         session_id = self._session_id
         if session_id is None:
             return False
-        ok = self.approvals.respond(approval_key(session_id, task_id), approved, by=by)
-        if not approved:
+        key = approval_key(session_id, task_id)
+        keeps_turn = self.approvals.keeps_turn(key)  # a server's request: only it fails
+        ok = self.approvals.respond(key, approved, by=by)
+        if not approved and not keeps_turn:
             self.sessions.cancel(session_id, "rejected")
         return ok

@@ -143,7 +143,7 @@ class ToolCallMessage:
     is_error: bool | None = None
     """With ``result``."""
     parent_tool_call_id: str | None = None
-    """Only for a sub-agent's calls."""
+    """Only for a sub-agent's calls and a server's request during a call (``core/nested_call.py``)."""
     structured_content: JSONValue | None = None
     """An MCP tool's ``structuredContent``, with ``result`` (the card shows it as fields or a
     table); in-process only, so the JSON of existing flows stays as it was."""

@@ -53,6 +53,7 @@ from desktop_agent.core.messages import (
     TurnEndMessage,
     WarningMessage,
 )
+from desktop_agent.core.nested_call import approval_subject
 from desktop_agent.core.ports import AudioSink
 from desktop_agent.core.risk import AutoDecider
 
@@ -106,8 +107,9 @@ Approver = Callable[[str, bool, Decider], bool]
 """Answers an approval by ``task_id`` (who answered: the audit); False when
 it was no longer pending."""
 AutoApprove = Callable[[str], "AutoDecider | bool | None"]
-"""Who approves a tool (by name) without asking, if anyone: True stands for
-the always-allow list; False or None: ask."""
+"""Who approves a tool (by name; a server's request by its entry,
+``core.nested_call.approval_subject``) without asking, if anyone: True
+stands for the always-allow list; False or None: ask."""
 
 
 class PlaybackQueue:
@@ -138,6 +140,8 @@ class PlaybackQueue:
         self._interrupt = asyncio.Event()
         self._answered: asyncio.Event | None = None
         self._waiting_task_id: str | None = None
+        self._waiting_call: tuple[str, str | None] | None = None
+        """The call whose approval the queue waits on (its id, its parent's)."""
         self._waiting_audio: int | None = None
         self._muted = muted
         self._playing = False
@@ -231,8 +235,18 @@ class PlaybackQueue:
         else:
             if isinstance(message, InterruptedMessage):
                 self.stop_now()
+            elif self._answered is not None and self._ends_waiting(message):
+                # Its approval ended unanswered while the turn goes on (a
+                # server's request that timed out): the queue moves on to it.
+                self._answered.set()
             self._items.append(message)
         self._arrived.set()
+
+    def _ends_waiting(self, message: BusMessage) -> bool:
+        """``message`` ends the call whose approval the queue waits on."""
+        return isinstance(message, ToolRejectedMessage) and self._waiting_call == (
+            message.tool_call_id, message.parent_tool_call_id
+        )
 
     async def _next(self) -> BusMessage:
         while not self._items:
@@ -325,7 +339,7 @@ class PlaybackQueue:
         assert task_id is not None, "approval_required always carries a task_id"
         if self._interrupt.is_set():
             return
-        auto = self._auto_approve(message.tool_name)
+        auto = self._auto_approve(approval_subject(message))  # a server's request: its own entry
         if auto:
             by: AutoDecider = "always_allow" if auto is True else auto
             self._view.auto_approved(message, by)
@@ -333,12 +347,16 @@ class PlaybackQueue:
             return
         self._answered = asyncio.Event()
         self._waiting_task_id = task_id
+        self._waiting_call = (message.tool_call_id, message.parent_tool_call_id)
         self._view.approval_needed(message)
         self._on_shown(task_id)
+        if any(self._ends_waiting(m) for m in self._items):
+            self._answered.set()  # it ended before the queue reached it
         try:
             await self._until(asyncio.ensure_future(self._answered.wait()))
         finally:
             self._waiting_task_id = None
+            self._waiting_call = None
             self._answered = None
 
     async def _until(self, fut: asyncio.Future[_T]) -> None:

@@ -32,6 +32,7 @@ from desktop_agent.core.messages import (
     ToolOutputMessage,
     ToolProgressMessage,
 )
+from desktop_agent.core.nested_call import NestedCallHost
 from desktop_agent.core.timers import Cancellable, Timers
 from desktop_agent.core.tool_router import SubAgentHost
 
@@ -93,13 +94,17 @@ class BusToolContext:
         parent_tool_call_id: str | None = None,
         sub_agents: SubAgentHost | None = None,
         output_timers: Timers | None = None,
+        nested_calls: NestedCallHost | None = None,
     ) -> None:
         """``parent_tool_call_id``: set for a sub-agent's call (its messages
         carry it). ``sub_agents``: how a ``sub_agent`` call runs its nested
         agent (None where nesting is not allowed: inside a sub-agent).
         ``output_timers``: the clock that paces live output (None: the
-        running loop's)."""
+        running loop's). ``nested_calls``: how a request made on this call's
+        behalf (a server's sampling request) is approved and shown
+        (``core/nested_call.py``; None: such requests are refused)."""
         self._bus = bus
+        self.nested_calls = nested_calls
         self._parent = parent_tool_call_id
         self.sub_agents = sub_agents
         self._answer_timeout_s = answer_timeout_s

@@ -42,6 +42,7 @@ from desktop_agent.core.events import (
     ToolCallInfo,
 )
 from desktop_agent.core.messages import InterruptReason, ToolCallMessage, ToolRejectedMessage
+from desktop_agent.core.nested_call import NestedCalls
 from desktop_agent.core.ports import AnswerTimedOut, SubAgentStopped, ToolContext
 from desktop_agent.core.rejection import rejection_text
 from desktop_agent.core.session import SessionManager
@@ -122,6 +123,8 @@ class ToolCallDriver:
         self._parent_id = parent.tool_call_id if parent is not None else None
         self._sub_agents = sub_agents
         self._contexts: dict[str, BusToolContext] = {}
+        self._nested: dict[str, NestedCalls] = {}
+        """Each call's requests made on its behalf (ended before it is)."""
         self._active: ToolCallInfo | None = None
         self._executing = False
         self._pending: str | None = None
@@ -130,6 +133,8 @@ class ToolCallDriver:
     def context(self, call_id: str) -> BusToolContext:
         """The context a call of this agent runs with (the agent's
         ``ContextFactory``); kept, to flush and read its output."""
+        parents = () if self._parent_id is None else (self._parent_id,)
+        nested = NestedCalls(self._scope, call_id, self._conversation_id, parents=parents)
         ctx = self._contexts[call_id] = BusToolContext(
             self._scope.bus,
             call_id,
@@ -137,7 +142,9 @@ class ToolCallDriver:
             answer_timeout_s=self._scope.approval_timeout_s,
             parent_tool_call_id=self._parent_id,
             sub_agents=self._sub_agents,
+            nested_calls=nested,
         )
+        self._nested[call_id] = nested
         return ctx
 
     async def drive(self, chunks: AsyncIterator[LLMChunk], on_other: Callable[[OtherChunk], None]) -> None:
@@ -180,6 +187,7 @@ class ToolCallDriver:
                 if call.follow_up is not None:
                     self._scope.bus.push(call.follow_up)
             case "result":
+                self._nested.pop(call.id, None)
                 done = self._contexts.pop(call.id, None)
                 if done is not None:
                     done.flush_output()  # every line before the result
@@ -231,6 +239,9 @@ class ToolCallDriver:
         if call is None:
             return
         ctx = self._contexts.get(call.id) if self._executing else None
+        nested = self._nested.pop(call.id, None)
+        if nested is not None:
+            nested.end(reason)  # its server's open requests first, then the call
         partial = None
         if ctx is not None:
             ctx.flush_output()

@@ -118,10 +118,20 @@ class OpenAIProvider:
         messages: Sequence[Mapping[str, Any]],
         *,
         tools: Sequence[Mapping[str, Any]] | None = None,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+        on_finish: Callable[[str], None] | None = None,
     ) -> AsyncGenerator[LLMDelta, None]:
-        """Stream one reply; raises :class:`LLMError` (already worded for the user)."""
+        """Stream one reply; raises :class:`LLMError` (already worded for the user).
+        ``max_tokens``, ``temperature``: sent when given (a server's sampling
+        request sets them); ``on_finish``: told the reply's ``finish_reason``."""
         profile = self._wire_profile
-        request = self._request(messages, tools, profile)
+        extra: dict[str, Any] = {}
+        if max_tokens is not None:
+            extra["max_tokens"] = max_tokens
+        if temperature is not None:
+            extra["temperature"] = temperature
+        request = {**self._request(messages, tools, profile), **extra}
         sent = 0  # HTTP requests made so far, the SDK's retries included
         while True:
             opened = started = finished = False
@@ -138,7 +148,7 @@ class OpenAIProvider:
                             server_message(exc),
                         )
                         profile = STRICT
-                        request = self._request(messages, tools, profile)
+                        request = {**self._request(messages, tools, profile), **extra}
                         continue
                     sent += _requests_made(exc.request)
                     raise
@@ -158,7 +168,9 @@ class OpenAIProvider:
                         for delta in deltas:
                             started = True
                             yield delta
-                        finished = finished or done
+                        if done is not None and on_finish is not None:
+                            on_finish(done)
+                        finished = finished or done is not None
                 finally:
                     await response.close()
                 if not finished:
@@ -220,11 +232,11 @@ class OpenAIProvider:
             started=started,
         )
 
-    def _read_chunk(self, chunk: Any, call_ids: dict[int, str]) -> tuple[list[LLMDelta], bool]:
-        """The deltas of one stream chunk, and whether it finished the reply."""
+    def _read_chunk(self, chunk: Any, call_ids: dict[int, str]) -> tuple[list[LLMDelta], str | None]:
+        """The deltas of one stream chunk, and its finish reason when it finished the reply."""
         choices = chunk.choices
         if not choices:
-            return [], False  # the usage-only chunk
+            return [], None  # the usage-only chunk
         choice = choices[0]
         delta = choice.delta
         deltas: list[LLMDelta] = []
@@ -239,7 +251,7 @@ class OpenAIProvider:
                 call_id = call_ids[index]
             fn = call.function
             deltas.append(ToolCallDelta(index, call_id, fn.name if fn else None, (fn.arguments or "") if fn else ""))
-        return deltas, choice.finish_reason is not None
+        return deltas, None if choice.finish_reason is None else str(choice.finish_reason)
 
     @staticmethod
     def _invent_id(index: int) -> str:

@@ -32,10 +32,10 @@ import logging
 import shutil
 import tempfile
 import warnings
-from collections.abc import Callable, Coroutine, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from contextlib import AsyncExitStack
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import mcp_types as types
 from mcp import ClientSession
@@ -67,6 +67,7 @@ idle timeout is short, so start-up gets at least this long."""
 STOP_TIMEOUT_S = 10.0
 """Bound on a clean stop; the SDK's own stdio shutdown escalates to SIGKILL well within it."""
 HEALTH_PING_MAX_S = 5.0
+_Answer = TypeVar("_Answer")
 
 
 class ServerConnection:
@@ -113,9 +114,10 @@ class ServerConnection:
         self._noise = noise or StdoutNoise(config.name, _log_notice)
         self.hooks = hooks or ClientHooks()
         self._running: list[CallOrigin] = []
-        self._watch_of: dict[CallOrigin, Watch] = {}
-        """Each running call's idle watch, held while its server's form waits for the user."""
         """Tool calls in flight on this connection, oldest first."""
+        self._watch_of: dict[CallOrigin, Watch] = {}
+        """Each running call's idle deadline, held while a request of its
+        server waits for the user (:meth:`_while_held`)."""
         quiet_sdk_parse_errors()  # the noise is said here, once, not by the SDK per line
 
     # ------------------------------------------------------------------ life
@@ -330,15 +332,7 @@ class ServerConnection:
         hook = self.hooks.elicit
         if hook is None:
             return types.ErrorData(code=types.INVALID_REQUEST, message="Elicitation not supported")
-        origin = self.origin
-        watch = self._watch_of.get(origin) if origin is not None else None
-        if watch is not None:
-            self._idle.hold(watch)  # the user may take longer than the server's idle timeout
-        try:
-            return await hook(self.config.name, params, origin)
-        finally:
-            if watch is not None:
-                self._idle.release(watch)
+        return await self._while_held(lambda origin: hook(self.config.name, params, origin))
 
     async def _on_sample(
         self, context: ClientRequestContext, params: types.CreateMessageRequestParams
@@ -346,13 +340,42 @@ class ServerConnection:
         hook = self.hooks.sample
         if hook is None:
             return types.ErrorData(code=types.INVALID_REQUEST, message="Sampling not supported")
-        return await hook(self.config.name, params, self.origin)
+        return await self._while_held(lambda origin: hook(self.config.name, params, origin))
+
+    async def _while_held(self, answer: Callable[[CallOrigin | None], Awaitable[_Answer]]) -> _Answer:
+        """Answer a server's request for the call it belongs to; the user may
+        take longer than the server's idle timeout, so that call is not idle
+        meanwhile (its whole idle period starts again once answered)."""
+        origin = self.origin
+        watch = self._watch_of.get(origin) if origin is not None else None
+        if watch is not None:
+            self._idle.hold(watch)
+        try:
+            return await answer(origin)
+        finally:
+            if watch is not None:
+                self._idle.release(watch)
 
     async def _on_list_roots(self, context: ClientRequestContext) -> types.ListRootsResult | types.ErrorData:
         hook = self.hooks.roots
         if hook is None:
             return types.ListRootsResult(roots=[])
         return await hook(self.config.name)
+
+    async def roots_changed(self) -> None:
+        """Tell a live server that the shared folders changed
+        (``notifications/roots/list_changed``; it asks for them again)."""
+        session = self._session
+        if session is None or self._ended:
+            return
+        try:
+            with warnings.catch_warnings():
+                # The SDK marks roots deprecated by a later protocol revision
+                # (SEP-2577); servers of the revisions it speaks still use them.
+                warnings.simplefilter("ignore", MCPDeprecationWarning)
+                await session.send_roots_list_changed()
+        except Exception as exc:  # a server that went away hears it at its next start
+            log.info('mcp server "%s": could not say the roots changed: %s', self.config.name, describe(exc))
 
     async def _on_log(self, params: types.LoggingMessageNotificationParams) -> None:
         hook = self.hooks.on_log

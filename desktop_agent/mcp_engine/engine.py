@@ -286,6 +286,16 @@ class McpEngine(CatalogMixin, SignInMixin):
         """The visible tools of the servers of one isolation level that are up now."""
         return [s for s in self._specs if self._route[s.name].isolation == isolation]
 
+    async def roots_changed(self) -> None:
+        """The shared folders changed: every running server (shared or in a
+        sandbox) is told, and asks ``hooks.roots`` again when it cares."""
+        connections = [*self._shared.values()]
+        for conversation_id in self._registry.conversation_ids():
+            sandbox = self._registry.get(conversation_id)
+            if sandbox is not None:
+                connections.extend(sandbox.connections.values())
+        await asyncio.gather(*(c.roots_changed() for c in connections))
+
     def statuses(self) -> list[ServerStatus]:
         return [self._statuses[s.name] for s in self._config.servers]
 

@@ -47,11 +47,12 @@ class Watch:
         self.deadline = clock.time() + idle
         self.fired = False
         self.held = 0
-        """Reasons the call waits for the user, not the server (see :meth:`IdleWatchdog.hold`)."""
+        """Requests of the server's own that wait for the user (the call cannot be idle meanwhile)."""
 
     def touch(self) -> None:
         """Activity (a progress report): the call has ``idle`` seconds again."""
-        self.deadline = self._clock.time() + self.idle
+        if not self.held:
+            self.deadline = self._clock.time() + self.idle
 
 
 class IdleWatchdog:
@@ -83,18 +84,20 @@ class IdleWatchdog:
         self._watches.discard(watch)
 
     def hold(self, watch: Watch) -> None:
-        """The call waits for the user (a server's form): it cannot time out
-        until :meth:`release`, however long the user takes."""
+        """The server asked the app something (the user decides, for minutes
+        perhaps): the call is not idle until :meth:`release`."""
         watch.held += 1
+        watch.deadline = math.inf
 
     def release(self, watch: Watch) -> None:
-        """The user answered: the call has its whole idle period again."""
-        watch.held -= 1
-        if watch.held > 0 or watch not in self._watches:
+        """The server's request was answered: ``idle`` seconds from now."""
+        watch.held = max(0, watch.held - 1)
+        if watch.held or watch not in self._watches:
             return
         watch.touch()
+        clock: Clock = self._clock or asyncio.get_running_loop()
         if watch.deadline < self._armed_for:
-            self._arm(self._clock or asyncio.get_running_loop(), watch.deadline)
+            self._arm(clock, watch.deadline)
 
     def _arm(self, clock: Clock, when: float) -> None:
         if self._handle is not None:

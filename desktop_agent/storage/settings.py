@@ -86,6 +86,7 @@ _PHRASES = {
     "context_tokens": f"must be a whole number of tokens from {CONTEXT_TOKENS_MIN} to {CONTEXT_TOKENS_LIMIT}",
     "wire_profiles": f"must map base URLs to one of {', '.join(WIRE_PROFILE_NAMES)}",
     "hooks_enabled": "must map hook names to true or false",
+    "shared_folders": "must map folder paths to lists of MCP server names (an empty list: every server)",
     "enabled_skills": "must be a list of skill names, or null for all",
     "audio_input_id": "must be a device id (text, at most 1024 characters; empty: the system default)",
     "audio_output_id": "must be a device id (text, at most 1024 characters; empty: the system default)",
@@ -104,7 +105,7 @@ def _settings_error(exc: ValidationError) -> SettingsError:
         return SettingsError("settings: the file must hold a JSON object", "")
     key = str(error["loc"][0])
     phrase = _PHRASES.get(key) or _TYPE_PHRASES.get(error["type"]) or "must be a number"
-    got = "" if key in ("always_allow", "trusted_read_only_servers", "wire_profiles", "enabled_skills", "hooks_enabled") else f", got {_short.repr(error['input'])}"
+    got = "" if key in ("always_allow", "trusted_read_only_servers", "wire_profiles", "enabled_skills", "hooks_enabled", "shared_folders") else f", got {_short.repr(error['input'])}"
     return SettingsError(f"settings: {key} {phrase}{got}", key)
 
 
@@ -198,6 +199,9 @@ class Settings:
     """The window's language: ``system`` (the locale), ``en``, ``zh``."""
     theme: str = "system"
     """Light or dark colours: ``system`` follows the platform."""
+    shared_folders: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """The folders shared with MCP servers (their roots), each with the
+    servers it is shared with; an empty tuple: every server."""
     extra: dict[str, Any] = field(default_factory=dict)
     """Unknown keys from the file, kept so nothing is lost on save."""
 
@@ -232,6 +236,10 @@ class Settings:
             names.append(server)
         return replace(self, trusted_read_only_servers=tuple(names))
 
+    def folders_for(self, server: str) -> tuple[str, ...]:
+        """The folders shared with ``server``: those for every server and its own, in the file's order."""
+        return tuple(path for path, servers in self.shared_folders.items() if not servers or server in servers)
+
     def with_wire_profile(self, base_url: str, profile: WireProfileName) -> Settings:
         return replace(self, wire_profiles={**self.wire_profiles, base_url: profile})
 
@@ -241,6 +249,7 @@ class Settings:
         data["always_allow"] = list(self.always_allow)
         data["trusted_read_only_servers"] = list(self.trusted_read_only_servers)
         data["enabled_skills"] = None if self.enabled_skills is None else list(self.enabled_skills)
+        data["shared_folders"] = {path: list(servers) for path, servers in self.shared_folders.items()}
         return {**extra, **data}
 
     @classmethod
@@ -251,6 +260,8 @@ class Settings:
             values["always_allow"] = tuple(values["always_allow"])
         if "trusted_read_only_servers" in values:
             values["trusted_read_only_servers"] = tuple(values["trusted_read_only_servers"])
+        if "shared_folders" in values:
+            values["shared_folders"] = {path: tuple(servers) for path, servers in values["shared_folders"].items()}
         if values.get("enabled_skills") is not None:
             values["enabled_skills"] = tuple(values["enabled_skills"])
         if "stt_model_source" not in values and values.get("stt_model_base_url"):
@@ -285,6 +296,7 @@ _CHECKS: dict[str, Any] = {
     "always_allow": list[str],
     "trusted_read_only_servers": list[str],
     "enabled_skills": list[str] | None,
+    "shared_folders": dict[str, list[str]],
     "volume": Annotated[float, Field(ge=0.0, le=1.0)],
     "max_steps": Annotated[int, Field(ge=1, le=MAX_STEPS_LIMIT)],
     "barge_in_ms": Annotated[int, Field(ge=30, le=5000)],

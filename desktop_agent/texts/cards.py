@@ -11,6 +11,15 @@ TEXTS: dict[str, tuple[str, str]] = {
     "card_preparing": ("{name} — preparing…", "{name} 准备中…"),
     "card_approval": ("{name} needs your approval", "{name} 需要授权"),
     "card_sub_approval": ("Sub-agent wants to run {name}", "子代理想要运行 {name}"),
+    "card_sampling_approval": (
+        "MCP server {server} asks the model to answer", "MCP 服务器 {server} 请求由模型回答"
+    ),
+    "card_sampling": ("Model answer for {server}", "为 {server} 生成的模型回答"),
+    "card_sampling_limit": ("At most {n} tokens", "最多 {n} 个词元"),
+    "card_sampling_limit_unknown": ("No token limit given", "未给出词元上限"),
+    "card_sampling_role_user": ("User", "用户"),
+    "card_sampling_role_assistant": ("Assistant", "助手"),
+    "card_sampling_always": ("Always allow for {server}", "始终允许 {server} 的此类请求"),
     "card_executing": ("{name} — running…", "{name} 执行中…"),
     "card_done": ("{name}", "{name}"),
     "card_failed": ("{name} — failed", "{name} 出错"),

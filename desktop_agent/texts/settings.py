@@ -25,6 +25,20 @@ TEXTS: dict[str, tuple[str, str]] = {
     "settings_revoke": ("Revoke", "撤销"),
     "settings_none_allowed": ("(none)", "（无）"),
     "allow_builtin": ("{tool} (built-in)", "{tool}（内置）"),
+    "shared_folders": ("Shared folders", "共享文件夹"),
+    "shared_folders_note": (
+        "Folders the MCP servers may work in (their roots): a server that asks gets the ones shared with it, "
+        "and hears of every change at once.",
+        "MCP 服务器可以使用的文件夹（根目录）：服务器询问时得到与它共享的文件夹，每次更改都会立即通知它。",
+    ),
+    "shared_folders_add": ("Add folder…", "添加文件夹…"),
+    "shared_folders_remove": ("Remove", "移除"),
+    "shared_folders_scope": ("Shared with", "共享给"),
+    "shared_folders_all": ("All servers", "所有服务器"),
+    "shared_folders_line_all": ("{path} — all servers", "{path} —— 所有服务器"),
+    "shared_folders_line_only": ("{path} — only {servers}", "{path} —— 仅 {servers}"),
+    "shared_folders_none": ("No folder is shared", "尚未共享任何文件夹"),
+    "allow_sampling": ("Model answers (sampling) — for {server}", "模型回答（采样）—— 供 {server} 使用"),
     "allow_server": ("{tool} — from {server}", "{tool} —— 来自 {server}"),
     "allow_unknown": (
         "{tool} (server not known yet: not approved automatically)",

@@ -174,6 +174,27 @@ async def test_approval_blocks_the_queue_until_answered() -> None:
     assert view.events == [("approval", "t1"), ("text", "after"), ("turn_end", None)]
 
 
+async def test_a_nested_request_whose_approval_ended_unanswered_releases_the_queue() -> None:
+    bus = SessionMessageBus("s")
+    view = RecordingView()
+    queue = PlaybackQueue(view, approver=recorder([]))
+    queue.attach(bus)
+    asking = ToolCallMessage(
+        "approval_required", "c-sampling-1", "sampling", {"server": "x"}, task_id="c.sampling1",
+        parent_tool_call_id="c",
+    )
+    bus.push(asking)
+    bus.push(ToolRejectedMessage("c-sampling-1", "sampling", {"server": "x"}, "timed out", None,
+                                 parent_tool_call_id="c"))
+    push_text(bus, 1, "after")
+    bus.push(TurnEndMessage())
+    async with asyncio.timeout(5):
+        await queue.run(bus)
+    assert view.events == [
+        ("approval", "c.sampling1"), ("tool", "tool_rejected"), ("text", "after"), ("turn_end", None),
+    ]
+
+
 async def test_always_allowed_tool_is_answered_without_asking() -> None:
     bus = SessionMessageBus("s")
     view = RecordingView()

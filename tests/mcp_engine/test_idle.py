@@ -174,4 +174,21 @@ async def test_a_held_call_never_times_out_and_gets_its_whole_period_once_releas
     async with asyncio.timeout(5):
         result = await task
     assert (held_fired, released_early, result) == (False, False, "timed out")
+async def test_a_held_call_is_not_idle_and_has_its_whole_period_again_once_released() -> None:
+    clock = FakeClock()
+    dog = IdleWatchdog(clock)
+    work = asyncio.Event()
+    watches: list[Watch] = []
+    task = await _start(dog, 1.0, work, watches)
+    dog.hold(watches[0])  # the server asked the user something
+
+    clock.advance(5.0)
+    assert not watches[0].fired
+    dog.release(watches[0])
+    clock.advance(0.999)
+    assert not watches[0].fired
+    clock.advance(0.001)
+    assert watches[0].fired
+    async with asyncio.timeout(5):
+        assert await task == "timed out"
     dog.close()

@@ -53,6 +53,7 @@ from desktop_agent.texts import Texts
 from desktop_agent.ui.cards.approval import ApprovalControls
 from desktop_agent.ui.cards.phase import CardPhase
 from desktop_agent.ui.cards.resource_links import ResourceLinks
+from desktop_agent.ui.cards.sampling import sampling_of, sampling_text, sampling_title
 from desktop_agent.ui.cards.state import (
     ToolCardState,
 )
@@ -279,11 +280,15 @@ class ToolCardWidget(QFrame):
             self.style().unpolish(self)
             self.style().polish(self)
         terminal = not state.pending
-        args = arguments_text(state.arguments)
+        sampling = sampling_of(state)  # a server's request: its own words
+        args = sampling_text(self._bindings.texts, sampling) if sampling else arguments_text(state.arguments)
         result = state.result or ""
         partial = partial_text(state.partial_result)
 
-        self.title.setText(title_for(self._bindings.texts, state))
+        texts = self._bindings.texts
+        self.title.setText(sampling_title(texts, state, sampling) if sampling else title_for(texts, state))
+        if sampling is not None:
+            self.always.setText(texts.tr("card_sampling_always", server=sampling.server))
         self.server.setText(self._bindings.texts.tr("card_from_server", server=state.server) if state.server else "")
         self.server.setVisible(bool(state.server))
         running = phase in (CardPhase.PREPARING, CardPhase.EXECUTING)
@@ -297,7 +302,8 @@ class ToolCardWidget(QFrame):
         if state.auto_approved and phase == CardPhase.EXECUTING:
             self.badge.setText(auto_badge(self._bindings.texts, state))
         else:
-            self.badge.setText(arguments_summary(state.arguments) if terminal and not self._expanded else "")
+            summary = "" if sampling is not None else arguments_summary(state.arguments)
+            self.badge.setText(summary if terminal and not self._expanded else "")
         self.badge.setVisible(bool(self.badge.text()))
         self.auto_note.setText(auto_badge(self._bindings.texts, state) if state.auto_approved and terminal else "")
         self.auto_note.setVisible(bool(self.auto_note.text()))

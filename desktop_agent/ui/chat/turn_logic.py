@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from desktop_agent.core.approval import allow_key
 from desktop_agent.core.forms import FormAnswerError
+from desktop_agent.core.nested_call import request_allow_key
 from desktop_agent.core.playback import PlaybackView
 from desktop_agent.core.speaking_sink import SpeakingSink
 from desktop_agent.core.transcript import (
@@ -33,6 +34,7 @@ from desktop_agent.core.transcript import (
     WindowNotice,
     answers_json,
 )
+from desktop_agent.mcp_engine.sampling import SAMPLING, sampling_view
 from desktop_agent.ui.chat.turn_answers import FormReply, form_error_text, readiness_line
 from desktop_agent.ui.chat.turn_events import NoticeLevel, TurnEnd
 from desktop_agent.ui.chat.turn_settings import TurnSettings
@@ -60,6 +62,12 @@ class CardInfo(Protocol):
 
     @property
     def server(self) -> str | None: ...
+
+    @property
+    def parent_tool_call_id(self) -> str | None: ...
+
+    @property
+    def arguments(self) -> Mapping[str, Any] | None: ...
 
 
 class TurnSurface(PlaybackView, Protocol):
@@ -295,7 +303,9 @@ class TurnLogic(TurnSettings, Generic[V]):
         if view is None or state is None or state.task_id is None:
             return
         if approved and always:
-            self.set_always_allowed(allow_key(state.tool_name, state.server), True)
+            sampling = sampling_view(state.tool_name, state.parent_tool_call_id, state.arguments)  # a server's request
+            key = request_allow_key(SAMPLING, sampling.server) if sampling else allow_key(state.tool_name, state.server)
+            self.set_always_allowed(key, True)
         view.mark_answered(tool_call_id, approved)
         self._conversation.record(ApprovalAnswer(tool_call_id, approved))
         if not self._conversation.answer_approval(state.task_id, approved, by=by):

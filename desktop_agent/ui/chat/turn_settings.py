@@ -15,6 +15,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from desktop_agent.core.approval import allow_key, auto_decider
+from desktop_agent.core.nested_call import is_request_allow_key
 from desktop_agent.core.transcript import ToolFacts
 from desktop_agent.ui.chat.turn_events import NoticeLevel
 from desktop_agent.ui.common.os_wording import os_error_text
@@ -68,6 +69,8 @@ class TurnSettings:
     def auto_approval(self, tool_name: str) -> AutoDecider | None:
         """Who approves this tool without asking: the always-allow list, or
         the user's trust in its server's read-only tools; None: ask."""
+        if is_request_allow_key(tool_name):  # a server's request (sampling): only its own entry
+            return "always_allow" if tool_name in self._settings.always_allow else None
         if self.is_always_allowed(tool_name):  # ties saved bare names to their server first
             return "always_allow"
         settings = self._settings

@@ -33,8 +33,10 @@ from desktop_agent.core.messages import (
 )
 from desktop_agent.core.playback import ToolEvent
 from desktop_agent.core.risk import AutoDecider, ToolAnnotations
+from desktop_agent.mcp_engine.sampling import sampling_view
 from desktop_agent.ui.cards.form_widget import FormWidget
 from desktop_agent.ui.cards.phase import CardPhase
+from desktop_agent.ui.cards.sampling import sampling_of
 from desktop_agent.ui.cards.state import (
     CardUpdate,
     ToolCardState,
@@ -158,8 +160,8 @@ class TurnView:
         if card is None:
             return None
         self._render(card, answered(card.state, approved))
-        if approved:
-            return None
+        if approved or sampling_of(card.state) is not None:
+            return None  # refusing a server's request fails only the request: the turn goes on
         key = self.tracker.reject_clicked()
         if key is not None:
             self.chat.add_system(self.chat.texts.tr(key))
@@ -222,6 +224,10 @@ class TurnView:
         card = self.cards.get(tool_call_id)
         if card is None:
             name = message.tool_name if isinstance(message, ToolCallMessage) else None
+            if isinstance(message, ToolCallMessage) and sampling_view(
+                message.tool_name, message.parent_tool_call_id, message.arguments
+            ):
+                name = None  # a server's request, not a tool of that name: no tool's server or risk
             state = new_card(
                 message,
                 server=self._server_of(name) if name is not None else None,
@@ -232,13 +238,27 @@ class TurnView:
             card.answered.connect(self._on_answer)
             card.resource_requested.connect(self.chat.resource_requested)
             self.cards[tool_call_id] = card
-            parent = self.cards.get(message.parent_tool_call_id or "")
+            parent = self._parent_card(message.parent_tool_call_id)
             if parent is not None:
                 parent.add_nested(card)  # a sub-agent's call, inside its sub_agent card
             else:
                 self.chat.add_card(card)
             self._on_card(card.state)
         return card
+
+    def _parent_card(self, parent_id: str | None) -> ToolCardWidget | None:
+        """The card a nested card goes in: the call of that id, or, when that
+        one is not running, a sub-agent's running call of that id (a server's
+        request made during a sub-agent's call; its card is keyed under the
+        sub_agent call)."""
+        if not parent_id:
+            return None
+        exact = self.cards.get(parent_id)
+        if exact is not None and exact.state.phase == CardPhase.EXECUTING:
+            return exact
+        nested = [c for key, c in self.cards.items() if key.endswith("/" + parent_id)]
+        running = [c for c in nested if c.state.phase == CardPhase.EXECUTING]
+        return running[-1] if running else exact
 
     def _add_form(self, message: FormRequestMessage) -> None:
         form_id = message.form_id

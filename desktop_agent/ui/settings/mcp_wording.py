@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from desktop_agent.core.approval import BUILTIN, split_allow_key
+from desktop_agent.core.nested_call import is_request_allow_key
 from desktop_agent.mcp_engine import servers_file
 from desktop_agent.mcp_engine.config_errors import McpConfigError
 from desktop_agent.mcp_engine.servers_file import ImportOutcome
@@ -95,6 +96,8 @@ def server_tooltip(line: str, status: ServerStatus | None) -> str:
 def allow_entry_text(texts: Texts, key: str) -> str:
     """An always-allow entry as the list shows it: the tool and where it
     comes from (``get_current_time — from time``)."""
+    if is_request_allow_key(key):  # a server's sampling requests (``sampling:SERVER``)
+        return texts.tr("allow_sampling", server=key.partition(":")[2])
     server, tool = split_allow_key(key)
     if server is None:
         return texts.tr("allow_unknown", tool=tool)

@@ -54,6 +54,7 @@ from desktop_agent.ui.settings.mcp_wording import (
 )
 from desktop_agent.ui.settings.read_only_trust import ReadOnlyTrustBox
 from desktop_agent.ui.settings.server_log_view import ServerLogView
+from desktop_agent.ui.settings.shared_folders import SharedFoldersBox
 from desktop_agent.ui.settings.sign_in_box import SignInBox, sign_in_rows
 
 if TYPE_CHECKING:
@@ -164,6 +165,7 @@ class ToolsPage(QWidget):
         self.trust = ReadOnlyTrustBox(texts, (), settings.trusted_read_only_servers, self)
         self._trusted = list(settings.trusted_read_only_servers)
         self.trust.changed.connect(lambda names: setattr(self, "_trusted", list(names)))
+        self.shared_folders = SharedFoldersBox(texts, settings.shared_folders, parent=self)
 
         self.max_steps = QSpinBox(self)
         self.max_steps.setRange(1, 100)
@@ -180,6 +182,7 @@ class ToolsPage(QWidget):
         form.addRow("", self.sign_ins)
         form.addRow(self.texts.label("settings_always_allow", self), allowed_row)
         form.addRow("", self.trust)
+        form.addRow("", self.shared_folders)
         form.addRow(self.texts.label("settings_max_steps", self), self.max_steps)
         form.addRow(self.texts.label("settings_approval_timeout", self), self.approval_timeout)
         layout = QVBoxLayout(self)
@@ -208,6 +211,7 @@ class ToolsPage(QWidget):
         if self._note is not None:
             self.mcp_note.setText(self._note(texts))
         self._fill_allowed(tuple(self._allowed_names))
+        self.shared_folders.retranslate(texts)
         self.refresh()
 
     # -------------------------------------------------------------- servers
@@ -226,6 +230,7 @@ class ToolsPage(QWidget):
         names = list(self._entries)
         if list(self.trust.boxes) != names:
             self.trust.set_servers(names, self._trusted)
+        self.shared_folders.set_servers(names)
         self.servers.blockSignals(True)  # what is set here is no user's toggle
         if [self.servers.item(i).data(Qt.ItemDataRole.UserRole) for i in range(self.servers.count())] != names:
             selected = self.selected_name()
@@ -495,6 +500,7 @@ class ToolsPage(QWidget):
             max_steps=self.max_steps.value(),
             approval_timeout_s=float(self.approval_timeout.value()),
             trusted_read_only_servers=tuple(self._trusted),
+            shared_folders=self.shared_folders.folders(),
         )
 
 

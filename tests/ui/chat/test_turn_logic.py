@@ -62,6 +62,8 @@ class Card:
     tool_name: str
     task_id: str | None
     server: str | None = None
+    parent_tool_call_id: str | None = None
+    arguments: dict[str, Any] | None = None
 
 
 class RecordingView:

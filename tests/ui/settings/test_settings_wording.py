@@ -52,8 +52,11 @@ SAME_IN_CHINESE = frozenset({
 })
 """ASCII words allowed on screen in the Chinese UI: proper names only."""
 
-USER_DATA = frozenset(text for skill in SKILLS for text in (skill.name, skill.description))
-"""Skills' names and descriptions come from their SKILL.md files, as written."""
+USER_DATA = frozenset(text for skill in SKILLS for text in (skill.name, skill.description)) | frozenset(
+    SERVERS["mcpServers"]
+)
+"""Skills' names and descriptions come from their SKILL.md files, as written;
+MCP server names (the shared folders' server choice) from the servers file."""
 
 
 def _dialog(qtbot: QtBot, tmp_path: Path, settings: Settings = SETTINGS, texts: Texts = ENGLISH) -> SettingsDialog:
