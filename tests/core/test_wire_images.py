@@ -62,3 +62,16 @@ def test_the_history_sends_what_the_model_read_not_what_was_typed() -> None:
     assert sent_user_message(item) == {"role": "user", "content": "What is in this picture?", IMAGES_KEY: [PART]}
     assert history_of([item]).messages == [sent_user_message(item)]
     assert sent_user_message(UserText("hi")) == {"role": "user", "content": "hi"}
+
+
+def test_an_earlier_message_left_out_of_a_full_request_takes_its_images_with_it() -> None:
+    from desktop_agent.core.budget import fit_request
+
+    messages: list[JSONMapping] = [
+        user_message("old " * 2000, [("image/png", PNG)]),
+        text_message("assistant", "seen"),
+        user_message("now", [("image/png", PNG)]),
+    ]
+    fitted = fit_request(messages, 2000).messages
+    assert IMAGES_KEY not in fitted[0] and str(fitted[0]["content"]).startswith("[")
+    assert fitted[2] == messages[2]
