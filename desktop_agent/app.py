@@ -296,6 +296,7 @@ def window_deps(services: Services, sink: AudioSink | None) -> WindowDeps:
 
     mcp = McpFeature(
         mcp_statuses, retry=services.retry_mcp, before_turn=services.before_turn, reload=services.reload_mcp,
+        expand=services.expand_message,
         servers_file=lambda: services.mcp_config_override or resolve_path(services.settings.mcp_config_path),
     ) if services.mcp is not None else None
     voice = VoiceFeature(

@@ -7,7 +7,7 @@ plain recording events, without any QObject."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QApplication
 from desktop_agent.core.agent import AgentClient
 from desktop_agent.core.conversation import Conversation
 from desktop_agent.core.forms import FormManager
+from desktop_agent.core.mentions import Attachment
 from desktop_agent.core.messages import (
     ErrorMessage,
     FormRequestMessage,
@@ -123,6 +124,12 @@ class RecordingView:
 
     def finish(self) -> None:
         self.finished = True
+
+    def show_attachments(self, attachments: Sequence[Attachment]) -> None:
+        self.attachments = tuple(attachments)
+
+    def unsend(self) -> None:
+        self.unsent = True
 
     async def next_waiting(self) -> str:
         async with asyncio.timeout(10):
@@ -563,6 +570,9 @@ class RecordingEvents:
 
     def speaking(self, speaking: bool) -> None:
         self.reports.append(("speaking", speaking))
+
+    def give_back(self, text: str) -> None:
+        self.reports.append(("give_back", text))
 
 
 async def test_the_turn_logic_runs_a_turn_reporting_to_plain_events_without_any_qobject() -> None:
