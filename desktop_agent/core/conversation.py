@@ -46,6 +46,7 @@ from desktop_agent.core.transcript import (
     UserEvent,
     UserText,
 )
+from desktop_agent.core.wire import TYPED_KEY
 
 log = logging.getLogger(__name__)
 
@@ -123,12 +124,10 @@ class Conversation:
 
     def _typed(self, index: int) -> str:
         """The words the user typed for the history's user message at
-        ``index``: the display log's, when it is the last one shown (a
-        message with MCP mentions was sent expanded), else the history's."""
-        shown = next((e for e in reversed(self.events) if isinstance(e, UserText)), None)
-        if shown is not None and index == self._last_user_index():
-            return shown.text
-        return str(self.history[index].get("content") or "")
+        ``index`` (one with MCP mentions was sent expanded)."""
+        message = self.history[index]
+        typed = message.get(TYPED_KEY)
+        return typed if isinstance(typed, str) else str(message.get("content") or "")
 
     def take_back_last_exchange(self) -> str | None:
         """Remove the last exchange (the user's last message and everything

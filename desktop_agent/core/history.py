@@ -200,8 +200,9 @@ def history_of(items: Iterable[TranscriptItem]) -> TurnHistory:
 def sent_user_message(item: UserText) -> JSONObject:
     """The user's message as the model gets it: its expanded text (an MCP
     prompt or resources, ``core/mentions.py``) and images, when it had any."""
-    text = item.text if item.model_text is None else item.model_text
-    return user_message(text, ((i.mime, i.data) for i in item.images))
+    if item.model_text is None:
+        return user_message(item.text, ((i.mime, i.data) for i in item.images))
+    return user_message(item.model_text, ((i.mime, i.data) for i in item.images), typed=item.text)
 
 
 def _arguments_json(arguments: JSONMapping | str | None) -> str:

@@ -132,10 +132,18 @@ def text_message(role: TextRole, content: str | None) -> JSONObject:
     return {"role": role, "content": content}
 
 
-def user_message(text: str, images: Iterable[tuple[str, bytes]] = ()) -> JSONObject:
+TYPED_KEY = "_typed"
+"""A history user message whose text was expanded (its MCP mentions,
+contracts §10): what the user typed, for Edit and Regenerate. Never sent."""
+
+
+def user_message(text: str, images: Iterable[tuple[str, bytes]] = (), *, typed: str | None = None) -> JSONObject:
     """The user's message: its text, and its images ((MIME type, bytes)) as
-    ``image_url`` parts under :data:`IMAGES_KEY` (none: a plain text message)."""
+    ``image_url`` parts under :data:`IMAGES_KEY` (none: a plain text message);
+    ``typed``: the words it was expanded from (:data:`TYPED_KEY`)."""
     message = text_message("user", text)
+    if typed is not None and typed != text:
+        message[TYPED_KEY] = typed
     parts: list[JSONValue] = [
         {"type": "image_url", "image_url": {"url": f"data:{mime};base64,{base64.b64encode(data).decode()}"}}
         for mime, data in images

@@ -114,7 +114,9 @@ async def test_a_prompt_command_becomes_the_turns_user_message(tmp_path: Path) -
     assert ran.status == 0, ran.stderr
     assert ran.errors() == []
     assert _said(ran.requests[0]) == "What's weather in New York, NY?"
-    assert ran.history[0] == {"role": "user", "content": "What's weather in New York, NY?"}
+    assert ran.history[0] == {
+        "role": "user", "content": "What's weather in New York, NY?", "_typed": '/mcp__ev__args-prompt city="New York" state=NY'
+    }
 
 
 async def test_a_resource_mention_attaches_its_text_in_a_fence_naming_the_uri(tmp_path: Path) -> None:

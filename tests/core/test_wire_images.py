@@ -11,7 +11,7 @@ from desktop_agent.core.json_types import JSONMapping, JSONObject
 from desktop_agent.core.mentions import Attachment
 from desktop_agent.core.messages import ImageContent
 from desktop_agent.core.transcript import UserText
-from desktop_agent.core.wire import IMAGES_KEY, STRICT, normalize, text_message, user_message
+from desktop_agent.core.wire import IMAGES_KEY, STRICT, TYPED_KEY, normalize, text_message, user_message
 from desktop_agent.testing.wire_contract import wire_problems
 
 PNG = b"\x89PNG fake"
@@ -59,7 +59,12 @@ def test_the_history_sends_what_the_model_read_not_what_was_typed() -> None:
     typed = "/mcp__ev__picture"
     item = UserText(typed, 300.0, (Attachment("prompt", "ev", "picture"),), "What is in this picture?",
                     (ImageContent("image/png", PNG),))
-    assert sent_user_message(item) == {"role": "user", "content": "What is in this picture?", IMAGES_KEY: [PART]}
+    assert sent_user_message(item) == {
+        "role": "user", "content": "What is in this picture?", IMAGES_KEY: [PART], TYPED_KEY: typed
+    }
+    assert normalize([sent_user_message(item)]) == [
+        {"role": "user", "content": [{"type": "text", "text": "What is in this picture?"}, PART]}
+    ]
     assert history_of([item]).messages == [sent_user_message(item)]
     assert sent_user_message(UserText("hi")) == {"role": "user", "content": "hi"}
 

@@ -15,7 +15,7 @@ from desktop_agent.core.mentions import Attachment, ExpandedMessage
 from desktop_agent.core.messages import ImageContent
 from desktop_agent.core.tool_router import ToolRouter
 from desktop_agent.core.transcript import UserText
-from desktop_agent.core.wire import IMAGES_KEY, normalize
+from desktop_agent.core.wire import IMAGES_KEY, TYPED_KEY, normalize
 from desktop_agent.storage.conversation_events import event_json, item_from_json, items_of
 from desktop_agent.storage.conversations import ConversationStore
 from desktop_agent.testing.scripted_llm import ScriptedLLM
@@ -61,7 +61,7 @@ async def test_a_turn_sends_the_expansion_keeps_the_typed_words_and_restores_the
 
     first = next(m for m in llm.requests[0]["messages"] if m["role"] == "user")
     assert first["content"] == EXPANDED.text and first[IMAGES_KEY] == [PART]
-    assert conv.history[0] == {"role": "user", "content": EXPANDED.text, IMAGES_KEY: [PART]}
+    assert conv.history[0] == {"role": "user", "content": EXPANDED.text, IMAGES_KEY: [PART], TYPED_KEY: TYPED}
     assert conv.last_user_text() == TYPED
 
     store = ConversationStore(tmp_path / "c.sqlite3")
