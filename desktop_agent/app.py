@@ -242,6 +242,7 @@ def window_deps(services: Services, sink: AudioSink | None) -> WindowDeps:
     from desktop_agent.mcp_engine.servers_file import resolve_path
     from desktop_agent.skills_engine import user_skills_dir
     from desktop_agent.storage import secrets
+    from desktop_agent.ui.chat.engine_mentions import EngineMentions
     from desktop_agent.ui.voice import audio_devices
     from desktop_agent.ui.voice.deferred_audio import DeferredMicrophone
     from desktop_agent.voice.downloads import ModelDownloads
@@ -298,6 +299,7 @@ def window_deps(services: Services, sink: AudioSink | None) -> WindowDeps:
         mcp_statuses, retry=services.retry_mcp, before_turn=services.before_turn, reload=services.reload_mcp,
         expand=services.expand_message,
         servers_file=lambda: services.mcp_config_override or resolve_path(services.settings.mcp_config_path),
+        mentions=EngineMentions(lambda: services.mcp),
     ) if services.mcp is not None else None
     voice = VoiceFeature(
         audio_input, recognizer, answer_recognizer, vad=WebRtcVad, note=speech_note, say=say,

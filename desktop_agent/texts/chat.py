@@ -84,4 +84,26 @@ TEXTS: dict[str, tuple[str, str]] = {
     ),
     "mcp_retrying": ("{name} (failed, retrying)", "{name}（启动失败，正在重试）"),
     "list_separator": (", ", "、"),
+    # the / and @ pickers in the input box, and the app's own / commands
+    "picker_origin_app": ("App", "应用"),
+    "picker_origin_skill": ("Skill", "技能"),
+    "picker_origin_prompt": ("{server} · prompt", "{server} · 提示词"),
+    "picker_origin_resource": ("{server} · resource", "{server} · 资源"),
+    "picker_origin_template": ("{server} · template", "{server} · 资源模板"),
+    "picker_required": ("required", "必填"),
+    "picker_optional": ("optional", "可选"),
+    "picker_template_ask": ("{name}: {variable} ({index}/{count})", "{name}：{variable}（{index}/{count}）"),
+    "picker_template_field": (
+        "Value of {variable}: Enter goes on, Esc cancels", "{variable} 的值：Enter 继续，Esc 取消"
+    ),
+    "picker_list_name": ("Suggestions", "候选"),
+    "cmd_new": ("Start a new conversation", "开始新对话"),
+    "cmd_settings": ("Open Settings", "打开设置"),
+    "cmd_help": ("List the commands", "列出命令"),
+    "cmd_help_text": (
+        "Commands: /new starts a new conversation, /settings opens Settings, /help shows this line. "
+        "Type / to list them with your skills and the MCP servers' prompts, @ to attach an MCP resource.",
+        "命令：/new 开始新对话，/settings 打开设置，/help 显示这一行。"
+        "输入 / 可列出这些命令、你的技能和 MCP 服务器的提示词，输入 @ 可附加 MCP 资源。",
+    ),
 }

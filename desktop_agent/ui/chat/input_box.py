@@ -1,4 +1,6 @@
-"""The message box: Enter sends, Shift+Enter starts a new line.
+"""The message box: Enter sends, Shift+Enter starts a new line. A picker
+(:meth:`InputBox.set_picker`, the ``/`` and ``@`` lists) gets the keys it
+wants first: Up, Down, Enter, Tab and Esc while its list is open.
 
 Signals:
     submitted()   Enter without Shift (the text is still in the box)
@@ -6,8 +8,10 @@ Signals:
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QKeyEvent
+from typing import Protocol
+
+from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtGui import QFocusEvent, QKeyEvent
 from PySide6.QtWidgets import QPlainTextEdit, QSizePolicy, QWidget
 
 from desktop_agent.texts import Texts
@@ -15,6 +19,20 @@ from desktop_agent.texts import Texts
 MAX_LINES = 6
 _PADDING = 14
 """Vertical padding + border of the style sheet's ``QPlainTextEdit#input``."""
+
+
+class PickerKeys(Protocol):
+    """What the box asks of its picker (``ui/chat/picker.py``)."""
+
+    def wants_key(self, event: QKeyEvent) -> bool:
+        """``event`` is for the open list (asked before shortcuts see it)."""
+        ...
+
+    def handle_key(self, event: QKeyEvent) -> bool:
+        """Act on ``event``; False: the box types it."""
+        ...
+
+    def focus_left(self) -> None: ...
 
 
 class InputBox(QPlainTextEdit):
@@ -28,7 +46,31 @@ class InputBox(QPlainTextEdit):
         self.setTabChangesFocus(True)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.document().contentsChanged.connect(self._fit)
+        self._picker: PickerKeys | None = None
         self._fit()
+
+    def set_picker(self, picker: PickerKeys | None) -> None:
+        """The ``/`` and ``@`` lists' keys go to ``picker`` first."""
+        self._picker = picker
+
+    def event(self, event: QEvent) -> bool:
+        # Here, not in keyPressEvent: Tab moves the focus before keyPressEvent
+        # is called, and an accepted ShortcutOverride keeps Esc from the
+        # window's shortcuts (the Edit's cancel) while the list is open.
+        picker = self._picker
+        if picker is not None and isinstance(event, QKeyEvent):
+            if event.type() == QEvent.Type.ShortcutOverride and picker.wants_key(event):
+                event.accept()
+                return True
+            if event.type() == QEvent.Type.KeyPress and picker.handle_key(event):
+                event.accept()
+                return True
+        return super().event(event)
+
+    def focusOutEvent(self, event: QFocusEvent) -> None:
+        if self._picker is not None:
+            self._picker.focus_left()
+        super().focusOutEvent(event)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):

@@ -149,6 +149,21 @@ QPushButton#send[phase="interrupting"] {{ background: {c.interrupting}; color: #
 QPushButton#send {{ border-radius: 6px; padding: 6px 16px; background: {c.accent}; color: white; }}
 QPlainTextEdit#input {{ background: {c.assistant_bubble}; color: {c.text};
     border: 1px solid {c.border}; border-radius: 6px; padding: 4px; }}
+QFrame#picker {{ background: {c.card}; border: 1px solid {c.border}; border-radius: 8px; }}
+QListWidget#pickerList {{ background: transparent; border: none; color: {c.text}; }}
+QListWidget#pickerList::item {{ border-radius: 6px; }}
+QListWidget#pickerList::item:hover {{ background: {c.card_header}; }}
+QListWidget#pickerList::item:selected {{ background: {c.user_bubble}; }}
+QFrame#picker QScrollBar:vertical {{ background: transparent; width: 8px; margin: 2px 0px; }}
+QFrame#picker QScrollBar::handle:vertical {{ background: {c.border}; border-radius: 4px; min-height: 24px; }}
+QFrame#picker QScrollBar::add-line:vertical, QFrame#picker QScrollBar::sub-line:vertical {{
+    height: 0px; }}
+QFrame#picker QScrollBar::add-page:vertical, QFrame#picker QScrollBar::sub-page:vertical {{
+    background: transparent; }}
+QLabel#pickerName {{ color: {c.text}; font-weight: bold; }}
+QLabel#pickerMuted {{ color: {c.muted}; }}
+QLineEdit#pickerField {{ background: {c.assistant_bubble}; color: {c.text}; border: 1px solid {c.accent};
+    border-radius: 4px; padding: 3px; }}
 """
 
 

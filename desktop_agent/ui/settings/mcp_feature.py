@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 
     from desktop_agent.core.mentions import ExpandedMessage
     from desktop_agent.mcp_engine import Readiness, ServerStatus
+    from desktop_agent.ui.chat.mention_source import MentionSource
     from desktop_agent.ui.settings.tools_page import McpControl
 
 
@@ -47,6 +48,9 @@ class McpFeature:
     reload: Callable[[], Awaitable[None]] | None = None
     """Run what the servers file says now, without a restart
     (``Services.reload_mcp``); None: the Tools page cannot change servers."""
+    mentions: MentionSource | None = None
+    """The servers' prompts, resources and completions for the input's ``/``
+    and ``@`` lists (reading whichever engine runs now); None: none listed."""
 
     def control(self) -> McpControl | None:
         """The Tools page's hold on the servers, when they can be changed."""

@@ -82,6 +82,7 @@ if TYPE_CHECKING:
     from desktop_agent.ui.settings.dialog import SettingsDialog, SettingsEdit
     from desktop_agent.ui.shell.tray import Notifier
     from desktop_agent.ui.shell.welcome import WelcomePanel
+    from desktop_agent.ui.shell.window_commands import WindowCommands
     from desktop_agent.ui.shell.window_deps import WindowDeps
     from desktop_agent.ui.voice.glue import VoiceGlue
     from desktop_agent.voice.stt.models import DownloadProgress
@@ -141,6 +142,8 @@ class MainWindow(QMainWindow):
             self.mic, self.hands_free_button, self.send_button, self.audio, self.new_chat_button, self.settings_button,
         ))
         """The sidebar (once attached) and the conversation column."""
+        self.commands: WindowCommands | None = None
+        """The input's ``/`` and ``@`` lists and the app's ``/`` commands, once attached."""
         self.status = StatusBar(self.texts, self)
         self.setStatusBar(self.status)
         self._servers = ServerWatch(self.status)
@@ -204,6 +207,9 @@ class MainWindow(QMainWindow):
         for warning in deps.warnings:
             self.show_notice(NoticeLevel.WARNING, functools.partial(warning_text, warning))
         self._servers.follow(deps.mcp)
+        from desktop_agent.ui.shell.window_commands import WindowCommands
+
+        self.commands = WindowCommands(self, deps)
         from desktop_agent.ui.voice.glue import VoiceGlue
 
         self.voice = VoiceGlue(self, deps.voice, deps.settings, sink=deps.sink)
@@ -318,6 +324,8 @@ class MainWindow(QMainWindow):
         return controller.start_turn(text, opener)
 
     def _on_send(self) -> None:
+        if self.commands is not None and self.commands.run_typed(self.input.toPlainText()):
+            return  # /new, /settings, /help
         if self.send_text(self.input.toPlainText()):
             self.input.clear()
         elif self.input.toPlainText().strip():
