@@ -8,6 +8,7 @@ Screenshots of a sent message with chips in English and Chinese."""
 from __future__ import annotations
 
 import asyncio
+import json
 import shutil
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -18,6 +19,7 @@ from typing import Any
 import pytest
 from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import QApplication, QLabel
+from pytestqt.qtbot import QtBot
 
 from desktop_agent.core.agent import AgentClient
 from desktop_agent.core.conversation import Conversation
@@ -183,3 +185,36 @@ def test_a_message_that_cannot_be_expanded_is_not_sent_and_comes_back_to_the_inp
             await engine.aclose()
 
     run_on_qasync(main, timeout=90)
+
+
+async def test_the_composed_window_expands_through_the_services_engine(qtbot: QtBot, tmp_path: Path) -> None:
+    """The app's own wiring (``app.window_deps``): the window's expansion is
+    ``Services.expand_message`` over the engine the services run."""
+    from desktop_agent.app import window_deps
+    from desktop_agent.services import build_services
+
+    config = everything_stdio("ev")
+    path = tmp_path / "mcp.json"
+    path.write_text(json.dumps({"mcpServers": {"ev": {"command": config.command, "args": list(config.args)}}}))
+    replies = [text_reply("Sure.<no_tool>"), text_reply("Done.")]
+    async with ScriptedLLMServer(replies) as server:
+        services = await build_services(
+            base_url=server.base_url, model="scripted", api_key="sk-test", mcp_config=path, tts="none"
+        )
+        try:
+            window = MainWindow(tray=False)
+            qtbot.add_widget(window)
+            window.attach(window_deps(services, None))
+            window.show()
+            turns = SignalLog(window.turn_finished)
+            window.input.setPlainText("/mcp__ev__simple-prompt")
+            window.input.submitted.emit()
+            assert await turns.wait_for(timeout=30) == ("completed",)
+            (bubble,) = _user_bubbles(window)
+            assert bubble.chips is not None
+            assert bubble.chips.attachments == (Attachment("prompt", "ev", "simple-prompt"),)
+            first = next(m for m in server.requests[0]["messages"] if m["role"] == "user")
+            assert str(first["content"]).startswith("This is a simple prompt without arguments.")
+            await window.shutdown()
+        finally:
+            await services.aclose()
