@@ -2,7 +2,8 @@
 ``--list-prompts`` / ``--list-resources``, and a message's ``/mcp__…``
 command and ``@server:uri`` mentions expanded before its turn.
 
-A message that cannot be expanded is one ``error:`` line on stderr and no
+A resource cut to size is a ``notice:`` line (the model is told too). A
+message that cannot be expanded is one ``error:`` line on stderr and no
 request: ``--prompt`` then exits with the configuration status (2), the
 interactive loop asks for the next line.
 """
@@ -14,6 +15,7 @@ from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING
 
 from desktop_agent.core.mentions import ExpandedMessage, MentionError
+from desktop_agent.mcp_engine.catalog import MAX_RESOURCE_CHARS
 
 if TYPE_CHECKING:
     from desktop_agent.mcp_engine import McpEngine
@@ -55,12 +57,20 @@ async def expand_or_say(
     """The expanded message, None when it mentions nothing, or
     :class:`Unexpandable` once its line is on ``err``."""
     try:
-        return await services.expand_message(text, conversation_id)
+        expanded = await services.expand_message(text, conversation_id)
     except MentionError as exc:
         line = f"error: {exc}"
         err.write(line + "\n")
         err.flush()
         return Unexpandable(line)
+    for attachment in expanded.attachments if expanded is not None else ():
+        if attachment.truncated:
+            err.write(
+                f'notice: mcp server "{attachment.server}": resource "{attachment.name}" is too long; '
+                f"only its first {MAX_RESOURCE_CHARS:,} characters were attached\n"
+            )
+            err.flush()
+    return expanded
 
 
 __all__ = ["Unexpandable", "expand_or_say", "write_catalog"]

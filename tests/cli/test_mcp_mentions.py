@@ -132,6 +132,21 @@ async def test_a_resource_mention_attaches_its_text_in_a_fence_naming_the_uri(tm
     assert ran.history[0]["content"] == sent
 
 
+async def test_a_huge_resource_is_sent_cut_and_the_terminal_says_so(tmp_path: Path) -> None:
+    mcp = _servers(tmp_path, {"cat": {"command": sys.executable, "args": [str(CATALOG_SERVER)]}})
+    ran = await _cli(tmp_path, mcp, "--prompt", "count the letters in @cat:test://huge.txt")
+
+    assert ran.status == 0, ran.stderr
+    notices = [line for line in ran.stderr.splitlines() if line.startswith("notice:")]
+    assert notices == [
+        'notice: mcp server "cat": resource "test://huge.txt" is too long; '
+        "only its first 100,000 characters were attached"
+    ]
+    sent = _said(ran.requests[0])
+    assert sent.endswith("a\n[truncated: showing the first 100,000 of 250,000 characters]\n```")
+    assert len(sent) < 100_300
+
+
 async def test_what_cannot_be_expanded_is_one_line_and_no_request(tmp_path: Path) -> None:
     mcp = _servers(tmp_path, {"ev": _everything()})
     missing = await _cli(tmp_path, mcp, "--prompt", "/mcp__ev__args-prompt state=NY")
