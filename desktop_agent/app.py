@@ -295,11 +295,29 @@ def window_deps(services: Services, sink: AudioSink | None) -> WindowDeps:
         # Through services.mcp: Settings → Tools replaces the engine.
         return services.mcp.statuses() if services.mcp is not None else []
 
+    async def mcp_sign_in(name: str) -> str | None:
+        return await services.mcp.sign_in(name) if services.mcp is not None else None
+
+    async def mcp_sign_out(name: str) -> None:
+        if services.mcp is not None:
+            await services.mcp.sign_out(name)
+
+    def open_in_browser(url: str) -> None:
+        from PySide6.QtCore import QUrl
+        from PySide6.QtGui import QDesktopServices
+
+        if not QDesktopServices.openUrl(QUrl(url)):  # no browser: the address where the user can copy it
+            print(f"Open this address in a browser to sign in:\n  {url}", file=sys.stderr, flush=True)
+
+    if services.mcp is not None:  # a sign-in's consent page opens in the user's browser
+        services.mcp.oauth.open_url = lambda _server, url: open_in_browser(url)
     mcp = McpFeature(
         mcp_statuses, retry=services.retry_mcp, before_turn=services.before_turn, reload=services.reload_mcp,
         expand=services.expand_message,
         servers_file=lambda: services.mcp_config_override or resolve_path(services.settings.mcp_config_path),
         mentions=EngineMentions(lambda: services.mcp),
+        sign_ins=lambda: services.mcp.oauth.states() if services.mcp is not None else {},
+        sign_in=mcp_sign_in, sign_out=mcp_sign_out,
     ) if services.mcp is not None else None
     voice = VoiceFeature(
         audio_input, recognizer, answer_recognizer, vad=WebRtcVad, note=speech_note, say=say,

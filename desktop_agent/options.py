@@ -63,6 +63,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="recognise the file and use it as the user's message; one turn, then exit")
     parser.add_argument("--approval-audio", type=Path, metavar="FILE.wav",
                         help="with --approve voice: the recorded answer to every approval")
+    parser.add_argument("--sign-in", metavar="SERVER",
+                        help="sign in to a remote MCP server first: the address to open in a browser is printed "
+                             "on stderr and the answer awaited (at most 300 s); then the run goes on")
     parser.add_argument("--list-tools", action="store_true",
                         help="print every tool with its server and whether it needs approval, then exit")
     parser.add_argument("--list-prompts", action="store_true",

@@ -350,7 +350,10 @@ class Services:
         when the file is wrong."""
         setting = Path(self.settings.mcp_config_path) if self.settings.mcp_config_path else None
         config = await asyncio.to_thread(load_mcp_config, self.mcp_config_override or setting)
-        old, self.mcp = self.mcp, McpEngine(config, on_status=self._on_mcp_status, on_warning=self._notice)
+        old = self.mcp
+        self.mcp = McpEngine(  # the sign-ins (and where their browser opens) carry over
+            config, on_status=self._on_mcp_status, on_warning=self._notice, oauth=old.oauth if old else None
+        )
         self.mcp.start_background()
         if old is not None:
             old.on_status = old.on_warning = None  # its last "stopped" is not news

@@ -60,3 +60,17 @@ async def test_a_broken_file_keeps_the_servers_running(tmp_path: Path) -> None:
         assert services.mcp is engine
     finally:
         await services.aclose()
+
+
+async def test_a_reload_keeps_the_sign_ins_and_where_their_browser_opens(tmp_path: Path) -> None:
+    path = tmp_path / "mcp.json"
+    path.write_text('{"mcpServers": {}}')
+    services = await build_services(mcp_config=path, tts="none", start_mcp=False)
+    try:
+        assert services.mcp is not None
+        oauth = services.mcp.oauth
+        oauth.open_url = opener = lambda _server, _url: None
+        await services.reload_mcp()
+        assert services.mcp.oauth is oauth and oauth.open_url is opener
+    finally:
+        await services.aclose()

@@ -137,6 +137,14 @@ async def _main(
 ) -> int:
     for warning in services.startup_warnings:
         _say(err, f"warning: {warning}")
+    if args.sign_in:
+        failed = await services.mcp.sign_in(args.sign_in) if services.mcp is not None else "no MCP servers"
+        if failed is not None:
+            _say(err, f"error: {failed}")
+            return EXIT_CONFIG
+        _say(err, f'signed in to "{args.sign_in}"')
+        if not (args.prompt or args.audio_in or args.list_tools):
+            return EXIT_OK
     if args.list_tools:
         for spec in services.router.specs():
             where = f"mcp:{spec.server}" if spec.server else "built-in"

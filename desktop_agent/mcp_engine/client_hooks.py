@@ -30,6 +30,7 @@ from typing import Literal
 import mcp_types as types
 
 from desktop_agent.core.ports import ToolContext
+from desktop_agent.mcp_engine.transports import AuthFactory
 
 ListKind = Literal["tools", "prompts", "resources"]
 
@@ -62,3 +63,6 @@ class ClientHooks:
     roots: RootsHook | None = None
     on_log: LogHook | None = None
     on_list_changed: ListChangedHook | None = None
+    auth: AuthFactory | None = None
+    """Makes a remote server's sign-in provider for each session it opens
+    (:meth:`desktop_agent.mcp_engine.oauth.OAuthManager.auth_for`)."""

@@ -48,13 +48,14 @@ from desktop_agent.mcp_engine.config import ServerConfig
 from desktop_agent.mcp_engine.errors import CallTimedOut, ServerDied, ServerStartError, describe
 from desktop_agent.mcp_engine.idle import IdleWatchdog
 from desktop_agent.mcp_engine.noise import StdoutNoise, quiet_sdk_parse_errors
+from desktop_agent.mcp_engine.oauth import sign_in_needed
 from desktop_agent.mcp_engine.stderr import StderrTail
 from desktop_agent.mcp_engine.transports import open_transport
 from desktop_agent.mcp_engine.watch import WatchedReadStream
 
 log = logging.getLogger(__name__)
 
-State = Literal["starting", "ready", "failed", "stopped"]
+State = Literal["starting", "ready", "failed", "stopped", "sign_in"]
 ProgressFn = Callable[[float, float | None, str | None], None]
 
 CLIENT_INFO = types.Implementation(name="desktop-agent", version="0.1.0")
@@ -167,6 +168,9 @@ class ServerConnection:
             raise
         except Exception as exc:
             await self._stop_owner()
+            if (needed := sign_in_needed(exc)) is not None:  # waits for the user, not a retry
+                self._set("sign_in", str(needed))
+                raise needed from None
             message = f'mcp server "{name}" failed to start: {describe(exc)}{self._stderr.suffix()}'
             self._set("failed", message)
             raise ServerStartError(message) from exc
@@ -180,7 +184,7 @@ class ServerConnection:
             async with AsyncExitStack() as stack:
                 errlog = stack.enter_context(self._stderr.open())
                 read, write = await stack.enter_async_context(
-                    open_transport(self.config, errlog, self._sandbox_dir)
+                    open_transport(self.config, errlog, self._sandbox_dir, self.hooks.auth)
                 )
                 watched = WatchedReadStream(read, on_end=lambda: self._on_transport_end(wake))
                 session = await stack.enter_async_context(
@@ -204,6 +208,9 @@ class ServerConnection:
         except Exception as exc:
             if not ready.done():
                 ready.set_exception(exc)
+            elif (needed := sign_in_needed(exc)) is not None:  # a refused refresh: wait for the user
+                self._ended = True
+                self._set("sign_in", str(needed))
             else:
                 log.warning('mcp server "%s": session ended with %s', self.config.name, describe(exc))
         finally:
@@ -235,6 +242,12 @@ class ServerConnection:
             log.warning('mcp server "%s" did not stop in %g s; cancelling', self.config.name, STOP_TIMEOUT_S)
             owner.cancel()
             await asyncio.wait({owner}, timeout=STOP_TIMEOUT_S)
+
+    async def stop(self) -> None:
+        """End the session now (a sign-out); the next call or start opens a new one."""
+        async with self._lock:
+            await self._stop_owner()
+            self._set("stopped", None)
 
     async def aclose(self) -> None:
         """Stop the server for good and remove its sandbox folder; idempotent."""
@@ -418,6 +431,11 @@ class ServerConnection:
                 # The transport may notice the end a moment later (HTTP); make
                 # sure the next call starts afresh instead of using this session.
                 self._mark_gone(session)
+                if self.hooks.auth is not None and self.config.transport != "stdio" and self._owner is not None:
+                    # A refused refresh ends the HTTP session; its owner says so as it ends.
+                    await asyncio.wait({self._owner}, timeout=STOP_TIMEOUT_S)
+                if self.state == "sign_in" and self.error:
+                    raise ServerDied(self.error) from None
                 raise ServerDied(self._died_message(name)) from None
             raise
         finally:

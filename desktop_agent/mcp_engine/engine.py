@@ -45,8 +45,10 @@ from desktop_agent.mcp_engine.client_hooks import ClientHooks
 from desktop_agent.mcp_engine.config import McpConfig, ServerConfig
 from desktop_agent.mcp_engine.connection import STOP_TIMEOUT_S, ServerConnection
 from desktop_agent.mcp_engine.engine_catalog import CatalogMixin
+from desktop_agent.mcp_engine.engine_sign_in import SignInMixin
 from desktop_agent.mcp_engine.errors import McpEngineError
 from desktop_agent.mcp_engine.noise import ServerNoise
+from desktop_agent.mcp_engine.oauth import OAuthManager, SignInNeeded
 from desktop_agent.mcp_engine.sandbox import SandboxRegistry
 from desktop_agent.mcp_engine.status import Readiness, ServerStatus, StatusState
 
@@ -57,7 +59,7 @@ _TOOL_NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 __all__ = ["McpEngine", "Readiness", "ServerStatus", "StatusState"]
 
 
-class McpEngine(CatalogMixin):
+class McpEngine(CatalogMixin, SignInMixin):
     def __init__(
         self,
         config: McpConfig,
@@ -66,6 +68,7 @@ class McpEngine(CatalogMixin):
         on_warning: Callable[[str], None] | None = None,
         hooks: ClientHooks | None = None,
         on_catalog: Callable[[str], None] | None = None,
+        oauth: OAuthManager | None = None,
     ) -> None:
         """``on_status``: told each server's status when it changes.
         ``on_warning``: told each warning about the tool list (a hidden
@@ -85,6 +88,9 @@ class McpEngine(CatalogMixin):
         self.hooks = hooks or ClientHooks()
         """Shared by every connection and read when a server asks: its
         fields may be set after start (:mod:`~desktop_agent.mcp_engine.client_hooks`)."""
+        self.oauth = oauth or OAuthManager()
+        """Remote servers' sign-ins (:mod:`~desktop_agent.mcp_engine.oauth`)."""
+        self.hooks.auth = self.oauth.auth_for
         self._statuses: dict[str, ServerStatus] = {}
         self._shared: dict[str, ServerConnection] = {}
         self._per_conv = [s for s in config.servers if s.enabled and s.isolation == "per_conversation"]
@@ -186,7 +192,7 @@ class McpEngine(CatalogMixin):
         status bar's Retry). False when there is nothing to do: it has not
         failed, a start is already under way, or the engine is shut down."""
         status = self._statuses.get(name)
-        if self._closed or status is None or status.state != "failed":
+        if self._closed or status is None or status.state not in ("failed", "sign_in"):
             return False
         if self._starting(name):  # a start that is done has published its failure last
             return False
@@ -236,7 +242,7 @@ class McpEngine(CatalogMixin):
             finally:
                 await probe.aclose()
         except McpEngineError as exc:
-            self._publish(_status(server, "failed", known, str(exc)))
+            self._publish(_status(server, "sign_in" if isinstance(exc, SignInNeeded) else "failed", known, str(exc)))
             return str(exc)
         except asyncio.CancelledError:
             self._publish(_status(server, "stopped", known))

@@ -10,7 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-StatusState = Literal["starting", "ready", "failed", "stopped", "disabled"]
+StatusState = Literal["starting", "ready", "failed", "stopped", "disabled", "sign_in"]
+"""``sign_in``: a remote server that wants the user to sign in (none yet,
+or the sign-in expired); it is not retried on its own, but waits for
+**Sign in** (:mod:`desktop_agent.mcp_engine.oauth`)."""
 
 
 @dataclass(frozen=True)
@@ -20,7 +23,8 @@ class ServerStatus:
     tool_count: int = 0
     """How many tools the server offers (its ``disabled_tools`` left out)."""
     error: str | None = None
-    """Why it failed, one line naming the server; None unless ``failed``."""
+    """Why it failed, one line naming the server; None unless ``failed``
+    (or ``sign_in``: that a sign-in is needed, or why the last one failed)."""
     tools: tuple[str, ...] = ()
     """The names of those tools, in the server's order."""
 

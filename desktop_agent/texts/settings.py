@@ -310,4 +310,16 @@ TEXTS: dict[str, tuple[str, str]] = {
     "model_preset_moonshot": ("Moonshot", "月之暗面 Moonshot"),
     "model_preset_zhipu": ("Zhipu", "智谱 AI"),
     "model_fix_address": ("Fix the address above first", "请先修正上面的地址"),
+    # signing in to remote MCP servers (Settings → Tools)
+    "mcp_state_sign_in": ("sign-in needed", "需要登录"),
+    "signin_title": ("Sign-in to remote servers", "远程服务器登录"),
+    "signin_needed": ("{server}: sign-in needed", "{server}：需要登录"),
+    "signin_again": ("{server}: the sign-in has expired — sign in again", "{server}：登录已过期，请重新登录"),
+    "signin_signing_in": ("{server}: finish signing in in the browser…", "{server}：请在浏览器中完成登录…"),
+    "signin_signed_in": ("{server}: signed in", "{server}：已登录"),
+    "signin_failed": ('sign-in to "{server}" failed: {reason}', "登录“{server}”失败：{reason}"),
+    "signin_refused": ("the server refused: {code}", "服务器拒绝：{code}"),
+    "signin_button": ("Sign in", "登录"),
+    "signout_button": ("Sign out", "退出登录"),
+    "mcp_sign_in": ("Sign in…", "登录…"),
 }

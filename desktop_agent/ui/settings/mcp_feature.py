@@ -6,7 +6,7 @@ imports: the window imports this before it shows."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 
     from desktop_agent.core.mentions import ExpandedMessage
     from desktop_agent.mcp_engine import Readiness, ServerStatus
+    from desktop_agent.mcp_engine.oauth import SignInState
     from desktop_agent.ui.chat.mention_source import MentionSource
     from desktop_agent.ui.settings.tools_page import McpControl
 
@@ -51,6 +52,11 @@ class McpFeature:
     mentions: MentionSource | None = None
     """The servers' prompts, resources and completions for the input's ``/``
     and ``@`` lists (reading whichever engine runs now); None: none listed."""
+    sign_ins: Callable[[], Mapping[str, SignInState]] | None = None
+    """Each remote server's sign-in; None: the Tools page shows none."""
+    sign_in: Callable[[str], Awaitable[str | None]] | None = None
+    """Sign in to a remote server (the browser opens), then restart it."""
+    sign_out: Callable[[str], Awaitable[None]] | None = None
 
     def control(self) -> McpControl | None:
         """The Tools page's hold on the servers, when they can be changed."""
@@ -58,7 +64,10 @@ class McpFeature:
             return None
         from desktop_agent.ui.settings.tools_page import McpControl
 
-        return McpControl(self.servers_file(), self.statuses, self.reload)
+        return McpControl(
+            self.servers_file(), self.statuses, self.reload,
+            sign_ins=self.sign_ins, sign_in=self.sign_in, sign_out=self.sign_out,
+        )
 
 
 __all__ = ["McpFeature"]

@@ -14,7 +14,7 @@ import asyncio
 import logging
 import os
 import sys
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
@@ -51,9 +51,11 @@ from desktop_agent.ui.settings.mcp_wording import (
     server_tooltip,
 )
 from desktop_agent.ui.settings.read_only_trust import ReadOnlyTrustBox
+from desktop_agent.ui.settings.sign_in_box import SignInBox, sign_in_rows
 
 if TYPE_CHECKING:
     from desktop_agent.mcp_engine import ServerStatus
+    from desktop_agent.mcp_engine.oauth import SignInState
 
 log = logging.getLogger(__name__)
 REFRESH_MS = 500
@@ -68,6 +70,11 @@ class McpControl:
     statuses: Callable[[], Iterable[ServerStatus]]
     reload: Callable[[], Awaitable[None]]
     """Read the file again and run what it says (``Services.reload_mcp``)."""
+    sign_ins: Callable[[], Mapping[str, SignInState]] | None = None
+    """Each remote server's sign-in (``OAuthManager.states``); None: no sign-in rows."""
+    sign_in: Callable[[str], Awaitable[str | None]] | None = None
+    """Sign in to a server, then restart it (``McpEngine.sign_in``)."""
+    sign_out: Callable[[str], Awaitable[None]] | None = None
 
 
 class ToolsPage(QWidget):
@@ -78,6 +85,8 @@ class ToolsPage(QWidget):
         self.texts = TextBindings(texts)
         self._control = control
         self._tasks: set[asyncio.Task[None]] = set()
+        self._sign_tasks: set[asyncio.Future[None]] = set()
+        """Sign-ins and sign-outs under way (not reloads: the note does not wait for them)."""
         self._entries: dict[str, dict[str, Any]] = {}
         self._note: Callable[[Texts], str] | None = None
         """The note's words, kept to say them again in another language."""
@@ -123,6 +132,10 @@ class ToolsPage(QWidget):
         self.mcp_note.setWordWrap(True)
         self.texts.bind(self.mcp_note.setText, "mcp_applied_at_once" if control else "mcp_no_control")
 
+        self.sign_ins = SignInBox(texts, self)
+        self.sign_ins.sign_in_requested.connect(lambda name: self._run(self._sign_in(name)))
+        self.sign_ins.sign_out_requested.connect(lambda name: self._run(self._sign_out(name)))
+
         self.allowed = QListWidget(self)
         self.allowed.setMaximumHeight(100)
         self.revoke = QPushButton(self)
@@ -151,6 +164,7 @@ class ToolsPage(QWidget):
         form.addRow(self.texts.label("settings_mcp_file", self), file_row)
         form.addRow(self.texts.label("mcp_servers", self), server_row)
         form.addRow("", self.mcp_note)
+        form.addRow("", self.sign_ins)
         form.addRow(self.texts.label("settings_always_allow", self), allowed_row)
         form.addRow("", self.trust)
         form.addRow(self.texts.label("settings_max_steps", self), self.max_steps)
@@ -170,6 +184,7 @@ class ToolsPage(QWidget):
 
     def retranslate(self, texts: Texts) -> None:
         self.texts.retranslate(texts)
+        self.sign_ins.retranslate(texts)
         if self._note is not None:
             self.mcp_note.setText(self._note(texts))
         self._fill_allowed(tuple(self._allowed_names))
@@ -211,6 +226,8 @@ class ToolsPage(QWidget):
             item.setCheckState(Qt.CheckState.Checked if on else Qt.CheckState.Unchecked)
             item.setToolTip(server_tooltip(line, status) if on else "")
         self.servers.blockSignals(False)
+        if self._control.sign_ins is not None:
+            self.sign_ins.set_rows(sign_in_rows(names, self._control.sign_ins(), statuses))
         self._sync_buttons()
         self._settle_note(names, statuses)
 
@@ -303,6 +320,25 @@ class ToolsPage(QWidget):
             task = asyncio.current_task()
             if task is not None:
                 self._tasks.discard(task)
+        self.refresh()
+
+    def _run(self, coro: Awaitable[None]) -> None:
+        task = asyncio.ensure_future(coro)
+        self._sign_tasks.add(task)
+        task.add_done_callback(self._sign_tasks.discard)
+
+    async def _sign_in(self, name: str) -> None:
+        """The browser opens; the row says "finish signing in" (the page's
+        refresh reads it), then the outcome."""
+        if self._control is None or self._control.sign_in is None:
+            return
+        await self._control.sign_in(name)
+        self.refresh()
+
+    async def _sign_out(self, name: str) -> None:
+        if self._control is None or self._control.sign_out is None:
+            return
+        await self._control.sign_out(name)
         self.refresh()
 
     def reloading(self) -> bool:

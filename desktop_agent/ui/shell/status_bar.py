@@ -12,6 +12,8 @@ MCP engine; :func:`server_views` adapts anything with ``name``, ``state``,
 
 Signals:
     retry_requested(name: str)  the user chose Retry in a failed server's menu
+    sign_in_requested(name: str)  the user chose Sign in in the menu of a
+                                  server that waits for a sign-in
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from PySide6.QtWidgets import QLabel, QMenu, QStatusBar, QWidget
 
 from desktop_agent.texts import Texts, keys
 
-_STATE_COLORS = {"ready": "#2da44e", "starting": "#d29922", "failed": "#cf222e"}
+_STATE_COLORS = {"ready": "#2da44e", "starting": "#d29922", "failed": "#cf222e", "sign_in": "#d29922"}
 _IDLE_COLOR = "#8c959f"
 
 
@@ -56,9 +58,9 @@ class McpServerView:
 
     @property
     def reason(self) -> str | None:
-        """Why it failed, on one line (the engine's message may carry a
-        stderr tail over several); None unless it failed."""
-        if self.state != "failed" or not self.error:
+        """Why it failed (or waits for a sign-in), on one line (the engine's
+        message may carry a stderr tail over several); None otherwise."""
+        if self.state not in ("failed", "sign_in") or not self.error:
             return None
         return " ".join(self.error.split())
 
@@ -98,6 +100,7 @@ def server_views(statuses: Iterable[Any]) -> list[McpServerView]:
 
 class StatusBar(QStatusBar):
     retry_requested = Signal(str)
+    sign_in_requested = Signal(str)
 
     def __init__(self, texts: Texts, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -161,7 +164,7 @@ class StatusBar(QStatusBar):
 
     def server_menu(self, server: McpServerView) -> QMenu:
         """The menu a click on ``server`` opens: its details (not
-        clickable), then Retry when it failed."""
+        clickable), then Retry when it failed, Sign in when it waits for one."""
         menu = QMenu(self)
         for line in server.details(self._texts):
             menu.addAction(line).setEnabled(False)
@@ -170,6 +173,11 @@ class StatusBar(QStatusBar):
             retry = menu.addAction(self._texts.tr("mcp_retry"))
             name = server.name
             retry.triggered.connect(lambda: self.retry_requested.emit(name))
+        if server.state == "sign_in":
+            menu.addSeparator()
+            sign_in = menu.addAction(self._texts.tr("mcp_sign_in"))
+            name = server.name
+            sign_in.triggered.connect(lambda: self.sign_in_requested.emit(name))
         return menu
 
     def open_menu(self, index: int) -> QMenu:
