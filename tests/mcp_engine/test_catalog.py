@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from collections.abc import Callable
 
 import pytest
 
@@ -20,7 +21,7 @@ from desktop_agent.mcp_engine.catalog import (
 )
 from desktop_agent.testing.everything import RunningServer, everything_stdio
 
-from .conftest import SERVERS, everything_js, python_server
+from .conftest import SERVERS, CallContext, everything_js, python_server
 
 pytestmark = pytest.mark.integration
 
@@ -246,3 +247,31 @@ async def test_a_server_that_does_not_start_is_one_line() -> None:
     finally:
         await engine.aclose()
     assert str(caught.value).startswith('mcp server "gone" failed to start:')
+
+
+async def test_a_conversations_sandbox_that_relists_replaces_the_probed_lists(
+    make_ctx: Callable[..., CallContext],
+) -> None:
+    changed = asyncio.Event()
+
+    def told(_name: str) -> None:
+        changed.set()
+
+    engine = McpEngine(
+        McpConfig(servers=(python_server("cat", CATALOG_SERVER, isolation="per_conversation"),)), on_catalog=told
+    )
+    try:
+        await engine.start()
+        assert [p.name for p in engine.prompts()] == ["picture"]
+        changed.clear()
+        result = await engine.conversation_source().call("add_more", {}, make_ctx("conv-9").ctx)
+        assert result.text == "added"
+        async with asyncio.timeout(20):
+            while len(engine.prompts()) < 2 or len(engine.resources()) < 4:
+                await changed.wait()
+                changed.clear()
+        assert [p.name for p in engine.prompts()] == ["picture", "later"]
+        later = await engine.read_resource("cat", "test://later.txt", conversation_id="conv-9")
+    finally:
+        await engine.aclose()
+    assert later.text == "later"
