@@ -86,6 +86,7 @@ from desktop_agent.core.transcript import (
     WindowNotice,
     answers_json,
 )
+from desktop_agent.core.wire import TYPED_KEY
 from desktop_agent.storage.conversation_messages import choice, message_from_json
 
 __all__ = [
@@ -388,7 +389,8 @@ def events_from_history(history: Sequence[JSONMapping]) -> list[JSONObject]:
             if started:
                 add(TurnEndMessage())
             started = True
-            events.append({"type": USER, "text": str(content or "")})
+            typed = message.get(TYPED_KEY)  # a message sent with its MCP mentions expanded
+            events.append({"type": USER, "text": typed if isinstance(typed, str) else str(content or "")})
         elif role == "assistant":
             text = strip_tags(str(content or ""))
             if text.strip():

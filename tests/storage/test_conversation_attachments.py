@@ -82,3 +82,14 @@ async def test_a_turn_sends_the_expansion_keeps_the_typed_words_and_restores_the
     assert restored.last_user_text() == TYPED
     assert restored.take_back_last_exchange() == TYPED
     assert restored.history == []
+
+
+def test_a_display_log_rebuilt_from_history_shows_the_typed_words() -> None:
+    from desktop_agent.storage.conversation_events import events_from_history
+
+    history: list[JSONObject] = [
+        {"role": "user", "content": "What's weather in Paris?", TYPED_KEY: "/mcp__ev__args-prompt city=Paris"},
+        {"role": "assistant", "content": "Mild."},
+    ]
+    events = events_from_history(history)
+    assert events[0] == {"type": "user", "text": "/mcp__ev__args-prompt city=Paris"}
