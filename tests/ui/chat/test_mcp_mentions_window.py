@@ -155,14 +155,21 @@ def test_a_sent_message_shows_its_chips_sends_the_expansion_and_restores_them(
     run_on_qasync(main, timeout=90)
 
 
+NOT_SENT = {
+    "en": "Not sent (your message is back in the box): /mcp__ev__args-prompt: missing city=…",
+    "zh": "未发送（消息已放回输入框）：/mcp__ev__args-prompt: missing city=…",
+}
+
+
+@pytest.mark.parametrize(("texts", "lang"), [(ENGLISH, "en"), (CHINESE, "zh")])
 def test_a_message_that_cannot_be_expanded_is_not_sent_and_comes_back_to_the_input(
-    qapp: QApplication, tmp_path: Path
+    qapp: QApplication, tmp_path: Path, texts: Texts, lang: str
 ) -> None:
     async def main() -> None:
         engine = McpEngine(McpConfig(servers=(everything_stdio("ev"),)))
         try:
             await engine.start()
-            async with _window(ENGLISH, engine) as live:
+            async with _window(texts, engine) as live:
                 live.window.input.setPlainText("draft already typed")
                 live.window.send_text("/mcp__ev__args-prompt state=NY")
                 assert await live.turns.wait_for(timeout=30) == ("error",)
@@ -171,16 +178,12 @@ def test_a_message_that_cannot_be_expanded_is_not_sent_and_comes_back_to_the_inp
                 assert _user_bubbles(live.window) == []
                 assert live.window.input.toPlainText() == "/mcp__ev__args-prompt state=NY\ndraft already typed"
                 notices = [w for w in live.window.chat.items() if isinstance(w, MessageBubble) and w.role == "error"]
-                assert [n.text() for n in notices] == [
-                    "Not sent (your message is back in the box): /mcp\\_\\_ev\\_\\_args-prompt: missing city=…"
-                ]
+                assert len(notices) == 1
                 shown = QTextDocument()
                 shown.setMarkdown(notices[0].text())  # as the notice's Markdown label draws it
-                assert shown.toPlainText() == (
-                    "Not sent (your message is back in the box): /mcp__ev__args-prompt: missing city=…"
-                )
+                assert shown.toPlainText() == NOT_SENT[lang]
                 assert live.conversation.history == [] and not list(live.conversation.events)
-                await _shot(live.window, tmp_path, "mcp_not_sent_en.png")
+                await _shot(live.window, tmp_path, f"mcp_not_sent_{lang}.png")
         finally:
             await engine.aclose()
 
