@@ -47,7 +47,7 @@ async def test_prompts_resources_and_plain_text_expand_as_the_contract_says() ->
     assert resource == ExpandedMessage(resource.text, (), (Attachment("resource", "ev", "demo://resource/dynamic/text/5"),))
 
 
-async def test_a_bad_prompt_call_is_one_line_before_any_request() -> None:
+async def test_a_bad_prompt_call_or_a_prompt_that_fails_is_one_line() -> None:
     everything_js()
     engine = McpEngine(
         McpConfig(servers=(everything_stdio("ev"), ServerConfig(name="off", command="node", enabled=False)))
@@ -62,6 +62,7 @@ async def test_a_bad_prompt_call_is_one_line_before_any_request() -> None:
             "/mcp__ev__simple-prompt x=1",
             "/mcp__off__anything",
             "/mcp__ev__nope",
+            "/mcp__ev__resource-prompt resourceType=Nope resourceId=1",
         ):
             with pytest.raises(MentionError) as caught:
                 await expand_message(engine, text)
@@ -76,4 +77,5 @@ async def test_a_bad_prompt_call_is_one_line_before_any_request() -> None:
         '/mcp__ev__simple-prompt: no argument "x" (its arguments: none)',
         '/mcp__off__anything: mcp server "off" is disabled',
         '/mcp__ev__nope: mcp server "ev" has no prompt "nope"',
+        'mcp server "ev": prompt "resource-prompt" failed: Invalid resourceType: Nope. Must be Text or Blob.',
     ]
