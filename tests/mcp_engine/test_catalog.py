@@ -275,3 +275,23 @@ async def test_a_conversations_sandbox_that_relists_replaces_the_probed_lists(
     finally:
         await engine.aclose()
     assert later.text == "later"
+
+
+def test_an_image_too_big_to_attach_is_a_line_and_counts_as_cut() -> None:
+    import base64
+
+    import mcp_types as types
+
+    from desktop_agent.mcp_engine.catalog import MAX_IMAGE_BYTES, resource_content
+
+    big = base64.b64encode(b"\0" * (MAX_IMAGE_BYTES + 1)).decode()
+    small = base64.b64encode(b"\x89PNG").decode()
+    content = resource_content("s", "x://pics", [
+        types.BlobResourceContents(uri="x://big.png", mime_type="image/png", blob=big),
+        types.BlobResourceContents(uri="x://small.png", mime_type="image/png", blob=small),
+    ])
+    assert content.text == (
+        "[image: image/png, 5,000,001 bytes, not attached: over 5,000,000 bytes]\n[image: image/png, 4 bytes]"
+    )
+    assert [i.data for i in content.images] == [b"\x89PNG"]
+    assert content.truncated
