@@ -19,7 +19,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -50,6 +50,8 @@ if TYPE_CHECKING:
     from desktop_agent.core.ports import AudioSink
     from desktop_agent.core.wire import WireProfile
     from desktop_agent.mcp_engine import ServerStatus
+    from desktop_agent.mcp_engine.catalog import ResourceContent
+    from desktop_agent.mcp_engine.server_log import LogLine
     from desktop_agent.services import Services
     from desktop_agent.voice import SpeechNotice
 
@@ -309,6 +311,14 @@ def window_deps(services: Services, sink: AudioSink | None) -> WindowDeps:
         if not QDesktopServices.openUrl(QUrl(url)):  # no browser: the address where the user can copy it
             print(f"Open this address in a browser to sign in:\n  {url}", file=sys.stderr, flush=True)
 
+    def mcp_logs(name: str) -> Sequence[LogLine]:
+        return services.mcp.server_logs.lines(name) if services.mcp is not None else ()
+
+    async def mcp_read_resource(server: str, uri: str) -> ResourceContent:
+        if services.mcp is None:
+            raise RuntimeError("no MCP servers are running")
+        return await services.mcp.read_resource(server, uri)
+
     if services.mcp is not None:  # a sign-in's consent page opens in the user's browser
         services.mcp.oauth.open_url = lambda _server, url: open_in_browser(url)
     mcp = McpFeature(
@@ -318,6 +328,7 @@ def window_deps(services: Services, sink: AudioSink | None) -> WindowDeps:
         mentions=EngineMentions(lambda: services.mcp),
         sign_ins=lambda: services.mcp.oauth.states() if services.mcp is not None else {},
         sign_in=mcp_sign_in, sign_out=mcp_sign_out,
+        logs=mcp_logs, read_resource=mcp_read_resource,
     ) if services.mcp is not None else None
     voice = VoiceFeature(
         audio_input, recognizer, answer_recognizer, vad=WebRtcVad, note=speech_note, say=say,

@@ -63,6 +63,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="recognise the file and use it as the user's message; one turn, then exit")
     parser.add_argument("--approval-audio", type=Path, metavar="FILE.wav",
                         help="with --approve voice: the recorded answer to every approval")
+    parser.add_argument("--elicit", choices=("decline", "defaults"), default="decline",
+                        help="how an MCP server's form (elicitation) is answered: decline it (default) or accept "
+                             "the schema's defaults (declined when a required field has none; a web address to "
+                             "open is always declined)")
     parser.add_argument("--sign-in", metavar="SERVER",
                         help="sign in to a remote MCP server first: the address to open in a browser is printed "
                              "on stderr and the answer awaited (at most 300 s); then the run goes on")

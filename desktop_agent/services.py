@@ -43,6 +43,7 @@ from desktop_agent.mcp_engine import (
     load_mcp_config_or_set_aside,
 )
 from desktop_agent.mcp_engine.current import CurrentSource, current_isolated
+from desktop_agent.mcp_engine.elicitation import Elicitation
 from desktop_agent.mcp_engine.expansion import expand_message
 from desktop_agent.skills_engine import SkillLibrary, parse_skills_flag
 from desktop_agent.storage import secrets
@@ -354,6 +355,7 @@ class Services:
         self.mcp = McpEngine(  # the sign-ins (and where their browser opens) carry over
             config, on_status=self._on_mcp_status, on_warning=self._notice, oauth=old.oauth if old else None
         )
+        self.mcp.hooks.elicit = Elicitation(self.forms)
         self.mcp.start_background()
         if old is not None:
             old.on_status = old.on_warning = None  # its last "stopped" is not news
@@ -513,6 +515,7 @@ async def build_services(
     library = await asyncio.to_thread(SkillLibrary.load, enabled)  # reads files: off the loop
     hooks = await asyncio.to_thread(load_hooks)  # a slow disk never holds up the loop
     forms = FormManager()
+    mcp.hooks.elicit = Elicitation(forms)
     sub_agent = SubAgentTool(isolate=current_isolated(lambda: services.mcp))
     # The secrets a tool must not see or repeat (redacted from its output): every key the
     # endpoint could have come from.

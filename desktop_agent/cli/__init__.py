@@ -197,7 +197,7 @@ async def _session(
     io = TerminalIO(stdin, err)
     view = TerminalView(
         io, services.forms, args.approve, out, err,
-        server_of=services.tool_server, annotations_of=services.tool_annotations,
+        server_of=services.tool_server, annotations_of=services.tool_annotations, elicit=args.elicit,
     )
     view.listen = answer_audio.recognise if answer_audio is not None else None
     speech_failure = SpeechFailureNotice(lambda line: _say(err, line))

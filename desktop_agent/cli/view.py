@@ -8,6 +8,7 @@ import json
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import IO, Any, assert_never
 
+from desktop_agent.cli.elicit import ElicitMode, answer_elicitation
 from desktop_agent.cli.terminal_io import TerminalIO
 from desktop_agent.core.budget import result_cut
 from desktop_agent.core.bus import SessionMessageBus
@@ -73,8 +74,10 @@ class TerminalView:
         *,
         server_of: Callable[[str], str | None] | None = None,
         annotations_of: Callable[[str], ToolAnnotations | None] | None = None,
+        elicit: ElicitMode = "decline",
     ) -> None:
-        """``server_of`` / ``annotations_of``: the MCP server offering a tool
+        """``elicit``: how an MCP server's form is answered (``--elicit``).
+        ``server_of`` / ``annotations_of``: the MCP server offering a tool
         (None: built-in) and what it says of its risk, for the approval line;
         without them every tool reads as a built-in one that says nothing."""
         self._server_of = server_of
@@ -82,6 +85,7 @@ class TerminalView:
         self._io = io
         self._forms = forms
         self._approve = approve
+        self._elicit: ElicitMode = elicit
         self._out = out
         self._err = err
         self.conversation: Conversation | None = None
@@ -139,6 +143,8 @@ class TerminalView:
                     self._status(f"{pad}    {line}")
             case CardMessage():
                 self._status(f"[card] {message.card.title}: {message.card.body}")
+            case FormRequestMessage() if message.source is not None:
+                answer_elicitation(message, self._elicit, self._forms, self._status)
             case FormRequestMessage():
                 self._spawn(self._answer_form(message))
             case ToolRejectedMessage():

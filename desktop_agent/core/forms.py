@@ -1,6 +1,8 @@
-"""FormManager: pending forms of ``ask_user_question``, like approvals but
-carrying answers (contracts §4; the tool skips approval, contracts §2,
-because the form itself is the user's consent).
+"""FormManager: pending forms of ``ask_user_question`` and of MCP servers'
+elicitation requests, like approvals but carrying answers (contracts §4; the
+tool skips approval, contracts §2, because the form itself is the user's
+consent). A form ends answered, cancelled, timed out, or declined (a
+server's form only: the spec tells "no" from "not now").
 
 The tool registers a form synchronously from its ``on_post_executing`` hook,
 so the form exists before the ``form_request`` bus message can reach anyone
@@ -14,28 +16,33 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
 
-from desktop_agent.core.json_types import JSONMapping, JSONObject
+from desktop_agent.core.form_question import QUESTION_TYPES, AnswerValue, FormQuestion, QuestionType
+from desktop_agent.core.form_values import AnswerProblem, check_value, is_empty
+from desktop_agent.core.json_types import JSONMapping
 from desktop_agent.core.timers import Timers, wait_set
 
 log = logging.getLogger(__name__)
 
-QuestionType = Literal["text", "choice", "multi_choice"]
-QUESTION_TYPES: tuple[QuestionType, ...] = ("text", "choice", "multi_choice")
-Answers = dict[str, str | list[str]]
+Answers = dict[str, AnswerValue]
 
 
 class FormAnswerError(ValueError):
     """The answers do not fit the form. The message names the question by
     its text (what the user saw), never only by its internal id."""
 
-    def __init__(self, problem: str, question: FormQuestion | None = None) -> None:
+    def __init__(
+        self, problem: str, question: FormQuestion | None = None, *, key: str | None = None,
+        params: Mapping[str, str] | None = None,
+    ) -> None:
         self.question = question
         self.problem = problem
         """What is wrong, without the question ("needs an answer")."""
+        self.key = key
+        """The problem's key in ``form_values.PROBLEMS`` (None: no translation; ``missing``)."""
+        self.params: Mapping[str, str] = params or {}
         super().__init__(f"“{question.question}” {problem}" if question is not None else problem)
 
     @property
@@ -48,27 +55,6 @@ _MISSING = "needs an answer"
 
 
 @dataclass(frozen=True, slots=True)
-class FormQuestion:
-    """One question of a form, already validated by whoever built it."""
-
-    id: str
-    question: str
-    type: QuestionType = "text"
-    options: tuple[str, ...] = ()
-    """The choices, for ``choice`` and ``multi_choice``; empty for ``text``."""
-    required: bool = True
-
-    def to_json(self) -> JSONObject:
-        return {
-            "id": self.id,
-            "question": self.question,
-            "type": self.type,
-            "options": list(self.options),
-            "required": self.required,
-        }
-
-
-@dataclass(frozen=True, slots=True)
 class FormAnswer:
     """How a form ended: the answers, or cancelled (no answers)."""
 
@@ -76,6 +62,9 @@ class FormAnswer:
     cancelled: bool = False
     timed_out: bool = False
     """Nobody answered within the wait's timeout (also ``cancelled``)."""
+    declined: bool = False
+    """The user said no (an elicitation's Decline button); not ``cancelled``:
+    a server hears the two apart."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +94,7 @@ class _Entry:
 
 
 _CANCELLED = FormAnswer(answers=None, cancelled=True)
+_DECLINED = FormAnswer(answers=None, declined=True)
 _TIMED_OUT = FormAnswer(answers=None, cancelled=True, timed_out=True)
 
 
@@ -114,11 +104,15 @@ class FormManager:
         self._entries: dict[str, _Entry] = {}
         self._timers = timers
 
-    def register(self, form_id: str, questions: Sequence[FormQuestion], *, title: str | None = None) -> None:
-        """Create the form (synchronous: no await between this and the push)."""
+    def register(
+        self, form_id: str, questions: Sequence[FormQuestion], *, title: str | None = None, consent: bool = False
+    ) -> None:
+        """Create the form (synchronous: no await between this and the push).
+        ``consent``: a form that may have no questions (a server asking only
+        yes or no, or to open a web address)."""
         if form_id in self._entries:
             raise ValueError(f"form {form_id!r} is already registered")
-        if not questions:
+        if not questions and not consent:
             raise ValueError(f"form {form_id!r} has no questions")
         self._entries[form_id] = _Entry(PendingForm(form_id, tuple(questions), title))
 
@@ -164,6 +158,14 @@ class FormManager:
             entry.finish(FormAnswer(validate_answers(entry.form.questions, answers)))
         return True
 
+    def decline(self, form_id: str) -> bool:
+        """The user declined the form (as :meth:`respond`, without answers)."""
+        entry = self._entries.get(form_id)
+        if entry is None or entry.answer is not None:
+            return False
+        entry.finish(_DECLINED)
+        return True
+
     def cancel(self, form_id: str) -> None:
         """Cancel one form (idempotent); its waiter gets a cancelled answer."""
         entry = self._entries.pop(form_id, None)
@@ -188,21 +190,25 @@ def validate_answers(questions: Sequence[FormQuestion], answers: JSONMapping) ->
     result: Answers = {}
     for q in questions:
         value = answers.get(q.id)
-        if value is None or value == "" or value == []:
+        if is_empty(value):
             if q.required:
                 raise FormAnswerError(_MISSING, q)
             continue
-        if q.type == "multi_choice":
-            if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
-                raise FormAnswerError("expects a list of options", q)
-            for v in value:
-                if v not in q.options:
-                    raise FormAnswerError(f"{v!r} is not one of its options", q)
-            result[q.id] = list(value)
-        elif not isinstance(value, str):
-            raise FormAnswerError(f"expects text, got {type(value).__name__}", q)
-        elif q.type == "choice" and value not in q.options:
-            raise FormAnswerError(f"{value!r} is not one of its options", q)
-        else:
-            result[q.id] = value
+        try:
+            result[q.id] = check_value(q, value)
+        except AnswerProblem as exc:
+            raise FormAnswerError(str(exc), q, key=exc.key, params=exc.params) from None
     return result
+
+
+__all__ = [
+    "QUESTION_TYPES",
+    "Answers",
+    "FormAnswer",
+    "FormAnswerError",
+    "FormManager",
+    "FormQuestion",
+    "PendingForm",
+    "QuestionType",
+    "validate_answers",
+]

@@ -109,6 +109,25 @@ class ImageContent:
 
 
 @dataclass(frozen=True, slots=True)
+class ResourceRef:
+    """A resource a tool result links to or carries inside it, for the card
+    (the model reads its line in the result text); in-process only."""
+
+    uri: str
+    name: str
+    mime: str | None = None
+    description: str = ""
+    text: str | None = None
+    """An embedded text resource's content; None for a link or a blob."""
+    size: int | None = None
+    """An embedded blob's size in bytes."""
+
+    @property
+    def embedded(self) -> bool:
+        return self.text is not None or self.size is not None
+
+
+@dataclass(frozen=True, slots=True)
 class ToolCallMessage:
     """One tool call at one FSM state (contracts §2)."""
 
@@ -125,13 +144,18 @@ class ToolCallMessage:
     """With ``result``."""
     parent_tool_call_id: str | None = None
     """Only for a sub-agent's calls."""
+    structured_content: JSONValue | None = None
+    """An MCP tool's ``structuredContent``, with ``result`` (the card shows it as fields or a
+    table); in-process only, so the JSON of existing flows stays as it was."""
     images: tuple[ImageContent, ...] = ()
     """Images a tool returned, for the card; in-process only."""
+    resources: tuple[ResourceRef, ...] = ()
+    """Resource links and embedded resources a tool returned, for the card; in-process only."""
     type: Literal["tool_call"] = "tool_call"
     _OMIT_NONE: ClassVar[frozenset[str]] = frozenset(
         {"task_id", "result", "is_error", "parent_tool_call_id"}
     )
-    _LOCAL: ClassVar[frozenset[str]] = frozenset({"images"})
+    _LOCAL: ClassVar[frozenset[str]] = frozenset({"images", "structured_content", "resources"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,14 +186,34 @@ class ToolOutputMessage:
 
 
 @dataclass(frozen=True, slots=True)
+class FormSource:
+    """Who asks a form that is not the model's: an MCP server's elicitation
+    request (contracts §10). ``url``: a server asking the user to open a web
+    address (URL elicitation) instead of answering questions."""
+
+    server: str
+    url: str | None = None
+
+    def to_json(self) -> JSONObject:
+        out: JSONObject = {"server": self.server}
+        if self.url is not None:
+            out["url"] = self.url
+        return out
+
+
+@dataclass(frozen=True, slots=True)
 class FormRequestMessage:
-    """``ask_user_question``'s form, pushed right after its ``executing``."""
+    """A form for the user: ``ask_user_question``'s, pushed right after its
+    ``executing``, or an MCP server's (``source``) while its call runs."""
 
     tool_call_id: str
     form_id: str
     questions: tuple[FormQuestion, ...]
     title: str | None = None
+    source: FormSource | None = None
+    """The server asking (None: the model, through ``ask_user_question``)."""
     type: Literal["form_request"] = "form_request"
+    _OMIT_NONE: ClassVar[frozenset[str]] = frozenset({"source"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -327,7 +371,7 @@ class BusItem:
 
 
 def _value(value: object) -> JSONValue:
-    if isinstance(value, Card | FormQuestion):
+    if isinstance(value, Card | FormQuestion | FormSource):
         return value.to_json()
     if isinstance(value, tuple):
         return [_value(v) for v in value]

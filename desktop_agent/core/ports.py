@@ -18,6 +18,7 @@ from desktop_agent.core.messages import (
     InterruptReason,
     LLMErrorCode,
     OutputStream,
+    ResourceRef,
 )
 from desktop_agent.core.risk import ToolAnnotations
 from desktop_agent.core.speech_stream import SpeechStream
@@ -121,6 +122,10 @@ class ToolResult:
     text: str
     is_error: bool = False
     images: tuple[ImageContent, ...] = ()
+    structured: JSONValue | None = None
+    """Structured content (an MCP tool's ``structuredContent``) for the card; the model reads ``text``."""
+    resources: tuple[ResourceRef, ...] = ()
+    """Resource links and embedded resources, for the card."""
 
 
 class ToolContext(Protocol):

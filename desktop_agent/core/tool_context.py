@@ -20,12 +20,14 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
+from typing import Protocol, runtime_checkable
 
 from desktop_agent.core.bus import SessionMessageBus
 from desktop_agent.core.json_types import JSONObject, JSONValue
 from desktop_agent.core.messages import (
     Card,
     CardMessage,
+    FormRequestMessage,
     OutputStream,
     ToolOutputMessage,
     ToolProgressMessage,
@@ -38,6 +40,28 @@ OUTPUT_INTERVAL_S = 0.1
 OPEN_LINE_MAX_CHARS = 4096
 """An unfinished line longer than this is sent without waiting for its end
 (a progress bar drawn with ``\r``, a binary dump)."""
+
+
+@runtime_checkable
+class FormHost(Protocol):
+    """A running call's context that can ask the user a form of its own:
+    how an MCP server's elicitation request reaches the user while the
+    server's tool call runs (contracts §10). The form goes on the call's bus;
+    whoever asked cancels it from :meth:`on_close`, so an interrupted call
+    leaves no form waiting."""
+
+    @property
+    def tool_call_id(self) -> str: ...
+
+    @property
+    def answer_timeout_s(self) -> float | None: ...
+
+    def push_form(self, message: FormRequestMessage) -> None: ...
+
+    def on_close(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` once the call is over (its result or
+        ``tool_rejected`` comes next)."""
+        ...
 
 
 class PartialOutput:
@@ -85,6 +109,7 @@ class BusToolContext:
         self._rate = _ProgressRate(clock)
         self.partial = PartialOutput()
         self._output = OutputCoalescer(self._push_output, timers=output_timers)
+        self._closing: list[Callable[[], None]] = []
 
     @property
     def session_id(self) -> str:
@@ -121,6 +146,18 @@ class BusToolContext:
 
     def output(self, stream: OutputStream, text: str) -> None:
         self._output.write(stream, text)
+
+    def push_form(self, message: FormRequestMessage) -> None:
+        self._bus.push(message)
+
+    def on_close(self, callback: Callable[[], None]) -> None:
+        self._closing.append(callback)
+
+    def close(self) -> None:
+        """The call is over: run the :meth:`on_close` callbacks, once."""
+        closing, self._closing = self._closing, []
+        for callback in closing:
+            callback()
 
     def _push_output(self, stream: OutputStream, text: str) -> None:
         self._bus.push(ToolOutputMessage(self._tool_call_id, stream, text, self._parent))

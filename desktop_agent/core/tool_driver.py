@@ -183,6 +183,7 @@ class ToolCallDriver:
                 done = self._contexts.pop(call.id, None)
                 if done is not None:
                     done.flush_output()  # every line before the result
+                    done.close()
                 self._push(call, call.task_id)
                 self._active, self._executing = None, False
             case _:
@@ -233,6 +234,7 @@ class ToolCallDriver:
         partial = None
         if ctx is not None:
             ctx.flush_output()
+            ctx.close()  # a form it still asks is cancelled
             partial = ctx.partial.snapshot()
         self._scope.bus.push(
             ToolRejectedMessage(
@@ -263,6 +265,8 @@ class ToolCallDriver:
                 result=result.text if result is not None else None,
                 is_error=result.is_error if result is not None else None,
                 parent_tool_call_id=self._parent_id,
+                structured_content=result.structured if result is not None else None,
                 images=result.images if result is not None else (),
+                resources=result.resources if result is not None else (),
             )
         )

@@ -104,10 +104,12 @@ class ApprovalAnswer:
 
 @dataclass(frozen=True, slots=True)
 class FormAnswered:
-    """A form's answers; None when it was cancelled."""
+    """A form's answers; None when it was cancelled (or declined)."""
 
     form_id: str
     answers: JSONObject | None
+    declined: bool = False
+    """A server's form the user declined (its Decline button)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,6 +31,7 @@ import asyncio
 import logging
 import shutil
 import tempfile
+import warnings
 from collections.abc import Callable, Coroutine, Mapping
 from contextlib import AsyncExitStack
 from pathlib import Path
@@ -39,16 +40,17 @@ from typing import Any, Literal
 import mcp_types as types
 from mcp import ClientSession
 from mcp.client.session import ClientRequestContext
-from mcp.shared.exceptions import MCPError
+from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 
 from desktop_agent.core.ports import ToolContext
 from desktop_agent.mcp_engine.catalog import EMPTY, ServerCatalog, read_catalog
 from desktop_agent.mcp_engine.client_hooks import CallOrigin, ClientHooks, ListKind
 from desktop_agent.mcp_engine.config import ServerConfig
 from desktop_agent.mcp_engine.errors import CallTimedOut, ServerDied, ServerStartError, describe
-from desktop_agent.mcp_engine.idle import IdleWatchdog
+from desktop_agent.mcp_engine.idle import IdleWatchdog, Watch
 from desktop_agent.mcp_engine.noise import StdoutNoise, quiet_sdk_parse_errors
 from desktop_agent.mcp_engine.oauth import sign_in_needed
+from desktop_agent.mcp_engine.server_log import CLIENT_LEVEL
 from desktop_agent.mcp_engine.stderr import StderrTail
 from desktop_agent.mcp_engine.transports import open_transport
 from desktop_agent.mcp_engine.watch import WatchedReadStream
@@ -111,6 +113,8 @@ class ServerConnection:
         self._noise = noise or StdoutNoise(config.name, _log_notice)
         self.hooks = hooks or ClientHooks()
         self._running: list[CallOrigin] = []
+        self._watch_of: dict[CallOrigin, Watch] = {}
+        """Each running call's idle watch, held while its server's form waits for the user."""
         """Tool calls in flight on this connection, oldest first."""
         quiet_sdk_parse_errors()  # the noise is said here, once, not by the SDK per line
 
@@ -200,6 +204,7 @@ class ServerConnection:
                     )
                 )
                 await session.initialize()
+                await _ask_for_logs(session, self.config.name)
                 self.tools = await _list_all_tools(session)
                 self.catalog = await self._read_catalog(session)
                 self._session = session
@@ -325,7 +330,15 @@ class ServerConnection:
         hook = self.hooks.elicit
         if hook is None:
             return types.ErrorData(code=types.INVALID_REQUEST, message="Elicitation not supported")
-        return await hook(self.config.name, params, self.origin)
+        origin = self.origin
+        watch = self._watch_of.get(origin) if origin is not None else None
+        if watch is not None:
+            self._idle.hold(watch)  # the user may take longer than the server's idle timeout
+        try:
+            return await hook(self.config.name, params, origin)
+        finally:
+            if watch is not None:
+                self._idle.release(watch)
 
     async def _on_sample(
         self, context: ClientRequestContext, params: types.CreateMessageRequestParams
@@ -413,6 +426,7 @@ class ServerConnection:
         origin = CallOrigin(self.config.name, name, ctx) if ctx is not None else None
         if origin is not None:
             self._running.append(origin)
+            self._watch_of[origin] = watch
         try:
             result: types.CallToolResult = await session.call_tool(
                 name, dict(arguments), progress_callback=report
@@ -442,6 +456,7 @@ class ServerConnection:
             self._idle.stop(watch)
             if origin is not None:
                 self._running.remove(origin)
+                del self._watch_of[origin]
         return result
 
     @property
@@ -493,6 +508,22 @@ def _retrieve(future: asyncio.Future[ClientSession]) -> None:
     """Mark the outcome seen, so a start abandoned by its caller logs nothing at GC."""
     if not future.cancelled():
         future.exception()
+
+
+async def _ask_for_logs(session: ClientSession, name: str) -> None:
+    """``logging/setLevel`` to ``info`` where the server offers logging (its log view shows them)."""
+    capabilities = session.server_capabilities
+    if capabilities is None or capabilities.logging is None:
+        return
+    # The SDK marks logging deprecated (SEP-2577) and warns on every call,
+    # yet servers such as server-everything still declare and use it.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MCPDeprecationWarning)
+        asking = session.set_logging_level(CLIENT_LEVEL)
+    try:
+        await asking
+    except MCPError as exc:  # a server may declare logging and still refuse the level
+        log.info('mcp server "%s": logging/setLevel refused: %s', name, exc)
 
 
 async def _list_all_tools(session: ClientSession) -> tuple[types.Tool, ...]:

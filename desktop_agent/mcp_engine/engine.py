@@ -50,6 +50,7 @@ from desktop_agent.mcp_engine.errors import McpEngineError
 from desktop_agent.mcp_engine.noise import ServerNoise
 from desktop_agent.mcp_engine.oauth import OAuthManager, SignInNeeded
 from desktop_agent.mcp_engine.sandbox import SandboxRegistry
+from desktop_agent.mcp_engine.server_log import ServerLogs
 from desktop_agent.mcp_engine.status import Readiness, ServerStatus, StatusState
 
 log = logging.getLogger(__name__)
@@ -91,6 +92,10 @@ class McpEngine(CatalogMixin, SignInMixin):
         self.oauth = oauth or OAuthManager()
         """Remote servers' sign-ins (:mod:`~desktop_agent.mcp_engine.oauth`)."""
         self.hooks.auth = self.oauth.auth_for
+        self.server_logs = ServerLogs()
+        """Each server's MCP log messages (the Tools page's log view)."""
+        if self.hooks.on_log is None or ServerLogs.owns(self.hooks.on_log):
+            self.hooks.on_log = self.server_logs.add
         self._statuses: dict[str, ServerStatus] = {}
         self._shared: dict[str, ServerConnection] = {}
         self._per_conv = [s for s in config.servers if s.enabled and s.isolation == "per_conversation"]

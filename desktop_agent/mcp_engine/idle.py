@@ -38,7 +38,7 @@ class Clock(Protocol):
 class Watch:
     """One call's idle deadline."""
 
-    __slots__ = ("_clock", "deadline", "fired", "idle", "task")
+    __slots__ = ("_clock", "deadline", "fired", "held", "idle", "task")
 
     def __init__(self, clock: Clock, task: asyncio.Task[object], idle: float) -> None:
         self._clock = clock
@@ -46,6 +46,8 @@ class Watch:
         self.idle = idle
         self.deadline = clock.time() + idle
         self.fired = False
+        self.held = 0
+        """Reasons the call waits for the user, not the server (see :meth:`IdleWatchdog.hold`)."""
 
     def touch(self) -> None:
         """Activity (a progress report): the call has ``idle`` seconds again."""
@@ -80,6 +82,20 @@ class IdleWatchdog:
     def stop(self, watch: Watch) -> None:
         self._watches.discard(watch)
 
+    def hold(self, watch: Watch) -> None:
+        """The call waits for the user (a server's form): it cannot time out
+        until :meth:`release`, however long the user takes."""
+        watch.held += 1
+
+    def release(self, watch: Watch) -> None:
+        """The user answered: the call has its whole idle period again."""
+        watch.held -= 1
+        if watch.held > 0 or watch not in self._watches:
+            return
+        watch.touch()
+        if watch.deadline < self._armed_for:
+            self._arm(self._clock or asyncio.get_running_loop(), watch.deadline)
+
     def _arm(self, clock: Clock, when: float) -> None:
         if self._handle is not None:
             self._handle.cancel()
@@ -90,10 +106,10 @@ class IdleWatchdog:
         self._handle, self._armed_for = None, math.inf
         now = clock.time()
         for watch in self._watches:
-            if not watch.fired and watch.deadline <= now:
+            if not watch.fired and not watch.held and watch.deadline <= now:
                 watch.fired = True
                 watch.task.cancel()
-        pending = [w.deadline for w in self._watches if not w.fired]
+        pending = [w.deadline for w in self._watches if not w.fired and not w.held]
         if pending:
             self._arm(clock, min(pending))
 

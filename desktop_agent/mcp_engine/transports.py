@@ -25,6 +25,7 @@ from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
+from desktop_agent.mcp_engine.bundles import fill_secrets
 from desktop_agent.mcp_engine.config import ServerConfig
 
 SANDBOX_PLACEHOLDER = "${sandbox_dir}"
@@ -40,12 +41,12 @@ def _fill(value: str, sandbox_dir: Path | None) -> str:
 
 def stdio_parameters(config: ServerConfig, sandbox_dir: Path | None = None) -> StdioServerParameters:
     assert config.command is not None
-    env = {key: _fill(value, sandbox_dir) for key, value in config.env.items()}
+    env = {key: fill_secrets(_fill(value, sandbox_dir)) for key, value in config.env.items()}
     if sandbox_dir is not None:
         env.setdefault("MCP_SANDBOX_DIR", str(sandbox_dir))
     return StdioServerParameters(
         command=config.command,
-        args=[_fill(arg, sandbox_dir) for arg in config.args],
+        args=[fill_secrets(_fill(arg, sandbox_dir)) for arg in config.args],
         env=env or None,
         cwd=_fill(config.cwd, sandbox_dir) if config.cwd else None,
     )

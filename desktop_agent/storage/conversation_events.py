@@ -120,8 +120,9 @@ def event_json(item: DisplayItem) -> JSONObject:
             return {"type": AUTO_APPROVED, "by": by, "message": _message_json(message, session_id, seq, facts)}
         case ApprovalAnswer(tool_call_id, approved):
             return {"type": APPROVAL_ANSWER, "tool_call_id": tool_call_id, "approved": approved}
-        case FormAnswered(form_id, answers):
-            return {"type": FORM_ANSWER, "form_id": form_id, "answers": answers}
+        case FormAnswered(form_id, answers, declined):
+            event: JSONObject = {"type": FORM_ANSWER, "form_id": form_id, "answers": answers}
+            return {**event, "declined": True} if declined else event
         case InterruptClicked():
             return {"type": INTERRUPT_CLICKED}
         case WindowNotice(level, text):
@@ -330,7 +331,10 @@ def item_from_json(data: JSONMapping) -> DisplayItem | None:
             return ApprovalAnswer(str(data.get("tool_call_id")), bool(data.get("approved")))
         case "form_answer":
             answers = data.get("answers")
-            return FormAnswered(str(data.get("form_id")), answers_json(answers) if isinstance(answers, Mapping) else None)
+            return FormAnswered(
+                str(data.get("form_id")), answers_json(answers) if isinstance(answers, Mapping) else None,
+                data.get("declined") is True,
+            )
         case "interrupt_clicked":
             return InterruptClicked()
         case "notice":

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TypeVar, get_args
 
-from desktop_agent.core.forms import FormQuestion, QuestionType
+from desktop_agent.core.forms import FormQuestion
 from desktop_agent.core.json_types import JSONMapping, JSONReadable, as_list, as_object
 from desktop_agent.core.messages import (
     BusMessage,
@@ -20,6 +20,7 @@ from desktop_agent.core.messages import (
     CardMessage,
     ErrorMessage,
     FormRequestMessage,
+    FormSource,
     InterruptedMessage,
     InterruptReason,
     NoticeCode,
@@ -84,14 +85,13 @@ def _card(data: JSONMapping) -> Card:
 
 
 def _question(data: JSONMapping) -> FormQuestion:
-    return FormQuestion(
-        _str(data, "id"), _str(data, "question"),
-        choice(data.get("type", "text"), _QUESTION_TYPES, "text"),
-        tuple(str(o) for o in as_list(data.get("options"))), bool(data.get("required", True)),
-    )
+    return FormQuestion.from_json(data)
 
 
-_QUESTION_TYPES: tuple[QuestionType, ...] = get_args(QuestionType)
+def _source(data: JSONMapping | None) -> FormSource | None:
+    return FormSource(_str(data, "server"), _opt_str(data, "url")) if data is not None else None
+
+
 _STATES: tuple[ToolCallState, ...] = get_args(ToolCallState)
 _REASONS: tuple[InterruptReason, ...] = get_args(InterruptReason)
 _KINDS: tuple[RoundKind, ...] = get_args(RoundKind)
@@ -119,7 +119,8 @@ _READERS: dict[str, Callable[[JSONMapping], BusMessage]] = {
         _opt_str(d, "parent_tool_call_id")),
     "form_request": lambda d: FormRequestMessage(
         str(d["tool_call_id"]), str(d["form_id"]),
-        tuple(_question(q) for q in as_list(d.get("questions")) if isinstance(q, Mapping)), _opt_str(d, "title")),
+        tuple(_question(q) for q in as_list(d.get("questions")) if isinstance(q, Mapping)), _opt_str(d, "title"),
+        _source(_opt_object(d, "source"))),
     "card": lambda d: CardMessage(str(d["tool_call_id"]), _card(as_object(d.get("card")))),
     "tool_rejected": lambda d: ToolRejectedMessage(
         str(d["tool_call_id"]), _str(d, "tool_name"), _opt_object(d, "arguments"), _str(d, "reason"),

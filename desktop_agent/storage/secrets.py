@@ -57,44 +57,54 @@ def _write_file(data: dict[str, str]) -> None:
 
 
 def get_api_key() -> str | None:
-    import keyring
-    import keyring.errors
-
-    if _keyring_usable():
-        try:
-            key = keyring.get_password(SERVICE, USERNAME)
-            if key:
-                return key
-        except keyring.errors.KeyringError as exc:
-            log.warning("keyring unavailable (%s); using the file store", type(exc).__name__)
-    return _read_file().get(USERNAME) or None
+    return get_secret(USERNAME)
 
 
 def set_api_key(key: str | None) -> None:
     """Store (or with None/empty, forget) the API key."""
+    set_secret(USERNAME, key)
+
+
+def get_secret(name: str) -> str | None:
+    """A secret kept under ``name`` (the API key, an MCP bundle's sensitive setting)."""
+    import keyring
+    import keyring.errors
+
+    if _keyring_usable():
+        try:
+            key = keyring.get_password(SERVICE, name)
+            if key:
+                return key
+        except keyring.errors.KeyringError as exc:
+            log.warning("keyring unavailable (%s); using the file store", type(exc).__name__)
+    return _read_file().get(name) or None
+
+
+def set_secret(name: str, key: str | None) -> None:
+    """Store (or with None/empty, forget) the secret kept under ``name``."""
     import keyring
     import keyring.errors
 
     if _keyring_usable():
         try:
             if key:
-                keyring.set_password(SERVICE, USERNAME, key)
+                keyring.set_password(SERVICE, name, key)
             else:
                 try:
-                    keyring.delete_password(SERVICE, USERNAME)
+                    keyring.delete_password(SERVICE, name)
                 except keyring.errors.PasswordDeleteError:
                     pass
             data = _read_file()
-            if data.pop(USERNAME, None) is not None:
+            if data.pop(name, None) is not None:
                 _write_file(data)
             return
         except keyring.errors.KeyringError as exc:
             log.warning("keyring unavailable (%s); using the file store", type(exc).__name__)
     data = _read_file()
     if key:
-        data[USERNAME] = key
+        data[name] = key
     else:
-        data.pop(USERNAME, None)
+        data.pop(name, None)
     _write_file(data)
 
 

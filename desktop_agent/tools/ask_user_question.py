@@ -13,11 +13,11 @@ import json
 import logging
 import uuid
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field, ValidationInfo, field_validator
 
-from desktop_agent.core.forms import FormManager, FormQuestion, QuestionType
+from desktop_agent.core.forms import FormManager, FormQuestion
 from desktop_agent.core.messages import FormRequestMessage
 from desktop_agent.core.ports import AnswerTimedOut, ToolContext, ToolResult, ToolSpec
 from desktop_agent.core.risk import ToolAnnotations
@@ -26,13 +26,15 @@ from desktop_agent.tools.arguments import ArgumentError, NonEmptyStr, parse_argu
 log = logging.getLogger(__name__)
 
 NAME = "ask_user_question"
+ToolQuestionType = Literal["text", "choice", "multi_choice"]
+"""The question types the model may ask (a server's form may ask more)."""
 
 class QuestionArgs(BaseModel):
     """One question of the form."""
 
     id: NonEmptyStr | None = Field(None, description="Key of this answer (default q1, q2, …).")
     question: NonEmptyStr
-    type: QuestionType | None = Field(None, description="Default: 'choice' with options, else 'text'.")
+    type: ToolQuestionType | None = Field(None, description="Default: 'choice' with options, else 'text'.")
     options: list[NonEmptyStr] = Field(default_factory=list, validate_default=True)
     required: bool = True
 

@@ -16,6 +16,7 @@ from desktop_agent.core.messages import (
     CardMessage,
     FormRequestMessage,
     ImageContent,
+    ResourceRef,
     TextMessage,
     ToolCallMessage,
     ToolRejectedMessage,
@@ -64,8 +65,9 @@ def test_tool_call_json_has_only_the_fields_of_its_state() -> None:
     start = ToolCallMessage("start", "c1", "echo", None)
     approval = ToolCallMessage("approval_required", "c1", "echo", {"a": 1}, task_id="t1")
     result = ToolCallMessage(
-        "result", "c1", "echo", {"a": 1}, result="ok", is_error=False, images=(ImageContent("image/png", b"x"),)
-    )
+        "result", "c1", "echo", {"a": 1}, result="ok", is_error=False, images=(ImageContent("image/png", b"x"),),
+        structured_content={"ok": True}, resources=(ResourceRef("demo://a", "a"),),
+    )  # images, structured content and resources stay in-process
     nested = ToolCallMessage("start", "c2", "echo", None, parent_tool_call_id="c0")
     assert [to_json(m, session_id="s", seq=1) for m in (start, approval, result, nested)] == [
         {"type": "tool_call", "session_id": "s", "seq": 1, "state": "start", "tool_call_id": "c1",

@@ -206,3 +206,19 @@ def test_question_to_json_carries_every_field() -> None:
         "options": ["mon", "tue", "wed"],
         "required": False,
     }
+
+
+async def test_decline_wakes_the_waiter_with_a_declined_not_cancelled_answer() -> None:
+    forms = FormManager()
+    forms.register("f1", QUESTIONS)
+    assert forms.decline("f1") is True
+    assert forms.decline("f1") is False  # answered already
+    async with asyncio.timeout(5):
+        assert await forms.wait("f1") == FormAnswer(answers=None, declined=True)
+    assert forms.decline("f1") is False  # gone
+
+
+def test_a_consent_form_may_have_no_questions() -> None:
+    forms = FormManager()
+    forms.register("f1", (), title="Open the page?", consent=True)
+    assert forms.respond("f1", {}) is True

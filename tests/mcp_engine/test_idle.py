@@ -154,3 +154,24 @@ async def test_without_a_clock_the_running_loop_keeps_time() -> None:
     async with asyncio.timeout(5):
         assert await _watched(dog, 0.005, asyncio.Event()) == "timed out"
     dog.close()
+
+
+async def test_a_held_call_never_times_out_and_gets_its_whole_period_once_released() -> None:
+    clock = FakeClock()
+    dog = IdleWatchdog(clock)
+    watches: list[Watch] = []
+    task = await _start(dog, 1.0, asyncio.Event(), watches)
+    dog.hold(watches[0])
+
+    clock.advance(50.0)  # the user takes their time
+    await asyncio.sleep(0)  # let a cancellation, had there been one, reach the task
+    held_fired = watches[0].fired
+    dog.release(watches[0])
+    clock.advance(0.9)
+    released_early = watches[0].fired
+    clock.advance(0.1)
+
+    async with asyncio.timeout(5):
+        result = await task
+    assert (held_fired, released_early, result) == (False, False, "timed out")
+    dog.close()

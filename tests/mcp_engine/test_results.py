@@ -6,7 +6,7 @@ import base64
 
 import mcp_types as types
 
-from desktop_agent.core.messages import ImageContent
+from desktop_agent.core.messages import ImageContent, ResourceRef
 from desktop_agent.core.ports import ToolResult
 from desktop_agent.mcp_engine.results import to_tool_result
 
@@ -48,6 +48,11 @@ def test_text_image_audio_and_resources_become_text_and_placeholders() -> None:
             "[resource link: readme file:///README.md]"
         ),
         images=(ImageContent(mime="image/png", data=png),),
+        resources=(
+            ResourceRef("file:///a.txt", "a.txt", "text/plain", text="inline text"),
+            ResourceRef("file:///a.gz", "a.gz", "application/gzip", size=5),
+            ResourceRef("file:///README.md", "readme"),
+        ),
     )
 
 
@@ -69,5 +74,21 @@ def test_structured_content_alone_is_shown_as_json() -> None:
     result = types.CallToolResult(content=[], structured_content={"temperature": 21.5, "城市": "北京"})
 
     assert to_tool_result(result, server="s", tool="t") == ToolResult(
-        text='{"temperature": 21.5, "城市": "北京"}'
+        text='{"temperature": 21.5, "城市": "北京"}', structured={"temperature": 21.5, "城市": "北京"}
     )
+
+
+def test_a_plain_return_value_wrapped_as_result_is_not_repeated_as_structured_content() -> None:
+    wrapped = types.CallToolResult(
+        content=[types.TextContent(type="text", text="4735")], structured_content={"result": "4735"}
+    )
+    listed = types.CallToolResult(
+        content=[types.TextContent(type="text", text="[1, 2]")], structured_content={"result": [1, 2]}
+    )
+    other = types.CallToolResult(
+        content=[types.TextContent(type="text", text="done")], structured_content={"result": "4735"}
+    )
+
+    assert to_tool_result(wrapped, server="s", tool="t").structured is None
+    assert to_tool_result(listed, server="s", tool="t").structured is None
+    assert to_tool_result(other, server="s", tool="t").structured == {"result": "4735"}

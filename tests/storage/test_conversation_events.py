@@ -21,6 +21,7 @@ from desktop_agent.core.messages import (
     CardMessage,
     ErrorMessage,
     FormRequestMessage,
+    FormSource,
     InterruptedMessage,
     RoundEndMessage,
     TextMessage,
@@ -76,6 +77,14 @@ EVERY_KIND: list[BusMessage] = [
     ToolProgressMessage("c1", 1, 4, "step", 3.0),
     ToolCallMessage("result", "c1", "run_command", {"command": "ls"}, result="a b", is_error=False),
     FormRequestMessage("c2", "f1", (FormQuestion("q", "Which?", "choice", ("x", "y")),), "Pick"),
+    FormRequestMessage(
+        "c2", "f2",
+        (FormQuestion("n", "How many", "integer", required=False, description="1 to 5", default=2, minimum=1,
+                      maximum=5),
+         FormQuestion("h", "Hero", "choice", ("h1", "h2"), option_labels=("Superman", "Batman"))),
+        "Tell me", FormSource("everything"),
+    ),
+    FormRequestMessage("c2", "f3", (), "Sign in", FormSource("everything", url="https://example.com/a")),
     CardMessage("c3", Card("T", "**b**", None, (CardField("k", "v"),))),
     ToolRejectedMessage("c4", "echo", {"text": "x"}, "rejected", {"stdout": "so far"}, "c9"),
     WarningMessage("careful", "internal"),
@@ -216,3 +225,10 @@ def test_an_openai_history_becomes_finished_cards_and_bubbles() -> None:
     ]
     executing = events[4]
     assert executing["arguments"] == {"command": "date"} and events[5]["result"] == "Mon"
+
+
+def test_a_declined_form_reads_back_declined_and_an_older_answer_without_the_flag_as_not() -> None:
+    declined = FormAnswered("f3", None, declined=True)
+    assert event_json(declined) == {"type": "form_answer", "form_id": "f3", "answers": None, "declined": True}
+    assert read_item(event_json(declined)) == declined
+    assert "declined" not in event_json(FormAnswered("f2", None))

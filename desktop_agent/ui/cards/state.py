@@ -27,6 +27,7 @@ from desktop_agent.core.chat_handler import (
 )
 from desktop_agent.core.messages import (
     ImageContent,
+    ResourceRef,
     ToolCallMessage,
     ToolOutputMessage,
     ToolProgressMessage,
@@ -84,6 +85,10 @@ class ToolCardState:
     result: str | None = None
     is_error: bool = False
     images: tuple[ImageContent, ...] = ()
+    structured: Any = None
+    """Structured content of the result (shown as fields or a table)."""
+    resources: tuple[ResourceRef, ...] = ()
+    """Resource links and embedded resources of the result."""
     progress: Progress | None = None
     reason: str | None = None
     """The ``tool_rejected`` reason (the model's wording)."""
@@ -220,6 +225,8 @@ def apply_message(state: ToolCardState, message: CardUpdate) -> ToolCardState:
                         result=message.result or "",
                         is_error=bool(message.is_error),
                         images=message.images,
+                        structured=message.structured_content,
+                        resources=message.resources,
                     )
                 case _:
                     assert_never(message.state)

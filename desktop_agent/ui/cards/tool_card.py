@@ -5,6 +5,9 @@ Signals:
         Approve or Reject was clicked or its key pressed (the checkbox
         rides along); the row and its second question for a destructive
         tool are :class:`~desktop_agent.ui.cards.approval.ApprovalControls`.
+    resource_requested(server: str, uri: str)
+        One of the result's MCP resource links was clicked (web links open
+        in the browser without this).
 
 A ``sub_agent`` card holds its agent's calls as cards of their own (each
 with its own buttons) in :attr:`ToolCardWidget.nested`.
@@ -49,9 +52,11 @@ from desktop_agent.core.messages import ImageContent
 from desktop_agent.texts import Texts
 from desktop_agent.ui.cards.approval import ApprovalControls
 from desktop_agent.ui.cards.phase import CardPhase
+from desktop_agent.ui.cards.resource_links import ResourceLinks
 from desktop_agent.ui.cards.state import (
     ToolCardState,
 )
+from desktop_agent.ui.cards.structured_view import StructuredView
 from desktop_agent.ui.cards.wording import (
     arguments_summary,
     arguments_text,
@@ -116,6 +121,7 @@ def _clip(text: str, limit: int = RESULT_MAX_CHARS) -> str:
 
 class ToolCardWidget(QFrame):
     answered = Signal(str, bool, bool)
+    resource_requested = Signal(str, str)
 
     def __init__(self, state: ToolCardState, texts: Texts, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -213,6 +219,13 @@ class ToolCardWidget(QFrame):
         self._images_layout = QHBoxLayout(self.images)
         self._images_layout.setContentsMargins(0, 0, 0, 0)
         self._images_layout.addStretch(1)
+        self.structured = StructuredView(self)
+        """The result's structured content as fields or a table."""
+        self.resource_links = ResourceLinks(texts, self)
+        """The result's resource links and embedded resources."""
+        self.resource_links.open_requested.connect(
+            lambda uri: self.resource_requested.emit(self.state.server or "", uri)
+        )
 
         self.approval = ApprovalControls(self._bindings, self)
         """Approve and Reject (with their keys), "Always allow" and its second question."""
@@ -244,6 +257,8 @@ class ToolCardWidget(QFrame):
         layout.addWidget(self.result_label)
         layout.addWidget(self.result)
         layout.addWidget(self.images)
+        layout.addWidget(self.structured)
+        layout.addWidget(self.resource_links)
         self.show_state(state)
 
     # --------------------------------------------------------------- render
@@ -326,10 +341,18 @@ class ToolCardWidget(QFrame):
         self.result.setVisible(open_details and bool(shown_result))
         self._render_images(state.images)
         self.images.setVisible(phase == CardPhase.DONE and bool(state.images))
+        done = phase == CardPhase.DONE
+        if done and state.structured is not None:
+            self.structured.show_value(state.structured, more_rows=self._bindings.texts.tr("card_more_rows"))
+        self.structured.setVisible(done and state.structured is not None)
+        self.resource_links.show_refs(state.resources if done else ())
+        self.resource_links.setVisible(done and bool(state.resources))
 
     def retranslate(self, texts: Texts) -> None:
         """Every text again in ``texts``' language (a language switch)."""
         self._bindings.retranslate(texts)
+        self.resource_links.retranslate(texts)
+        self.structured.layout_shown = None  # "… more rows" is said again
         self._details_output_len = -1  # "… characters dropped" is said again
         self.show_state(self.state)
         for card in self.nested_cards():

@@ -12,6 +12,8 @@ first message, card or form; clearing the view brings it back.
 Signals:
     action_requested(kind: MessageAction, bubble: MessageBubble)
                                 a message's Regenerate or Edit was clicked
+    resource_requested(server: str, uri: str)
+                                a tool card's MCP resource link was clicked
 """
 
 from __future__ import annotations
@@ -100,6 +102,7 @@ class _Slot(QWidget):
 
 class ChatView(QScrollArea):
     action_requested = Signal(MessageAction, object)
+    resource_requested = Signal(str, str)
 
     def __init__(self, texts: Texts, parent: QWidget | None = None) -> None:
         super().__init__(parent)

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from desktop_agent.core.forms import FormAnswerError
     from desktop_agent.mcp_engine import Readiness
 
-FormEnd = Literal["submitted", "cancelled", "closed"]
+FormEnd = Literal["submitted", "cancelled", "closed", "declined"]
 
 
 def readiness_line(texts: Texts, readiness: Readiness) -> str | None:
@@ -33,7 +33,8 @@ def form_error_text(texts: Texts, error: FormAnswerError) -> str:
         return str(error)
     if error.missing:
         return texts.tr("form_required", question=error.question.question)
-    return texts.tr("form_invalid", question=error.question.question, problem=error.problem)
+    problem = texts.tr(f"form_problem_{error.key}", **error.params) if error.key is not None else error.problem
+    return texts.tr("form_invalid", question=error.question.question, problem=problem)
 
 
 @dataclass(frozen=True, slots=True)

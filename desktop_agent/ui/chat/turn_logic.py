@@ -369,6 +369,13 @@ class TurnLogic(TurnSettings, Generic[V]):
         self._conversation.record(FormAnswered(form_id, answers_json(answers)))
         return FormReply("submitted" if answers is not None else "cancelled")
 
+    def decline_form(self, form_id: str) -> FormReply:
+        """A server's form's Decline: the server hears ``decline``, not ``cancel``."""
+        if not self._deps.forms.decline(form_id):
+            return FormReply("closed")
+        self._conversation.record(FormAnswered(form_id, None, declined=True))
+        return FormReply("declined")
+
     # ----------------------------------------------------------- audio
 
     def push_audio(self, volume: float, muted: bool) -> None:

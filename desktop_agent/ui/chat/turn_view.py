@@ -72,6 +72,7 @@ class TurnView:
         on_answer: Callable[[str, bool, bool], None] = lambda _id, _ok, _always: None,
         on_form_submit: Callable[[str, dict[str, Any]], None] = lambda _id, _answers: None,
         on_form_cancel: Callable[[str], None] = lambda _id: None,
+        on_form_decline: Callable[[str], None] = lambda _id: None,
         on_attention: Callable[[str, str, str], None] = lambda _kind, _id, _text: None,
         on_interrupted: Callable[[str], None] = lambda _reason: None,
         on_card: Callable[[ToolCardState], None] = lambda _state: None,
@@ -90,6 +91,7 @@ class TurnView:
         self._on_answer = on_answer
         self._on_form_submit = on_form_submit
         self._on_form_cancel = on_form_cancel
+        self._on_form_decline = on_form_decline
         self._on_attention = on_attention
         self._on_interrupted = on_interrupted
         self._on_card = on_card
@@ -177,13 +179,15 @@ class TurnView:
         if card is not None and card.state.phase == CardPhase.APPROVAL:
             self._render(card, replace(card.state, by_voice=True))
 
-    def form_answered(self, form_id: str, answers: dict[str, Any] | None) -> None:
-        """A restored form: the answers the user gave (None: cancelled),
-        shown as the live form showed them once sent."""
+    def form_answered(self, form_id: str, answers: dict[str, Any] | None, *, declined: bool = False) -> None:
+        """A restored form: the answers the user gave (None: cancelled, or
+        ``declined``), shown as the live form showed them once sent."""
         form = self.forms.get(form_id)
         if form is None:
             return
-        if answers is None:
+        if declined:
+            form.finish("declined")
+        elif answers is None:
             self._form_cancelled(form_id)
             form.finish("cancelled")
         else:
@@ -245,6 +249,7 @@ class TurnView:
             )
             card = ToolCardWidget(state, self.chat.texts)
             card.answered.connect(self._on_answer)
+            card.resource_requested.connect(self.chat.resource_requested)
             self.cards[tool_call_id] = card
             parent = self.cards.get(message.parent_tool_call_id or "")
             if parent is not None:
@@ -256,14 +261,18 @@ class TurnView:
 
     def _add_form(self, message: FormRequestMessage) -> None:
         form_id = message.form_id
-        form = FormWidget(form_id, [q.to_json() for q in message.questions], message.title, self.chat.texts)
+        source = message.source.to_json() if message.source is not None else None
+        form = FormWidget(
+            form_id, [q.to_json() for q in message.questions], message.title, self.chat.texts, source=source
+        )
         form.submitted.connect(self._on_form_submit)
         form.cancelled.connect(self._form_cancelled)
+        form.declined.connect(self._on_form_decline)
         self.forms[form_id] = form
         tool_call_id = message.tool_call_id
         self._form_of_call[tool_call_id] = form_id
         card = self.cards.get(tool_call_id)
-        if card is not None:
+        if card is not None and message.source is None:  # a server's form does not ask the call's questions
             self._render(card, replace(card.state, form_attached=True))
         self.chat.add_card(form)
         self._on_attention("form", form_id, self.chat.texts.tr("tray_form"))
@@ -271,7 +280,8 @@ class TurnView:
     def _form_cancelled(self, form_id: str) -> None:
         tool_call_id = next((c for c, f in self._form_of_call.items() if f == form_id), None)
         card = self.cards.get(tool_call_id) if tool_call_id is not None else None
-        if card is not None:
+        form = self.forms.get(form_id)
+        if card is not None and (form is None or form.server is None):  # a server's call goes on
             self._render(card, not_answered(card.state))
         self._on_form_cancel(form_id)
 

@@ -312,8 +312,8 @@ def _replay(view: TurnView, chat: ChatView, item: DisplayItem, facts: dict[str, 
             view.auto_approved(message, by)
         case ApprovalAnswer(tool_call_id, approved):
             view.mark_answered(tool_call_id, approved)
-        case FormAnswered(form_id, answers):
-            view.form_answered(form_id, answers)
+        case FormAnswered(form_id, answers, declined):
+            view.form_answered(form_id, answers, declined=declined)
         case InterruptClicked():
             view.tracker.interrupt_clicked()
         case WindowNotice(level, text):

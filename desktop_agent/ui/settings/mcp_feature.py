@@ -6,7 +6,7 @@ imports: the window imports this before it shows."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -15,8 +15,13 @@ if TYPE_CHECKING:
 
     from desktop_agent.core.mentions import ExpandedMessage
     from desktop_agent.mcp_engine import Readiness, ServerStatus
+    from desktop_agent.mcp_engine.catalog import ResourceContent
     from desktop_agent.mcp_engine.oauth import SignInState
+    from desktop_agent.mcp_engine.server_log import LogLine
     from desktop_agent.ui.chat.mention_source import MentionSource
+
+    ReadResource = Callable[[str, str], Awaitable[ResourceContent]]
+    """(server, uri) → the resource as read."""
     from desktop_agent.ui.settings.tools_page import McpControl
 
 
@@ -57,6 +62,10 @@ class McpFeature:
     sign_in: Callable[[str], Awaitable[str | None]] | None = None
     """Sign in to a remote server (the browser opens), then restart it."""
     sign_out: Callable[[str], Awaitable[None]] | None = None
+    logs: Callable[[str], Sequence[LogLine]] = lambda _name: ()
+    """A server's MCP log messages (``McpEngine.server_logs``; Tools → Log…)."""
+    read_resource: ReadResource | None = None
+    """Read a server's resource (``McpEngine.read_resource``): a tool card's link, opened."""
 
     def control(self) -> McpControl | None:
         """The Tools page's hold on the servers, when they can be changed."""
@@ -66,7 +75,7 @@ class McpFeature:
 
         return McpControl(
             self.servers_file(), self.statuses, self.reload,
-            sign_ins=self.sign_ins, sign_in=self.sign_in, sign_out=self.sign_out,
+            sign_ins=self.sign_ins, sign_in=self.sign_in, sign_out=self.sign_out, logs=self.logs,
         )
 
 

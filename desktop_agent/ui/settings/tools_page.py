@@ -14,13 +14,14 @@ import asyncio
 import logging
 import os
 import sys
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import (
     QFileDialog,
     QFormLayout,
@@ -40,6 +41,7 @@ from desktop_agent.mcp_engine.config_errors import McpConfigError
 from desktop_agent.storage.settings import Settings
 from desktop_agent.texts import Texts
 from desktop_agent.ui.common.retranslate import TextBindings
+from desktop_agent.ui.settings.bundle_actions import BundleActions
 from desktop_agent.ui.settings.mcp_server_editor import McpServerEditor
 from desktop_agent.ui.settings.mcp_wording import (
     allow_entry_text,
@@ -51,11 +53,13 @@ from desktop_agent.ui.settings.mcp_wording import (
     server_tooltip,
 )
 from desktop_agent.ui.settings.read_only_trust import ReadOnlyTrustBox
+from desktop_agent.ui.settings.server_log_view import ServerLogView
 from desktop_agent.ui.settings.sign_in_box import SignInBox, sign_in_rows
 
 if TYPE_CHECKING:
     from desktop_agent.mcp_engine import ServerStatus
     from desktop_agent.mcp_engine.oauth import SignInState
+    from desktop_agent.mcp_engine.server_log import LogLine
 
 log = logging.getLogger(__name__)
 REFRESH_MS = 500
@@ -75,6 +79,8 @@ class McpControl:
     sign_in: Callable[[str], Awaitable[str | None]] | None = None
     """Sign in to a server, then restart it (``McpEngine.sign_in``)."""
     sign_out: Callable[[str], Awaitable[None]] | None = None
+    logs: Callable[[str], Sequence[LogLine]] = lambda _name: ()
+    """A server's MCP log messages (``McpEngine.server_logs``), for Log…."""
 
 
 class ToolsPage(QWidget):
@@ -94,6 +100,8 @@ class ToolsPage(QWidget):
         """The note says the servers are restarting: replaced once none is starting."""
         self.editor: McpServerEditor | None = None
         """The server editor open now (or last opened)."""
+        self.log_view: ServerLogView | None = None
+        """The log view open now (or last opened)."""
 
         self.mcp_file = QLineEdit(settings.mcp_config_path, self)
         if control is not None:
@@ -111,17 +119,22 @@ class ToolsPage(QWidget):
         self.edit = QPushButton(self)
         self.remove = QPushButton(self)
         self.import_button = QPushButton(self)
+        self.bundles = BundleActions(self, self)
+        """Install a ``.mcpb`` bundle (button or drop), uninstall one (Remove)."""
+        self.log_button = QPushButton(self)
         for button, key, slot in (
             (self.add, "mcp_add", self.add_server),
             (self.edit, "mcp_edit", self.edit_server),
             (self.remove, "mcp_remove", self.remove_server),
             (self.import_button, "mcp_import", self.choose_import),
+            (self.bundles.button, "mcp_install_bundle", self.bundles.choose),
+            (self.log_button, "mcp_log", self.show_log),
         ):
             self.texts.bind(button.setText, key)
             button.clicked.connect(slot)
             button.setEnabled(control is not None)
         buttons = QVBoxLayout()
-        for button in (self.add, self.edit, self.remove, self.import_button):
+        for button in (self.add, self.edit, self.remove, self.import_button, self.bundles.button, self.log_button):
             buttons.addWidget(button)
         buttons.addStretch(1)
         server_row = QHBoxLayout()
@@ -180,7 +193,14 @@ class ToolsPage(QWidget):
         self._timer.timeout.connect(self.refresh)
         if control is not None:
             self._timer.start()
+        self.setAcceptDrops(control is not None)
         self.refresh(reread=True)
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        self.bundles.drag_enter(event)
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        self.bundles.drop(event)
 
     def retranslate(self, texts: Texts) -> None:
         self.texts.retranslate(texts)
@@ -265,6 +285,7 @@ class ToolsPage(QWidget):
         chosen = self._control is not None and self.selected_name() is not None
         self.edit.setEnabled(chosen)
         self.remove.setEnabled(chosen)
+        self.log_button.setEnabled(chosen)
 
     def _save(
         self,
@@ -301,13 +322,27 @@ class ToolsPage(QWidget):
         except (McpConfigError, OSError) as exc:
             self._set_note(partial(_failed_with, failed, exc))
             return False
+        self.applied(doc, note, restarting=restarting)
+        return True
+
+    def servers_path(self) -> Path | None:
+        return self._control.path if self._control is not None else None
+
+    def current_texts(self) -> Texts:
+        return self.texts.texts
+
+    def say(self, words: Callable[[Texts], str]) -> None:
+        """``words`` in the note under the servers (said again after a language switch)."""
+        self._set_note(words)
+
+    def applied(self, doc: servers_file.Document, note: Callable[[Texts], str], *, restarting: bool = True) -> None:
+        """``doc`` was saved (here or by a bundle's install): show it, say ``note``, reload the servers."""
         self._entries = servers_file.entries(doc)
         self._set_note(note, restarting=restarting)
         self.refresh()
         task = asyncio.ensure_future(self._reload())
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
-        return True
 
     async def _reload(self) -> None:
         assert self._control is not None
@@ -370,9 +405,27 @@ class ToolsPage(QWidget):
             return None
         return self._open_editor(name, self._entries.get(name))
 
+    def show_log(self) -> ServerLogView | None:
+        """The selected server's log messages (and why it failed, when it did)."""
+        name, control = self.selected_name(), self._control
+        if name is None or control is None:
+            return None
+
+        def error() -> str | None:
+            return next((s.error for s in control.statuses() if s.name == name), None)
+
+        view = ServerLogView(name, lambda: control.logs(name), self.texts.texts, error=error, parent=self)
+        self._timer.timeout.connect(view.refresh)
+        view.finished.connect(lambda _code: self._timer.timeout.disconnect(view.refresh))
+        self.log_view = view
+        view.open()
+        return view
+
     def remove_server(self) -> None:
         name = self.selected_name()
-        if name is not None:
+        if name is not None and self.bundles.is_bundle(self._entries.get(name)):
+            self.bundles.uninstall(name)
+        elif name is not None:
             self._save(lambda doc: servers_file.without_entry(doc, name), lambda texts: texts.tr("mcp_removed", name=name))
 
     def choose_import(self) -> QFileDialog:

@@ -47,7 +47,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Signal
-from PySide6.QtGui import QCloseEvent, QTextCursor
+from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QTextCursor
 from PySide6.QtWidgets import QMainWindow
 
 from desktop_agent.texts import ENGLISH, Texts
@@ -160,6 +160,7 @@ class MainWindow(QMainWindow):
         self.new_chat_button.clicked.connect(self.new_conversation)
         apply_theme(self)
         self._theme = SystemThemeFollower(self)
+        self.setAcceptDrops(True)  # an MCP bundle (bundle_drop.py)
 
     # ----------------------------------------------------------- set-up
 
@@ -210,6 +211,13 @@ class MainWindow(QMainWindow):
         from desktop_agent.ui.shell.window_commands import WindowCommands
 
         self.commands = WindowCommands(self, deps)
+        from desktop_agent.ui.shell.resource_open import ResourceOpener
+
+        self.resources = ResourceOpener(
+            self, deps.mcp.read_resource if deps.mcp is not None else None, lambda: self.texts, self.show_notice
+        )
+        """Opens a tool card's MCP resource link."""
+        self.chat.resource_requested.connect(self.resources.open)
         from desktop_agent.ui.voice.glue import VoiceGlue
 
         self.voice = VoiceGlue(self, deps.voice, deps.settings, sink=deps.sink)
@@ -370,6 +378,21 @@ class MainWindow(QMainWindow):
     def settings_dialog(self) -> SettingsDialog | None:
         """The Settings dialog opened last."""
         return self._settings.dialog
+
+    def _bundle_target(self) -> Callable[[], SettingsDialog | None] | None:
+        """Open Settings for a dropped MCP bundle, when the servers can be changed."""
+        mcp = self._deps.mcp if self._deps is not None else None
+        return self.open_settings if mcp is not None and mcp.control() is not None else None
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        from desktop_agent.ui.shell import bundle_drop  # the bundle code (and mcp) only when a drag comes
+
+        bundle_drop.drag_enter(event, self._bundle_target())
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        from desktop_agent.ui.shell import bundle_drop
+
+        bundle_drop.drop(event, self._bundle_target())
 
     def open_settings(self) -> SettingsDialog | None:
         """Open Settings; None before :meth:`attach`, which then opens it."""

@@ -49,6 +49,7 @@ class TurnOpener:
             on_answer=controller.answer_approval,
             on_form_submit=self._answer_form,
             on_form_cancel=lambda form_id: self._answer_form(form_id, None),
+            on_form_decline=self._decline_form,
             on_attention=self._on_attention,
             on_interrupted=controller.on_interrupted,
             on_card=lambda state: self._on_card(state.tool_call_id, state.phase),
@@ -67,6 +68,13 @@ class TurnOpener:
             form.show_error(reply.error)
         elif reply.ended is not None:
             form.finish(reply.ended)
+
+    def _decline_form(self, form_id: str) -> None:
+        """A server's form declined (its Decline button)."""
+        view = self._controller.view
+        form = view.forms.get(form_id) if view is not None else None
+        if form is not None:
+            form.finish(self._controller.decline_form(form_id).ended or "closed")
 
     def _on_attention(self, kind: str, ident: str, text: str) -> None:
         wait = WaitKind(kind)

@@ -14,11 +14,14 @@ from desktop_agent.core.chat_handler import (
     REASON_REJECTED,
     REASON_TIMEOUT,
 )
+from desktop_agent.core.forms import FormQuestion
 from desktop_agent.core.messages import (
     Card,
     CardField,
     CardMessage,
     ErrorMessage,
+    FormRequestMessage,
+    FormSource,
     InterruptedMessage,
     RoundEndMessage,
     TextMessage,
@@ -309,3 +312,23 @@ def test_a_tool_name_streamed_in_pieces_renames_the_card(chat: ChatView) -> None
         "get_current_time needs your approval",
         "from time",
     )
+
+
+def test_a_servers_form_is_declined_or_cancelled_without_marking_its_call_not_answered(chat: ChatView) -> None:
+    declined, cancelled = Recorder(), Recorder()
+    view = TurnView(chat, on_form_decline=declined, on_form_cancel=cancelled)
+    view.tool_event(tool_item("start", "c1", "trigger-elicitation-request"))
+    view.tool_event(tool_item("executing", "c1", "trigger-elicitation-request", arguments={}))
+    question = FormQuestion("n", "Name?")
+    view.tool_event(FormRequestMessage("c1", "f1", (question,), "Tell me", FormSource("everything")))
+    view.tool_event(FormRequestMessage("c1", "f2", (question,), "Again", FormSource("everything")))
+    assert layout(chat) == [("card", "c1:executing"), ("form", "f1"), ("form", "f2")]
+    assert not view.cards["c1"].state.form_attached  # the card still shows the call
+    view.forms["f1"].decline_button.click()
+    view.forms["f2"].cancel_button.click()
+    assert (declined.calls, cancelled.calls) == ([("f1",)], [("f2",)])
+    assert view.cards["c1"].state.outcome is None
+
+    view.form_answered("f1", None, declined=True)  # a restored conversation says how it ended
+    view.form_answered("f2", None)
+    assert [view.forms[f].status.text() for f in ("f1", "f2")] == ["Declined", "Not answered"]
