@@ -323,6 +323,7 @@ def window_deps(services: Services, sink: AudioSink | None) -> WindowDeps:
         services.mcp.oauth.open_url = lambda _server, url: open_in_browser(url)
     mcp = McpFeature(
         mcp_statuses, retry=services.retry_mcp, before_turn=services.before_turn, reload=services.reload_mcp,
+        expand=services.expand_message,
         servers_file=lambda: services.mcp_config_override or resolve_path(services.settings.mcp_config_path),
         mentions=EngineMentions(lambda: services.mcp),
         sign_ins=lambda: services.mcp.oauth.states() if services.mcp is not None else {},

@@ -72,6 +72,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "on stderr and the answer awaited (at most 300 s); then the run goes on")
     parser.add_argument("--list-tools", action="store_true",
                         help="print every tool with its server and whether it needs approval, then exit")
+    parser.add_argument("--list-prompts", action="store_true",
+                        help="print every MCP prompt (server, name, description), then exit")
+    parser.add_argument("--list-resources", action="store_true",
+                        help="print every MCP resource and resource template (server, URI, name), then exit")
     parser.add_argument("--self-test", action="store_true",
                         help="check this installation (a demo turn through the MCP time server, an offscreen "
                              "window, the audio backend, espeak-ng): one line per check, exit 0 when all hold")

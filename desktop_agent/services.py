@@ -22,6 +22,7 @@ from desktop_agent.core.budget import Budget
 from desktop_agent.core.bus import SessionMessageBus
 from desktop_agent.core.conversation import Conversation
 from desktop_agent.core.forms import FormManager
+from desktop_agent.core.mentions import ExpandedMessage
 from desktop_agent.core.notice import Notice
 from desktop_agent.core.packed_log import PackedLog
 from desktop_agent.core.ports import LLMError, LLMProvider, SpeechPort, TTSEngine
@@ -44,6 +45,7 @@ from desktop_agent.mcp_engine import (
 )
 from desktop_agent.mcp_engine.current import CurrentSource, current_isolated
 from desktop_agent.mcp_engine.elicitation import Elicitation
+from desktop_agent.mcp_engine.expansion import expand_message
 from desktop_agent.mcp_engine.roots import roots_of
 from desktop_agent.mcp_engine.sampling import SampledAnswer, SamplingRequest, sampling_hook
 from desktop_agent.skills_engine import SkillLibrary, parse_skills_flag
@@ -358,6 +360,13 @@ class Services:
         """The MCP servers a turn starting now goes without (failed ones are
         retried in the background); never waits."""
         return self.mcp.before_turn() if self.mcp is not None else Readiness()
+
+    async def expand_message(self, text: str, conversation_id: str | None = None) -> ExpandedMessage | None:
+        """``text`` with its MCP prompt command and resource mentions expanded
+        (contracts §10); None when it has none. Raises ``MentionError``."""
+        if self.mcp is None:
+            return None
+        return await expand_message(self.mcp, text, conversation_id=conversation_id)
 
     def retry_mcp(self, name: str) -> bool:
         """Start the failed MCP server ``name`` again (the status bar's Retry)."""

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import IO
 
 from desktop_agent.cli import voice
+from desktop_agent.cli.catalog import Unexpandable, expand_or_say, write_catalog
 from desktop_agent.cli.events_file import EventsWriter
 from desktop_agent.cli.speech_failure import SpeechFailureNotice
 from desktop_agent.cli.stop_signals import StopSignals
@@ -33,6 +34,7 @@ from desktop_agent.cli.view import TerminalView
 from desktop_agent.core.bus import SessionMessageBus
 from desktop_agent.core.conversation import Conversation, TurnOutcome
 from desktop_agent.core.json_types import JSONMapping
+from desktop_agent.core.mentions import ExpandedMessage
 from desktop_agent.core.messages import TranscriptMessage
 from desktop_agent.core.ports import LLMError, STTError
 from desktop_agent.core.wire import WireProfile
@@ -59,9 +61,11 @@ async def _run_turn(
     signals: StopSignals,
     transcript: TranscriptMessage | None = None,
     speech_failure: SpeechFailureNotice | None = None,
+    expanded: ExpandedMessage | None = None,
 ) -> TurnOutcome:
     """``transcript``: the recognised speech ``text`` came from, the turn's
-    first message. A stop signal meanwhile is the interrupt button."""
+    first message; ``expanded``: ``text`` with its MCP mentions expanded.
+    A stop signal meanwhile is the interrupt button."""
 
     def on_bus(bus: SessionMessageBus) -> None:
         if jsonl is not None:
@@ -76,7 +80,7 @@ async def _run_turn(
     turn = asyncio.ensure_future(
         conversation.run_turn(
             text, view, auto_approve=(lambda _name: "headless_flag" if approve == "all" else None),
-            on_bus=on_bus,
+            on_bus=on_bus, expanded=expanded,
         )
     )
     signals.interrupt = conversation.interrupt
@@ -148,6 +152,9 @@ async def _main(
             out.write(f"{spec.name}\t{where}\t{approval}\n")
         out.flush()
         return EXIT_OK
+    if args.list_prompts or args.list_resources:
+        write_catalog(services.mcp, out, prompts=args.list_prompts, resources=args.list_resources)
+        return EXIT_OK
     if services.llm.is_demo:
         _say(err, f"model: demo. {services.demo_notice}")
     else:
@@ -214,17 +221,26 @@ async def _session(
             text, replaced = valid_text(text)
             if replaced:
                 _say(err, NOT_UTF8_NOTE)
-            outcome = await _run_turn(
-                conversation, text, view, args.approve, jsonl, signals, transcript, speech_failure
-            )
-            status = EXIT_LLM if outcome.status == "error" else EXIT_OK
+            expanded = await expand_or_say(services, text, conversation.conversation_id, err)
+            if isinstance(expanded, Unexpandable):
+                status = EXIT_CONFIG
+            else:
+                outcome = await _run_turn(
+                    conversation, text, view, args.approve, jsonl, signals, transcript, speech_failure, expanded
+                )
+                status = EXIT_LLM if outcome.status == "error" else EXIT_OK
         else:
             while True:
                 line = await _ask_unless_stopped(io, signals)
                 if line is None or line.strip() in ("/quit", "/exit"):
                     break
                 if line.strip():
-                    await _run_turn(conversation, line, view, args.approve, jsonl, signals, None, speech_failure)
+                    expanded = await expand_or_say(services, line, conversation.conversation_id, err)
+                    if isinstance(expanded, Unexpandable):
+                        continue  # said on stderr; the next line may fix it
+                    await _run_turn(
+                        conversation, line, view, args.approve, jsonl, signals, None, speech_failure, expanded
+                    )
                     services.save_conversation(conversation)
                     signals.rearm()
                     if signals.stopping:

@@ -39,6 +39,7 @@ from desktop_agent.core.history import cut_arguments
 from desktop_agent.core.hooks import is_hook
 from desktop_agent.core.json_types import JSONMapping, JSONReadable, as_list
 from desktop_agent.core.prompts import CONTINUE_MESSAGE
+from desktop_agent.core.wire import IMAGES_KEY
 
 DEFAULT_CONTEXT_TOKENS = 32768
 """The context assumed when the user did not set the model's (a common size
@@ -292,7 +293,8 @@ def _left_out_content(message: JSONMapping) -> JSONMapping:
     content = message.get("content")
     if not isinstance(content, str) or not content:
         return message
-    return {**message, "content": CONTEXT_CUT_MARK.format(left=f"{len(content):,}")}
+    kept = {k: v for k, v in message.items() if k != IMAGES_KEY}  # its images are left out with it
+    return {**kept, "content": CONTEXT_CUT_MARK.format(left=f"{len(content):,}")}
 
 
 def _small_calls(message: JSONMapping) -> JSONMapping:

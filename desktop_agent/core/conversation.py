@@ -27,10 +27,12 @@ from desktop_agent.core.history import (
     check_history,
     history_of,
     repair_history,
+    sent_user_message,
     truncate_for_send,
 )
 from desktop_agent.core.hooks import HookNote, hook_message, hook_notes, is_hook, persistent
 from desktop_agent.core.json_types import JSONMapping, JSONObject
+from desktop_agent.core.mentions import ExpandedMessage
 from desktop_agent.core.packed_log import LogPacker, PackedLog
 from desktop_agent.core.playback import AutoApprove, PlaybackQueue, PlaybackView
 from desktop_agent.core.ports import AudioSink, SpeechPort
@@ -44,7 +46,7 @@ from desktop_agent.core.transcript import (
     UserEvent,
     UserText,
 )
-from desktop_agent.core.wire import text_message
+from desktop_agent.core.wire import TYPED_KEY
 
 log = logging.getLogger(__name__)
 
@@ -118,7 +120,14 @@ class Conversation:
     def last_user_text(self) -> str | None:
         """What the user said last (hook messages aside); None before the first turn."""
         index = self._last_user_index()
-        return None if index is None else str(self.history[index].get("content") or "")
+        return None if index is None else self._typed(index)
+
+    def _typed(self, index: int) -> str:
+        """The words the user typed for the history's user message at
+        ``index`` (one with MCP mentions was sent expanded)."""
+        message = self.history[index]
+        typed = message.get(TYPED_KEY)
+        return typed if isinstance(typed, str) else str(message.get("content") or "")
 
     def take_back_last_exchange(self) -> str | None:
         """Remove the last exchange (the user's last message and everything
@@ -129,7 +138,7 @@ class Conversation:
         index = self._last_user_index()
         if self.busy or index is None:
             return None
-        text = str(self.history[index].get("content") or "")
+        text = self._typed(index)
         del self.history[index:]
         last = len(self.events) - 1
         shown = next((last - i for i, e in enumerate(reversed(self.events)) if isinstance(e, UserText)), None)
@@ -167,10 +176,11 @@ class Conversation:
             None,
         )
 
-    def messages_for(self, user_text: str) -> list[JSONMapping]:
+    def messages_for(self, user_text: str | UserText) -> list[JSONMapping]:
         """What the next turn sends: earlier turns truncated, then the user."""
         carried = map(hook_message, self._carried)
-        return [*truncate_for_send(self.history), *carried, text_message("user", user_text)]
+        user = user_text if isinstance(user_text, UserText) else UserText(user_text)
+        return [*truncate_for_send(self.history), *carried, sent_user_message(user)]
 
     async def run_turn(
         self,
@@ -182,16 +192,25 @@ class Conversation:
         on_bus: Callable[[SessionMessageBus], None] | None = None,
         muted: bool = False,
         describe_tool: ToolDescriber = lambda _name: ToolFacts(),
+        expanded: ExpandedMessage | None = None,
     ) -> TurnOutcome:
         """Run one turn; ``describe_tool`` says what the display log keeps
-        of each tool (its server, its risk hints) for a faithful restore."""
+        of each tool (its server, its risk hints) for a faithful restore.
+        ``expanded``: ``user_text`` with its MCP mentions expanded
+        (``mcp_engine/expansion.py``): the model reads that, the display
+        log keeps the typed text and the attachments."""
         if self._session_id is not None:
             raise RuntimeError("a turn is already running in this conversation")
         session_id = uuid.uuid4().hex[:12]
         bus = SessionMessageBus(session_id)
         start = hook_notes(self.agent.hooks, "turn_start")  # after the user's message
         self._turn = []
-        for item in (UserText(user_text, self.approval_timeout_s), *start, *self._next_turn):
+        user = UserText(user_text, self.approval_timeout_s)
+        if expanded is not None:
+            user = UserText(
+                user_text, self.approval_timeout_s, expanded.attachments, expanded.text, expanded.images
+            )
+        for item in (user, *start, *self._next_turn):
             self._add(item)
         self._next_turn.clear()
         recorder = TranscriptRecorder(view, self._add, describe_tool, session_id)
@@ -217,7 +236,7 @@ class Conversation:
             self._handler.handle_chat(
                 session_id,
                 bus,
-                [*self.messages_for(user_text), *map(hook_message, start)],
+                [*self.messages_for(user), *map(hook_message, start)],
                 conversation_id=self.conversation_id,
                 speech=speech,
                 approval_timeout_s=self.approval_timeout_s,

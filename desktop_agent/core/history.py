@@ -70,6 +70,7 @@ from desktop_agent.core.wire import (
     text_message,
     tool_answer,
     tool_message,
+    user_message,
 )
 
 TOOL_CONTEXT_MAX_LEN = 300
@@ -181,7 +182,7 @@ def history_of(items: Iterable[TranscriptItem]) -> TurnHistory:
         match item:
             case UserText():
                 recorder.flush()
-                recorder.messages.append(text_message("user", item.text))
+                recorder.messages.append(sent_user_message(item))
             case HookNote():
                 if item.persistent:
                     recorder.flush()
@@ -194,6 +195,14 @@ def history_of(items: Iterable[TranscriptItem]) -> TurnHistory:
                 assert_never(item)
     recorder.flush()
     return TurnHistory(recorder.messages, recorder.rejected)
+
+
+def sent_user_message(item: UserText) -> JSONObject:
+    """The user's message as the model gets it: its expanded text (an MCP
+    prompt or resources, ``core/mentions.py``) and images, when it had any."""
+    if item.model_text is None:
+        return user_message(item.text, ((i.mime, i.data) for i in item.images))
+    return user_message(item.model_text, ((i.mime, i.data) for i in item.images), typed=item.text)
 
 
 def _arguments_json(arguments: JSONMapping | str | None) -> str:

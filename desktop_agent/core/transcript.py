@@ -23,10 +23,12 @@ from typing import Literal
 
 from desktop_agent.core.hooks import HookNote
 from desktop_agent.core.json_types import JSONMapping, JSONObject, to_object
+from desktop_agent.core.mentions import Attachment
 from desktop_agent.core.messages import (
     BusItem,
     BusMessage,
     ErrorMessage,
+    ImageContent,
     InterruptedMessage,
     RoundEndMessage,
     TextMessage,
@@ -57,6 +59,14 @@ class UserText:
     approval_timeout_s: float | None = None
     """The turn's approval timeout, for a card's "No answer in 300 s";
     None in logs recorded before it was kept."""
+    attachments: tuple[Attachment, ...] = ()
+    """The MCP prompt and resources it carried (``core/mentions.py``): its
+    bubble's chips. Kept in the display log."""
+    model_text: str | None = None
+    """What the model read instead of :attr:`text` (its mentions
+    expanded); None: the text itself. In-process: the history keeps it."""
+    images: tuple[ImageContent, ...] = ()
+    """Images the message sent the model. In-process: the history keeps them."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,7 +28,10 @@ messages where
    short assistant bridge, since mistral-common refuses "Unexpected role
    'user' after role 'tool'"); the last message is user or tool;
 3. only the keys ``role``, ``content``, ``tool_calls``, ``tool_call_id``,
-   ``name`` are sent (``_hook`` and any other key are stripped);
+   ``name`` are sent (``_hook`` and any other key are stripped); a user
+   message's images (:data:`IMAGES_KEY`, an MCP resource or prompt's) make
+   its content a list: its text part, then its ``image_url`` parts (merged
+   user messages keep all of them);
 4. every ``function.arguments`` is the text of a JSON object: invalid JSON,
    JSON that is not an object, or one nested deeper than tool arguments may
    be (:data:`~desktop_agent.core.json_depth.MAX_ARGUMENT_DEPTH`), is
@@ -48,6 +51,7 @@ in this module alone.
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import logging
@@ -57,7 +61,7 @@ from dataclasses import dataclass, field
 from typing import Literal, NoReturn, TypeAlias, get_args
 
 from desktop_agent.core.json_depth import MAX_ARGUMENT_DEPTH, nests_deeper_than
-from desktop_agent.core.json_types import JSONMapping, JSONObject, JSONReadable, as_list, as_object
+from desktop_agent.core.json_types import JSONMapping, JSONObject, JSONReadable, JSONValue, as_list, as_object
 from desktop_agent.core.prompts import CONTINUE_MESSAGE
 
 log = logging.getLogger(__name__)
@@ -116,10 +120,37 @@ model can tell a failure from a result (contracts §8)."""
 
 TextRole = Literal["system", "user", "assistant"]
 
+IMAGES_KEY = "_images"
+"""A history user message's images, as OpenAI ``image_url`` parts: kept
+beside its text so everything that reads a message's ``content`` reads
+text; :func:`normalize` makes them the content's parts (the one place a
+message's content is sent as a list)."""
+
 
 def text_message(role: TextRole, content: str | None) -> JSONObject:
     """A system, user or assistant message of text: the one place it is built."""
     return {"role": role, "content": content}
+
+
+TYPED_KEY = "_typed"
+"""A history user message whose text was expanded (its MCP mentions,
+contracts §10): what the user typed, for Edit and Regenerate. Never sent."""
+
+
+def user_message(text: str, images: Iterable[tuple[str, bytes]] = (), *, typed: str | None = None) -> JSONObject:
+    """The user's message: its text, and its images ((MIME type, bytes)) as
+    ``image_url`` parts under :data:`IMAGES_KEY` (none: a plain text message);
+    ``typed``: the words it was expanded from (:data:`TYPED_KEY`)."""
+    message = text_message("user", text)
+    if typed is not None and typed != text:
+        message[TYPED_KEY] = typed
+    parts: list[JSONValue] = [
+        {"type": "image_url", "image_url": {"url": f"data:{mime};base64,{base64.b64encode(data).decode()}"}}
+        for mime, data in images
+    ]
+    if parts:
+        message[IMAGES_KEY] = parts
+    return message
 
 
 def assistant_tool_calls(
@@ -166,7 +197,7 @@ def normalize(messages: Sequence[JSONMapping], profile: WireProfile = STANDARD) 
     body = _merge_runs(body)
     _place_tail(body, head, tail)
     body = _bridge(body)
-    return _with_system(head, body, profile)
+    return [_with_images(m) for m in _with_system(head, body, profile)]
 
 
 # ------------------------------------------------------------------ steps
@@ -189,7 +220,31 @@ def _clean(message: JSONMapping) -> WireMessage | None:
         out["tool_calls"] = calls
     if role == "tool":
         out["tool_call_id"] = str(message.get("tool_call_id") or "")
+    if role == "user":
+        images = _images(message)
+        if images:
+            out[IMAGES_KEY] = images
     return out
+
+
+def _images(message: JSONMapping) -> list[JSONReadable]:
+    """A user message's image parts: under :data:`IMAGES_KEY`, or in a
+    content that is already a list of parts."""
+    found: list[JSONReadable] = list(as_list(message.get(IMAGES_KEY)))
+    content = message.get("content")
+    if isinstance(content, list):
+        found.extend(p for p in content if isinstance(p, Mapping) and p.get("type") == "image_url")
+    return found
+
+
+def _with_images(message: WireMessage) -> WireMessage:
+    """The last step: a user message's images become its content's parts,
+    after its text (rule 3: the private key goes)."""
+    images = message.pop(IMAGES_KEY, None)
+    if not images:
+        return message
+    text: JSONReadable = {"type": "text", "text": _content(message) or ""}
+    return {**message, "content": [text, *as_list(images)]}
 
 
 def _text(content: JSONReadable) -> str | None:
@@ -373,6 +428,9 @@ def _merge_runs(body: list[WireMessage]) -> list[WireMessage]:
             and "tool_calls" not in previous
         ):
             merged = {**previous, **message, "content": _join(_content(previous), _content(message))}
+            images = [*as_list(previous.get(IMAGES_KEY)), *as_list(message.get(IMAGES_KEY))]
+            if images:
+                merged[IMAGES_KEY] = images
             if "name" in previous:
                 merged["name"] = previous["name"]
             out[-1] = merged

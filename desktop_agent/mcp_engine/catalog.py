@@ -36,6 +36,9 @@ from desktop_agent.mcp_engine.errors import McpEngineError
 
 MAX_RESOURCE_CHARS = 100_000
 """A resource's text beyond this many characters is cut (and the model told so)."""
+MAX_IMAGE_BYTES = 5_000_000
+"""A resource's image bigger than this is not attached (a line says so):
+it would go with every later request of the conversation."""
 _MAX_PAGES = 100
 """A paginator that never ends must not hang a listing."""
 
@@ -251,11 +254,14 @@ def resource_content(
     contents: list[types.TextResourceContents | types.BlobResourceContents],
     limit: int = MAX_RESOURCE_CHARS,
 ) -> ResourceContent:
-    """Text joined and capped at ``limit``; image blobs as images; other blobs
-    a placeholder line (a blob whose MIME type is text is decoded as text)."""
+    """Text joined and capped at ``limit``; image blobs as images (one over
+    :data:`MAX_IMAGE_BYTES` only as a line saying so, and ``truncated``);
+    other blobs a placeholder line (a blob whose MIME type is text is
+    decoded as text)."""
     parts: list[str] = []
     images: list[ImageContent] = []
     mime: str | None = None
+    too_big = False
     for item in contents:
         mime = mime or item.mime_type
         if isinstance(item, types.TextResourceContents):
@@ -263,7 +269,10 @@ def resource_content(
             continue
         data = _b64(item.blob)
         kind = item.mime_type or "application/octet-stream"
-        if kind.startswith("image/"):
+        if kind.startswith("image/") and len(data) > MAX_IMAGE_BYTES:
+            parts.append(f"[image: {kind}, {len(data):,} bytes, not attached: over {MAX_IMAGE_BYTES:,} bytes]")
+            too_big = True
+        elif kind.startswith("image/"):
             images.append(ImageContent(mime=kind, data=data))
             parts.append(f"[image: {kind}, {len(data)} bytes]")
         elif kind.startswith("text/"):
@@ -274,7 +283,7 @@ def resource_content(
     truncated = len(text) > limit
     if truncated:
         text = f"{text[:limit]}\n[truncated: showing the first {limit:,} of {len(text):,} characters]"
-    return ResourceContent(server, uri, text, tuple(images), truncated, mime)
+    return ResourceContent(server, uri, text, tuple(images), truncated or too_big, mime)
 
 
 def fenced(uri: str, text: str) -> str:

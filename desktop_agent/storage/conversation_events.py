@@ -11,7 +11,12 @@ contract JSON form (the ``--events-jsonl`` form, contracts §5), plus a few of
 our own for what the user did, which the bus never carries:
 
 - ``user`` (``text``; ``approval_timeout_s``, for a card's "No answer in
-  300 s", absent before it was kept): the user's message, opening each turn;
+  300 s", absent before it was kept; ``attachments``, absent when none: the
+  MCP prompt and resources it carried, each ``{"kind": "prompt"|"resource",
+  "server", "name"}`` (``name`` a resource's URI) and ``"truncated": true``
+  for a resource cut to size, so a restored bubble shows its chips again):
+  the user's message, opening each turn (the text as typed; what the model
+  read is in the history);
 - ``auto_approved`` (``message``: the ``approval_required`` JSON; ``by``:
   the :data:`AutoDecider` that answered instead of the user, the
   always-allow list when absent);
@@ -55,6 +60,7 @@ from typing import assert_never, get_args, overload
 
 from desktop_agent.core.hooks import kept_hook
 from desktop_agent.core.json_types import JSONMapping, JSONObject, JSONReadable, as_list, as_object, to_object
+from desktop_agent.core.mentions import Attachment
 from desktop_agent.core.messages import (
     BusMessage,
     RoundEndMessage,
@@ -80,6 +86,7 @@ from desktop_agent.core.transcript import (
     WindowNotice,
     answers_json,
 )
+from desktop_agent.core.wire import TYPED_KEY
 from desktop_agent.storage.conversation_messages import choice, message_from_json
 
 __all__ = [
@@ -100,10 +107,12 @@ TOOL_KEY = "_tool"
 def event_json(item: DisplayItem) -> JSONObject:
     """The saved event of a display log item."""
     match item:
-        case UserText(text, timeout):
+        case UserText(text, timeout, attachments):
             user: JSONObject = {"type": USER, "text": text}
             if timeout is not None:
                 user["approval_timeout_s"] = timeout
+            if attachments:
+                user["attachments"] = [_attachment_json(a) for a in attachments]
             return user
         case Shown(message, seq, facts, session_id):
             return _message_json(message, session_id, seq, facts)
@@ -270,6 +279,23 @@ def auto_by(event: JSONMapping) -> AutoDecider:
 # ------------------------------------------------------------ reading back
 
 
+def _attachment_json(attachment: Attachment) -> JSONObject:
+    saved: JSONObject = {"kind": attachment.kind, "server": attachment.server, "name": attachment.name}
+    if attachment.truncated:
+        saved["truncated"] = True
+    return saved
+
+
+def _attachment(data: JSONReadable) -> Attachment | None:
+    """A saved chip; None when damaged (the bubble shows the others)."""
+    if not isinstance(data, Mapping):
+        return None
+    kind, server, name = data.get("kind"), data.get("server"), data.get("name")
+    if kind not in ("prompt", "resource") or not isinstance(server, str) or not isinstance(name, str):
+        return None
+    return Attachment("prompt" if kind == "prompt" else "resource", server, name, data.get("truncated") is True)
+
+
 def read_item(data: JSONMapping) -> DisplayItem:
     """The display log item a saved event stands for; an
     :class:`UnreadEvent` keeping it when it cannot be read."""
@@ -289,7 +315,12 @@ def item_from_json(data: JSONMapping) -> DisplayItem | None:
     match data.get("type"):
         case "user":
             timeout = data.get("approval_timeout_s")
-            return UserText(str(data.get("text", "")), float(timeout) if isinstance(timeout, int | float) else None)
+            attachments = tuple(
+                a for a in map(_attachment, as_list(data.get("attachments"))) if a is not None
+            )
+            return UserText(
+                str(data.get("text", "")), float(timeout) if isinstance(timeout, int | float) else None, attachments
+            )
         case "auto_approved":
             inner = as_object(data.get("message"))
             message = message_from_json(inner)
@@ -362,7 +393,8 @@ def events_from_history(history: Sequence[JSONMapping]) -> list[JSONObject]:
             if started:
                 add(TurnEndMessage())
             started = True
-            events.append({"type": USER, "text": str(content or "")})
+            typed = message.get(TYPED_KEY)  # a message sent with its MCP mentions expanded
+            events.append({"type": USER, "text": typed if isinstance(typed, str) else str(content or "")})
         elif role == "assistant":
             text = strip_tags(str(content or ""))
             if text.strip():

@@ -27,6 +27,17 @@ def _arguments_problem(arguments: Any) -> str | None:
     return None if isinstance(value, dict) else f"arguments are not a JSON object: {arguments[:60]!r}"
 
 
+def _parts_problems(n: int, parts: list[Any]) -> list[str]:
+    """A user message with images: its text part, then ``image_url`` parts only."""
+    kinds = [p.get("type") if isinstance(p, Mapping) else None for p in parts]
+    if not kinds or kinds[0] != "text" or not isinstance(parts[0].get("text"), str):
+        return [f"#{n}: user content parts do not start with the text"]
+    bad = [k for k in kinds[1:] if k != "image_url"]
+    if bad or len(kinds) < 2:
+        return [f"#{n}: user content parts {kinds} are not text then images"]
+    return []
+
+
 def _message_problems(n: int, message: Mapping[str, Any]) -> list[str]:
     problems = [f"#{n}: key {key!r}" for key in message if key not in WIRE_KEYS]
     role, content = message.get("role"), message.get("content")
@@ -35,6 +46,8 @@ def _message_problems(n: int, message: Mapping[str, Any]) -> list[str]:
             problems.append(f"#{n}: assistant content is {type(content).__name__}")
         if "tool_calls" not in message and not (content or "").strip():
             problems.append(f"#{n}: assistant message with nothing in it")
+    elif role == "user" and isinstance(content, list):
+        problems += _parts_problems(n, content)
     elif not isinstance(content, str):
         problems.append(f"#{n}: {role} content is {type(content).__name__}")
     for call in message.get("tool_calls") or ():

@@ -43,6 +43,23 @@ TEXTS: dict[str, tuple[str, str]] = {
         "把你的上一条消息放回输入框；发送后替换上一轮对话",
     ),
     "msg_cancel_edit": ("Cancel edit", "取消编辑"),
+    # a message's MCP prompt and resources (contracts §10), as chips under its text
+    "chip_prompt": ("Prompt · {server} · {name}", "提示词 · {server} · {name}"),
+    "chip_resource": ("Resource · {server} · {name}", "资源 · {server} · {name}"),
+    "chip_cut": ("{chip} (cut to fit)", "{chip}（已截断）"),
+    "chip_prompt_tip": ("Prompt “{name}” of MCP server {server}", "MCP 服务器 {server} 的提示词“{name}”"),
+    "chip_resource_tip": (
+        "{uri} from MCP server {server}, attached for the model",
+        "来自 MCP 服务器 {server} 的 {uri}，已附给模型",
+    ),
+    "chip_cut_tip": (
+        "{tip}; too long to attach whole, only its start was sent",
+        "{tip}；内容过长，只发送了开头部分",
+    ),
+    "msg_not_sent": (
+        "Not sent (your message is back in the box): {reason}",
+        "未发送（消息已放回输入框）：{reason}",
+    ),
     "msg_editing": (
         "Editing your last message: Enter sends it in place of the last exchange, Esc cancels",
         "正在编辑上一条消息：Enter 发送并替换上一轮对话，Esc 取消",

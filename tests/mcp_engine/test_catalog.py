@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from collections.abc import Callable
 
 import pytest
 
@@ -20,7 +21,7 @@ from desktop_agent.mcp_engine.catalog import (
 )
 from desktop_agent.testing.everything import RunningServer, everything_stdio
 
-from .conftest import SERVERS, everything_js, python_server
+from .conftest import SERVERS, CallContext, everything_js, python_server
 
 pytestmark = pytest.mark.integration
 
@@ -246,3 +247,51 @@ async def test_a_server_that_does_not_start_is_one_line() -> None:
     finally:
         await engine.aclose()
     assert str(caught.value).startswith('mcp server "gone" failed to start:')
+
+
+async def test_a_conversations_sandbox_that_relists_replaces_the_probed_lists(
+    make_ctx: Callable[..., CallContext],
+) -> None:
+    changed = asyncio.Event()
+
+    def told(_name: str) -> None:
+        changed.set()
+
+    engine = McpEngine(
+        McpConfig(servers=(python_server("cat", CATALOG_SERVER, isolation="per_conversation"),)), on_catalog=told
+    )
+    try:
+        await engine.start()
+        assert [p.name for p in engine.prompts()] == ["picture"]
+        changed.clear()
+        result = await engine.conversation_source().call("add_more", {}, make_ctx("conv-9").ctx)
+        assert result.text == "added"
+        async with asyncio.timeout(20):
+            while len(engine.prompts()) < 2 or len(engine.resources()) < 4:
+                await changed.wait()
+                changed.clear()
+        assert [p.name for p in engine.prompts()] == ["picture", "later"]
+        later = await engine.read_resource("cat", "test://later.txt", conversation_id="conv-9")
+    finally:
+        await engine.aclose()
+    assert later.text == "later"
+
+
+def test_an_image_too_big_to_attach_is_a_line_and_counts_as_cut() -> None:
+    import base64
+
+    import mcp_types as types
+
+    from desktop_agent.mcp_engine.catalog import MAX_IMAGE_BYTES, resource_content
+
+    big = base64.b64encode(b"\0" * (MAX_IMAGE_BYTES + 1)).decode()
+    small = base64.b64encode(b"\x89PNG").decode()
+    content = resource_content("s", "x://pics", [
+        types.BlobResourceContents(uri="x://big.png", mime_type="image/png", blob=big),
+        types.BlobResourceContents(uri="x://small.png", mime_type="image/png", blob=small),
+    ])
+    assert content.text == (
+        "[image: image/png, 5,000,001 bytes, not attached: over 5,000,000 bytes]\n[image: image/png, 4 bytes]"
+    )
+    assert [i.data for i in content.images] == [b"\x89PNG"]
+    assert content.truncated

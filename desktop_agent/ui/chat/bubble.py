@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Mapping
-from typing import Literal
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Literal
 
 from PySide6.QtCore import QEvent, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QEnterEvent
@@ -30,8 +30,12 @@ from shiboken6 import isValid
 
 from desktop_agent.texts import Language, Texts, keys, text_in
 from desktop_agent.ui.chat.action_row import ActionRow, MessageAction
+from desktop_agent.ui.chat.attachment_chips import AttachmentChips
 from desktop_agent.ui.chat.code_block import CodeBlock
 from desktop_agent.ui.chat.markdown_blocks import finished_blocks
+
+if TYPE_CHECKING:
+    from desktop_agent.core.mentions import Attachment
 
 BubbleRole = Literal["user", "assistant", "warning", "error"]
 
@@ -118,6 +122,8 @@ class MessageBubble(QFrame):
         self._box.addWidget(self.label)
         self.action_row: ActionRow | None = None
         """Copy, Regenerate, Edit: the user's and the assistant's messages."""
+        self.chips: AttachmentChips | None = None
+        """A user message's MCP prompt and resources (:meth:`set_attachments`)."""
         self._pinned = False
         # A child timer, not QTimer.singleShot(ms, self, ...): it goes with the
         # bubble, timer and all (a single shot's timer outlived a deleted
@@ -138,11 +144,27 @@ class MessageBubble(QFrame):
         if text:
             self.append(text)
 
+    def set_attachments(self, attachments: Sequence[Attachment]) -> None:
+        """Show the MCP prompt and resources the message carried as chips
+        under its text (contracts §10); none: no chips."""
+        if self.chips is not None:
+            self._box.removeWidget(self.chips)
+            self.chips.deleteLater()
+            self.chips = None
+        if attachments:
+            self.chips = AttachmentChips(attachments, self._texts, self)
+            self._box.insertWidget(self._box.indexOf(self.label) + 1, self.chips)
+        self._natural = None
+        self.updateGeometry()
+
     def retranslate(self, texts: Texts) -> None:
         """Its actions and code blocks' headers in ``texts``' language (a
         language switch); the message itself stays as written, except a
         notice the app words (:attr:`_wording`), said again."""
         self._texts = texts
+        if self.chips is not None:
+            self.chips.retranslate(texts)
+            self._natural = None
         if self._wording is not None:
             self._reword(self._wording(texts))
         if self.action_row is not None:
@@ -274,6 +296,8 @@ class MessageBubble(QFrame):
             widest = max(metrics.horizontalAdvance(line) for line in lines)
             if self.action_row is not None and self._pinned:
                 widest = max(widest, self.action_row.sizeHint().width())
+            if self.chips is not None:
+                widest = max(widest, self.chips.widest())
             self._natural = widest + margins.left() + margins.right() + 6
         return self._natural
 

@@ -20,6 +20,8 @@ Signals:
     speaking_changed(speaking: bool)
                                 a turn's speech started or stopped playing
                                 (skipping a sentence can act only meanwhile)
+    unsent(text: str)           a message was not sent after all: its text
+                                goes back to the input
 
 The window imports this module when it is attached to its services, not
 before it is shown (start-up: the window shows first).
@@ -50,6 +52,7 @@ class TurnController(QObject, Generic[V]):
     notice = Signal(NoticeLevel, str)
     model_changed = Signal(object)
     speaking_changed = Signal(bool)
+    unsent = Signal(str)
 
     def __init__(self, deps: TurnDeps, parent: QObject | None = None, *, texts: Callable[[], Texts]) -> None:
         super().__init__(parent)
@@ -72,6 +75,9 @@ class TurnController(QObject, Generic[V]):
 
     def speaking(self, speaking: bool) -> None:
         self.speaking_changed.emit(speaking)
+
+    def give_back(self, text: str) -> None:
+        self.unsent.emit(text)
 
 
 __all__ = ["CardInfo", "FormReply", "TurnController", "TurnSurface", "readiness_line"]

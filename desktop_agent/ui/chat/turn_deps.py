@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:
     from desktop_agent.core.conversation import Conversation
     from desktop_agent.core.forms import FormManager
+    from desktop_agent.core.mentions import ExpandedMessage
     from desktop_agent.core.ports import AudioSink
     from desktop_agent.core.risk import ToolAnnotations
     from desktop_agent.mcp_engine import Readiness
@@ -112,4 +113,9 @@ class TurnDeps(Protocol):
 
     def before_turn(self) -> Readiness:
         """The MCP servers a turn starting now goes without; never waits."""
+        ...
+
+    async def expand_message(self, text: str, conversation_id: str | None) -> ExpandedMessage | None:
+        """``text`` with its MCP mentions expanded (contracts §10); None when
+        it has none. Raises ``MentionError`` with the line to show."""
         ...

@@ -69,5 +69,9 @@ class TurnEvents(Protocol):
     def speaking(self, speaking: bool) -> None:
         """A turn's speech started or stopped playing."""
 
+    def give_back(self, text: str) -> None:
+        """A message could not be sent (its MCP mentions did not expand, or
+        the user interrupted that): its text goes back to the input."""
+
 
 __all__ = ["NoticeLevel", "TurnEnd", "TurnEvents", "WaitKind"]

@@ -9,6 +9,12 @@ a :class:`~desktop_agent.ui.chat.turn_events.TurnEvents`; the Qt adapter
 reports into Signals. The window lays out widgets, forwards user actions
 here and renders what the signals say.
 
+A message with MCP mentions (contracts §10) is expanded as its turn
+starts, in the turn's task (the input stays usable): its bubble shows at
+once and gets its chips when the expansion is done; a message that cannot
+be expanded goes (bubble and all), one error line says why and its text
+goes back to the input. Interrupt meanwhile does the same without the line.
+
 Speech is heard only with a speaker (``TurnDeps.sink``) that is not muted;
 otherwise a turn runs muted (no speech made, text never waits for it), and
 muting during a turn releases its waiting text and stops the clip at once
@@ -19,11 +25,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from desktop_agent.core.approval import allow_key
 from desktop_agent.core.forms import FormAnswerError
+from desktop_agent.core.mentions import Attachment, ExpandedMessage, MentionError
 from desktop_agent.core.nested_call import request_allow_key
 from desktop_agent.core.playback import PlaybackView
 from desktop_agent.core.speaking_sink import SpeakingSink
@@ -85,6 +92,14 @@ class TurnSurface(PlaybackView, Protocol):
 
     def finish(self) -> None: ...
 
+    def show_attachments(self, attachments: Sequence[Attachment]) -> None:
+        """The turn's message carried these MCP prompts and resources (its chips)."""
+        ...
+
+    def unsend(self) -> None:
+        """The turn's message was not sent after all: its bubble goes."""
+        ...
+
 
 V = TypeVar("V", bound=TurnSurface)
 
@@ -96,6 +111,8 @@ class TurnLogic(TurnSettings, Generic[V]):
         self._phase = ButtonPhase.SEND
         self._view: V | None = None
         self._turn_task: asyncio.Task[None] | None = None
+        self._expansion: asyncio.Future[ExpandedMessage | None] | None = None
+        """The running turn's message being expanded (its MCP mentions)."""
         self._muted = deps.settings.muted
         sink = deps.sink
         self._speaker = SpeakingSink(sink, events.speaking) if sink is not None else None
@@ -136,7 +153,7 @@ class TurnLogic(TurnSettings, Generic[V]):
     @property
     def replying(self) -> bool:
         """The model's side of a turn still runs (not only its last words' speech)."""
-        return self.busy and self._conversation.replying
+        return self.busy and (self._conversation.replying or self._expansion is not None)
 
     @property
     def speaking(self) -> bool:
@@ -215,9 +232,12 @@ class TurnLogic(TurnSettings, Generic[V]):
             self._view = view
         conversation = self._conversation
         try:
+            expanded = await self._expand(text, view)
+            if isinstance(expanded, _Unsent):
+                return
             outcome = await conversation.run_turn(
                 text, view, sink=self._speaker, auto_approve=self.auto_approval, muted=self.speech_muted,
-                describe_tool=self.tool_facts,
+                describe_tool=self.tool_facts, expanded=expanded,
             )
             status = TurnEnd(outcome.status)
         except asyncio.CancelledError:
@@ -236,8 +256,44 @@ class TurnLogic(TurnSettings, Generic[V]):
             self._save(conversation)
             self._events.turn_ended(status)
 
+    async def _expand(self, text: str, view: V) -> ExpandedMessage | _Unsent | None:
+        """The message's MCP mentions expanded (None: it has none); when
+        that fails or is interrupted, the message is taken off the screen,
+        its text given back and :class:`_Unsent` returned."""
+        me = asyncio.current_task()
+        expansion = self._expansion = asyncio.ensure_future(
+            self._deps.expand_message(text, self._conversation.conversation_id)
+        )
+        reason: str | None = None
+        try:
+            expanded = await expansion
+        except MentionError as exc:
+            reason = str(exc)
+        except asyncio.CancelledError:
+            if me is not None and me.cancelling():
+                raise
+            reason = ""  # the user's interrupt: no error line
+        except Exception as exc:  # a broken server must not lose the text
+            log.exception("could not expand the message's MCP mentions")
+            reason = str(exc) or type(exc).__name__
+        finally:
+            self._expansion = None
+        if reason is None:
+            if expanded is not None:
+                view.show_attachments(expanded.attachments)
+            return expanded
+        view.unsend()
+        if reason:
+            self._events.said(NoticeLevel.ERROR, self._texts().tr("msg_not_sent", reason=_markdown_text(reason)))
+        self._events.give_back(text)
+        return _Unsent()
+
     def interrupt(self) -> None:
         """The Interrupt button: Interrupting… until ``interrupted`` arrives."""
+        expansion = self._expansion
+        if expansion is not None:  # the message is still being expanded: it is not sent
+            expansion.cancel()
+            return
         view = self._view
         if view is None:
             return
@@ -378,6 +434,18 @@ class TurnLogic(TurnSettings, Generic[V]):
         keeper = self._deps.keeper
         if keeper is not None:
             keeper.save(conversation)
+
+
+class _Unsent:
+    """The turn's message was not sent (see :meth:`TurnLogic._expand`)."""
+
+
+_MARKDOWN = str.maketrans({c: f"\\{c}" for c in "\\`*_[]<>#|~"})
+
+
+def _markdown_text(text: str) -> str:
+    """``text`` shown as written in a Markdown notice (``/mcp__a__b`` is no bold)."""
+    return text.translate(_MARKDOWN)
 
 
 __all__ = ["CardInfo", "TurnLogic", "TurnSurface"]

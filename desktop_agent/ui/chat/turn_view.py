@@ -13,9 +13,11 @@ conversation directly.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Any, assert_never
+from typing import TYPE_CHECKING, Any, assert_never
+
+from shiboken6 import isValid
 
 from desktop_agent.core.messages import (
     CardMessage,
@@ -54,6 +56,9 @@ from desktop_agent.ui.chat.bubble import BubbleRole
 from desktop_agent.ui.chat.chat_view import ChatView
 from desktop_agent.ui.chat.turn_state import TurnTracker
 
+if TYPE_CHECKING:
+    from desktop_agent.core.mentions import Attachment
+
 log = logging.getLogger(__name__)
 
 
@@ -78,6 +83,8 @@ class TurnView:
         approval_timeout_s: float | None = None,
     ) -> None:
         self.chat = chat
+        self.user_bubble = chat.last_user_bubble()
+        """The user's message that opened the turn (on screen just before it)."""
         self.tracker = TurnTracker()
         self.cards: dict[str, ToolCardWidget] = {}
         self.forms: dict[str, FormWidget] = {}
@@ -196,6 +203,18 @@ class TurnView:
                 self._render(card, invalidate(card.state, user_stopped=stopped))
         for form in self.forms.values():
             form.finish("closed")
+
+    def show_attachments(self, attachments: Sequence[Attachment]) -> None:
+        """The MCP prompt and resources the user's message carried: its chips."""
+        if self.user_bubble is not None and isValid(self.user_bubble):
+            self.user_bubble.set_attachments(attachments)
+
+    def unsend(self) -> None:
+        """The user's message was not sent after all: its bubble goes, with
+        what was shown under it meanwhile."""
+        if self.user_bubble is not None and isValid(self.user_bubble):
+            self.chat.remove_from(self.user_bubble)
+        self.user_bubble = None
 
     def finish(self) -> None:
         """The turn is over: nothing may still look like it is waiting."""

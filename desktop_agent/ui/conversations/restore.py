@@ -273,7 +273,8 @@ def _draw(
             if view is not None:
                 view.finish()
             turn += 1
-            out.turn_widgets[turn] = chat.add_user(item.text)
+            out.turn_widgets[turn] = bubble = chat.add_user(item.text)
+            bubble.set_attachments(item.attachments)  # its MCP prompt and resources, as chips
             view, facts = _new_view(chat, item.approval_timeout_s)
             out.views.append(view)
             continue

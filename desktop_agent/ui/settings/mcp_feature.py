@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from desktop_agent.core.mentions import ExpandedMessage
     from desktop_agent.mcp_engine import Readiness, ServerStatus
     from desktop_agent.mcp_engine.catalog import ResourceContent
     from desktop_agent.mcp_engine.oauth import SignInState
@@ -44,6 +45,10 @@ class McpFeature:
     """Asked as a turn starts: the servers it goes without (still starting,
     or failed and now retried in the background); never waits
     (``Services.before_turn``)."""
+    expand: Callable[[str, str | None], Awaitable[ExpandedMessage | None]] | None = None
+    """A message's MCP prompt command and resource mentions expanded
+    before its turn (``Services.expand_message``; raises ``MentionError``);
+    None: messages go as typed."""
     servers_file: Callable[[], Path] | None = None
     """The MCP servers file in use (Settings → Tools edits it)."""
     reload: Callable[[], Awaitable[None]] | None = None

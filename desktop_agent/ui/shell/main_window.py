@@ -47,7 +47,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Signal
-from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent
+from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QTextCursor
 from PySide6.QtWidgets import QMainWindow
 
 from desktop_agent.texts import ENGLISH, Texts
@@ -185,6 +185,7 @@ class MainWindow(QMainWindow):
         signals.notice.connect(self.show_notice)
         signals.model_changed.connect(self._on_model_changed)
         signals.speaking_changed.connect(self.audio.set_speaking)
+        signals.unsent.connect(self._give_back)
         if self.notifier is None:
             self.notifier = Notifier(self, tray_available=self._tray)
         self.audio.set_state(deps.settings.volume, deps.settings.muted)
@@ -337,6 +338,14 @@ class MainWindow(QMainWindow):
             self.input.clear()
         elif self.input.toPlainText().strip():
             self.keys.say_busy()  # the model still replies: say so, keep the text
+
+    def _give_back(self, text: str) -> None:
+        """A message that was not sent after all (its MCP mentions did not
+        expand): its text goes back to the input, before anything typed since."""
+        typed = self.input.toPlainText()
+        self.input.setPlainText(f"{text}\n{typed}" if typed.strip() else text)
+        self.input.moveCursor(QTextCursor.MoveOperation.End)
+        self.input.setFocus()
 
     def _on_turn_finished(self, status: TurnEnd) -> None:
         self.refresh_status()

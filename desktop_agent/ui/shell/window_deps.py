@@ -20,6 +20,7 @@ from desktop_agent.ui.voice.feature import VoiceFeature
 if TYPE_CHECKING:
     from desktop_agent.core.conversation import Conversation
     from desktop_agent.core.forms import FormManager
+    from desktop_agent.core.mentions import ExpandedMessage
     from desktop_agent.core.ports import AudioSink
     from desktop_agent.core.risk import ToolAnnotations
     from desktop_agent.hooks_engine import HookInfo
@@ -106,6 +107,13 @@ class WindowDeps:
     voice: VoiceFeature = field(default_factory=VoiceFeature)
     """Speech input; the default has no microphone (unavailable, and the
     mic button says why)."""
+
+    async def expand_message(self, text: str, conversation_id: str | None) -> ExpandedMessage | None:
+        """``text`` with its MCP mentions expanded (contracts §10); None when
+        it has none or there are no MCP servers. Raises ``MentionError``."""
+        if self.mcp is None or self.mcp.expand is None:
+            return None
+        return await self.mcp.expand(text, conversation_id)
 
     def before_turn(self) -> Readiness:
         """Called as a turn starts: the MCP servers it goes without (still

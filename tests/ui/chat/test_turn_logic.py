@@ -7,7 +7,7 @@ plain recording events, without any QObject."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QApplication
 from desktop_agent.core.agent import AgentClient
 from desktop_agent.core.conversation import Conversation
 from desktop_agent.core.forms import FormManager
+from desktop_agent.core.mentions import Attachment, ExpandedMessage, MentionError
 from desktop_agent.core.messages import (
     ErrorMessage,
     FormRequestMessage,
@@ -125,6 +126,12 @@ class RecordingView:
 
     def finish(self) -> None:
         self.finished = True
+
+    def show_attachments(self, attachments: Sequence[Attachment]) -> None:
+        self.attachments = tuple(attachments)
+
+    def unsend(self) -> None:
+        self.unsent = True
 
     async def next_waiting(self) -> str:
         async with asyncio.timeout(10):
@@ -566,6 +573,9 @@ class RecordingEvents:
     def speaking(self, speaking: bool) -> None:
         self.reports.append(("speaking", speaking))
 
+    def give_back(self, text: str) -> None:
+        self.reports.append(("give_back", text))
+
 
 async def test_the_turn_logic_runs_a_turn_reporting_to_plain_events_without_any_qobject() -> None:
     forms, store = FormManager(), SettingsStore()
@@ -608,3 +618,95 @@ def test_the_qt_adapter_turns_each_report_into_its_signal_carrying_the_enum() ->
         [(True,)],
     ]
     assert type(logs[0].events[0][0]) is TurnEnd and type(logs[2].events[0][0]) is NoticeLevel
+
+
+def _opened(views: list[RecordingView], logic: TurnLogic[RecordingView]) -> RecordingView:
+    views.append(RecordingView(logic))
+    return views[-1]
+
+
+def _mention_logic(expand: Callable[[str, str | None], Any]) -> tuple[TurnLogic[RecordingView], RecordingEvents]:
+    from desktop_agent.ui.settings.mcp_feature import McpFeature
+
+    forms, store = FormManager(), SettingsStore()
+    conversation = Conversation(AgentClient(DemoModel(), ToolRouter(builtin_tools(forms))))
+    deps = WindowDeps(conversation, forms, store, store.load().settings, model_name="demo",
+                      mcp=McpFeature(lambda: (), expand=expand))
+    events = RecordingEvents()
+    return TurnLogic(deps, events, texts=lambda: ENGLISH), events
+
+
+async def test_a_message_with_mentions_is_expanded_first_and_its_view_gets_the_chips() -> None:
+    chips = (Attachment("resource", "ev", "demo://x/a.md"),)
+
+    async def expand(_text: str, _conversation_id: str | None) -> ExpandedMessage:
+        return ExpandedMessage("hello", (), chips)  # what the demo model answers at once
+
+    logic, events = _mention_logic(expand)
+    views: list[RecordingView] = []
+    try:
+        assert logic.start_turn("hello @ev:demo://x/a.md", lambda _text: _opened(views, logic))
+        async with asyncio.timeout(10):
+            await events.ended.wait()
+    finally:
+        await logic.shutdown(timeout_s=2)
+
+    assert views[0].attachments == chips and not hasattr(views[0], "unsent")
+    assert logic.conversation.history[0]["content"] == "hello"
+    assert logic.conversation.last_user_text() == "hello @ev:demo://x/a.md"
+    assert events.reports[-1] == ("turn_ended", TurnEnd.COMPLETED)
+
+
+async def test_a_message_that_cannot_expand_goes_back_with_one_error_line_and_no_turn() -> None:
+    async def expand(_text: str, _conversation_id: str | None) -> ExpandedMessage:
+        raise MentionError('/mcp__ev__nope: mcp server "ev" has no prompt "nope"')
+
+    logic, events = _mention_logic(expand)
+    views: list[RecordingView] = []
+    try:
+        assert logic.start_turn("/mcp__ev__nope", lambda _text: _opened(views, logic))
+        async with asyncio.timeout(10):
+            await events.ended.wait()
+    finally:
+        await logic.shutdown(timeout_s=2)
+
+    assert views[0].unsent
+    assert events.reports == [
+        ("phase_set", ButtonPhase.INTERRUPT),
+        ("said", NoticeLevel.ERROR),
+        ("give_back", "/mcp__ev__nope"),
+        ("phase_set", ButtonPhase.SEND),
+        ("turn_ended", TurnEnd.ERROR),
+    ]
+    assert logic.conversation.history == [] and not list(logic.conversation.events)
+
+
+async def test_interrupt_while_a_message_expands_sends_nothing_and_gives_the_text_back() -> None:
+    started = asyncio.Event()
+
+    async def expand(_text: str, _conversation_id: str | None) -> ExpandedMessage:
+        started.set()
+        await asyncio.Event().wait()  # a server that never answers
+        raise AssertionError("not reached")
+
+    logic, events = _mention_logic(expand)
+    views: list[RecordingView] = []
+    try:
+        assert logic.start_turn("@ev:demo://slow", lambda _text: _opened(views, logic))
+        async with asyncio.timeout(10):
+            await started.wait()
+            assert logic.replying
+            assert not logic.start_turn("another", lambda _text: RecordingView(logic))  # the first still counts
+            logic.interrupt()
+            await events.ended.wait()
+    finally:
+        await logic.shutdown(timeout_s=2)
+
+    assert views[0].unsent and len(views) == 1
+    assert events.reports == [
+        ("phase_set", ButtonPhase.INTERRUPT),
+        ("give_back", "@ev:demo://slow"),
+        ("phase_set", ButtonPhase.SEND),
+        ("turn_ended", TurnEnd.ERROR),
+    ]
+    assert logic.conversation.history == []
