@@ -99,6 +99,12 @@ class ExpandedMessage:
     attachments: tuple[Attachment, ...] = ()
 
 
+def may_mention(text: str) -> bool:
+    """Whether ``text`` could hold a command or a mention at all: a plain
+    message (most of them) needs no server to be asked which names exist."""
+    return text.strip().startswith(PROMPT_PREFIX) or "@" in text
+
+
 def parse_mentions(text: str, servers: Collection[str]) -> Mentions:
     """The command and mentions in ``text``; raises :class:`MentionError`."""
     stripped = text.strip()

@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from desktop_agent.core.json_types import JSONMapping
 from desktop_agent.core.ports import LLMProvider, TextDelta
 from desktop_agent.core.stream_parser import strip_tags
-from desktop_agent.llm.openai_provider import OpenAIProvider
 
 CHARS_PER_TOKEN = 4
 """The usual rough size of a token, for a provider that cannot be told the limit."""
@@ -39,6 +38,10 @@ async def complete(
     temperature: float | None = None,
 ) -> Completion:
     """The whole reply; raises :class:`~desktop_agent.core.ports.LLMError`."""
+    # Here, not at the top: the services import this module, and an idle
+    # window (or the demo model) must not load the openai SDK.
+    from desktop_agent.llm.openai_provider import OpenAIProvider
+
     parts: list[str] = []
     finish: list[str] = []
     if isinstance(provider, OpenAIProvider):

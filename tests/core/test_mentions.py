@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from desktop_agent.core.mentions import MentionError, Mentions, PromptCall, ResourceRef, parse_mentions
+from desktop_agent.core.mentions import MentionError, Mentions, PromptCall, ResourceRef, may_mention, parse_mentions
 
 SERVERS = ("ev", "my_srv", "my_srv__x", "time")
 
@@ -14,6 +14,12 @@ def test_plain_text_mentions_nothing() -> None:
     found = parse_mentions("what time is it? mail me@example.com:25 or /help", SERVERS)
     assert found == Mentions()
     assert not found
+
+
+def test_only_a_command_or_an_at_sign_may_mention_anything() -> None:
+    assert [may_mention(t) for t in ("what time is it? /help", "  /mcp__ev__p", "see @ev:x", "/mcp_ev")] == [
+        False, True, True, False,
+    ]
 
 
 def test_a_prompt_command_with_key_value_words_and_quoted_values() -> None:

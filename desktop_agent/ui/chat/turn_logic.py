@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from desktop_agent.core.approval import allow_key
 from desktop_agent.core.forms import FormAnswerError
-from desktop_agent.core.mentions import Attachment, ExpandedMessage, MentionError
+from desktop_agent.core.mentions import Attachment, ExpandedMessage, MentionError, may_mention
 from desktop_agent.core.nested_call import request_allow_key
 from desktop_agent.core.playback import PlaybackView
 from desktop_agent.core.speaking_sink import SpeakingSink
@@ -260,6 +260,8 @@ class TurnLogic(TurnSettings, Generic[V]):
         """The message's MCP mentions expanded (None: it has none); when
         that fails or is interrupted, the message is taken off the screen,
         its text given back and :class:`_Unsent` returned."""
+        if not may_mention(text):
+            return None
         me = asyncio.current_task()
         expansion = self._expansion = asyncio.ensure_future(
             self._deps.expand_message(text, self._conversation.conversation_id)
