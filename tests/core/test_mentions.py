@@ -5,7 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from desktop_agent.core.mentions import MentionError, Mentions, PromptCall, ResourceRef, may_mention, parse_mentions
+from desktop_agent.core.mentions import (
+    MentionError,
+    Mentions,
+    PromptCall,
+    ResourceRef,
+    may_mention,
+    parse_mentions,
+)
 
 SERVERS = ("ev", "my_srv", "my_srv__x", "time")
 
