@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import os
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -34,6 +35,23 @@ def _private_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     yield home
+
+
+_STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
+
+
+@pytest.fixture(autouse=True)
+def _stop_signal_handlers_put_back() -> Iterator[None]:
+    """A test that runs the headless mode in-process (``cli.run``) ends
+    like the process would: its late stop signals ignored. Ignored signals
+    are inherited by every child process, so without this a later test in
+    the same worker would find SIGTERM/SIGHUP ignored in the app and in the
+    subprocesses it starts."""
+    before = {sig: signal.getsignal(sig) for sig in _STOP_SIGNALS}
+    yield
+    for sig, handler in before.items():
+        if signal.getsignal(sig) is not handler and handler is not None:
+            signal.signal(sig, handler)
 
 
 @pytest.fixture(autouse=True)
