@@ -21,8 +21,6 @@ resource's text capped at :data:`MAX_RESOURCE_CHARS` (the model is told, and
 
 from __future__ import annotations
 
-import base64
-import binascii
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -33,6 +31,7 @@ from mcp import ClientSession
 
 from desktop_agent.core.messages import ImageContent
 from desktop_agent.mcp_engine.errors import McpEngineError
+from desktop_agent.mcp_engine.results import decode_b64, media_text
 
 MAX_RESOURCE_CHARS = 100_000
 """A resource's text beyond this many characters is cut (and the model told so)."""
@@ -231,17 +230,10 @@ def expanded_prompt(server: str, name: str, result: types.GetPromptResult) -> Ex
     images: list[ImageContent] = []
     for message in result.messages:
         block = message.content
-        if isinstance(block, types.TextContent):
-            parts.append(block.text)
-        elif isinstance(block, types.ImageContent):
-            data = _b64(block.data)
-            images.append(ImageContent(mime=block.mime_type, data=data))
-            parts.append(f"[image: {block.mime_type}, {len(data)} bytes]")
-        elif isinstance(block, types.AudioContent):
-            parts.append(f"[audio: {block.mime_type}, {len(_b64(block.data))} bytes]")
-        elif isinstance(block, types.ResourceLink):
-            parts.append(f"[resource link: {block.name} {block.uri}]")
-        else:
+        text = media_text(block, images)
+        if text is not None:
+            parts.append(text)
+        elif isinstance(block, types.EmbeddedResource):
             content = resource_content(server, str(block.resource.uri), [block.resource])
             images.extend(content.images)
             parts.append(fenced(content.uri, content.text))
@@ -267,7 +259,7 @@ def resource_content(
         if isinstance(item, types.TextResourceContents):
             parts.append(item.text)
             continue
-        data = _b64(item.blob)
+        data = decode_b64(item.blob)
         kind = item.mime_type or "application/octet-stream"
         if kind.startswith("image/") and len(data) > MAX_IMAGE_BYTES:
             parts.append(f"[image: {kind}, {len(data):,} bytes, not attached: over {MAX_IMAGE_BYTES:,} bytes]")
@@ -292,13 +284,6 @@ def fenced(uri: str, text: str) -> str:
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
     fence = "`" * max(3, longest + 1)
     return f"{fence}{uri}\n{text}\n{fence}"
-
-
-def _b64(data: str) -> bytes:
-    try:
-        return base64.b64decode(data, validate=False)
-    except (binascii.Error, ValueError):
-        return data.encode()
 
 
 # ----------------------------------------------------------- URI templates

@@ -30,20 +30,14 @@ def to_tool_result(result: types.CallToolResult, *, server: str, tool: str) -> T
     images: list[ImageContent] = []
     resources: list[ResourceRef] = []
     for block in result.content:
-        if isinstance(block, types.TextContent):
-            parts.append(block.text)
-        elif isinstance(block, types.ImageContent):
-            data = _b64(block.data)
-            images.append(ImageContent(mime=block.mime_type, data=data))
-            parts.append(f"[image: {block.mime_type}, {len(data)} bytes]")
-        elif isinstance(block, types.AudioContent):
-            parts.append(f"[audio: {block.mime_type}, {len(_b64(block.data))} bytes]")
-        elif isinstance(block, types.ResourceLink):
-            parts.append(f"[resource link: {block.name} {block.uri}]")
+        text = media_text(block, images)
+        if text is not None:
+            parts.append(text)
+        if isinstance(block, types.ResourceLink):
             resources.append(
                 ResourceRef(str(block.uri), block.title or block.name, block.mime_type, block.description or "")
             )
-        else:
+        elif isinstance(block, types.EmbeddedResource):
             parts.append(_embedded(block))
             resources.append(_embedded_ref(block))
     if not parts and result.structured_content is not None:
@@ -58,6 +52,24 @@ def to_tool_result(result: types.CallToolResult, *, server: str, tool: str) -> T
         structured=_structured(result.structured_content, text),
         resources=tuple(resources),
     )
+
+
+def media_text(block: types.ContentBlock, images: list[ImageContent]) -> str | None:
+    """What the model reads of one content block (a tool's result, a
+    prompt's message): text as is, media as placeholders, an image's bytes
+    added to ``images``; None for an embedded resource, which each caller
+    shows its own way."""
+    if isinstance(block, types.TextContent):
+        return block.text
+    if isinstance(block, types.ImageContent):
+        data = decode_b64(block.data)
+        images.append(ImageContent(mime=block.mime_type, data=data))
+        return f"[image: {block.mime_type}, {len(data)} bytes]"
+    if isinstance(block, types.AudioContent):
+        return f"[audio: {block.mime_type}, {len(decode_b64(block.data))} bytes]"
+    if isinstance(block, types.ResourceLink):
+        return f"[resource link: {block.name} {block.uri}]"
+    return None
 
 
 def _structured(content: object, text: str) -> JSONValue | None:
@@ -84,7 +96,7 @@ def _embedded_ref(block: types.EmbeddedResource) -> ResourceRef:
     name = uri.rsplit("/", 1)[-1] or uri
     if isinstance(resource, types.TextResourceContents):
         return ResourceRef(uri, name, resource.mime_type, text=resource.text)
-    return ResourceRef(uri, name, resource.mime_type, size=len(_b64(resource.blob)))
+    return ResourceRef(uri, name, resource.mime_type, size=len(decode_b64(resource.blob)))
 
 
 def _embedded(block: types.EmbeddedResource) -> str:
@@ -92,10 +104,11 @@ def _embedded(block: types.EmbeddedResource) -> str:
     if isinstance(resource, types.TextResourceContents):
         return resource.text
     mime = resource.mime_type or "application/octet-stream"
-    return f"[resource: {resource.uri}, {mime}, {len(_b64(resource.blob))} bytes]"
+    return f"[resource: {resource.uri}, {mime}, {len(decode_b64(resource.blob))} bytes]"
 
 
-def _b64(data: str) -> bytes:
+def decode_b64(data: str) -> bytes:
+    """A base64 field's bytes; a server that sent them unencoded is taken at its word."""
     try:
         return base64.b64decode(data, validate=False)
     except (binascii.Error, ValueError):
