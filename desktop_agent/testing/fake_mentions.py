@@ -6,56 +6,31 @@ The window tests against the real server-everything use the real engine."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from desktop_agent.ui.chat.mention_source import PromptEntry, ResourceEntry, TemplateEntry
+from desktop_agent.mcp_engine.catalog import PromptArgument, PromptInfo, ResourceInfo, TemplateInfo
 
 
-@dataclass(frozen=True, slots=True)
-class FakeArgument:
-    name: str
-    description: str = ""
-    required: bool = False
+def FakeArgument(name: str, description: str = "", required: bool = False) -> PromptArgument:
+    """The engine's record with a test's defaults."""
+    return PromptArgument(name, description, required)
 
 
-@dataclass(frozen=True, slots=True)
-class FakePrompt:
-    server: str
-    name: str
-    description: str = ""
-    arguments: tuple[FakeArgument, ...] = ()
-    title: str | None = None
-
-    @property
-    def command(self) -> str:
-        return f"/mcp__{self.server}__{self.name}"
+def FakePrompt(
+    server: str, name: str, description: str = "", arguments: tuple[PromptArgument, ...] = (), title: str | None = None
+) -> PromptInfo:
+    return PromptInfo(server, name, title, description, arguments)
 
 
-@dataclass(frozen=True, slots=True)
-class FakeResource:
-    server: str
-    uri: str
-    name: str
-    description: str = ""
-    title: str | None = None
+def FakeResource(server: str, uri: str, name: str, description: str = "", title: str | None = None) -> ResourceInfo:
+    return ResourceInfo(server, uri, name, title, description, None)
 
 
-@dataclass(frozen=True, slots=True)
-class FakeTemplate:
-    server: str
-    uri_template: str
-    name: str
-    description: str = ""
-    title: str | None = None
-
-    @property
-    def variables(self) -> tuple[str, ...]:
-        return tuple(dict.fromkeys(re.findall(r"\{(\w+)\}", self.uri_template)))
-
-    def expand(self, values: Mapping[str, str]) -> str:
-        return re.sub(r"\{(\w+)\}", lambda m: values.get(m.group(1), ""), self.uri_template)
+def FakeTemplate(
+    server: str, uri_template: str, name: str, description: str = "", title: str | None = None
+) -> TemplateInfo:
+    return TemplateInfo(server, uri_template, name, title, description, None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,26 +45,26 @@ class CompletionAsked:
 
 @dataclass
 class FakeMentions:
-    prompt_list: list[FakePrompt] = field(default_factory=list)
-    resource_list: list[FakeResource] = field(default_factory=list)
-    template_list: list[FakeTemplate] = field(default_factory=list)
+    prompt_list: list[PromptInfo] = field(default_factory=list)
+    resource_list: list[ResourceInfo] = field(default_factory=list)
+    template_list: list[TemplateInfo] = field(default_factory=list)
     completions: dict[tuple[str, str], list[str]] = field(default_factory=dict)
     """(prompt name or URI template, argument) → every value it offers."""
     asked: list[CompletionAsked] = field(default_factory=list)
 
-    def prompts(self) -> Sequence[PromptEntry]:
+    def prompts(self) -> Sequence[PromptInfo]:
         return list(self.prompt_list)
 
-    def resources(self) -> Sequence[ResourceEntry]:
+    def resources(self) -> Sequence[ResourceInfo]:
         return list(self.resource_list)
 
-    def templates(self) -> Sequence[TemplateEntry]:
+    def templates(self) -> Sequence[TemplateInfo]:
         return list(self.template_list)
 
     async def complete(
-        self, server: str, ref: PromptEntry | TemplateEntry, argument: str, value: str,
+        self, server: str, ref: PromptInfo | TemplateInfo, argument: str, value: str,
         context: Mapping[str, str],
     ) -> list[str]:
-        key = ref.uri_template if isinstance(ref, FakeTemplate) else ref.name
+        key = ref.uri_template if isinstance(ref, TemplateInfo) else ref.name
         self.asked.append(CompletionAsked(server, key, argument, value, dict(context)))
         return [v for v in self.completions.get((key, argument), []) if v.startswith(value)]

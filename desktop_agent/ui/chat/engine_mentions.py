@@ -11,28 +11,27 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 
 from desktop_agent.mcp_engine import McpEngine
-from desktop_agent.mcp_engine.catalog import PromptInfo, TemplateInfo
-from desktop_agent.ui.chat.mention_source import PromptEntry, ResourceEntry, TemplateEntry
+from desktop_agent.mcp_engine.catalog import PromptInfo, ResourceInfo, TemplateInfo
 
 
 class EngineMentions:
     def __init__(self, engine: Callable[[], McpEngine | None]) -> None:
         self._engine = engine
 
-    def prompts(self) -> Sequence[PromptEntry]:
+    def prompts(self) -> Sequence[PromptInfo]:
         engine = self._engine()
         return engine.prompts() if engine is not None else ()
 
-    def resources(self) -> Sequence[ResourceEntry]:
+    def resources(self) -> Sequence[ResourceInfo]:
         engine = self._engine()
         return engine.resources() if engine is not None else ()
 
-    def templates(self) -> Sequence[TemplateEntry]:
+    def templates(self) -> Sequence[TemplateInfo]:
         engine = self._engine()
         return engine.templates() if engine is not None else ()
 
     async def complete(
-        self, server: str, ref: PromptEntry | TemplateEntry, argument: str, value: str,
+        self, server: str, ref: PromptInfo | TemplateInfo, argument: str, value: str,
         context: Mapping[str, str],
     ) -> list[str]:
         engine = self._engine()

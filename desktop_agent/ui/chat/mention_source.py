@@ -4,106 +4,33 @@ argument's value.
 
 A Protocol of the pickers' own, shaped like the engine's catalogue
 (``McpEngine.prompts()``, ``resources()``, ``templates()``, ``complete()``)
-so the input box can be tested with a fake and the window stays importable
-before the MCP engine is (start-up: the window shows first). The item
-Protocols are read-only views the engine's frozen records satisfy as they
-are; :mod:`desktop_agent.ui.chat.engine_mentions` adapts the running engine,
-which a reload replaces, so it is looked up on every call.
+so the input box can be tested with a fake. The items are the engine's own
+frozen records (:mod:`desktop_agent.mcp_engine.catalog`), named for type
+checking only: the window never imports the MCP engine at start-up (it shows
+first). :mod:`desktop_agent.ui.chat.engine_mentions` adapts the running
+engine, which a reload replaces, so it is looked up on every call.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-
-class PromptArgumentEntry(Protocol):
-    @property
-    def name(self) -> str: ...
-
-    @property
-    def description(self) -> str: ...
-
-    @property
-    def required(self) -> bool: ...
-
-
-class PromptEntry(Protocol):
-    """A server's prompt, typed as :attr:`command` (``/mcp__SERVER__NAME``)."""
-
-    @property
-    def server(self) -> str: ...
-
-    @property
-    def name(self) -> str: ...
-
-    @property
-    def title(self) -> str | None: ...
-
-    @property
-    def description(self) -> str: ...
-
-    @property
-    def arguments(self) -> Sequence[PromptArgumentEntry]: ...
-
-    @property
-    def command(self) -> str: ...
-
-
-class ResourceEntry(Protocol):
-    """A resource the server lists, attached as ``@SERVER:URI``."""
-
-    @property
-    def server(self) -> str: ...
-
-    @property
-    def uri(self) -> str: ...
-
-    @property
-    def name(self) -> str: ...
-
-    @property
-    def title(self) -> str | None: ...
-
-    @property
-    def description(self) -> str: ...
-
-
-class TemplateEntry(Protocol):
-    """A family of resources: each of :attr:`variables` is asked, then :meth:`expand`."""
-
-    @property
-    def server(self) -> str: ...
-
-    @property
-    def uri_template(self) -> str: ...
-
-    @property
-    def name(self) -> str: ...
-
-    @property
-    def title(self) -> str | None: ...
-
-    @property
-    def description(self) -> str: ...
-
-    @property
-    def variables(self) -> Sequence[str]: ...
-
-    def expand(self, values: Mapping[str, str]) -> str: ...
+if TYPE_CHECKING:
+    from desktop_agent.mcp_engine.catalog import PromptInfo, ResourceInfo, TemplateInfo
 
 
 class MentionSource(Protocol):
     """Every ready server's lists (never waits) and their completions."""
 
-    def prompts(self) -> Sequence[PromptEntry]: ...
+    def prompts(self) -> Sequence[PromptInfo]: ...
 
-    def resources(self) -> Sequence[ResourceEntry]: ...
+    def resources(self) -> Sequence[ResourceInfo]: ...
 
-    def templates(self) -> Sequence[TemplateEntry]: ...
+    def templates(self) -> Sequence[TemplateInfo]: ...
 
     async def complete(
-        self, server: str, ref: PromptEntry | TemplateEntry, argument: str, value: str,
+        self, server: str, ref: PromptInfo | TemplateInfo, argument: str, value: str,
         context: Mapping[str, str],
     ) -> list[str]:
         """The server's suggestions for ``argument`` starting from ``value``
@@ -114,17 +41,17 @@ class MentionSource(Protocol):
 class NoMentions:
     """No MCP servers: the pickers list only the app's commands and skills."""
 
-    def prompts(self) -> Sequence[PromptEntry]:
+    def prompts(self) -> Sequence[PromptInfo]:
         return ()
 
-    def resources(self) -> Sequence[ResourceEntry]:
+    def resources(self) -> Sequence[ResourceInfo]:
         return ()
 
-    def templates(self) -> Sequence[TemplateEntry]:
+    def templates(self) -> Sequence[TemplateInfo]:
         return ()
 
     async def complete(
-        self, server: str, ref: PromptEntry | TemplateEntry, argument: str, value: str,
+        self, server: str, ref: PromptInfo | TemplateInfo, argument: str, value: str,
         context: Mapping[str, str],
     ) -> list[str]:
         return []

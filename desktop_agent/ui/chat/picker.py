@@ -29,7 +29,7 @@ import asyncio
 import logging
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QKeyEvent, QTextCursor
@@ -37,7 +37,7 @@ from PySide6.QtWidgets import QWidget
 
 from desktop_agent.texts import Texts
 from desktop_agent.ui.chat.input_box import InputBox
-from desktop_agent.ui.chat.mention_source import MentionSource, PromptEntry, TemplateEntry
+from desktop_agent.ui.chat.mention_source import MentionSource
 from desktop_agent.ui.chat.picker_choices import (
     Choice,
     FillTemplate,
@@ -53,6 +53,9 @@ from desktop_agent.ui.chat.picker_choices import (
 from desktop_agent.ui.chat.picker_popup import PickerPopup
 from desktop_agent.ui.chat.picker_query import CommandQuery, MentionQuery, Query, ValueQuery, query_at
 
+if TYPE_CHECKING:
+    from desktop_agent.mcp_engine.catalog import PromptInfo, TemplateInfo
+
 log = logging.getLogger(__name__)
 
 COMPLETION_TIMEOUT_S = 10.0
@@ -65,7 +68,7 @@ _KEYS = (Qt.Key.Key_Up, Qt.Key.Key_Down, Qt.Key.Key_Escape, *_PICK_KEYS)
 class _TemplateFill:
     """A template whose variables are being asked, and the ``@`` word it replaces."""
 
-    template: TemplateEntry
+    template: TemplateInfo
     start: int
     end: int
     values: dict[str, str] = field(default_factory=dict)
@@ -150,7 +153,7 @@ class Picker(QObject):
         self._start(suggest())
 
     async def _suggest(
-        self, ref: PromptEntry | TemplateEntry, argument: str, value: str, context: Mapping[str, str]
+        self, ref: PromptInfo | TemplateInfo, argument: str, value: str, context: Mapping[str, str]
     ) -> list[str]:
         """The server's completions; none when it fails or is too slow (the user types)."""
         try:
@@ -253,7 +256,7 @@ class Picker(QObject):
 
     # ---------------------------------------------------------- templates
 
-    def _fill_template(self, template: TemplateEntry, start: int, end: int) -> None:
+    def _fill_template(self, template: TemplateInfo, start: int, end: int) -> None:
         if not template.variables:
             self._replace(start, end, f"@{template.server}:{template.expand({})} ")
             return

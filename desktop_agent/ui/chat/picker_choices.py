@@ -15,11 +15,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from desktop_agent.texts import Texts
-from desktop_agent.ui.chat.mention_source import MentionSource, PromptEntry, TemplateEntry
+from desktop_agent.ui.chat.mention_source import MentionSource
 from desktop_agent.ui.chat.picker_query import ArgumentQuery, CommandQuery, MentionQuery, quoted
 from desktop_agent.ui.chat.slash_commands import APP_COMMANDS
 
 if TYPE_CHECKING:
+    from desktop_agent.mcp_engine.catalog import PromptInfo, TemplateInfo
     from desktop_agent.skills_engine import SkillInfo
 
 
@@ -41,7 +42,7 @@ class Insert:
 class FillTemplate:
     """A resource template: its variables are asked one by one, then the URI inserted."""
 
-    template: TemplateEntry
+    template: TemplateInfo
 
 
 Pick = RunCommand | Insert | FillTemplate
@@ -115,7 +116,7 @@ def mention_choices(query: MentionQuery, texts: Texts, source: MentionSource) ->
     return _filtered(rows, query.prefix)
 
 
-def find_prompt(source: MentionSource, command: str) -> PromptEntry | None:
+def find_prompt(source: MentionSource, command: str) -> PromptInfo | None:
     return next((p for p in source.prompts() if p.command == command), None)
 
 

@@ -13,6 +13,7 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 from pytestqt.qtbot import QtBot
 
+from desktop_agent.mcp_engine.catalog import PromptInfo, TemplateInfo
 from desktop_agent.testing.fake_mentions import (
     CompletionAsked,
     FakeArgument,
@@ -23,7 +24,6 @@ from desktop_agent.testing.fake_mentions import (
 )
 from desktop_agent.texts import CHINESE, ENGLISH, Texts
 from desktop_agent.ui.chat.input_box import InputBox
-from desktop_agent.ui.chat.mention_source import PromptEntry, TemplateEntry
 from desktop_agent.ui.chat.picker import Picker
 from desktop_agent.ui.chat.picker_choices import SkillEntry, enabled_skills
 
@@ -276,7 +276,7 @@ def test_a_template_without_variables_is_written_at_once(qtbot: QtBot) -> None:
 
 class FailingMentions(FakeMentions):
     async def complete(
-        self, server: str, ref: PromptEntry | TemplateEntry, argument: str, value: str,
+        self, server: str, ref: PromptInfo | TemplateInfo, argument: str, value: str,
         context: Mapping[str, str],
     ) -> list[str]:
         await super().complete(server, ref, argument, value, context)
