@@ -36,3 +36,14 @@ class RecordingListener:
     def mcp_status(self, status: ServerStatus) -> None:
         self.statuses.append(status)
         self.heard.set()
+
+    async def next_status(self, state: str, timeout_s: float = 30.0) -> ServerStatus:
+        """The first server status in ``state`` said from now on."""
+        mark = len(self.statuses)
+        async with asyncio.timeout(timeout_s):
+            while True:
+                found = [s for s in self.statuses[mark:] if s.state == state]
+                if found:
+                    return found[0]
+                self.heard.clear()
+                await self.heard.wait()

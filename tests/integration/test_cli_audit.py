@@ -4,18 +4,16 @@ same record the data folder's ``approvals.jsonl`` gets."""
 
 from __future__ import annotations
 
-import asyncio
 import json
-import os
 import stat
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from desktop_agent.core.audit import ApprovalRecord, arguments_sha256
+from desktop_agent.testing.headless_run import read_jsonl, run_cli
 from desktop_agent.testing.scripted_server import ScriptedLLMServer, text_reply, tool_reply
 
 pytestmark = pytest.mark.integration
@@ -32,20 +30,12 @@ async def server() -> AsyncIterator[ScriptedLLMServer]:
 async def headless(tmp: Path, server: ScriptedLLMServer, *extra: str, stdin: bytes = b"") -> tuple[int, str]:
     mcp = tmp / "mcp.json"
     mcp.write_text('{"mcpServers": {}}')
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "desktop_agent", "--cli", "--base-url", server.base_url, "--model", "scripted",
+    return await run_cli(
+        tmp / "home", "--base-url", server.base_url, "--model", "scripted",
         "--api-key", "k", "--tts", "none", "--mcp-config", str(mcp), "--prompt", "run it", *extra,
-        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-        env={**os.environ, "DESKTOP_AGENT_HOME": str(tmp / "home")},
+        stdin=stdin, timeout_s=60,
     )
-    async with asyncio.timeout(60):
-        _out, err = await proc.communicate(stdin)
-    assert proc.returncode is not None
-    return proc.returncode, err.decode()
 
-
-def lines(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
 async def test_approve_all_writes_one_valid_json_line_per_decision(tmp_path: Path, server: ScriptedLLMServer) -> None:
@@ -55,7 +45,7 @@ async def test_approve_all_writes_one_valid_json_line_per_decision(tmp_path: Pat
     code, err = await headless(tmp_path, server, "--approve", "all", "--audit-log", str(audit))
 
     assert code == 0, err
-    (entry,) = lines(audit)
+    (entry,) = read_jsonl(audit)
     record = ApprovalRecord.from_json(entry)  # a whole, valid record
     assert {k: v for k, v in entry.items() if k not in ("time", "session_id", "conversation_id", "waited_s")} == {
         "tool_call_id": record.tool_call_id,
@@ -71,7 +61,7 @@ async def test_approve_all_writes_one_valid_json_line_per_decision(tmp_path: Pat
     assert record.conversation_id and record.waited_s >= 0
     # The data folder keeps the same record, privately.
     kept = tmp_path / "home" / "approvals.jsonl"
-    assert lines(kept) == [entry]
+    assert read_jsonl(kept) == [entry]
     if sys.platform != "win32":
         assert stat.S_IMODE(kept.stat().st_mode) == 0o600
 
@@ -85,7 +75,7 @@ async def test_rejections_by_flag_and_by_the_terminal_are_appended(tmp_path: Pat
     code, err = await headless(tmp_path, server, "--approve", "ask", "--audit-log", str(audit), stdin=b"n\n")
     assert code == 0, err
 
-    assert [(e["tool_name"], e["decision"], e["decided_by"]) for e in lines(audit)] == [
+    assert [(e["tool_name"], e["decision"], e["decided_by"]) for e in read_jsonl(audit)] == [
         ("run_command", "rejected", "headless_flag"),
         ("run_command", "rejected", "user"),
     ]

@@ -7,18 +7,15 @@ user declined and the turn goes on; the audit log has each decision."""
 
 from __future__ import annotations
 
-import asyncio
 import json
-import os
-import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from desktop_agent.mcp_engine.sampling import DECLINED
 from desktop_agent.testing import everything
+from desktop_agent.testing.headless_run import read_jsonl, run_cli
 from desktop_agent.testing.scripted_server import ScriptedLLMServer, text_reply, tool_reply
 
 pytestmark = [pytest.mark.integration, pytest.mark.npm]
@@ -37,31 +34,23 @@ async def headless(tmp: Path, server: ScriptedLLMServer, *extra: str, stdin: byt
     mcp = tmp / "mcp.json"
     js = str(everything.everything_js())
     mcp.write_text(json.dumps({"mcpServers": {"everything": {"command": "node", "args": [js, "stdio"]}}}))
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "desktop_agent", "--cli", "--base-url", server.base_url, "--model", "scripted",
+    return await run_cli(
+        tmp / "home", "--base-url", server.base_url, "--model", "scripted",
         "--api-key", "k", "--tts", "none", "--mcp-config", str(mcp), "--prompt", "ask it",
         "--events-jsonl", str(tmp / "events.jsonl"), "--audit-log", str(tmp / "audit.jsonl"), *extra,
-        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-        env={**os.environ, "DESKTOP_AGENT_HOME": str(tmp / "home")},
+        stdin=stdin,
     )
-    async with asyncio.timeout(90):
-        _out, err = await proc.communicate(stdin)
-    assert proc.returncode is not None
-    return proc.returncode, err.decode()
 
-
-def lines(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
 def tool_result(tmp: Path) -> str:
-    [result] = [e for e in lines(tmp / "events.jsonl")
+    [result] = [e for e in read_jsonl(tmp / "events.jsonl")
                 if e["type"] == "tool_call" and e["state"] == "result" and e["tool_name"] == TOOL]
     return str(result["result"])
 
 
 def decisions(tmp: Path) -> list[tuple[str, str | None, str, str]]:
-    return [(r["tool_name"], r["server"], r["decision"], r["decided_by"]) for r in lines(tmp / "audit.jsonl")]
+    return [(r["tool_name"], r["server"], r["decision"], r["decided_by"]) for r in read_jsonl(tmp / "audit.jsonl")]
 
 
 async def test_approve_all_lets_the_model_answer_the_server(tmp_path: Path, server: ScriptedLLMServer) -> None:
@@ -84,7 +73,7 @@ async def test_approve_all_lets_the_model_answer_the_server(tmp_path: Path, serv
     assert decisions(tmp_path) == [
         (TOOL, "everything", "approved", "headless_flag"), ("sampling", "everything", "approved", "headless_flag"),
     ]
-    events = lines(tmp_path / "events.jsonl")
+    events = read_jsonl(tmp_path / "events.jsonl")
     nested = [e for e in events if e.get("parent_tool_call_id")]
     assert [e["state"] for e in nested] == ["start", "approval_required", "executing", "result"]
     assert nested[0]["arguments"] == {
@@ -106,5 +95,5 @@ async def test_refused_at_the_terminal_the_server_hears_the_user_declined(
     assert decisions(tmp_path) == [
         (TOOL, "everything", "approved", "user"), ("sampling", "everything", "rejected", "user"),
     ]
-    kinds = [e["type"] for e in lines(tmp_path / "events.jsonl")]
+    kinds = [e["type"] for e in read_jsonl(tmp_path / "events.jsonl")]
     assert "interrupted" not in kinds and kinds[-1] == "turn_end"

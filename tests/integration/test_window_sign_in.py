@@ -31,19 +31,6 @@ def test_sign_in_from_the_status_item_brings_the_servers_tools(tmp_path: Path) -
     seen: dict[str, object] = {}
 
     async def main() -> None:
-        statuses: list[ServerStatus] = []
-        changed = asyncio.Event()
-
-        async def next_state(state: str) -> ServerStatus:
-            mark = len(statuses)
-            async with asyncio.timeout(30):
-                while True:
-                    found = [s for s in statuses[mark:] if s.state == state]
-                    if found:
-                        return found[0]
-                    changed.clear()
-                    await changed.wait()
-
         with run_protected_server(MemoryAuthServer()) as server:
             config = tmp_path / "mcp.json"
             config.write_text(json.dumps({"mcpServers": {"remote": {"type": "http", "url": server.url}}}))
@@ -64,19 +51,18 @@ def test_sign_in_from_the_status_item_brings_the_servers_tools(tmp_path: Path) -
 
                 class Listener(RecordingListener):
                     def mcp_status(self, status: ServerStatus) -> None:
-                        statuses.append(status)
-                        changed.set()
+                        super().mcp_status(status)
                         window.refresh_status()
 
-                services.listener = Listener()
+                services.listener = listener = Listener()
                 services.start_mcp_in_background()
-                waiting = await next_state("sign_in")
+                waiting = await listener.next_status("sign_in")
                 [label] = window.status.servers
                 seen["waiting"] = (label.text(), label.toolTip(), waiting.error)
                 seen["input"] = window.input.isEnabled()
 
                 window.status.sign_in_requested.emit("remote")  # its menu's Sign in…
-                ready = await next_state("ready")
+                ready = await listener.next_status("ready")
                 seen["tools"] = ready.tools
                 seen["visits"] = [task.result().status_code for task in visits]
                 [label] = window.status.servers

@@ -97,19 +97,6 @@ def test_a_failed_server_is_retried_from_its_status_item_and_at_the_next_turn(tm
     seen: dict[str, object] = {}
 
     async def main() -> None:
-        statuses: list[ServerStatus] = []
-        changed = asyncio.Event()
-
-        async def next_state(state: str) -> ServerStatus:
-            mark = len(statuses)
-            async with asyncio.timeout(30):
-                while True:
-                    found = [s for s in statuses[mark:] if s.state == state]
-                    if found:
-                        return found[0]
-                    changed.clear()
-                    await changed.wait()
-
         services = await build_services(mcp_config=config, tts="none", keep_conversations=True, start_mcp=False)
         window = MainWindow(tray=False)
         turns = SignalLog(window.turn_finished)
@@ -118,13 +105,12 @@ def test_a_failed_server_is_retried_from_its_status_item_and_at_the_next_turn(tm
 
             class Listener(RecordingListener):
                 def mcp_status(self, status: ServerStatus) -> None:
-                    statuses.append(status)
-                    changed.set()
+                    super().mcp_status(status)
                     window.refresh_status()
 
-            services.listener = Listener()
+            services.listener = listener = Listener()
             services.start_mcp_in_background()
-            failed = await next_state("failed")
+            failed = await listener.next_status("failed")
             [label] = window.status.servers
             seen["failed_tip"], seen["failed_error"] = label.toolTip(), failed.error
 
@@ -132,12 +118,12 @@ def test_a_failed_server_is_retried_from_its_status_item_and_at_the_next_turn(tm
             menu = window.status.server_menu(server_views([failed])[0])
             [retry] = [a for a in menu.actions() if a.text() == "Retry"]
             retry.trigger()
-            await next_state("failed")
+            await listener.next_status("failed")
 
             gate.touch()
             window.send_text("hello")  # the next turn retries it, in the background
             seen["first_turn"] = (await turns.wait_for(timeout=30))[0]
-            ready = await next_state("ready") if services.router.lookup("greet") is None else None
+            ready = await listener.next_status("ready") if services.router.lookup("greet") is None else None
             seen["ready"] = ready is None or ready.tools == ("greet", "add_tool")
             seen["tools"] = [s.name for s in services.router.specs() if s.server == "gated"]
             seen["ready_tip"] = window.status.servers[0].toolTip()
