@@ -206,9 +206,19 @@ class ServerConnection:
                     )
                 )
                 await session.initialize()
-                await _ask_for_logs(session, self.config.name)
-                self.tools = await _list_all_tools(session)
-                self.catalog = await self._read_catalog(session)
+                # Side by side, not one after another: a remote server's
+                # start-up costs one round trip for the three, not three.
+                tools, catalog, logs = await asyncio.gather(
+                    _list_all_tools(session),
+                    self._read_catalog(session),
+                    _ask_for_logs(session, self.config.name),
+                    return_exceptions=True,  # each one ends before the session may close
+                )
+                for failed in (tools, catalog, logs):
+                    if isinstance(failed, BaseException):
+                        raise failed
+                assert not isinstance(tools, BaseException) and not isinstance(catalog, BaseException)
+                self.tools, self.catalog = tools, catalog
                 self._session = session
                 ready.set_result(session)
                 await wake.wait()
