@@ -27,6 +27,7 @@ from typing import IO
 from desktop_agent.cli import voice
 from desktop_agent.cli.catalog import Unexpandable, expand_or_say, write_catalog
 from desktop_agent.cli.events_file import EventsWriter
+from desktop_agent.cli.saved_approvals import SavedApprovals
 from desktop_agent.cli.speech_failure import SpeechFailureNotice
 from desktop_agent.cli.stop_signals import StopSignals
 from desktop_agent.cli.terminal_io import NOT_UTF8_NOTE, TerminalIO, valid_text
@@ -62,8 +63,10 @@ async def _run_turn(
     transcript: TranscriptMessage | None = None,
     speech_failure: SpeechFailureNotice | None = None,
     expanded: ExpandedMessage | None = None,
+    saved: SavedApprovals | None = None,
 ) -> TurnOutcome:
-    """``transcript``: the recognised speech ``text`` came from, the turn's
+    """``saved``: the settings' standing answers (None: only the flag's).
+    ``transcript``: the recognised speech ``text`` came from, the turn's
     first message; ``expanded``: ``text`` with its MCP mentions expanded.
     A stop signal meanwhile is the interrupt button."""
 
@@ -79,7 +82,9 @@ async def _run_turn(
     view.conversation = conversation
     turn = asyncio.ensure_future(
         conversation.run_turn(
-            text, view, auto_approve=(lambda _name: "headless_flag" if approve == "all" else None),
+            text, view,
+            auto_approve=saved.auto if saved else (lambda _name: "headless_flag" if approve == "all" else None),
+            approve_call=saved.call if saved else (lambda _message: None),
             on_bus=on_bus, expanded=expanded,
         )
     )
@@ -200,6 +205,7 @@ async def _session(
         server_of=services.tool_server, annotations_of=services.tool_annotations, elicit=args.elicit,
     )
     view.listen = answer_audio.recognise if answer_audio is not None else None
+    saved = SavedApprovals(args.approve, lambda: services.settings, services.tool_server, services.tool_annotations)
     speech_failure = SpeechFailureNotice(lambda line: _say(err, line))
     transcript: TranscriptMessage | None = None
     if message_audio is not None:
@@ -226,7 +232,8 @@ async def _session(
                 status = EXIT_CONFIG
             else:
                 outcome = await _run_turn(
-                    conversation, text, view, args.approve, jsonl, signals, transcript, speech_failure, expanded
+                    conversation, text, view, args.approve, jsonl, signals, transcript, speech_failure, expanded,
+                    saved,
                 )
                 status = EXIT_LLM if outcome.status == "error" else EXIT_OK
         else:
@@ -239,7 +246,8 @@ async def _session(
                     if isinstance(expanded, Unexpandable):
                         continue  # said on stderr; the next line may fix it
                     await _run_turn(
-                        conversation, line, view, args.approve, jsonl, signals, None, speech_failure, expanded
+                        conversation, line, view, args.approve, jsonl, signals, None, speech_failure, expanded,
+                        saved,
                     )
                     services.save_conversation(conversation)
                     signals.rearm()

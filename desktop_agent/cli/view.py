@@ -31,7 +31,7 @@ from desktop_agent.core.messages import (
 )
 from desktop_agent.core.playback import ToolEvent
 from desktop_agent.core.ports import STTError
-from desktop_agent.core.risk import AutoDecider, ToolAnnotations
+from desktop_agent.core.risk import AutoDecider, ToolAnnotations, call_annotations
 from desktop_agent.core.sub_agent import SUB_AGENT
 from desktop_agent.core.voice_answer import VOICE_APPROVAL_PROMPT, parse_answer
 from desktop_agent.mcp_engine.sampling import SamplingView, sampling_view
@@ -230,6 +230,7 @@ class TerminalView:
             name = message.tool_name
             server = self._server_of(name) if self._server_of is not None else None
             annotations = self._annotations_of(name) if self._annotations_of is not None else None
+            annotations = call_annotations(name, server, annotations, message.arguments)  # a command: its own
             self._status(f"{pad}[approval] {who}{name} {tool_origin(server, annotations)} {args}")
         if self._approve == "voice":
             await self._answer_by_voice(message, task_id, pad)

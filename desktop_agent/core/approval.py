@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from desktop_agent.core.audit import (
     ApprovalRecord,
@@ -28,6 +29,8 @@ from desktop_agent.core.audit import (
     arguments_sha256,
     timestamp,
 )
+from desktop_agent.core.command_risk import RUN_COMMAND
+from desktop_agent.core.command_rules import offered_prefix, rule_key, rules_allow, rules_in
 from desktop_agent.core.risk import AutoDecider, ToolAnnotations, read_only_trusted
 from desktop_agent.core.timers import Timers, wait_set
 
@@ -83,6 +86,36 @@ def auto_decider(
     if read_only_trusted(server, annotations, trusted_read_only_servers):
         return "read_only_setting"
     return None
+
+
+def call_decider(
+    tool_name: str, server: str | None, arguments: Mapping[str, Any] | None, *, always_allow: Collection[str]
+) -> AutoDecider | None:
+    """Who answers one call by its arguments: a built-in ``run_command``
+    call every part of whose command the user's command rules cover
+    (``core/command_rules.py``) is always-allowed; None: ask."""
+    command = _command_of(tool_name, server, arguments)
+    if command is None:
+        return None
+    return "always_allow" if rules_allow(rules_in(always_allow), command) else None
+
+
+def call_allow_key(tool_name: str, server: str | None, arguments: Mapping[str, Any] | None) -> str | None:
+    """The always-allow entry a call's "Always allow" box adds: its
+    command's rule for ``run_command`` (None when no one rule covers it,
+    never the whole tool), else the tool's (:func:`allow_key`)."""
+    if tool_name == RUN_COMMAND and server is None:
+        command = _command_of(tool_name, server, arguments)
+        prefix = offered_prefix(command) if command is not None else None
+        return rule_key(prefix) if prefix is not None else None
+    return allow_key(tool_name, server)
+
+
+def _command_of(tool_name: str, server: str | None, arguments: Mapping[str, Any] | None) -> str | None:
+    if tool_name != RUN_COMMAND or server is not None or not arguments:
+        return None
+    command = arguments.get("command")
+    return command if isinstance(command, str) else None
 
 
 def split_allow_key(key: str) -> tuple[str | None, str]:

@@ -20,14 +20,16 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Literal, Protocol, TypeVar, get_args
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, get_args
 
 from desktop_agent.core.json_types import JSONMapping, JSONObject
+from desktop_agent.core.risk import Hint, call_annotations
 
 if TYPE_CHECKING:
+    from desktop_agent.core.ports import ToolSpec
     from desktop_agent.core.tool_router import RoutedTool
 
 log = logging.getLogger(__name__)
@@ -154,8 +156,16 @@ def request_for(
         conversation_id=conversation_id,
         server=spec.server if spec is not None else None,
         parents=parents,
-        hints=spec.annotations.hints() if spec is not None and spec.annotations is not None else (),
+        hints=_call_hints(name, spec, arguments),
     )
+
+
+def _call_hints(name: str, spec: ToolSpec | None, arguments: Mapping[str, Any] | None) -> tuple[Hint, ...]:
+    """The hints of this call (a ``run_command`` call's read from its command)."""
+    if spec is None:
+        return ()
+    annotations = call_annotations(name, spec.server, spec.annotations, arguments)
+    return annotations.hints() if annotations is not None else ()
 
 
 class AuditSink(Protocol):

@@ -34,7 +34,7 @@ from desktop_agent.core.hooks import HookNote, hook_message, hook_notes, is_hook
 from desktop_agent.core.json_types import JSONMapping, JSONObject
 from desktop_agent.core.mentions import ExpandedMessage
 from desktop_agent.core.packed_log import LogPacker, PackedLog
-from desktop_agent.core.playback import AutoApprove, PlaybackQueue, PlaybackView
+from desktop_agent.core.playback import AutoApprove, CallApprove, PlaybackQueue, PlaybackView
 from desktop_agent.core.ports import AudioSink, SpeechPort
 from desktop_agent.core.session import SessionManager
 from desktop_agent.core.transcript import (
@@ -189,6 +189,7 @@ class Conversation:
         *,
         sink: AudioSink | None = None,
         auto_approve: AutoApprove = lambda name: None,
+        approve_call: CallApprove = lambda message: None,
         on_bus: Callable[[SessionMessageBus], None] | None = None,
         muted: bool = False,
         describe_tool: ToolDescriber = lambda _name: ToolFacts(),
@@ -224,6 +225,7 @@ class Conversation:
             approver=self._approve,
             on_shown=self._approval_shown,
             auto_approve=auto_approve,
+            approve_call=approve_call,
             sink=sink,
             expect_audio=speech is not None,
             muted=muted,

@@ -110,6 +110,9 @@ AutoApprove = Callable[[str], "AutoDecider | bool | None"]
 """Who approves a tool (by name; a server's request by its entry,
 ``core.nested_call.approval_subject``) without asking, if anyone: True
 stands for the always-allow list; False or None: ask."""
+CallApprove = Callable[[ToolCallMessage], "AutoDecider | None"]
+"""Who approves one call, read from its arguments (a user's rule for a
+command, ``core/command_rules.py``), when :data:`AutoApprove` does not; None: ask."""
 
 
 class PlaybackQueue:
@@ -119,6 +122,7 @@ class PlaybackQueue:
         *,
         approver: Approver,
         auto_approve: AutoApprove = lambda name: None,
+        approve_call: CallApprove = lambda message: None,
         sink: AudioSink | None = None,
         expect_audio: bool = False,
         audio_timeout_s: float = 20.0,
@@ -131,6 +135,7 @@ class PlaybackQueue:
         """Told the task_id of each approval once the view shows it (its
         timeout starts then)."""
         self._auto_approve = auto_approve
+        self._approve_call = approve_call
         self._sink = sink
         self._expect_audio = expect_audio
         self._audio_timeout_s = audio_timeout_s
@@ -339,7 +344,7 @@ class PlaybackQueue:
         assert task_id is not None, "approval_required always carries a task_id"
         if self._interrupt.is_set():
             return
-        auto = self._auto_approve(approval_subject(message))  # a server's request: its own entry
+        auto = self._auto_approve(approval_subject(message)) or self._approve_call(message)  # a server's request: its own entry
         if auto:
             by: AutoDecider = "always_allow" if auto is True else auto
             self._view.auto_approved(message, by)

@@ -14,14 +14,23 @@ Only hints the tool states count: the MCP spec's defaults (a tool that says
 nothing is presumed destructive and open-world) would paint every card of
 every unannotated server red, and a warning on everything warns of nothing.
 A tool that claims to be both read-only and destructive is read as
-destructive, never as read-only.
+destructive, never as read-only. So "reaches outside" is said only of a tool
+that states ``openWorldHint: true``, never by the spec's default; the
+built-in tools run here, and ``run_command`` says it per call (only a line
+that uses the network, ``core/command_risk.py``).
+
+``run_command`` can run anything, so its own annotations say the worst;
+:func:`call_annotations` reads each call's command instead, so that
+``date`` is not as red as ``rm -rf ~``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
+
+from desktop_agent.core.command_risk import RUN_COMMAND, classify_command, reaches_outside
 
 Hint = Literal["read_only", "destructive", "idempotent", "open_world"]
 
@@ -49,6 +58,12 @@ class ToolAnnotations:
     @property
     def is_read_only(self) -> bool:
         return self.read_only is True and self.destructive is not True
+
+    @property
+    def may_change(self) -> bool:
+        """It says it changes things but does not delete them: the card is
+        cautious, not alarmed (both hints stated, as a run_command call's are)."""
+        return self.read_only is False and self.destructive is False
 
     @property
     def reaches_outside(self) -> bool:
@@ -79,4 +94,24 @@ def read_only_trusted(
         and server in trusted_servers
         and annotations is not None
         and annotations.is_read_only
+    )
+
+
+def call_annotations(
+    tool_name: str, server: str | None, annotations: ToolAnnotations | None, arguments: Mapping[str, Any] | None
+) -> ToolAnnotations | None:
+    """What one call may do: a built-in ``run_command`` call's is read from
+    its command (read-only, may change things, destructive; reaching
+    outside only when it uses the network); any other tool's are its own."""
+    if tool_name != RUN_COMMAND or server is not None or not arguments:
+        return annotations
+    command = arguments.get("command")
+    if not isinstance(command, str) or not command.strip():
+        return annotations
+    risk = classify_command(command)
+    return ToolAnnotations(
+        read_only=risk == "read_only",
+        destructive=risk == "destructive",
+        idempotent=True if risk == "read_only" else None,
+        open_world=reaches_outside(command),
     )

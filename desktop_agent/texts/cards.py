@@ -103,6 +103,24 @@ TEXTS: dict[str, tuple[str, str]] = {
     # approval audit and risk
     "card_risk_destructive": ("May change or delete data", "可能修改或删除数据"),
     "card_risk_open_world": ("Reaches outside this computer", "会访问本机以外的资源"),
+    "card_risk_changes": ("May change things", "可能会做出改动"),
+    "card_always_prefix": ("Always allow “{prefix} …”", "始终允许“{prefix} …”"),
+    "card_always_read_only": (
+        "Always allow read-only tools from {server}", "始终允许 {server} 的只读工具"
+    ),
+    "card_confirm_prefix_text": (
+        "Always allow “{prefix} …” commands? They may change or delete data, and will run without asking.",
+        "要始终允许“{prefix} …”命令吗？它们可能修改或删除数据，以后将不再询问。",
+    ),
+    "card_redirect_label": ("Tell the model what to do instead:", "告诉模型改做什么："),
+    "card_redirect_placeholder": (
+        "e.g. only list the files, do not delete them", "例如：只列出文件，不要删除"
+    ),
+    "card_redirect_send": ("Send", "发送"),
+    "card_redirect_sent": ("Sent to the model: {text}", "已发给模型：{text}"),
+    "card_redirect_busy": (
+        "The model is still answering; send this once it stops.", "模型还在回答，等它停下后再发送。"
+    ),
     "card_result_cut": (
         "Result cut to fit the model's context: {n} characters left out",
         "结果过长，为适应模型的上下文已截断：省略了 {n} 个字符",

@@ -2,6 +2,9 @@
 allow", and the second question a destructive tool's "Always allow" asks.
 
 Signals:
+    server_trusted()
+        Approve was chosen with "Always allow read-only tools from this
+        server" ticked (emitted just before ``answered``).
     answered(approved: bool, always_allow: bool)
         Approve or Reject was chosen (a click, or the key the window routes
         here through :meth:`ApprovalControls.answer`). On a destructive
@@ -28,9 +31,11 @@ from desktop_agent.ui.common.retranslate import TextBindings
 
 class ApprovalControls(QWidget):
     answered = Signal(bool, bool)
+    server_trusted = Signal()
 
     def __init__(self, texts: TextBindings, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self._texts = texts
         self._pending = False
         self._destructive = False
         self._confirming = False
@@ -45,6 +50,10 @@ class ApprovalControls(QWidget):
         self.reject_button.setObjectName("reject")
         self.always = QCheckBox(self)
         texts.bind(self.always.setText, "always_allow")
+        self.always_server = QCheckBox(self)
+        """Trust this server's read-only tools (offered on a read-only tool's card)."""
+        self._offers_tool = True
+        self._offers_server = False
         self.approval_row = QWidget(self)
         row = QHBoxLayout(self.approval_row)
         row.setContentsMargins(0, 2, 0, 0)
@@ -52,6 +61,7 @@ class ApprovalControls(QWidget):
         row.addWidget(self.reject_button)
         row.addSpacing(8)
         row.addWidget(self.always)
+        row.addWidget(self.always_server)
         row.addStretch(1)
         self.approve_button.clicked.connect(lambda: self.answer(True))
         self.reject_button.clicked.connect(lambda: self.answer(False))
@@ -88,6 +98,22 @@ class ApprovalControls(QWidget):
         layout.addWidget(self.confirm_row)
         self.show_pending(False, destructive=False)
 
+    def offer(self, tool: str | None, server: str | None = None, confirm: str | None = None) -> None:
+        """The always-allow choices: the "Always allow" box's words (None: no
+        box), the server box's words (None: none), the words of the second
+        question a destructive call's box asks (None: the usual ones)."""
+        self._offers_tool, self._offers_server = tool is not None, server is not None
+        if tool is not None:
+            self.always.setText(tool)
+        else:
+            self.always.setChecked(False)
+        if server is not None:
+            self.always_server.setText(server)
+        else:
+            self.always_server.setChecked(False)
+        self.confirm_text.setText(confirm or self._texts.texts.tr("card_confirm_always_text"))
+        self._render()
+
     @property
     def confirming(self) -> bool:
         return self._confirming
@@ -113,6 +139,8 @@ class ApprovalControls(QWidget):
             self._render()
             return
         self._confirming = False
+        if approved and self._offers_server and self.always_server.isChecked():
+            self.server_trusted.emit()
         self.answered.emit(approved, always)
 
     def _confirmed(self, always: bool) -> None:
@@ -130,6 +158,8 @@ class ApprovalControls(QWidget):
 
     def _render(self) -> None:
         self.approval_row.setVisible(self._pending and not self._confirming)
+        self.always.setVisible(self._offers_tool)
+        self.always_server.setVisible(self._offers_server)
         self.confirm_row.setVisible(self._pending and self._confirming)
         self.setVisible(self._pending)
 

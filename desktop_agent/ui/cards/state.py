@@ -25,6 +25,7 @@ from desktop_agent.core.chat_handler import (
     REASON_NOT_RUN,
     REASON_TIMEOUT,
 )
+from desktop_agent.core.command_risk import RUN_COMMAND
 from desktop_agent.core.messages import (
     ImageContent,
     ResourceRef,
@@ -33,7 +34,7 @@ from desktop_agent.core.messages import (
     ToolProgressMessage,
     ToolRejectedMessage,
 )
-from desktop_agent.core.risk import AutoDecider, ToolAnnotations
+from desktop_agent.core.risk import AutoDecider, ToolAnnotations, call_annotations
 from desktop_agent.core.sub_agent import SUB_AGENT
 from desktop_agent.ui.cards.phase import CardPhase
 
@@ -117,12 +118,31 @@ class ToolCardState:
     """Who approved it without asking (with ``auto_approved``)."""
 
     @property
+    def call_annotations(self) -> ToolAnnotations | None:
+        """What this call may do: a ``run_command`` call's read from its
+        command (``core.risk.call_annotations``), any other tool's its own."""
+        return call_annotations(self.tool_name, self.server, self.annotations, self.arguments)
+
+    @property
     def destructive(self) -> bool:
-        return self.annotations is not None and self.annotations.is_destructive
+        annotations = self.call_annotations
+        return annotations is not None and annotations.is_destructive
+
+    @property
+    def cautious(self) -> bool:
+        """A command that may change things (neither read-only nor
+        destructive): the card is amber. Only ``run_command`` calls are
+        read this finely; other tools are red or plain."""
+        annotations = self.call_annotations
+        return (
+            self.tool_name == RUN_COMMAND and self.server is None
+            and annotations is not None and annotations.may_change
+        )
 
     @property
     def open_world(self) -> bool:
-        return self.annotations is not None and self.annotations.reaches_outside
+        annotations = self.call_annotations
+        return annotations is not None and annotations.reaches_outside
 
     @property
     def pending(self) -> bool:

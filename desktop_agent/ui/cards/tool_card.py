@@ -5,6 +5,13 @@ Signals:
         Approve or Reject was clicked or its key pressed (the checkbox
         rides along); the row and its second question for a destructive
         tool are :class:`~desktop_agent.ui.cards.approval.ApprovalControls`.
+    server_trusted(server: str)
+        Approved with "Always allow read-only tools from this server"
+        ticked (just before ``answered``).
+    redirect_sent(tool_call_id: str, text: str)
+        After the user rejected the call: what the model should do
+        instead (:class:`~desktop_agent.ui.cards.redirect.RedirectField`),
+        to send as the conversation's next message.
     resource_requested(server: str, uri: str)
         One of the result's MCP resource links was clicked (web links open
         in the browser without this).
@@ -52,6 +59,7 @@ from desktop_agent.core.messages import ImageContent
 from desktop_agent.texts import Texts
 from desktop_agent.ui.cards.approval import ApprovalControls
 from desktop_agent.ui.cards.phase import CardPhase
+from desktop_agent.ui.cards.redirect import RedirectField
 from desktop_agent.ui.cards.resource_links import ResourceLinks
 from desktop_agent.ui.cards.sampling import sampling_of, sampling_text, sampling_title
 from desktop_agent.ui.cards.state import (
@@ -59,6 +67,7 @@ from desktop_agent.ui.cards.state import (
 )
 from desktop_agent.ui.cards.structured_view import StructuredView
 from desktop_agent.ui.cards.wording import (
+    always_offer,
     arguments_summary,
     arguments_text,
     auto_badge,
@@ -122,6 +131,8 @@ def _clip(text: str, limit: int = RESULT_MAX_CHARS) -> str:
 
 class ToolCardWidget(QFrame):
     answered = Signal(str, bool, bool)
+    server_trusted = Signal(str)
+    redirect_sent = Signal(str, str)
     resource_requested = Signal(str, str)
 
     def __init__(self, state: ToolCardState, texts: Texts, parent: QWidget | None = None) -> None:
@@ -240,6 +251,11 @@ class ToolCardWidget(QFrame):
         self.confirm_once = self.approval.confirm_once
         self.confirm_back = self.approval.confirm_back
         self.confirm_row = self.approval.confirm_row
+        self.always_server = self.approval.always_server
+        self.approval.server_trusted.connect(lambda: self.server_trusted.emit(self.state.server or ""))
+        self.redirect = RedirectField(self._bindings, self)
+        """After a rejection: "Tell the model what to do instead"."""
+        self.redirect.sent.connect(lambda text: self.redirect_sent.emit(self.state.tool_call_id, text))
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(10, 8, 10, 8)
@@ -252,6 +268,7 @@ class ToolCardWidget(QFrame):
         layout.addWidget(self.live_row)
         layout.addWidget(self.approval)
         layout.addWidget(self.reason)
+        layout.addWidget(self.redirect)
         layout.addWidget(self.nested)
         layout.addWidget(self.output_label)
         layout.addWidget(self.output)
@@ -273,7 +290,7 @@ class ToolCardWidget(QFrame):
             self.setFocus(Qt.FocusReason.OtherFocusReason)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus if phase == CardPhase.APPROVAL else Qt.FocusPolicy.NoFocus)
         self.state = state
-        risk = "destructive" if state.destructive and state.pending else ""
+        risk = ("destructive" if state.destructive else "cautious" if state.cautious else "") if state.pending else ""
         if self.property("phase") != phase or (self.property("risk") or "") != risk:
             self.setProperty("phase", phase.value)  # the style sheet matches the word
             self.setProperty("risk", risk)
@@ -288,7 +305,10 @@ class ToolCardWidget(QFrame):
         texts = self._bindings.texts
         self.title.setText(sampling_title(texts, state, sampling) if sampling else title_for(texts, state))
         if sampling is not None:
-            self.always.setText(texts.tr("card_sampling_always", server=sampling.server))
+            self.approval.offer(texts.tr("card_sampling_always", server=sampling.server))
+        elif phase == CardPhase.APPROVAL:
+            offer = always_offer(texts, state)
+            self.approval.offer(offer.tool, offer.server, offer.confirm)
         self.server.setText(self._bindings.texts.tr("card_from_server", server=state.server) if state.server else "")
         self.server.setVisible(bool(state.server))
         running = phase in (CardPhase.PREPARING, CardPhase.EXECUTING)
@@ -323,7 +343,7 @@ class ToolCardWidget(QFrame):
 
         risk_line = risk_text(self._bindings.texts, state) if state.pending or self._expanded else ""
         self.risk.setText(risk_line)
-        kind = "destructive" if state.destructive else "open_world"
+        kind = "destructive" if state.destructive else "cautious" if state.cautious else "open_world"
         if self.risk.property("risk") != kind:
             self.risk.setProperty("risk", kind)
             self.risk.style().unpolish(self.risk)
@@ -358,6 +378,7 @@ class ToolCardWidget(QFrame):
         """Every text again in ``texts``' language (a language switch)."""
         self._bindings.retranslate(texts)
         self.resource_links.retranslate(texts)
+        self.redirect.retranslate()
         self.structured.layout_shown = None  # "… more rows" is said again
         self._details_output_len = -1  # "… characters dropped" is said again
         self.show_state(self.state)
@@ -431,6 +452,10 @@ class ToolCardWidget(QFrame):
             label.setToolTip(image.mime)
             self._images_layout.insertWidget(self._images_layout.count() - 1, label)
 
+    def offer_redirect(self) -> None:
+        """The user rejected this call: offer to tell the model what to do instead."""
+        self.redirect.offer()
+
     def add_nested(self, card: ToolCardWidget) -> None:
         """Show a sub-agent's call inside this (sub_agent) card."""
         self._nested_layout.addWidget(card)
@@ -457,7 +482,7 @@ class ToolCardWidget(QFrame):
     def answer_chain(self) -> list[QWidget]:
         """The card, then what answers it, in Tab order."""
         a = self.approval
-        return [self, a.approve_button, a.reject_button, a.always, a.confirm_always, a.confirm_once, a.confirm_back]
+        return [self, a.approve_button, a.reject_button, a.always, a.always_server, a.confirm_always, a.confirm_once, a.confirm_back]
 
     def _keyboard_inside(self) -> bool:
         focused = QApplication.focusWidget()

@@ -7,9 +7,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, assert_never
 
 from desktop_agent.core.budget import result_cut
+from desktop_agent.core.command_risk import RUN_COMMAND
+from desktop_agent.core.command_rules import offered_prefix
 from desktop_agent.texts import Texts
 from desktop_agent.ui.cards.phase import CardPhase
 from desktop_agent.ui.cards.state import Progress, ToolCardState
@@ -183,11 +186,14 @@ def partial_text(partial: Any) -> str:
 
 
 def risk_text(texts: Texts, state: ToolCardState) -> str:
-    """What the tool says of its risk, in one line: it may change
-    or delete data, it reaches outside this computer; empty when neither."""
+    """What the call may do, in one line: it may change or delete data (or,
+    a command that is neither read-only nor destructive, may change
+    things), it reaches outside this computer; empty when none holds."""
     parts = []
     if state.destructive:
         parts.append(texts.tr("card_risk_destructive"))
+    elif state.cautious:
+        parts.append(texts.tr("card_risk_changes"))
     if state.open_world:
         parts.append(texts.tr("card_risk_open_world"))
     return " · ".join(parts)
@@ -205,3 +211,37 @@ def auto_badge(texts: Texts, state: ToolCardState) -> str:
     """Why a call runs without a click: the always-allow list, or the user's
     trust in its server's read-only tools."""
     return texts.tr("card_read_only_allowed") if state.auto_by == "read_only_setting" else texts.tr("auto_approved")
+
+
+
+@dataclass(frozen=True, slots=True)
+class AlwaysOffer:
+    """What a waiting card offers to allow from now on."""
+
+    tool: str | None
+    """The "Always allow" box's words; None: no such box (a command that no
+    one rule covers)."""
+    server: str | None = None
+    """The "Always allow read-only tools from SERVER" box's words; None: not offered."""
+    confirm: str | None = None
+    """The second question a destructive call's box asks (None: the usual one)."""
+
+
+def always_offer(texts: Texts, state: ToolCardState) -> AlwaysOffer:
+    """The always-allow choices of a waiting card: a ``run_command`` call
+    offers its command's rule (``core/command_rules.py``), never the whole
+    tool; a read-only tool of an MCP server also offers trusting that
+    server's read-only tools."""
+    if state.tool_name == RUN_COMMAND and state.server is None:
+        command = (state.arguments or {}).get("command")
+        prefix = offered_prefix(command) if isinstance(command, str) else None
+        if prefix is None:
+            return AlwaysOffer(None)
+        return AlwaysOffer(
+            texts.tr("card_always_prefix", prefix=prefix),
+            confirm=texts.tr("card_confirm_prefix_text", prefix=prefix),
+        )
+    annotations = state.call_annotations
+    read_only = state.server is not None and annotations is not None and annotations.is_read_only
+    server = texts.tr("card_always_read_only", server=state.server) if read_only else None
+    return AlwaysOffer(texts.tr("always_allow"), server)

@@ -28,7 +28,7 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
-from desktop_agent.core.approval import allow_key
+from desktop_agent.core.approval import call_allow_key
 from desktop_agent.core.forms import FormAnswerError
 from desktop_agent.core.mentions import Attachment, ExpandedMessage, MentionError, may_mention
 from desktop_agent.core.nested_call import request_allow_key
@@ -236,7 +236,8 @@ class TurnLogic(TurnSettings, Generic[V]):
             if isinstance(expanded, _Unsent):
                 return
             outcome = await conversation.run_turn(
-                text, view, sink=self._speaker, auto_approve=self.auto_approval, muted=self.speech_muted,
+                text, view, sink=self._speaker, auto_approve=self.auto_approval,
+                approve_call=self.auto_approval_call, muted=self.speech_muted,
                 describe_tool=self.tool_facts, expanded=expanded,
             )
             status = TurnEnd(outcome.status)
@@ -362,8 +363,12 @@ class TurnLogic(TurnSettings, Generic[V]):
             return
         if approved and always:
             sampling = sampling_view(state.tool_name, state.parent_tool_call_id, state.arguments)  # a server's request
-            key = request_allow_key(SAMPLING, sampling.server) if sampling else allow_key(state.tool_name, state.server)
-            self.set_always_allowed(key, True)
+            key = (
+                request_allow_key(SAMPLING, sampling.server) if sampling
+                else call_allow_key(state.tool_name, state.server, state.arguments)  # a command: its rule
+            )
+            if key is not None:
+                self.set_always_allowed(key, True)
         view.mark_answered(tool_call_id, approved)
         self._conversation.record(ApprovalAnswer(tool_call_id, approved))
         if not self._conversation.answer_approval(state.task_id, approved, by=by):

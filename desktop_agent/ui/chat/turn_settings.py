@@ -14,7 +14,7 @@ import logging
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from desktop_agent.core.approval import allow_key, auto_decider
+from desktop_agent.core.approval import allow_key, auto_decider, call_decider
 from desktop_agent.core.nested_call import is_request_allow_key
 from desktop_agent.core.transcript import ToolFacts
 from desktop_agent.ui.chat.turn_events import NoticeLevel
@@ -23,6 +23,7 @@ from desktop_agent.ui.common.os_wording import os_error_text
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from desktop_agent.core.messages import ToolCallMessage
     from desktop_agent.core.risk import AutoDecider
     from desktop_agent.storage.settings import Settings
     from desktop_agent.texts import Texts
@@ -82,11 +83,25 @@ class TurnSettings:
             trusted_read_only_servers=settings.trusted_read_only_servers,
         )
 
+    def auto_approval_call(self, message: ToolCallMessage) -> AutoDecider | None:
+        """Who approves this call by its arguments: the user's command
+        rules for a ``run_command`` call (``core.approval.call_decider``)."""
+        name = message.tool_name
+        return call_decider(
+            name, self._deps.tool_server(name), message.arguments, always_allow=self._settings.always_allow
+        )
+
     # -------------------------------------------------------- changes
 
     def set_always_allowed(self, key: str, allowed: bool) -> None:
         """``key``: an always-allow entry (``core.approval.allow_key``)."""
         self.save_settings(self._settings.with_allowed(key, allowed))
+
+    def trust_read_only_server(self, server: str) -> None:
+        """The card's "Always allow read-only tools from this server": kept
+        with the Tools page's list (``Settings.trusted_read_only_servers``)."""
+        if server and server not in self._settings.trusted_read_only_servers:
+            self.save_settings(self._settings.with_read_only_trust(server, True))
 
     def save_muted(self, muted: bool) -> None:
         if muted != self._settings.muted:

@@ -72,6 +72,8 @@ class TurnView:
         chat: ChatView,
         *,
         on_answer: Callable[[str, bool, bool], None] = lambda _id, _ok, _always: None,
+        on_trust_server: Callable[[str], None] = lambda _server: None,
+        on_redirect: Callable[[str], bool] = lambda _text: False,
         on_form_submit: Callable[[str, dict[str, Any]], None] = lambda _id, _answers: None,
         on_form_cancel: Callable[[str], None] = lambda _id: None,
         on_form_decline: Callable[[str], None] = lambda _id: None,
@@ -91,6 +93,10 @@ class TurnView:
         """By form_id."""
         self._form_of_call: dict[str, str] = {}
         self._on_answer = on_answer
+        self._on_trust_server = on_trust_server
+        """Approved with "Always allow read-only tools from this server"."""
+        self._on_redirect = on_redirect
+        """A rejected card's "what to do instead": sent as the next message (False: not now)."""
         self._on_form_submit = on_form_submit
         self._on_form_cancel = on_form_cancel
         self._on_form_decline = on_form_decline
@@ -172,7 +178,14 @@ class TurnView:
         key = self.tracker.reject_clicked()
         if key is not None:
             self.chat.add_system(self.chat.texts.tr(key))
+        if card.state.parent_tool_call_id is None:
+            card.offer_redirect()  # the turn ends here: say what to do instead
         return key
+
+    def withdraw_redirects(self) -> None:
+        """A later turn started: no rejected card still asks what to do instead."""
+        for card in self.cards.values():
+            card.redirect.withdraw()
 
     def note_voice_answer(self, tool_call_id: str) -> None:
         """The answer about to be given to this card was spoken (its title
@@ -255,6 +268,8 @@ class TurnView:
             )
             card = ToolCardWidget(state, self.chat.texts)
             card.answered.connect(self._on_answer)
+            card.server_trusted.connect(self._on_trust_server)
+            card.redirect_sent.connect(lambda _id, text, card=card: card.redirect.show_sent(self._on_redirect(text)))
             card.resource_requested.connect(self.chat.resource_requested)
             self.cards[tool_call_id] = card
             parent = self._parent_card(message.parent_tool_call_id)

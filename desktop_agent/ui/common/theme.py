@@ -34,6 +34,8 @@ class Colors:
     error: str
     approve: str
     reject: str
+    caution: str
+    """Amber: a command that may change things (neither read-only nor destructive)."""
     interrupting: str
     accent: str
     code: str
@@ -55,6 +57,7 @@ LIGHT = Colors(
     error="#ffe3e3",
     approve="#1f883d",
     reject="#cf222e",
+    caution="#9a6700",
     interrupting="#c99a9a",
     accent="#0969da",
     code="#f3f4f6",
@@ -75,6 +78,7 @@ DARK = Colors(
     error="#4d1f22",
     approve="#2ea043",
     reject="#da3633",
+    caution="#d29922",
     interrupting="#6e4b4b",
     accent="#1f6feb",
     code="#1b1c1f",
@@ -109,9 +113,11 @@ QFrame#toolCard, QFrame#formCard, QFrame#visualCard {{
     background: {c.card}; border: 1px solid {c.border}; border-radius: 8px; }}
 QFrame#toolCard[phase="approval"] {{ border: 1px solid {c.accent}; }}
 QFrame#toolCard[risk="destructive"] {{ border: 2px solid {c.reject}; }}
+QFrame#toolCard[risk="cautious"] {{ border: 2px solid {c.caution}; }}
 QFrame#toolCard:focus {{ border: 3px solid {c.accent}; }}
 QLabel#cardRisk {{ color: {c.reject}; font-weight: bold; }}
 QLabel#cardRisk[risk="open_world"] {{ color: {c.muted}; font-weight: normal; }}
+QLabel#cardRisk[risk="cautious"] {{ color: {c.caution}; }}
 QFrame#toolCard[phase="rejected"], QFrame#toolCard[phase="invalidated"] {{ background: {c.card_header}; }}
 QFrame#modelDownload {{ background: {c.card}; border: 1px solid {c.border}; border-radius: 8px; }}
 QFrame#modelDownload[state="failed"] {{ background: {c.error}; }}

@@ -179,6 +179,7 @@ class MainWindow(QMainWindow):
         self._opener = opener = TurnOpener(
             self.chat, controller, self._held, on_card=self.card_changed.emit,
             on_waiting=self.waiting_for_user.emit, approval_shown=self.keys.approval_shown, attention=self._notify,
+            send=self.send_text,
         )
         signals.turn_finished.connect(self._on_turn_finished)
         signals.phase_changed.connect(self.send_button.set_phase)

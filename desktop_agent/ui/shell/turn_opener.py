@@ -26,6 +26,7 @@ class TurnOpener:
         on_waiting: Callable[[WaitKind, str], None],
         approval_shown: Callable[[str], None],
         attention: Callable[[str], None],
+        send: Callable[[str], bool] = lambda _text: False,
     ) -> None:
         self._chat = chat
         self._controller = controller
@@ -36,6 +37,9 @@ class TurnOpener:
         """The keyboard's part: the approval keys reach the new card."""
         self._attention = attention
         """The tray's part: a notification while the window is inactive."""
+        self._send = send
+        """The window's Enter: a rejected card's "what to do instead" is the next message."""
+        self._last: TurnView | None = None
 
     def __call__(self, text: str) -> TurnView:
         """The view of a turn that starts with the user's ``text``."""
@@ -44,9 +48,13 @@ class TurnOpener:
         controller = self._controller
         if self._held.take_bubble() is None:  # a held message is on screen already
             self._chat.add_user(text)
-        return TurnView(
+        if self._last is not None:
+            self._last.withdraw_redirects()
+        self._last = view = TurnView(
             self._chat,
             on_answer=controller.answer_approval,
+            on_trust_server=controller.trust_read_only_server,
+            on_redirect=self._send,
             on_form_submit=self._answer_form,
             on_form_cancel=lambda form_id: self._answer_form(form_id, None),
             on_form_decline=self._decline_form,
@@ -57,6 +65,7 @@ class TurnOpener:
             annotations_of=controller.deps.tool_annotations,
             approval_timeout_s=controller.conversation.approval_timeout_s,
         )
+        return view
 
     def _answer_form(self, form_id: str, answers: Mapping[str, Any] | None) -> None:
         view = self._controller.view
