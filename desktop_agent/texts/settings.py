@@ -25,6 +25,7 @@ TEXTS: dict[str, tuple[str, str]] = {
     "settings_revoke": ("Revoke", "撤销"),
     "settings_none_allowed": ("(none)", "（无）"),
     "allow_builtin": ("{tool} (built-in)", "{tool}（内置）"),
+    "allow_command": ("run_command: “{prefix} …” commands", "run_command：“{prefix} …”命令"),
     "shared_folders": ("Shared folders", "共享文件夹"),
     "shared_folders_note": (
         "Folders the MCP servers may work in (their roots): a server that asks gets the ones shared with it, "

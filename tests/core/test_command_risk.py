@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from desktop_agent.core.command_risk import CommandParseError, CommandRisk, classify_command, reaches_outside, split_command
+from desktop_agent.core.command_risk import (
+    CommandParseError,
+    CommandRisk,
+    classify_command,
+    reaches_outside,
+    split_command,
+)
 from desktop_agent.core.risk import ToolAnnotations, call_annotations
 
 CASES: list[tuple[str, CommandRisk]] = [

@@ -138,21 +138,19 @@ def test_approval_timeout_rejects_and_says_so(qapp: QApplication) -> None:
 
 
 def test_always_allow_is_saved_used_and_survives_a_new_window(qapp: QApplication) -> None:
-    def script() -> list[Reply]:
-        return [PLAN, tool_reply("run_command", {"command": "echo again"}), text_reply("Done.")]
+    def script(command: str = "echo again") -> list[Reply]:
+        return [PLAN, tool_reply("run_command", {"command": command}), text_reply("Done.")]
 
     async def main() -> None:
         async with scripted_window(script() * 2) as rig:
             rig.window.send_text("first")
             _, call_id = await rig.waiting.wait_for()
             card = view(rig).cards[call_id]
+            assert card.always.text() == "Always allow “echo …”"  # the command's rule, not the whole tool
             card.always.setChecked(True)
-            card.approve_button.click()
-            # run_command may change or delete data: always-allowing it asks once more.
-            assert card.confirm_row.isVisibleTo(card) and SettingsStore().load().settings.always_allow == ()
-            card.confirm_always.click()
+            card.approve_button.click()  # echo only reads: no second question
             assert await rig.turns.wait_for() == ("completed",)
-            assert SettingsStore().load().settings.always_allow == ("builtin/run_command",)
+            assert SettingsStore().load().settings.always_allow == ("builtin/run_command:echo",)
 
             rig.window.send_text("second")
             assert await rig.turns.wait_for() == ("completed",)
@@ -161,15 +159,22 @@ def test_always_allow_is_saved_used_and_survives_a_new_window(qapp: QApplication
             assert second.state.auto_approved
             assert len(rig.waiting.events) == 1  # nobody was asked the second time
 
-        async with scripted_window(script()) as rig:  # a new window, same DESKTOP_AGENT_HOME
-            assert rig.window.settings.always_allow == ("builtin/run_command",)
+        chained = script("echo again; rm -f /nonexistent-file-for-this-test")
+        async with scripted_window(script() + chained) as rig:  # a new window, same DESKTOP_AGENT_HOME
+            assert rig.window.settings.always_allow == ("builtin/run_command:echo",)
             rig.window.send_text("third")
             assert await rig.turns.wait_for() == ("completed",)
             assert rig.waiting.events == []
             assert cards(rig)[0].state.auto_approved
 
+            rig.window.send_text("fourth")  # starts with "echo", but its second part is not covered
+            _, call_id = await rig.waiting.wait_for()
+            view(rig).cards[call_id].reject_button.click()
+            assert await rig.turns.wait_for() == ("rejected",)
+
             dialog = rig.window.open_settings()
             assert dialog is not None
+            assert dialog.allowed.item(0).text() == "run_command: “echo …” commands"
             dialog.allowed.setCurrentRow(0)
             dialog.revoke.click()
             dialog.buttons.accepted.emit()

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from desktop_agent.core.approval import BUILTIN, split_allow_key
+from desktop_agent.core.command_rules import is_rule_key, rule_prefix
 from desktop_agent.core.nested_call import is_request_allow_key
 from desktop_agent.mcp_engine import servers_file
 from desktop_agent.mcp_engine.config_errors import McpConfigError
@@ -98,6 +99,8 @@ def allow_entry_text(texts: Texts, key: str) -> str:
     comes from (``get_current_time — from time``)."""
     if is_request_allow_key(key):  # a server's sampling requests (``sampling:SERVER``)
         return texts.tr("allow_sampling", server=key.partition(":")[2])
+    if is_rule_key(key):  # a command rule (``builtin/run_command:git status``)
+        return texts.tr("allow_command", prefix=rule_prefix(key))
     server, tool = split_allow_key(key)
     if server is None:
         return texts.tr("allow_unknown", tool=tool)

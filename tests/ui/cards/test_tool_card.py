@@ -77,7 +77,7 @@ def test_needs_approval_shows_arguments_buttons_and_the_always_allow_box(make: M
     card = make(ToolCardState("c1", "run_command", CardPhase.APPROVAL, ARGS, task_id="t1"))
     assert shown(card) == {"icon", "arguments", "buttons"}
     assert card.arguments.text() == "command: ls -la"
-    assert card.always.text() == "Always allow this tool" and not card.always.isChecked()
+    assert card.always.text() == "Always allow “ls …”" and not card.always.isChecked()  # the command's rule
 
 
 def test_executing_shows_arguments_and_a_spinner_until_a_total_is_known(make: Make) -> None:
@@ -282,7 +282,7 @@ def test_a_waiting_card_can_take_the_keyboard_and_names_its_keys_on_the_buttons(
     card = make(ToolCardState("c1", "run_command", CardPhase.APPROVAL, ARGS, task_id="t1"))
     assert card.focusPolicy() == Qt.FocusPolicy.StrongFocus
     assert (card.approve_button.text(), card.reject_button.text()) == ("Approve (Alt+A)", "Reject (Alt+R)")
-    assert card.answer_chain() == [card, card.approve_button, card.reject_button, card.always,
+    assert card.answer_chain() == [card, card.approve_button, card.reject_button, card.always, card.always_server,
                                    card.confirm_always, card.confirm_once, card.confirm_back]
     card.show_state(ToolCardState("c1", "run_command", CardPhase.EXECUTING, ARGS))
     assert card.focusPolicy() == Qt.FocusPolicy.NoFocus  # an answered card is out of the Tab chain
@@ -299,7 +299,7 @@ def test_the_approval_keys_press_the_buttons(make: Make, qtbot: QtBot) -> None:
 
 def test_on_the_second_question_alt_a_waits_and_alt_r_still_rejects(qtbot: QtBot) -> None:
     destructive = ToolAnnotations(destructive=True)
-    card = ToolCardWidget(ToolCardState("c1", "run_command", CardPhase.APPROVAL, ARGS, task_id="t1", annotations=destructive), ENGLISH)
+    card = ToolCardWidget(ToolCardState("c1", "delete_file", CardPhase.APPROVAL, ARGS, task_id="t1", annotations=destructive), ENGLISH)
     qtbot.add_widget(card)
     card.show()
     got: list[tuple[str, bool, bool]] = []

@@ -57,7 +57,7 @@ def test_run_command_declares_itself_destructive_and_open_world() -> None:
 def test_a_destructive_card_is_marked_red_and_says_what_it_may_do(card: ToolCardWidget) -> None:
     assert card.property("risk") == "destructive"
     assert card.risk.isVisibleTo(card)
-    assert card.risk.text() == "May change or delete data · Reaches outside this computer"
+    assert card.risk.text() == "May change or delete data"  # rm uses no network
     assert rows(card) == (True, False)
 
 
@@ -70,7 +70,7 @@ def test_always_allowing_a_destructive_tool_needs_a_second_confirmation(card: To
     assert got == []  # not yet
     assert rows(card) == (False, True)
     assert card.confirm_text.text() == (
-        "Always allow a tool that may change or delete data? Its later calls will run without asking.")
+        "Always allow “rm …” commands? They may change or delete data, and will run without asking.")
     card.confirm_always.click()
     assert got == [("c1", True, True)]
 
@@ -182,9 +182,9 @@ def test_screenshot_of_a_destructive_card_in_english(qtbot: QtBot) -> None:
     image = _save(window, "card_destructive_en")
     assert shown(card) == {
         "title": "run_command needs your approval",
-        "risk": "May change or delete data · Reaches outside this computer",
+        "risk": "May change or delete data",
         "buttons": ["Approve (Alt+A)", "Reject (Alt+R)"],
-        "always": "Always allow this tool",
+        "always": "Always allow “rm …”",
         "confirm": [],
     }
     assert edge_colour(image, card) == LIGHT.reject  # the red border
@@ -201,9 +201,9 @@ def test_screenshot_of_a_destructive_card_in_chinese(qtbot: QtBot) -> None:
     image = _save(window, "card_destructive_zh")
     assert shown(card) == {
         "title": "run_command 需要授权",
-        "risk": "可能修改或删除数据 · 会访问本机以外的资源",
+        "risk": "可能修改或删除数据",
         "buttons": ["批准（Alt+A）", "拒绝（Alt+R）"],
-        "always": "自动批准此工具",
+        "always": "始终允许“rm …”",
         "confirm": [],
     }
     assert edge_colour(image, card) == LIGHT.reject
