@@ -56,7 +56,7 @@ async def test_approve_all_writes_one_valid_json_line_per_decision(tmp_path: Pat
         "decision": "approved",
         "decided_by": "headless_flag",
         "parent_tool_call_ids": [],
-        "hints": ["destructive", "open_world"],
+        "hints": ["read_only", "idempotent"],  # the hints of this command (echo), not of any command
     }
     assert record.conversation_id and record.waited_s >= 0
     # The data folder keeps the same record, privately.
