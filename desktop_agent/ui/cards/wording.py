@@ -239,7 +239,7 @@ def always_offer(texts: Texts, state: ToolCardState) -> AlwaysOffer:
             return AlwaysOffer(None)
         return AlwaysOffer(
             texts.tr("card_always_prefix", prefix=prefix),
-            confirm=texts.tr("card_confirm_prefix_text", prefix=prefix),
+            confirm=texts.tr("card_confirm_prefix_text", prefix=prefix) if state.destructive else None,
         )
     annotations = state.call_annotations
     read_only = state.server is not None and annotations is not None and annotations.is_read_only

@@ -67,8 +67,8 @@ def fill(window: MainWindow) -> None:
     chat.add_widget(KeyedButton(chat.texts, "conv_show_earlier"), "center")  # a restored conversation's
     chat.add_system(ENGLISH.tr("earlier_hidden", count=3), key="earlier_hidden", count=3)
     chat.add_card(ToolCardWidget(ToolCardState(
-        "pending", "run_command", CardPhase.APPROVAL, LS, task_id="t1",
-        annotations=ToolAnnotations(destructive=True, open_world=True)), chat.texts))
+        "pending", "run_command", CardPhase.APPROVAL, {"command": "curl -o /tmp/page https://example.com"},
+        task_id="t1", annotations=ToolAnnotations(destructive=True, open_world=True)), chat.texts))
     chat.offer_actions(True)
     window.status.set_servers([McpServerView("time", "starting")])
 
@@ -128,10 +128,10 @@ def expected(lang: Language) -> dict[str, str]:
 
     return {
         "pending title": t("card_approval", name="run_command"),
-        "risk": t("card_risk_destructive") + " · " + t("card_risk_open_world"),
+        "risk": t("card_risk_changes") + " · " + t("card_risk_open_world"),  # the command's own risk
         "approve": t("card_approve_key", shortcut="Alt+A"),
         "reject": t("card_reject_key", shortcut="Alt+R"),
-        "always": t("always_allow"),
+        "always": t("card_always_prefix", prefix="curl"),
         "confirm": t("card_confirm_always_text"),
         "done title": t("card_done", name="run_command"),
         "details": t("details_show"),
