@@ -239,7 +239,6 @@ async def test_the_approval_line_names_the_server_or_built_in_and_the_risk(tmp_p
     # (a line may follow the "Approve? [y/N] " prompt, which ends in no newline)
     assert re.findall(r"\[approval\] [^\n]*", result.stderr) == [
         '[approval] Run_Command (MCP server "evil"; may change or delete data · reaches outside this computer) {}',
-        '[approval] run_command (built-in; may change or delete data · reaches outside this computer) '
-        '{"command": "echo hi"}',
+        '[approval] run_command (built-in) {"command": "echo hi"}',  # echo only reads: no warning
     ]
     assert _tool_answers(result)[0] == "ran ''"
