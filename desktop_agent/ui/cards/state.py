@@ -120,7 +120,11 @@ class ToolCardState:
     @property
     def call_annotations(self) -> ToolAnnotations | None:
         """What this call may do: a ``run_command`` call's read from its
-        command (``core.risk.call_annotations``), any other tool's its own."""
+        command (``core.risk.call_annotations``), any other tool's its own.
+        A command not known yet (its arguments still streaming) says
+        nothing, rather than flash the worst any command could do."""
+        if self.tool_name == RUN_COMMAND and self.server is None and not (self.arguments or {}).get("command"):
+            return None
         return call_annotations(self.tool_name, self.server, self.annotations, self.arguments)
 
     @property

@@ -237,3 +237,12 @@ def test_screenshots_of_command_cards(qtbot: QtBot, tmp_path: Path, texts: Texts
     assert card.redirect.label.text() == texts.tr("card_redirect_label")
     assert card.redirect.send_button.isEnabled()
     window.close()
+
+
+def test_a_command_card_says_nothing_of_its_risk_until_its_command_is_known(qtbot: QtBot) -> None:
+    card = ToolCardWidget(ToolCardState("c1", "run_command", annotations=RUN_COMMAND), ENGLISH)  # preparing
+    qtbot.add_widget(card)
+    assert (card.property("risk"), card.risk.isVisibleTo(card)) == ("", False)
+    card.show_state(ToolCardState("c1", "run_command", CardPhase.APPROVAL, {"command": "rm -rf x"}, task_id="t1",
+                                  annotations=RUN_COMMAND))
+    assert card.property("risk") == "destructive"
