@@ -144,7 +144,7 @@ class ConversationsGlue:
         self.sidebar.deleted.connect(self._on_deleted)
         self.sidebar.imported.connect(lambda conversation_id: self.open(conversation_id))
         QShortcut(QKeySequence("Ctrl+B"), window.window(), self.toggle)
-        window.turn_finished.connect(lambda _status: self.refresh())
+        window.turn_finished.connect(self._on_turn_finished)
         self.last_restore: Restored | None = None
         self._marked: QWidget | None = None
         # The window's timer, not a single shot aimed at the message: the
@@ -166,6 +166,21 @@ class ConversationsGlue:
     def retranslate(self, texts: Texts) -> None:
         """The sidebar's texts again in ``texts``' language (a language switch)."""
         self.sidebar.retranslate(texts)
+
+    def sent(self, text: str) -> None:
+        """A turn started with ``text``: a conversation the store does not
+        hold yet is listed at once, titled as the store will title it (it is
+        saved when the turn ends)."""
+        from desktop_agent.storage.conversations import title_of
+
+        controller = self._window.controller
+        if controller is not None:
+            title = plain(title_of([{"role": "user", "content": text}]))
+            self.sidebar.show_pending(controller.conversation.conversation_id, title)
+
+    def _on_turn_finished(self, _status: object) -> None:
+        self.sidebar.drop_pending()  # saved by now, or not saved at all (a message not sent)
+        self.refresh()
 
     def refresh(self) -> None:
         controller = self._window.controller
