@@ -61,6 +61,20 @@ def turn_of(history: Sequence[Mapping[str, Any]], seq: int) -> int:
     return max(users - 1, 0)
 
 
+def match_index(history: Sequence[Mapping[str, Any]], seq: int, query: str) -> int:
+    """Which match of ``query`` in its turn history message ``seq`` is (0:
+    the turn's first message that holds it): a turn whose question and
+    reply both match has two hits, and the second must mark the reply."""
+    from desktop_agent.storage.conversation_schema import search_text
+
+    needle = fold(query.strip())
+    if not needle or not 0 <= seq < len(history):
+        return 0
+    start = next((i for i in range(seq, -1, -1)
+                  if history[i].get("role") == "user" and not kept_hook(history[i])), 0)
+    return sum(1 for m in history[start:seq] if needle in fold(search_text(m)))
+
+
 class ConversationsWindow(Protocol):
     """What drawing and switching conversations needs of the window."""
 
@@ -224,13 +238,15 @@ class ConversationsGlue:
         window.after_switch()
         self.refresh()
         if turn is not None:
-            target = self._target(restored, turn, query, len(turn_starts(events)))
+            nth = match_index(conversation.history, seq, query)
+            target = self._target(restored, turn, query, len(turn_starts(events)), nth)
             if target is not None:
                 self._show_hit(target, query)
         return True
 
-    def _target(self, restored: Restored, turn: int, query: str, count: int) -> QWidget | None:
-        """The bubble of turn ``turn`` that holds ``query``, else its user bubble."""
+    def _target(self, restored: Restored, turn: int, query: str, count: int, nth: int = 0) -> QWidget | None:
+        """The ``nth`` bubble of turn ``turn`` that holds ``query`` (the
+        last one that does when fewer do), else its user bubble."""
         start = restored.turn_widgets.get(turn)
         if start is None:
             return None
@@ -238,11 +254,9 @@ class ConversationsGlue:
         end = restored.turn_widgets.get(turn + 1) if turn + 1 < count else None
         begin = items.index(start) if start in items else 0
         stop = items.index(end) if end is not None and end in items else len(items)
-        needle = query.lower()
-        for widget in items[begin:stop]:
-            if isinstance(widget, MessageBubble) and needle and needle in widget.text().lower():
-                return widget
-        return start
+        needle = fold(query.strip())
+        found = [w for w in items[begin:stop] if isinstance(w, MessageBubble) and needle and needle in fold(w.text())]
+        return found[min(nth, len(found) - 1)] if found else start
 
     def _show_hit(self, widget: QWidget, query: str) -> None:
         """Centred once the layout settles, marked for :data:`HIT_MS`, and
