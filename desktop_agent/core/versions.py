@@ -16,20 +16,17 @@ turn 2 away from a tail carries the versions kept at its turn 4 with it,
 and switching back brings them again (:attr:`Tail.later`).
 
 Pure data and moves over :class:`~desktop_agent.core.conversation.Conversation`'s
-public methods (``turn_count``, ``cut_turns``, ``put_turns``); the JSON form
+public methods (``user_text_of``, ``cut_turns``, ``put_turns``); the JSON form
 on disk is ``storage/conversation_versions.py``'s.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from desktop_agent.core.json_types import JSONObject
 from desktop_agent.core.transcript import DisplayItem
-
-if TYPE_CHECKING:
-    from desktop_agent.core.conversation import Conversation
 
 
 @dataclass
@@ -69,6 +66,21 @@ class Versions:
         says it), or None when it has one version only."""
         found = self.sets.get(turn)
         return None if found is None else (found.current + 1, found.count)
+
+
+class Conversation(Protocol):
+    """What the moves need of a conversation (``core/conversation.py``'s)."""
+
+    versions: Versions
+
+    @property
+    def busy(self) -> bool: ...
+
+    def user_text_of(self, turn: int) -> str | None: ...
+
+    def cut_turns(self, turn: int) -> tuple[list[JSONObject], list[DisplayItem]] | None: ...
+
+    def put_turns(self, history: list[JSONObject], events: list[DisplayItem]) -> None: ...
 
 
 def keep(conversation: Conversation, turn: int) -> str | None:

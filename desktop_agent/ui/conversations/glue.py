@@ -27,7 +27,13 @@ from desktop_agent.storage.conversation_events import StoredItems, events_from_h
 from desktop_agent.ui.chat.bubble import MessageBubble
 from desktop_agent.ui.chat.turn_events import NoticeLevel
 from desktop_agent.ui.chat.turn_state import ButtonPhase
-from desktop_agent.ui.conversations.restore import Restored, hit_window, restore, turn_starts
+from desktop_agent.ui.conversations.restore import (
+    Restored,
+    first_shown_turn,
+    hit_window,
+    restore,
+    turn_starts,
+)
 from desktop_agent.ui.conversations.search_rows import fold
 
 if TYPE_CHECKING:
@@ -116,11 +122,12 @@ class ConversationsWindow(Protocol):
 
 
 def draw(
-    window: ConversationsWindow, conversation: Conversation, *, from_turn: int | None = None, to_turn: int | None = None
+    window: ConversationsWindow, conversation: Conversation, *, from_turn: int | None = None, to_turn: int | None = None,
+    restored_line: bool = True,
 ) -> Restored:
     """Draw a saved conversation into the (cleared) chat, with the line
-    that says it was restored under its last message; "Show earlier" draws
-    it again from further back (down to where it was drawn)."""
+    that says it was restored under its last message (``restored_line``);
+    "Show earlier" draws it again from further back (down to where it was drawn)."""
     restored: Restored | None = None
 
     def show_earlier(turn: int) -> None:
@@ -128,19 +135,40 @@ def draw(
         if controller is None or controller.conversation is not conversation or controller.busy:
             return  # another conversation, or a turn on screen: nothing is redrawn under it
         window.chat.clear()
-        again = draw(window, conversation, from_turn=turn, to_turn=restored.end_turn if restored else None)
+        again = draw(window, conversation, from_turn=turn, to_turn=restored.end_turn if restored else None,
+                     restored_line=restored_line)
         if window.conversations is not None:
             window.conversations.last_restore = again
         window.after_switch()
 
     def at_end() -> None:
-        window.chat.add_system(window.chat.texts.tr("restored"))
+        if restored_line:
+            window.chat.add_system(window.chat.texts.tr("restored"))
         if restored is not None and window.chat_actions is not None:
             window.chat_actions.refresh()  # drawn later: its last exchange is the conversation's now
 
     restored = restore(window.chat, display_events(conversation), from_turn=from_turn, to_turn=to_turn,
                        show_earlier=show_earlier, at_end=at_end)
     return restored
+
+
+def redraw_from(window: ConversationsWindow, turn: int) -> None:
+    """Another version of turn ``turn`` was switched in: the conversation is
+    drawn again (from that turn at least, as it would open otherwise), and
+    that turn brought into view."""
+    controller = window.controller
+    if controller is None:
+        return
+    conversation = controller.conversation
+    window.chat.clear()
+    restored = draw(window, conversation, from_turn=min(turn, first_shown_turn(display_events(conversation))),
+                    restored_line=False)
+    if window.conversations is not None:
+        window.conversations.last_restore = restored
+    window.after_switch()
+    target = restored.turn_widgets.get(turn)
+    if target is not None:
+        window.chat.scroll_to_widget(target)
 
 
 class ConversationsGlue:

@@ -238,7 +238,10 @@ class MainWindow(QMainWindow):
         self.welcome.prompt_chosen.connect(self.send_text)
         self.welcome.connect_requested.connect(self.open_settings)
         self.chat.set_welcome(self.welcome)
-        self.chat_actions = ChatActions(self.chat, self.input, signals, opener, hint=self.status.showMessage)
+        from desktop_agent.ui.conversations.glue import redraw_from
+
+        self.chat_actions = ChatActions(self.chat, self.input, signals, opener, hint=self.status.showMessage,
+                                        redraw=lambda turn: redraw_from(self, turn))
 
     def new_conversation(self) -> bool:
         """Start afresh (the New button): False while a turn runs."""
