@@ -74,8 +74,17 @@ def test_connecting_a_model_in_settings_changes_the_prompts_and_going_back_to_th
     assert panel.prompt_texts() == MODEL["en"] and not panel.demo.isVisibleTo(panel)
     window.retranslate(CHINESE)
     assert [b.text() for b in panel.prompts] == MODEL["zh"]
+    signals.model_changed.emit(AppliedSettings("demo", is_demo=True, demo_notice=None))
+    assert panel.prompt_texts() == DEMO["zh"] and panel.demo.isVisibleTo(panel)
+
+
+def test_a_real_models_prompt_sends_its_own_words(qtbot: QtBot) -> None:
+    panel = WelcomePanel(is_demo=False, texts=CHINESE)  # alone: its click sends nothing anywhere
+    qtbot.add_widget(panel)
     with qtbot.wait_signal(panel.prompt_chosen, timeout=1000) as chosen:
         panel.prompts[1].click()
     assert chosen.args == ["列出我主目录里的文件"]
-    signals.model_changed.emit(AppliedSettings("demo", is_demo=True, demo_notice=None))
-    assert panel.prompt_texts() == DEMO["zh"] and panel.demo.isVisibleTo(panel)
+    panel.set_demo(True)
+    with qtbot.wait_signal(panel.prompt_chosen, timeout=1000) as chosen:
+        panel.prompts[1].click()
+    assert chosen.args == ["现在几点？"]
