@@ -31,7 +31,7 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
 from desktop_agent.app_speech import deferred_sink, no_audio_output, speech_recognizers, voice_preview
-from desktop_agent.storage.paths import data_dir, settings_path
+from desktop_agent.storage.paths import SETTINGS_FILE, data_dir
 from desktop_agent.ui.chat.turn_deps import ConversationKeeper, SettingsFeature
 from desktop_agent.ui.chat.turn_events import NoticeLevel
 from desktop_agent.ui.conversations.feature import ConversationsFeature
@@ -135,7 +135,7 @@ def first_window(folder: Path) -> MainWindow:
     theme and language (Qt's own words too) from the first paint, not only
     once the services have read the settings; and its saved size and place,
     which it saves again when it closes."""
-    window = MainWindow(texts=apply_saved_look(folder / settings_path().name))
+    window = MainWindow(texts=apply_saved_look(folder / SETTINGS_FILE))
     place = place_path(folder)
     restore_place(window, place)
     window.closed.connect(lambda: remember_place(window, place))
