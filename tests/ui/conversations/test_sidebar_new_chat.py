@@ -10,6 +10,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import QEvent
+from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from desktop_agent.storage.conversations import ConversationStore
@@ -36,6 +38,10 @@ async def _until(condition: Callable[[], bool], timeout_s: float = 20) -> None:
 
 
 def _shot(window: MainWindow, tmp_path: Path, name: str) -> None:
+    # Only the pending layout requests (the message just added, the button's
+    # new width), not the event loop: the turn must still be running.
+    # (The message's bubble measures itself on later passes: the chat column is still empty here.)
+    QApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
     path = tmp_path / name
     assert window.grab().save(str(path))
     SHOTS.mkdir(parents=True, exist_ok=True)
@@ -64,6 +70,7 @@ async def test_a_new_chat_is_listed_titled_as_soon_as_its_first_message_is_sent(
     assert rows[0] == (new_id, title, -1) and len(rows) == 4
     assert sidebar.list.item(0).font().bold()  # the one on screen
     _shot(window, tmp_path, f"new_chat_{'zh' if texts is CHINESE else 'en'}.png")
+    assert window.controller.busy and sidebar.items()[0] == (new_id, title, -1)
     await _until(lambda: not window.controller.busy if window.controller else False)
     await _until(lambda: store.exists(new_id))
     rows = sidebar.items()
