@@ -56,6 +56,7 @@ from desktop_agent.ui.chat.chat_view import ChatView
 from desktop_agent.ui.chat.input_box import InputBox
 from desktop_agent.ui.chat.send_button import INTERRUPT_FALLBACK_MS, SendButton
 from desktop_agent.ui.chat.turn_events import NoticeLevel, TurnEnd, WaitKind
+from desktop_agent.ui.common.key_hints import SIDEBAR_KEY, key_text
 from desktop_agent.ui.common.theme import SystemThemeFollower, apply_theme
 from desktop_agent.ui.settings.glue import apply_settings_appearance
 from desktop_agent.ui.shell.held_message import HeldMessage
@@ -136,11 +137,14 @@ class MainWindow(QMainWindow):
         self.settings_button = symbol_button("⚙", self.texts.tr("settings_action"), self)
         self.new_chat_button = symbol_button("＋", self.texts.tr("new_chat"), self)
         self.new_chat_button.setVisible(False)
+        self.sidebar_button = symbol_button("☰", self._sidebar_tip(self.texts), self)
+        """Shows the conversations sidebar again after Ctrl+B hid it (visible only then)."""
+        self.sidebar_button.setVisible(False)
         self.model_download = ModelDownloadPanel(self.texts, self)
         """The speech model's first-use download (hidden unless one runs or failed)."""
         self.body = lay_out(self, self.chat, self.model_download, self.input, (
             self.mic, self.hands_free_button, self.send_button, self.audio, self.new_chat_button, self.settings_button,
-        ))
+        ), leading=(self.sidebar_button,))
         """The sidebar (once attached) and the conversation column."""
         self.commands: WindowCommands | None = None
         """The input's ``/`` and ``@`` lists and the app's ``/`` commands, once attached."""
@@ -239,7 +243,10 @@ class MainWindow(QMainWindow):
         self.welcome.prompt_chosen.connect(self.send_text)
         self.welcome.connect_requested.connect(self.open_settings)
         self.chat.set_welcome(self.welcome)
-        self.chat_actions = ChatActions(self.chat, self.input, signals, opener, hint=self.status.showMessage)
+        from desktop_agent.ui.conversations.glue import redraw_from
+
+        self.chat_actions = ChatActions(self.chat, self.input, signals, opener, hint=self.status.showMessage,
+                                        redraw=lambda turn: redraw_from(self, turn))
 
     def new_conversation(self) -> bool:
         """Start afresh (the New button): False while a turn runs."""
@@ -330,7 +337,10 @@ class MainWindow(QMainWindow):
             self.conversations.show_end()  # after a search hit's window, the new message follows the real last one
         if self.chat_actions is not None and self.chat_actions.editing:
             return self.chat_actions.send_edited(text)  # it replaces the last exchange
-        return controller.start_turn(text, opener)
+        started = controller.start_turn(text, opener)
+        if started and self.conversations is not None:
+            self.conversations.sent(text)  # a new conversation is listed at once
+        return started
 
     def _on_send(self) -> None:
         if self.commands is not None and self.commands.run_typed(self.input.toPlainText()):
@@ -411,6 +421,7 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(texts.tr("app_title"))
         self.settings_button.setToolTip(texts.tr("settings_action"))
         self.new_chat_button.setToolTip(texts.tr("new_chat"))
+        self.sidebar_button.setToolTip(self._sidebar_tip(texts))
         self.input.setPlaceholderText(texts.tr("input_placeholder"))
         self.send_button.retranslate(texts)
         self.mic.retranslate(texts)
@@ -425,6 +436,10 @@ class MainWindow(QMainWindow):
         if self.conversations is not None:
             self.conversations.retranslate(texts)  # the sidebar
         apply_theme(self)
+
+    @staticmethod
+    def _sidebar_tip(texts: Texts) -> str:
+        return texts.tr("show_sidebar", shortcut=key_text(SIDEBAR_KEY))
 
     def _on_model_changed(self, applied: AppliedSettings) -> None:
         self.status.set_model(applied.model, is_demo=applied.is_demo, demo_notice=applied.demo_notice)
