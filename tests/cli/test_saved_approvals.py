@@ -15,6 +15,7 @@ from desktop_agent.cli.saved_approvals import SavedApprovals
 from desktop_agent.core.messages import ToolCallMessage
 from desktop_agent.core.risk import ToolAnnotations
 from desktop_agent.storage.settings import Settings
+from desktop_agent.testing import everything
 from desktop_agent.testing.headless_run import read_jsonl, run_cli
 from desktop_agent.testing.scripted_server import ScriptedLLMServer, text_reply, tool_reply
 
@@ -89,3 +90,28 @@ async def test_a_headless_run_answers_what_a_saved_command_rule_covers_and_asks_
     assert [(e["decision"], e["decided_by"]) for e in read_jsonl(audit)] == [
         ("approved", "always_allow"), ("rejected", "user"),
     ]
+
+
+@pytest.mark.integration
+@pytest.mark.npm
+async def test_a_headless_run_answers_a_trusted_servers_read_only_tool(
+    tmp_path: Path, server: ScriptedLLMServer
+) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "settings.json").write_text(json.dumps({"trusted_read_only_servers": ["everything"]}))
+    mcp = tmp_path / "mcp.json"
+    entry = {"command": "node", "args": [str(everything.everything_js()), "stdio"]}
+    mcp.write_text(json.dumps({"mcpServers": {"everything": entry}}))
+    audit = tmp_path / "audit.jsonl"
+    server.set_script([PLAN, tool_reply("echo", {"message": "hi"}), text_reply("It said hi.")])
+
+    code, err = await run_cli(
+        home, "--base-url", server.base_url, "--model", "scripted", "--api-key", "k", "--tts", "none",
+        "--mcp-config", str(mcp), "--prompt", "echo hi", "--approve", "ask", "--audit-log", str(audit),
+        stdin=b"", timeout_s=90,
+    )
+
+    assert code == 0, err
+    assert "[tool] echo auto-approved (read-only, allowed by your setting)" in err and "Approve?" not in err
+    assert [(e["tool_name"], e["decided_by"]) for e in read_jsonl(audit)] == [("echo", "read_only_setting")]
