@@ -199,11 +199,25 @@ def reaches_outside(command: str) -> bool:
     return False
 
 
+WRAPPERS = frozenset({"xargs", "env", "nohup", "time", "nice", "ionice", "timeout", "watch", "exec", "command"})
+"""Programs that run the command that follows them: they are judged by it."""
+_FIND_RUNS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
+
+
 def part_risk(part: CommandPart) -> CommandRisk:
-    """What one simple command may do (its redirection included)."""
+    """What one simple command may do (its redirection included); a
+    wrapper (``xargs rm``, ``timeout 5 rm``) and ``find -exec rm`` are
+    judged by the command they run, at least "may change things"."""
     program = part.program
     if part.writes_file or program in DESTROYERS or program.startswith("mkfs"):
         return "destructive"
+    if program in WRAPPERS:
+        inner = _wrapped(part.words[1:])
+        return _worse("changes" if program == "xargs" or not inner else "read_only", part_risk(CommandPart(inner)))
+    if program == "find" and _FIND_RUNS & set(part.words):
+        start = next(i for i, w in enumerate(part.words) if w in _FIND_RUNS) + 1
+        inner = tuple(w for w in part.words[start:] if w not in (";", "+", "{}"))
+        return _worse("changes", part_risk(CommandPart(inner)))
     if program == "git":
         return _git_risk(part.words[1:])
     if program not in READERS:
@@ -216,6 +230,15 @@ def part_risk(part: CommandPart) -> CommandRisk:
     if program == "hostname" and any(not w.startswith("-") for w in part.words[1:]):
         return "changes"  # ``hostname NAME`` renames the computer
     return "read_only"
+
+
+def _wrapped(words: tuple[str, ...]) -> tuple[str, ...]:
+    """The command a wrapper runs: its words from the first that is not an
+    option, a number (``timeout 5``) or an assignment (``env A=1``)."""
+    for index, word in enumerate(words):
+        if not (word.startswith("-") or word.replace(".", "", 1).isdigit() or "=" in word):
+            return words[index:]
+    return ()
 
 
 def _git_risk(args: tuple[str, ...]) -> CommandRisk:

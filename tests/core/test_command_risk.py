@@ -80,6 +80,14 @@ CASES: list[tuple[str, CommandRisk]] = [
     ("(cd /tmp && ls)", "changes"),  # a subshell cannot be read with confidence
     ("echo 'unclosed", "changes"),
     ("ls | tee out.txt", "changes"),
+    ("find . -name '*.o' -exec rm {} \\;", "destructive"),
+    ("find . -type f | xargs rm -f", "destructive"),
+    ("timeout 5 rm -rf build", "destructive"),
+    ("nohup ls", "read_only"),
+    ("time git status", "read_only"),
+    ("env LANG=C date", "read_only"),
+    ("xargs cat", "changes"),  # what it reads comes from its input
+    ("find . -exec cat {} +", "changes"),
 ]
 
 
