@@ -14,6 +14,7 @@ import pytest
 from PySide6.QtWidgets import QApplication, QRadioButton
 
 from desktop_agent.core.history import check_history
+from desktop_agent.core.versions import Versions
 from desktop_agent.storage.settings import SettingsStore
 from desktop_agent.testing.procs import live_processes
 from desktop_agent.testing.scripted_server import Reply, ToolCallScript, text_reply, tool_reply
@@ -358,6 +359,7 @@ class StuckConversation:
     def __init__(self) -> None:
         self.agent = object()
         self.approval_timeout_s = 300.0
+        self.versions = Versions()
         self.history: list[dict[str, object]] = []
         self.events: list[dict[str, object]] = []
         self.interrupts = 0
