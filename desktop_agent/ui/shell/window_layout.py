@@ -1,6 +1,6 @@
 """Where the window's widgets sit: a row for the sidebar (added once the
 window is attached) and the conversation column, which holds the chat, what
-shows below it (a speech model's download) and the input row: the input
+shows below it (a speech model's download), the notice line and the input row: the input
 widest, its buttons beside it along its bottom edge."""
 
 from __future__ import annotations
@@ -24,7 +24,8 @@ def symbol_button(symbol: str, tip: str, parent: QWidget) -> QToolButton:
 
 
 def lay_out(
-    window: QMainWindow, chat: QWidget, below_chat: QWidget, input_box: QWidget, buttons: Sequence[QWidget]
+    window: QMainWindow, chat: QWidget, below_chat: QWidget, input_box: QWidget, *,
+    buttons: Sequence[QWidget], above_input: QWidget | None = None,
 ) -> QHBoxLayout:
     """Lay the widgets out as the module says; returns the row the sidebar joins."""
     bottom = QHBoxLayout()
@@ -42,6 +43,11 @@ def lay_out(
     column.setSpacing(0)
     column.addWidget(chat, 1)
     column.addWidget(below_chat)
+    if above_input is not None:  # the notice line, as wide as the input
+        row = QHBoxLayout()
+        row.setContentsMargins(12, 4, 12, 0)
+        row.addWidget(above_input)
+        column.addLayout(row)
     column.addLayout(bottom)
     window.setCentralWidget(central)
     return body
