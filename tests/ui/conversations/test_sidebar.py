@@ -250,9 +250,14 @@ def test_delete_with_undo_rename_export_and_import(qtbot: QtBot, store: Conversa
     assert sidebar.export_to("trip", tmp_path / "t.json", "json")
     data = json.loads((tmp_path / "t.json").read_text(encoding="utf-8"))
     assert len(data["messages"]) == 64 and data["events"][0] == {"type": "user", "text": "Plan a weekend in Paris"}
-    new_id = sidebar.import_file(tmp_path / "t.json")
-    assert new_id is not None and window.controller is not None
-    assert window.controller.conversation.conversation_id == new_id  # opened at once
+    assert sidebar.import_file(tmp_path / "t.json") is None  # it is here already: nothing added
+    assert window.controller is not None and window.controller.conversation.conversation_id == "trip"  # opened
+    assert sidebar.heading.text() == "t.json is already imported as “Paris trip”: opened it, nothing was added"
+    assert [t for _i, t, _s in sidebar.items()].count("Paris trip") == 1
+    assert sidebar.copy_button.isVisibleTo(sidebar) and sidebar.copy_button.text() == "Import as a copy"
+    sidebar.copy_button.click()  # asked for: a copy
+    new_id = window.controller.conversation.conversation_id
+    assert new_id != "trip" and not sidebar.copy_button.isVisibleTo(sidebar)
     assert [t for i, t, _s in sidebar.items() if i == new_id] == ["Paris trip"]
     (tmp_path / "bad.json").write_text("{}", encoding="utf-8")
     assert sidebar.import_file(tmp_path / "bad.json") is None
