@@ -65,10 +65,16 @@ def import_outcome(texts: Texts, outcome: ImportOutcome) -> tuple[bool, str]:
     if not outcome.added and not outcome.unchanged and outcome.skipped:
         return False, texts.tr("mcp_import_failed", reason=texts.tr("mcp_import_none_usable", items=skipped))
     added = len(outcome.added)
-    if not added:  # the rest is here already
+    if not added and not outcome.replaced:  # the rest is here already
         parts = [texts.tr("mcp_import_all_there")]
+    elif not added:
+        parts = []
     else:
         parts = [texts.tr("mcp_imported_one") if added == 1 else texts.tr("mcp_imported", count=added)]
+    if outcome.replaced:
+        parts.append(texts.tr("mcp_import_replaced", names=listed(texts, list(outcome.replaced))))
+    if outcome.declined:
+        parts.append(texts.tr("mcp_import_declined", names=listed(texts, list(outcome.declined))))
     if outcome.fixed_names:
         parts.append(texts.tr("mcp_import_fixed", pairs=listed(texts, [f"{a} → {b}" for a, b in outcome.fixed_names])))
     if outcome.renamed:

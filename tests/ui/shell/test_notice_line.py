@@ -111,3 +111,19 @@ def shot(window: MainWindow, tmp_path: Path, name: str) -> None:
     assert window.grab().save(str(path))
     SHOTS.mkdir(parents=True, exist_ok=True)
     shutil.copy(path, SHOTS / name)
+
+
+def test_a_hidden_tool_warning_while_running_goes_to_the_notice_line_not_the_chat(qtbot: QtBot) -> None:
+    from desktop_agent.app import _WindowListener
+
+    window = start(qtbot, (), texts=CHINESE)
+    hidden = Notice(SERVER, "notice_tool_shadowed", {"tool": "echo", "server": "notes"})
+    listener = _WindowListener(window)
+    listener.notice(hidden)
+    listener.notice(hidden)  # said again (a reload): one row
+    listener.speech_notice("speech_offline_fallback")
+    assert window.notices.shown() == [
+        "⚠ MCP 服务器 'notes' 的工具 'echo' 与内置工具同名，已被隐藏",
+        f"⚠ {CHINESE.tr('speech_offline_fallback')}",
+    ]
+    assert window.chat.items() == []
