@@ -216,6 +216,7 @@ class ToolsPage(QWidget):
             self.mcp_note.setText(self._note(texts))
         self._fill_allowed(tuple(self._allowed_names))
         self.shared_folders.retranslate(texts)
+        self.trust.retranslate(texts)  # the read-only section
         self.refresh()
 
     # -------------------------------------------------------------- servers
