@@ -60,7 +60,7 @@ def test_the_read_only_section_follows_a_switch_to_chinese(qtbot: QtBot, tmp_pat
     save(page, tmp_path, "tools_page_zh.png")
     page.retranslate(ENGLISH)
     assert page.trust.title.text() == "Read-only tools"
-    assert [box.text() for box in page.trust.boxes.values()][0] == "Allow read-only tools from notes without asking"
+    assert page.trust.boxes["notes"].text() == "Allow read-only tools from notes without asking"
     save(page, tmp_path, "tools_page_en.png")
 
 
