@@ -77,6 +77,25 @@ TEXTS: dict[str, tuple[str, str]] = {
     ),
     "warning": ("Warning", "警告"),
     "error": ("Error", "错误"),
+    # why a message's MCP prompt or mention could not be expanded (core.mentions.MentionError.key)
+    "mention_prompt_form": ("\"{word}\": a prompt is written /mcp__SERVER__PROMPT", "“{word}”：提示词的写法是 /mcp__服务器__提示词"),
+    "mention_no_server": ("\"{word}\": no mcp server is called \"{server}\"", "“{word}”：没有名为“{server}”的 MCP 服务器"),
+    "mention_not_key_value": ("{command}: \"{word}\" is not a key=value argument", "{command}：“{word}”不是 键=值 形式的参数"),
+    "mention_open_quote": ("{command}: a quoted value has no closing quote", "{command}：带引号的值缺少结尾的引号"),
+    "mention_server_starting": ("{command}: mcp server \"{server}\" is still starting", "{command}：MCP 服务器“{server}”仍在启动"),
+    "mention_server_stopped": ("{command}: mcp server \"{server}\" is not running", "{command}：MCP 服务器“{server}”未运行"),
+    "mention_server_failed": (
+        "{command}: mcp server \"{server}\" is not running (it failed to start)",
+        "{command}：MCP 服务器“{server}”未运行（启动失败）",
+    ),
+    "mention_server_disabled": ("{command}: mcp server \"{server}\" is disabled", "{command}：MCP 服务器“{server}”已停用"),
+    "mention_no_prompt": ("{command}: mcp server \"{server}\" has no prompt \"{name}\"", "{command}：MCP 服务器“{server}”没有提示词“{name}”"),
+    "mention_unknown_argument": (
+        "{command}: no argument \"{name}\" (its arguments: {offered})", "{command}：没有参数“{name}”（可用参数：{offered}）",
+    ),
+    "mention_unknown_argument_none": ("{command}: no argument \"{name}\" (its arguments: none)", "{command}：没有参数“{name}”（它没有参数）"),
+    "mention_repeated": ("{command}: \"{name}\" is given twice", "{command}：参数“{name}”给出了两次"),
+    "mention_missing": ("{command}: missing {needed}", "{command}：缺少参数 {needed}"),
     # known kinds of failure (ui/common/error_wording.py); the engine's English line follows as the detail
     "err_detail": ("Details", "详情"),
     "err_stream_cut": ("The reply from {url} was cut off mid-way", "来自 {url} 的回复中途断开"),

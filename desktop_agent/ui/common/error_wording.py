@@ -20,7 +20,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from desktop_agent.texts import Texts
+from desktop_agent.core.mentions import MentionError
+from desktop_agent.texts import Texts, keys
 
 _URL = r"(?P<url>\S+)"
 _CONTEXT = re.compile(
@@ -95,9 +96,17 @@ def error_markdown(texts: Texts, label: str, raw: str) -> str:
     return f"**{label}:** {words}\n\n*{texts.tr('err_detail')}: {_escaped(detail)}*"
 
 
+def mention_reason(texts: Texts, exc: MentionError) -> str:
+    """Why a message's MCP prompt or mention was not expanded, in ``texts``'
+    language (the English line where the engine named no UI text)."""
+    if exc.key is None or texts.language == "en" or exc.key not in keys():
+        return str(exc)
+    return texts.tr(exc.key, **exc.fields)
+
+
 def _escaped(text: str) -> str:
     """The detail as plain text inside the emphasis (a ``*`` or ``_`` of its own ends nothing)."""
     return re.sub(r"([\\`*_\[\]<>])", r"\\\1", text)
 
 
-__all__ = ["error_kind", "error_markdown", "worded_error"]
+__all__ = ["error_kind", "error_markdown", "mention_reason", "worded_error"]
