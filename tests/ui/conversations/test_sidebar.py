@@ -280,3 +280,30 @@ def test_a_failed_export_or_import_says_why_in_the_ui_language(
     assert sidebar.heading.text() == "无法保存 already-a-folder.md：这是一个文件夹"  # not "[Errno 21] Is a directory"
     assert sidebar.import_file(tmp_path / "missing.json") is None
     assert "文件无法读取（文件或文件夹不存在）" in sidebar.heading.text()
+
+
+@pytest.mark.parametrize("texts", [ENGLISH, CHINESE], ids=["en", "zh"])
+def test_importing_a_conversation_that_is_here_says_so_in_the_ui_language(
+    qtbot: QtBot, store: ConversationStore, tmp_path: Path, texts: Any
+) -> None:
+    import shutil
+
+    window = _window(qtbot, store, size=(1000, 640))
+    window.retranslate(texts)
+    sidebar = _sidebar(window)
+    assert sidebar.export_to("trip", tmp_path / "trip.json", "json")
+    before = [i for i, _t, _s in sidebar.items()]
+    assert sidebar.import_file(tmp_path / "trip.json") is None
+    assert [i for i, _t, _s in sidebar.items()] == before  # nothing duplicated
+    assert sidebar.heading.text() == texts.tr("conv_import_already", name="trip.json", title="Plan a weekend in Paris")
+    assert sidebar.copy_button.isVisibleTo(sidebar) and sidebar.copy_button.text() == texts.tr("conv_import_copy")
+    if texts is CHINESE:
+        assert sidebar.heading.text() == "trip.json 已导入为“Plan a weekend in Paris”：已打开它，未重复添加"
+    window.show()
+    qtbot.wait_exposed(window)
+    for _ in range(5):
+        QApplication.processEvents()
+    shot = tmp_path / f"conversation_already_imported_{texts.language}.png"
+    assert window.grab().save(str(shot))
+    (Path("/work/shots26/polish")).mkdir(parents=True, exist_ok=True)
+    shutil.copy(shot, Path("/work/shots26/polish") / shot.name)

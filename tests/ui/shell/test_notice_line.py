@@ -7,6 +7,7 @@ import shutil
 from dataclasses import replace
 from pathlib import Path
 
+from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from desktop_agent.app_speech import no_audio_output
@@ -107,6 +108,8 @@ def test_a_line_alone_shows_nothing_until_posted(qtbot: QtBot) -> None:
 
 
 def shot(window: MainWindow, tmp_path: Path, name: str) -> None:
+    for _ in range(5):
+        QApplication.processEvents()
     path = tmp_path / name
     assert window.grab().save(str(path))
     SHOTS.mkdir(parents=True, exist_ok=True)
