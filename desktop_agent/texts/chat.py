@@ -117,6 +117,10 @@ TEXTS: dict[str, tuple[str, str]] = {
     "err_no_reply": ("{url} ended the reply without any text", "{url} 结束了回复，但没有任何内容"),
     "err_mcp_start_timeout": ("The MCP server {server} did not start within {seconds} s", "MCP 服务器 {server} 未能在 {seconds} 秒内启动"),
     "err_mcp_start": ("The MCP server {server} failed to start", "MCP 服务器 {server} 启动失败"),
+    "err_mcp_sign_in_expired": ("The sign-in to the MCP server {server} has expired: sign in again", "MCP 服务器 {server} 的登录已过期：请重新登录"),
+    "err_mcp_sign_in": ("The MCP server {server} needs you to sign in", "MCP 服务器 {server} 需要你登录"),
+    "err_mcp_not_answering": ("The MCP server {server} stopped answering", "MCP 服务器 {server} 停止了响应"),
+    "err_mcp_other": ("The MCP server {server} had a problem", "MCP 服务器 {server} 出现问题"),
     "err_tool_arguments": ("The tool {tool} was called with invalid arguments", "调用工具 {tool} 时参数无效"),
     "err_tool_json": ("The model sent tool arguments that are not valid JSON", "模型发送的工具参数不是有效的 JSON"),
     # one system line when a turn starts before every MCP server is ready

@@ -60,6 +60,10 @@ _KINDS: tuple[_Kind, ...] = (
     _Kind(re.compile(rf"^{_URL} ended the stream without a reply"), "err_no_reply"),
     _Kind(re.compile(r'^mcp server "(?P<server>[^"]+)" did not start within (?P<seconds>[\d.]+) s'), "err_mcp_start_timeout"),
     _Kind(re.compile(r'^mcp server "(?P<server>[^"]+)" failed to start'), "err_mcp_start"),
+    _Kind(re.compile(r'^mcp server "(?P<server>[^"]+)": the sign-in has expired'), "err_mcp_sign_in_expired"),
+    _Kind(re.compile(r'^mcp server "(?P<server>[^"]+)" needs you to sign in'), "err_mcp_sign_in"),
+    _Kind(re.compile(r'^mcp server "(?P<server>[^"]+)" stopped answering'), "err_mcp_not_answering"),
+    _Kind(re.compile(r'^mcp server "(?P<server>[^"]+)"'), "err_mcp_other"),
     _Kind(re.compile(r"^(?P<tool>[\w.-]+): invalid arguments: "), "err_tool_arguments"),
     _Kind(re.compile(r"^the arguments are not valid JSON"), "err_tool_json"),
 )

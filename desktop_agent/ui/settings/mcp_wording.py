@@ -17,6 +17,7 @@ from desktop_agent.mcp_engine import servers_file
 from desktop_agent.mcp_engine.config_errors import McpConfigError
 from desktop_agent.mcp_engine.servers_file import ImportOutcome
 from desktop_agent.texts import Texts, keys
+from desktop_agent.ui.common.error_wording import worded_error
 from desktop_agent.ui.common.os_wording import os_error_text, os_reason
 
 if TYPE_CHECKING:
@@ -88,12 +89,17 @@ def import_failed(texts: Texts, exc: McpConfigError | OSError) -> str:
     return texts.tr("mcp_import_failed", reason=problem(texts, exc))
 
 
-def server_tooltip(line: str, status: ServerStatus | None) -> str:
-    """A server row's tooltip: why it failed, or its line and then its tools, one a line."""
+def server_tooltip(line: str, status: ServerStatus | None, texts: Texts | None = None) -> str:
+    """A server row's tooltip: why it failed (a known kind in ``texts``'
+    language, the engine's line under it), or its line and then its tools,
+    one a line."""
     if status is None:
         return ""
     if status.error:
-        return status.error
+        if texts is None:
+            return status.error
+        words, detail = worded_error(texts, status.error)
+        return words if detail is None else f"{words}\n{detail}"
     if status.state == "ready" and status.tools:
         return "\n".join((line, *status.tools))
     return ""

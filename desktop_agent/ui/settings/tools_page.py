@@ -254,7 +254,7 @@ class ToolsPage(QWidget):
             item.setText(line)
             on = servers_file.is_enabled(entry)
             item.setCheckState(Qt.CheckState.Checked if on else Qt.CheckState.Unchecked)
-            item.setToolTip(server_tooltip(line, status) if on else "")
+            item.setToolTip(server_tooltip(line, status, self.texts.texts) if on else "")
         self.servers.blockSignals(False)
         if self._control.sign_ins is not None:
             self.sign_ins.set_rows(sign_in_rows(names, self._control.sign_ins(), statuses))

@@ -127,3 +127,35 @@ def save(window: MainWindow, tmp_path: Path, name: str) -> None:
     assert window.grab().save(str(shot))
     SHOTS.mkdir(parents=True, exist_ok=True)
     shutil.copy(shot, SHOTS / name)
+
+
+async def test_a_server_that_failed_to_start_says_why_in_chinese_on_the_tools_page(
+    qtbot: QtBot, tmp_path: Path
+) -> None:
+    import json
+
+    from desktop_agent.mcp_engine import McpEngine
+    from desktop_agent.mcp_engine.config import load_mcp_config
+    from desktop_agent.storage.settings import Settings
+    from desktop_agent.ui.settings.tools_page import McpControl, ToolsPage
+
+    path = tmp_path / "mcp_servers.json"
+    path.write_text(json.dumps({"mcpServers": {"notes": {"command": str(tmp_path / "no-such-program")}}}))
+    engine = McpEngine(load_mcp_config(path))
+    try:
+        await engine.start()
+        (status,) = engine.statuses()
+        assert status.state == "failed" and status.error is not None
+        assert status.error.startswith('mcp server "notes" failed to start')
+
+        async def reload() -> None:
+            return None
+
+        page = ToolsPage(Settings(), control=McpControl(path, engine.statuses, reload), texts=CHINESE)
+        qtbot.add_widget(page)
+        page.refresh()
+        assert page.servers.item(0).toolTip() == f"MCP 服务器 notes 启动失败\n{status.error}"
+        page.retranslate(ENGLISH)
+        assert page.servers.item(0).toolTip() == status.error
+    finally:
+        await engine.aclose()
