@@ -30,6 +30,7 @@ from typing import TypeAlias
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
+from desktop_agent.core.notice import Notice
 from desktop_agent.texts import ENGLISH, Texts
 from desktop_agent.ui.shell.notice_wording import notice_text
 
@@ -47,7 +48,13 @@ def worded(wording: Wording, texts: Texts) -> str:
 
 
 def notice_key(wording: Wording) -> str:
-    """What a dismissal remembers: the English wording."""
+    """What a dismissal remembers: the English wording; for a notice that
+    counts (``count`` among its fields: "wrote 5 more lines…", said again
+    with another number), its UI text and what it is about, so the next
+    count takes the same row and a dismissal holds for every count."""
+    if isinstance(wording, Notice) and "count" in wording.fields:
+        about = ",".join(f"{k}={v}" for k, v in sorted(wording.fields.items()) if k != "count")
+        return f"{wording.key}:{about}"
     return worded(wording, ENGLISH)
 
 
@@ -114,8 +121,15 @@ class NoticeLine(QFrame):
     def post(self, wording: Wording, *, start_up: bool = False) -> bool:
         """Show ``wording`` unless it shows already or was dismissed (False then)."""
         key = notice_key(wording)
-        if key in self._rows or key in self._dismissed or START_UP + key in self._dismissed:
+        if key in self._dismissed or START_UP + key in self._dismissed:
             return False
+        if key in self._rows:  # the same notice said again: its words now (a new count)
+            shown = self._rows[key]
+            if worded(shown.wording, ENGLISH) == worded(wording, ENGLISH):
+                return False
+            shown.wording = wording
+            shown.retranslate(self._texts)
+            return True
         row = _Row(START_UP + key if start_up else key, wording, self._texts, self.dismiss, self)
         self._rows[key] = row
         self._column.addWidget(row)

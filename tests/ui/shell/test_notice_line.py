@@ -130,3 +130,16 @@ def test_a_hidden_tool_warning_while_running_goes_to_the_notice_line_not_the_cha
         f"⚠ {CHINESE.tr('speech_offline_fallback')}",
     ]
     assert window.chat.items() == []
+
+
+def test_a_counting_notice_said_again_updates_its_row_and_one_dismissal_holds_for_every_count(qtbot: QtBot) -> None:
+    def noise(count: int) -> Notice:
+        return Notice(f'mcp server "ev" wrote {count} more lines that are not MCP (JSON-RPC) to its standard output; '
+                      "they were ignored", "notice_mcp_stdout_noise_more", {"server": "ev", "count": count})
+
+    window = start(qtbot, ())
+    assert window.notices.post(noise(3)) and window.notices.post(noise(7))
+    assert window.notices.shown() == [f"⚠ {noise(7)}"]  # one row, the latest count
+    window.notices.row(noise(7)).close_button.click()
+    assert saved() == ("notice_mcp_stdout_noise_more:server=ev",)
+    assert not window.notices.post(noise(12)) and window.notices.shown() == []
