@@ -7,7 +7,9 @@ Start-up order is the point of this module: the window is on screen
 imported inside the functions below, the heavy ones in a worker thread by
 :func:`desktop_agent.ui.shell.runtime.warm_imports`), so the services are built
 while the user already sees the window, and its input already takes text
-(held until the services are attached). The MCP servers then start in the
+(held until the services are attached). It is shown as the user left it:
+the saved theme and language from its first paint, at its saved size and
+place (:func:`first_window`). The MCP servers then start in the
 background: no server, however slow, holds up the input or Settings.
 Closing it during a turn interrupts the turn (a running command's process
 group is killed), waits for it to end, then closes the services; SIGINT,
@@ -25,22 +27,21 @@ from typing import TYPE_CHECKING
 
 # PySide6 before qasync (qasync picks the Qt binding already imported);
 # qasync comes later, after the window is shown.
-from PySide6.QtCore import QLocale
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
 from desktop_agent.app_speech import deferred_sink, no_audio_output, speech_recognizers, voice_preview
-from desktop_agent.storage.paths import data_dir
-from desktop_agent.texts import Texts, choose_language
+from desktop_agent.storage.paths import SETTINGS_FILE, data_dir
 from desktop_agent.ui.chat.turn_deps import ConversationKeeper, SettingsFeature
 from desktop_agent.ui.chat.turn_events import NoticeLevel
-from desktop_agent.ui.common.qt_translations import apply_qt_language
 from desktop_agent.ui.conversations.feature import ConversationsFeature
 from desktop_agent.ui.settings.mcp_feature import McpFeature
 from desktop_agent.ui.shell import single_instance
+from desktop_agent.ui.shell.first_look import apply_saved_look
 from desktop_agent.ui.shell.fonts import prefer_chinese_sans
 from desktop_agent.ui.shell.main_window import MainWindow
 from desktop_agent.ui.shell.window_deps import WindowDeps
+from desktop_agent.ui.shell.window_place import place_path, remember_place, restore_place
 from desktop_agent.ui.voice.feature import VoiceFeature
 
 if TYPE_CHECKING:
@@ -100,11 +101,9 @@ def run_gui(args: argparse.Namespace) -> int:
 
 
 def _run_window(app: QApplication, args: argparse.Namespace, others: single_instance.InstanceServer) -> int:
-    language = choose_language(QLocale.system().name())
-    apply_qt_language(language)  # Qt's own buttons and context menus
     if ICON.is_file():  # a source checkout or the bundle; a wheel has no icon
         app.setWindowIcon(QIcon(str(ICON)))
-    window = MainWindow(texts=Texts(language))
+    window = first_window(data_dir())
     others.arguments.connect(lambda argv: take_arguments(window, argv))
     window.show()
     app.processEvents()  # show, expose and paint it now
@@ -129,6 +128,18 @@ def _run_window(app: QApplication, args: argparse.Namespace, others: single_inst
                 runtime.ignore_stop_signals()  # before the loop's teardown, which a signal must not cut short
     finally:
         others.close()
+
+
+def first_window(folder: Path) -> MainWindow:
+    """The window as the user left it, before it is first shown: the saved
+    theme and language (Qt's own words too) from the first paint, not only
+    once the services have read the settings; and its saved size and place,
+    which it saves again when it closes."""
+    window = MainWindow(texts=apply_saved_look(folder / SETTINGS_FILE))
+    place = place_path(folder)
+    restore_place(window, place)
+    window.closed.connect(lambda: remember_place(window, place))
+    return window
 
 
 STARTUP_ONLY = ("base_url", "model", "api_key", "mcp_config", "tts", "max_steps", "approval_timeout", "skills",

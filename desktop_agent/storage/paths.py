@@ -42,8 +42,11 @@ def make_private(path: Path, mode: int) -> None:
         pass
 
 
+SETTINGS_FILE = "settings.json"
+
+
 def settings_path() -> Path:
-    return data_dir() / "settings.json"
+    return data_dir() / SETTINGS_FILE
 
 
 def default_mcp_config_path() -> Path:

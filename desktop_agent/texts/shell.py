@@ -22,6 +22,7 @@ TEXTS: dict[str, tuple[str, str]] = {
     "assistant": ("Assistant", "助手"),
     "settings_action": ("Settings…", "设置…"),
     "new_chat": ("New conversation (Ctrl+N)", "新对话（Ctrl+N）"),
+    "show_sidebar": ("Show conversations ({shortcut})", "显示对话列表（{shortcut}）"),
     "restored": ("Earlier conversation restored", "已恢复上次的对话"),
     "earlier_hidden": ("{count} earlier messages are kept but not shown", "更早的 {count} 条消息已保留但未显示"),
     "tool_line": ("Tool {name}: {summary}", "工具 {name}：{summary}"),

@@ -34,7 +34,7 @@ def test_the_window_opens_shoots_and_quits_with_status_zero(tmp_path: Path) -> N
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
     image = QImage(str(shot))
-    assert (image.width(), image.height()) == (1100, 760)
+    assert (image.width(), image.height()) == (800, 760)  # 1100×760, fitted to the offscreen 800×800 screen
 
 
 def test_a_bad_mcp_file_is_one_line_and_status_two(tmp_path: Path) -> None:

@@ -10,6 +10,8 @@ STOP_KEY = "Esc"
 """Stops the turn (what Interrupt does), from anywhere in the window."""
 SKIP_KEY = "Shift+Esc"
 """Skips the sentence being spoken: a softer Esc, which stops only that."""
+SIDEBAR_KEY = "Ctrl+B"
+"""Hides or shows the conversations sidebar."""
 APPROVE_KEY = "Alt+A"
 REJECT_KEY = "Alt+R"
 

@@ -63,7 +63,11 @@ LIGHT = Colors(
 
 DARK = Colors(
     window="#1e1f22",
-    text="#e6e7e9",
+    # Not near-white: light-on-dark regular Chinese (Noto Sans CJK at UI
+    # sizes) spreads until it reads as bold, and Bold no longer stands out
+    # (seen at #e6e7e9, 13:1 on the window). About 10:1 keeps WCAG AAA (7:1)
+    # on every dark surface: tests/ui/common/test_dark_chinese.py.
+    text="#cdd0d4",
     muted="#9aa0a6",
     user_bubble="#1d3b61",
     user_text="#e8f1ff",

@@ -27,6 +27,7 @@ from desktop_agent.storage.conversation_events import StoredItems, events_from_h
 from desktop_agent.ui.chat.bubble import MessageBubble
 from desktop_agent.ui.chat.turn_events import NoticeLevel
 from desktop_agent.ui.chat.turn_state import ButtonPhase
+from desktop_agent.ui.common.key_hints import SIDEBAR_KEY
 from desktop_agent.ui.conversations.restore import Restored, hit_window, restore, turn_starts
 from desktop_agent.ui.conversations.search_rows import fold
 
@@ -86,6 +87,10 @@ class ConversationsWindow(Protocol):
     def new_chat_button(self) -> QToolButton: ...
 
     @property
+    def sidebar_button(self) -> QToolButton:
+        """Shows the sidebar again; visible only while it is hidden."""
+
+    @property
     def status(self) -> QStatusBar: ...
 
     @property
@@ -143,7 +148,8 @@ class ConversationsGlue:
         self.sidebar.new_requested.connect(window.new_conversation)
         self.sidebar.deleted.connect(self._on_deleted)
         self.sidebar.imported.connect(lambda conversation_id: self.open(conversation_id))
-        QShortcut(QKeySequence("Ctrl+B"), window.window(), self.toggle)
+        QShortcut(QKeySequence(SIDEBAR_KEY), window.window(), self.toggle)
+        window.sidebar_button.clicked.connect(self.toggle)
         window.turn_finished.connect(lambda _status: self.refresh())
         self.last_restore: Restored | None = None
         self._marked: QWidget | None = None
@@ -162,6 +168,7 @@ class ConversationsGlue:
         show = self.sidebar.isHidden()
         self.sidebar.setVisible(show)
         self._window.new_chat_button.setVisible(not show)
+        self._window.sidebar_button.setVisible(not show)  # the way back, where the sidebar was
 
     def retranslate(self, texts: Texts) -> None:
         """The sidebar's texts again in ``texts``' language (a language switch)."""

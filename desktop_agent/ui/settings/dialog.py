@@ -44,6 +44,7 @@ from desktop_agent.ui.common.dialog_parts import error_line, ok_cancel
 from desktop_agent.ui.common.theme import apply_theme
 from desktop_agent.ui.settings.appearance_page import AppearancePage
 from desktop_agent.ui.settings.audit_page import AuditPage
+from desktop_agent.ui.settings.dialog_size import fit_to_room
 from desktop_agent.ui.settings.mcp_wording import allow_entry_text
 from desktop_agent.ui.settings.model_page import ModelPage
 from desktop_agent.ui.settings.skills_page import SkillsPage
@@ -89,8 +90,7 @@ class SettingsDialog(QDialog):
         super().__init__(parent)
         self.texts = texts
         """The language the dialog speaks: the window's, then the one chosen on Appearance."""
-        self.setMinimumSize(760, 520)
-        self.resize(900, 600)  # room for the Approval history table's columns
+        fit_to_room(self, parent)
         self._settings = settings
         self._titles: list[str] = []
         """Each page's title key (a title given by :meth:`add_page` as is)."""

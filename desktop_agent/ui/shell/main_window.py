@@ -56,6 +56,7 @@ from desktop_agent.ui.chat.chat_view import ChatView
 from desktop_agent.ui.chat.input_box import InputBox
 from desktop_agent.ui.chat.send_button import INTERRUPT_FALLBACK_MS, SendButton
 from desktop_agent.ui.chat.turn_events import NoticeLevel, TurnEnd, WaitKind
+from desktop_agent.ui.common.key_hints import SIDEBAR_KEY, key_text
 from desktop_agent.ui.common.theme import SystemThemeFollower, apply_theme
 from desktop_agent.ui.settings.glue import apply_settings_appearance
 from desktop_agent.ui.shell.held_message import HeldMessage
@@ -137,13 +138,16 @@ class MainWindow(QMainWindow):
         self.settings_button = symbol_button("⚙", self.texts.tr("settings_action"), self)
         self.new_chat_button = symbol_button("＋", self.texts.tr("new_chat"), self)
         self.new_chat_button.setVisible(False)
+        self.sidebar_button = symbol_button("☰", self._sidebar_tip(self.texts), self)
+        """Shows the conversations sidebar again after Ctrl+B hid it (visible only then)."""
+        self.sidebar_button.setVisible(False)
         self.model_download = ModelDownloadPanel(self.texts, self)
         """The speech model's first-use download (hidden unless one runs or failed)."""
         self.notices = NoticeLine(self.texts, self)
         """Start-up notices above the input, each dismissible (not chat bubbles)."""
         self.body = lay_out(self, self.chat, self.model_download, self.input, above_input=self.notices, buttons=(
             self.mic, self.hands_free_button, self.send_button, self.audio, self.new_chat_button, self.settings_button,
-        ))
+        ), leading=(self.sidebar_button,))
         """The sidebar (once attached) and the conversation column."""
         self.commands: WindowCommands | None = None
         """The input's ``/`` and ``@`` lists and the app's ``/`` commands, once attached."""
@@ -416,6 +420,7 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(texts.tr("app_title"))
         self.settings_button.setToolTip(texts.tr("settings_action"))
         self.new_chat_button.setToolTip(texts.tr("new_chat"))
+        self.sidebar_button.setToolTip(self._sidebar_tip(texts))
         self.input.setPlaceholderText(texts.tr("input_placeholder"))
         self.send_button.retranslate(texts)
         self.mic.retranslate(texts)
@@ -431,6 +436,10 @@ class MainWindow(QMainWindow):
         if self.conversations is not None:
             self.conversations.retranslate(texts)  # the sidebar
         apply_theme(self)
+
+    @staticmethod
+    def _sidebar_tip(texts: Texts) -> str:
+        return texts.tr("show_sidebar", shortcut=key_text(SIDEBAR_KEY))
 
     def _on_model_changed(self, applied: AppliedSettings) -> None:
         self.status.set_model(applied.model, is_demo=applied.is_demo, demo_notice=applied.demo_notice)

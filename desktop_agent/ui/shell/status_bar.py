@@ -1,7 +1,8 @@
 """Status bar: the model (and, for the demo model, how to connect a real
 one) and each MCP server's state.
 
-Each server is one item: a coloured dot and its caption; hovering shows its
+Each server is one item (``server_chips.py``: as many as fit, then "+N",
+so the items never widen the window): a coloured dot and its caption; hovering shows its
 tools, one per line, after the reason in one line when it failed; a click
 opens the same as a menu, with **Retry** for a failed server (servers
 start in the background and may fail after the window is up).
@@ -24,13 +25,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import QEvent, QObject, QPoint, Qt, Signal
-from PySide6.QtGui import QMouseEvent
+from PySide6.QtGui import QMouseEvent, QResizeEvent
 from PySide6.QtWidgets import QLabel, QMenu, QStatusBar, QWidget
 
 from desktop_agent.texts import Texts, keys
+from desktop_agent.ui.common.elided_label import ElidedLabel
+from desktop_agent.ui.shell.server_chips import ServerChips
 
 _STATE_COLORS = {"ready": "#2da44e", "starting": "#d29922", "failed": "#cf222e", "sign_in": "#d29922"}
 _IDLE_COLOR = "#8c959f"
+MODEL_GAP = 40
+"""Pixels kept between the model's line and the servers' items (and the size grip)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,15 +110,33 @@ class StatusBar(QStatusBar):
     def __init__(self, texts: Texts, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._texts = texts
-        self.model = QLabel(self._texts.tr("starting"), self)
+        self.model = ElidedLabel(self._texts.tr("starting"), self)
+        """The model; cut with "…" when the bar is narrow (whole on hover)."""
         self.model.setObjectName("statusModel")
         self.addWidget(self.model, 1)
-        self.servers: list[QLabel] = []
-        """One item a server (plain labels: the bar watches their clicks)."""
+        self.chips = ServerChips(self)
+        """The servers' items: as many as fit, then "+N" (never wider than the window)."""
+        self.chips.more.installEventFilter(self)
+        self.addPermanentWidget(self.chips)
         self._views: list[McpServerView] = []
         self._model_shown: tuple[str, bool, str | None] | None = None
         self.menu: QMenu | None = None
         """The server menu open now (or last opened)."""
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._share_room()
+
+    def _share_room(self) -> None:
+        """The servers' items get what the model's line leaves, and at least
+        half the bar: a long model name is then cut rather than every server."""
+        room = self.width()
+        self.chips.setMaximumWidth(max(room // 2, room - self.model.sizeHint().width() - MODEL_GAP))
+
+    @property
+    def servers(self) -> list[QLabel]:
+        """One item a server, in order, hidden ones included (plain labels: the bar watches their clicks)."""
+        return self.chips.labels
 
     def retranslate(self, texts: Texts) -> None:
         """Texts again in ``texts``' language (Settings → Appearance)."""
@@ -134,21 +157,23 @@ class StatusBar(QStatusBar):
         else:
             self.model.setText(self._texts.tr("status_model", model=name))
             self.model.setToolTip("")
+        self._share_room()
 
     def set_servers(self, servers: Sequence[McpServerView]) -> None:
         if self._views == list(servers):
             return
         for label in self.servers:
-            self.removeWidget(label)
+            label.hide()
             label.deleteLater()
-        self.servers, self._views = [], list(servers)
+        self._views = list(servers)
+        labels: list[QLabel] = []
         for server in servers:
-            label = QLabel(server.rich_caption(self._texts), self)
+            label = QLabel(server.rich_caption(self._texts), self.chips)
             label.setToolTip(server.tooltip(self._texts))
             label.setCursor(Qt.CursorShape.PointingHandCursor)
             label.installEventFilter(self)
-            self.addPermanentWidget(label)
-            self.servers.append(label)
+            labels.append(label)
+        self.chips.set_labels(labels, [server.caption(self._texts) for server in servers])
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if (
@@ -156,6 +181,9 @@ class StatusBar(QStatusBar):
             and isinstance(event, QMouseEvent)
             and event.button() == Qt.MouseButton.LeftButton
         ):
+            if watched is self.chips.more:
+                self.open_overflow_menu()
+                return True
             for index, label in enumerate(self.servers):
                 if label is watched:
                     self.open_menu(index)
@@ -180,16 +208,33 @@ class StatusBar(QStatusBar):
             sign_in.triggered.connect(lambda: self.sign_in_requested.emit(name))
         return menu
 
+    def overflow_menu(self) -> QMenu:
+        """The menu "+N" opens: each server that does not fit, as a submenu
+        holding what a click on its own item would open."""
+        menu = QMenu(self)
+        for index in self.chips.hidden():
+            view = self._views[index]
+            sub = self.server_menu(view)
+            sub.setTitle(view.caption(self._texts))
+            menu.addMenu(sub)
+        return menu
+
+    def open_overflow_menu(self) -> QMenu:
+        """Pop the "+N" menu up above it (not modal)."""
+        return self._popup(self.overflow_menu(), self.chips.more)
+
     def open_menu(self, index: int) -> QMenu:
         """Pop server ``index``'s menu up above its item (not modal: the
         event loop runs on); it is deleted once closed."""
+        return self._popup(self.server_menu(self._views[index]), self.servers[index])
+
+    def _popup(self, menu: QMenu, above: QWidget) -> QMenu:
         if self.menu is not None:
             self.menu.close()
-        menu = self.menu = self.server_menu(self._views[index])
+        self.menu = menu
         menu.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         menu.aboutToHide.connect(self._forget_menu)
-        label = self.servers[index]
-        menu.popup(label.mapToGlobal(QPoint(0, 0)) - QPoint(0, menu.sizeHint().height()))
+        menu.popup(above.mapToGlobal(QPoint(0, 0)) - QPoint(0, menu.sizeHint().height()))
         return menu
 
     def _forget_menu(self) -> None:

@@ -24,12 +24,15 @@ def symbol_button(symbol: str, tip: str, parent: QWidget) -> QToolButton:
 
 
 def lay_out(
-    window: QMainWindow, chat: QWidget, below_chat: QWidget, input_box: QWidget, *,
-    buttons: Sequence[QWidget], above_input: QWidget | None = None,
+    window: QMainWindow, chat: QWidget, below_chat: QWidget, input_box: QWidget, buttons: Sequence[QWidget],
+    leading: Sequence[QWidget] = (), *, above_input: QWidget | None = None,
 ) -> QHBoxLayout:
-    """Lay the widgets out as the module says; returns the row the sidebar joins."""
+    """Lay the widgets out as the module says (``leading``: before the
+    input, on the sidebar's side); returns the row the sidebar joins."""
     bottom = QHBoxLayout()
     bottom.setContentsMargins(12, 6, 12, 10)
+    for button in leading:
+        bottom.addWidget(button, 0, Qt.AlignmentFlag.AlignBottom)
     bottom.addWidget(input_box, 1)
     for button in buttons:
         bottom.addWidget(button, 0, Qt.AlignmentFlag.AlignBottom)
