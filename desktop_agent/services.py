@@ -52,6 +52,7 @@ from desktop_agent.skills_engine import SkillLibrary, parse_skills_flag
 from desktop_agent.storage import secrets
 from desktop_agent.storage.audit_log import JsonlAuditLog, audit_log_path
 from desktop_agent.storage.conversation_events import JSON_PACKER, SavedEvents, events_from_history
+from desktop_agent.storage.conversation_versions import versions_from, versions_json
 from desktop_agent.storage.conversations import ConversationStore
 from desktop_agent.storage.settings import Settings, SettingsStore
 from desktop_agent.tools import builtin_tools
@@ -284,7 +285,9 @@ class Services:
         if stored is None:
             return self.new_conversation()
         events = JSON_PACKER.packed_log(stored.events or events_from_history(stored.messages))
-        return self.new_conversation(conversation_id=stored.id, history=stored.messages, events=events)
+        conversation = self.new_conversation(conversation_id=stored.id, history=stored.messages, events=events)
+        conversation.versions = versions_from(stored.versions)
+        return conversation
 
     def save_conversation(self, conversation: Conversation) -> None:
         """Append what the conversation gained since it was last saved."""
@@ -294,11 +297,13 @@ class Services:
             self.conversations.save(
                 conversation.conversation_id, conversation.history, SavedEvents(conversation.events),
                 rewound=conversation.rewound,
+                versions=versions_json(conversation.versions) if conversation.versions.changed else False,
             )
         except (OSError, sqlite3.Error) as exc:
             self._notice(Notice(f"could not save the conversation: {exc}", "notice_save_failed"))
         else:
             conversation.saved()
+            conversation.versions.changed = False
 
     def hook_infos(self) -> tuple[HookInfo, ...]:
         """Every hook found, enabled as the settings say (the Settings page)."""

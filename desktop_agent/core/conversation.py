@@ -46,6 +46,7 @@ from desktop_agent.core.transcript import (
     UserEvent,
     UserText,
 )
+from desktop_agent.core.versions import Versions
 from desktop_agent.core.wire import TYPED_KEY
 
 log = logging.getLogger(__name__)
@@ -68,6 +69,7 @@ class Conversation:
         history: list[JSONObject] | None = None,
         events: PackedLog | list[DisplayItem] | None = None,
         packer: LogPacker | None = None,
+        versions: Versions | None = None,
     ) -> None:
         self.agent = agent
         self.approvals = approvals or ApprovalManager()
@@ -81,6 +83,8 @@ class Conversation:
         transcript items (its JSON form is ``storage/conversation_events.py``'s).
         Each finished turn's items are packed by ``packer`` (``core/packed_log.py``):
         kept as they are, they took more memory than the history itself."""
+        self.versions = versions or Versions()
+        """The versions Regenerate and Edit kept (``core/versions.py``)."""
         self._next_turn: list[UserEvent] = []
         self._turn: list[TranscriptItem] = []
         """The running turn's transcript: history and the display log's new
@@ -148,6 +152,43 @@ class Conversation:
         self.rewound = (min(old[0], len(self.history)), min(old[1], len(self.events)))
         self._carried = self._carried_before
         return text
+
+    def turn_count(self) -> int:
+        """How many turns (user messages, hooks aside) the history holds."""
+        return len(self._user_indices())
+
+    def user_text_of(self, turn: int) -> str | None:
+        """The words the user typed for turn ``turn`` (0-based); None when there is none."""
+        users = self._user_indices()
+        return self._typed(users[turn]) if 0 <= turn < len(users) else None
+
+    def cut_turns(self, turn: int) -> tuple[list[JSONObject], list[DisplayItem]] | None:
+        """Remove turn ``turn`` and every later one from the history and
+        the display log, as :meth:`take_back_last_exchange` removes the
+        last, and return what went (history, display log); None (nothing
+        changed) while a turn runs or when there is no such turn."""
+        users = self._user_indices()
+        if self.busy or not 0 <= turn < len(users):
+            return None
+        shown = [i for i, kind in enumerate(self.events.kinds()) if kind == "user"]
+        # A log rebuilt from the history (none was kept) has no turn to cut.
+        at = shown[turn - len(users)] if len(shown) >= len(users) else len(self.events)
+        history, events = self.history[users[turn]:], list(self.events[at:])
+        del self.history[users[turn]:]
+        del self.events[at:]
+        old = self.rewound or (len(self.history), len(self.events))
+        self.rewound = (min(old[0], len(self.history)), min(old[1], len(self.events)))
+        self._carried = self._carried_before if turn == len(users) - 1 else []
+        return history, events
+
+    def put_turns(self, history: list[JSONObject], events: list[DisplayItem]) -> None:
+        """Add turns cut before (another version of them) at the end."""
+        self.history.extend(history)
+        self.events.extend(events)
+        self._carried = []
+
+    def _user_indices(self) -> list[int]:
+        return [i for i, m in enumerate(self.history) if m.get("role") == "user" and not is_hook(m)]
 
     def record(self, item: UserEvent, *, with_next_turn: bool = False) -> None:
         """Add one of the window's own events (an answer, a click, a

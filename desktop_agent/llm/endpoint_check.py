@@ -28,18 +28,22 @@ class Preset:
     label: str
     base_url: str
     needs_key: bool = True
+    model: str = ""
+    """The model a new user is given when choosing this provider: one the
+    provider serves to every account (a cheap, general one); for a local
+    server, one its own library offers (Fetch models lists what is there)."""
 
 
 PRESETS: tuple[Preset, ...] = (
-    Preset("openai", "OpenAI", "https://api.openai.com/v1"),
-    Preset("deepseek", "DeepSeek", "https://api.deepseek.com/v1"),
-    Preset("dashscope", "Qwen / DashScope", "https://dashscope.aliyuncs.com/compatible-mode/v1"),
-    Preset("moonshot", "Moonshot", "https://api.moonshot.cn/v1"),
-    Preset("zhipu", "Zhipu", "https://open.bigmodel.cn/api/paas/v4"),
-    Preset("openrouter", "OpenRouter", "https://openrouter.ai/api/v1"),
-    Preset("ollama", "Ollama", "http://localhost:11434/v1", needs_key=False),
-    Preset("lmstudio", "LM Studio", "http://localhost:1234/v1", needs_key=False),
-    Preset("vllm", "vLLM", "http://localhost:8000/v1", needs_key=False),
+    Preset("openai", "OpenAI", "https://api.openai.com/v1", model="gpt-4o-mini"),
+    Preset("deepseek", "DeepSeek", "https://api.deepseek.com/v1", model="deepseek-chat"),
+    Preset("dashscope", "Qwen / DashScope", "https://dashscope.aliyuncs.com/compatible-mode/v1", model="qwen-plus"),
+    Preset("moonshot", "Moonshot", "https://api.moonshot.cn/v1", model="moonshot-v1-8k"),
+    Preset("zhipu", "Zhipu", "https://open.bigmodel.cn/api/paas/v4", model="glm-4-flash"),
+    Preset("openrouter", "OpenRouter", "https://openrouter.ai/api/v1", model="openai/gpt-4o-mini"),
+    Preset("ollama", "Ollama", "http://localhost:11434/v1", needs_key=False, model="qwen2.5:7b"),
+    Preset("lmstudio", "LM Studio", "http://localhost:1234/v1", needs_key=False, model="qwen2.5-7b-instruct"),
+    Preset("vllm", "vLLM", "http://localhost:8000/v1", needs_key=False, model="Qwen/Qwen2.5-7B-Instruct"),
 )
 
 

@@ -11,7 +11,9 @@ search falls back to ``LIKE``. Version 3 keeps a hook message's marker
 (``_hook``/``_hook_once``, how the conversation's history tells a hook
 prompt from the user's words) in ``messages.hook``, out of the message's
 ``body``, which is then the OpenAI message alone; reading puts it back
-(:func:`with_hook`).
+(:func:`with_hook`). Version 4 adds the ``versions`` table: the versions
+Regenerate and Edit kept, one JSON row per conversation
+(``storage/conversation_versions.py``).
 
 Each migration copies the old file first (``conversations.sqlite3.v1-backup``
 for the first layout, one JSON blob per conversation rewritten every turn;
@@ -36,7 +38,7 @@ from desktop_agent.storage.paths import PRIVATE_FILE, make_private
 
 log = logging.getLogger(__name__)
 
-VERSION = 3
+VERSION = 4
 
 TABLES = """
 CREATE TABLE IF NOT EXISTS conversations (
@@ -63,6 +65,10 @@ CREATE TABLE IF NOT EXISTS events (
     seq INTEGER NOT NULL,
     body TEXT NOT NULL,
     UNIQUE (conversation_id, seq)
+);
+CREATE TABLE IF NOT EXISTS versions (
+    conversation_id TEXT PRIMARY KEY,
+    body TEXT NOT NULL
 );
 """
 
@@ -121,6 +127,28 @@ def needs_hook_column(db: sqlite3.Connection) -> bool:
     """Version 2: a ``messages`` table whose bodies still hold the hook markers."""
     columns = {row[1] for row in db.execute("PRAGMA table_info(messages)")}
     return bool(columns) and "hook" not in columns
+
+
+def needs_versions_table(db: sqlite3.Connection) -> bool:
+    """Version 3: the current layout but the ``versions`` table."""
+    names = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    return "messages" in names and "versions" not in names and has_hook_column(db)
+
+
+def add_versions_table(db: sqlite3.Connection) -> None:
+    """Version 3 to 4: the (empty) ``versions`` table, in one transaction
+    taken with the write lock (a second process finds it done)."""
+    if db.in_transaction:
+        db.commit()
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        if needs_versions_table(db):
+            db.execute("CREATE TABLE versions (conversation_id TEXT PRIMARY KEY, body TEXT NOT NULL)")
+            db.execute(f"PRAGMA user_version = {VERSION}")
+    except BaseException:
+        db.rollback()
+        raise
+    db.commit()
 
 
 def create(db: sqlite3.Connection) -> bool:

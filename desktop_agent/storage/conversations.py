@@ -73,6 +73,9 @@ class StoredConversation:
     updated_at: float
     events: list[JSONDict]
     """The display log; empty for a conversation saved without one."""
+    versions: str | None = None
+    """The versions Regenerate and Edit kept, as stored
+    (``storage/conversation_versions.py`` reads it); None: none."""
 
 
 @dataclass(frozen=True)
@@ -129,6 +132,8 @@ class ConversationStore:
         """Hook markers are in ``messages.hook`` (version 3); False for a
         version 2 file opened read-only, whose bodies still hold them."""
         self._db = self._open()
+        self._versions_table = _has_tables(self._db, "versions")
+        """False for a version 3 file opened read-only: it keeps no versions."""
         if self.writable:
             self._purge_deleted()
 
@@ -162,6 +167,10 @@ class ConversationStore:
             moved = schema.migrate_hooks(db)
             log.info("moved the hook markers of %d saved messages to their own column (backup: %s)",
                      moved, self.backup.name)
+        elif schema.needs_versions_table(db):
+            self.backup = schema.backup(db, self.path, version=3)
+            schema.add_versions_table(db)
+            log.info("saved conversations can keep versions now (backup: %s)", self.backup.name)
         had_fts = schema.has_fts(db)
         self.fts = schema.create(db)  # executescript: it commits on its own
         if self.fts and not had_fts:
@@ -266,12 +275,15 @@ class ConversationStore:
         events: Sequence[JSONDict] = (),
         *,
         rewound: tuple[int, int] | None = None,
+        versions: str | Literal[False] | None = False,
     ) -> None:
         """Append what the conversation gained since its last save;
-        ``rewound``: (history, events) lengths it was cut back to meanwhile.
+        ``rewound``: (history, events) lengths it was cut back to meanwhile;
+        ``versions``: its kept versions' row anew (None: none kept; False:
+        unchanged).
         One write transaction, taken at once (``BEGIN IMMEDIATE``), so a
         second process writing meanwhile waits instead of failing."""
-        if not self.writable or (not messages and not events):
+        if not self.writable or (not messages and not events and versions is False):
             return
         db, now = self._db, time.time()
         with _transaction(db):
@@ -295,6 +307,11 @@ class ConversationStore:
             # Only the new tail is read: a packed display log unpacks just its last turn.
             schema.append_rows(db, conversation_id, messages, kept_messages, events, kept_events,
                                redact=self.redact)
+            if versions is not False and self._versions_table:
+                db.execute("DELETE FROM versions WHERE conversation_id = ?", (conversation_id,))
+                if versions is not None:
+                    db.execute("INSERT INTO versions (conversation_id, body) VALUES (?, ?)",
+                               (conversation_id, self.redact(versions)))
 
     def _stored(self, conversation_id: str, table: str, length: int, cut: int | None) -> tuple[int, bool]:
         """How many rows of ``table`` stay (the rest is rewritten), and
@@ -335,7 +352,7 @@ class ConversationStore:
                 self._remove(conversation_id)
 
     def _remove(self, conversation_id: str) -> None:
-        for table in ("messages", "events"):
+        for table in ("messages", "events", "versions"):
             self._db.execute(f"DELETE FROM {table} WHERE conversation_id = ?", (conversation_id,))
         self._db.execute("DELETE FROM conversations WHERE id = ?", (conversation_id,))
 
@@ -377,8 +394,10 @@ class ConversationStore:
         ).fetchone()
         if row is None:
             return None
+        kept = self._db.execute("SELECT body FROM versions WHERE conversation_id = ?",
+                                (conversation_id,)).fetchone() if self._versions_table else None
         return StoredConversation(row[0], row[1], self._rows("messages", conversation_id), row[2],
-                                  self._rows("events", conversation_id))
+                                  self._rows("events", conversation_id), kept[0] if kept else None)
 
     def _rows(self, table: str, conversation_id: str) -> list[JSONDict]:
         """Every row's JSON, in order, a message with its hook marker back.
@@ -510,9 +529,9 @@ def _damage(db: sqlite3.Connection) -> str | None:
     return None if first == "ok" else first
 
 
-def _has_tables(db: sqlite3.Connection) -> bool:
+def _has_tables(db: sqlite3.Connection, *tables: str) -> bool:
     names = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    return {"conversations", "messages", "events"} <= names
+    return set(tables or ("conversations", "messages", "events")) <= names
 
 
 @contextlib.contextmanager

@@ -29,6 +29,10 @@ TEXTS: dict[str, tuple[str, str]] = {
     "welcome_prompt_time": ("What time is it?", "现在几点？"),
     "welcome_prompt_date": ("Run `date`", "运行 `date`"),
     "welcome_prompt_ask": ("Ask me something", "问我一些问题"),
+    "welcome_prompt_tools": ("What tools can you use here?", "你在这里能用哪些工具？"),
+    "welcome_prompt_files": ("List the files in my home folder", "列出我主目录里的文件"),
+    "welcome_prompt_explain": ("Explain simply how Wi-Fi works", "用简单的话解释 Wi-Fi 是怎么工作的"),
+    "welcome_prompt_write": ("Help me write a short, polite email", "帮我写一封简短、礼貌的邮件"),
     "code_plain": ("code", "代码"),
     "code_copy": ("Copy", "复制"),
     "code_copy_tip": ("Copy the code", "复制代码"),
@@ -36,12 +40,20 @@ TEXTS: dict[str, tuple[str, str]] = {
     "msg_copy": ("Copy", "复制"),
     "msg_copy_tip": ("Copy the message's text", "复制这条消息的文字"),
     "msg_regenerate": ("Regenerate", "重新生成"),
-    "msg_regenerate_tip": ("Ask your last message again for a new reply", "重新发送你的上一条消息，生成新的回复"),
+    "msg_regenerate_tip": (
+        "Ask your last message again for a new reply (this one is kept: ‹ › switches between them)",
+        "重新发送你的上一条消息，生成新的回复（这条会保留：用 ‹ › 切换）",
+    ),
     "msg_edit": ("Edit", "编辑"),
     "msg_edit_tip": (
-        "Put your last message back in the box; sending it replaces the last exchange",
-        "把你的上一条消息放回输入框；发送后替换上一轮对话",
+        "Put this message back in the box; sending it replaces it and what followed "
+        "(kept as the earlier version: ‹ › switches back)",
+        "把这条消息放回输入框；发送后替换它及之后的对话（原来的保留为上一版本：用 ‹ › 切换回去）",
     ),
+    "msg_version": ("{index}/{count}", "{index}/{count}"),
+    "msg_version_tip": ("Version {index} of {count} of this reply", "这条回复的第 {index} 个版本，共 {count} 个"),
+    "msg_version_previous": ("Previous version", "上一个版本"),
+    "msg_version_next": ("Next version", "下一个版本"),
     "msg_cancel_edit": ("Cancel edit", "取消编辑"),
     # a message's MCP prompt and resources (contracts §10), as chips under its text
     "chip_prompt": ("Prompt · {server} · {name}", "提示词 · {server} · {name}"),
@@ -61,8 +73,8 @@ TEXTS: dict[str, tuple[str, str]] = {
         "未发送（消息已放回输入框）：{reason}",
     ),
     "msg_editing": (
-        "Editing your last message: Enter sends it in place of the last exchange, Esc cancels",
-        "正在编辑上一条消息：Enter 发送并替换上一轮对话，Esc 取消",
+        "Editing your message: Enter sends it in place of it and what followed, Esc cancels",
+        "正在编辑消息：Enter 发送并替换它及之后的对话，Esc 取消",
     ),
     # the system messages (contracts §4); the design's "session" and
     # "conversation" interrupted are one wording (one thing happened)

@@ -12,6 +12,7 @@ TEXTS: dict[str, tuple[str, str]] = {
     "conv_heading": ("Conversations", "对话"),
     "conv_none": ("No saved conversations yet", "还没有保存的对话"),
     "conv_results": ("{count} matching messages", "{count} 条匹配的消息"),
+    "conv_results_one": ("{count} matching message", "{count} 条匹配的消息"),
     "conv_no_results": ("No message matches", "没有匹配的消息"),
     "conv_untitled": ("(untitled)", "（无标题）"),
     "conv_rename": ("Rename…", "重命名…"),

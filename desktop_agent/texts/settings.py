@@ -112,6 +112,7 @@ TEXTS: dict[str, tuple[str, str]] = {
     ),
     "model_fetching": ("Asking the endpoint for its models…", "正在获取模型列表…"),
     "model_fetched": ("{count} models found — type to filter", "找到 {count} 个模型 —— 输入可筛选"),
+    "model_fetched_one": ("{count} model found — type to filter", "找到 {count} 个模型 —— 输入可筛选"),
     "model_testing": ("Sending a test message…", "正在发送测试消息…"),
     "model_test_ok": ("Connected in {ms} ms — the model answered: “{answer}”", "连接成功，用时 {ms} 毫秒 —— 模型回答：“{answer}”"),
     "model_fail_refused": (

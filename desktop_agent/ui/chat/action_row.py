@@ -27,6 +27,9 @@ class MessageAction(StrEnum):
 
     REGENERATE = "regenerate"
     EDIT = "edit"
+    PREVIOUS_VERSION = "previous_version"
+    NEXT_VERSION = "next_version"
+    """‹ and › of the turn's versions (``version_switch.VersionSwitch``)."""
 
 
 def _button(parent: QWidget) -> QToolButton:

@@ -33,6 +33,7 @@ from desktop_agent.ui.chat.action_row import ActionRow, MessageAction
 from desktop_agent.ui.chat.attachment_chips import AttachmentChips
 from desktop_agent.ui.chat.code_block import CodeBlock
 from desktop_agent.ui.chat.markdown_blocks import finished_blocks
+from desktop_agent.ui.chat.version_switch import VersionSwitch
 
 if TYPE_CHECKING:
     from desktop_agent.core.mentions import Attachment
@@ -124,6 +125,8 @@ class MessageBubble(QFrame):
         """Copy, Regenerate, Edit: the user's and the assistant's messages."""
         self.chips: AttachmentChips | None = None
         """A user message's MCP prompt and resources (:meth:`set_attachments`)."""
+        self.versions: VersionSwitch | None = None
+        """‹ n/N › of its turn's versions (:meth:`set_versions`)."""
         self._pinned = False
         # A child timer, not QTimer.singleShot(ms, self, ...): it goes with the
         # bubble, timer and all (a single shot's timer outlived a deleted
@@ -162,6 +165,8 @@ class MessageBubble(QFrame):
         language switch); the message itself stays as written, except a
         notice the app words (:attr:`_wording`), said again."""
         self._texts = texts
+        if self.versions is not None:
+            self.versions.retranslate(texts)
         if self.chips is not None:
             self.chips.retranslate(texts)
             self._natural = None
@@ -186,6 +191,25 @@ class MessageBubble(QFrame):
         self._source, self._done, self._natural = "", 0, None
         self.append(text)
         self.finish()
+        self.updateGeometry()
+
+    def set_versions(self, position: tuple[int, int] | None) -> None:
+        """Show ‹ index/count › under the text (``position``), or nothing."""
+        switch = self.versions
+        if position is None:
+            if switch is not None and not switch.isHidden():
+                switch.hide()
+                self._natural = None
+                self.updateGeometry()
+            return
+        if switch is None:
+            switch = self.versions = VersionSwitch(self._texts, self)
+            switch.stepped.connect(lambda delta: self.action_requested.emit(
+                MessageAction.PREVIOUS_VERSION if delta < 0 else MessageAction.NEXT_VERSION))
+            self._box.insertWidget(self._box.indexOf(self.label) + 1, switch)
+        switch.show_position(*position)
+        switch.show()
+        self._natural = None
         self.updateGeometry()
 
     def offer_actions(self, *, regenerate: bool, edit: bool, editing: bool = False) -> None:
@@ -298,6 +322,8 @@ class MessageBubble(QFrame):
                 widest = max(widest, self.action_row.sizeHint().width())
             if self.chips is not None:
                 widest = max(widest, self.chips.widest())
+            if self.versions is not None and not self.versions.isHidden():
+                widest = max(widest, self.versions.sizeHint().width())
             self._natural = widest + margins.left() + margins.right() + 6
         return self._natural
 

@@ -28,6 +28,7 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
+from desktop_agent.core import versions
 from desktop_agent.core.approval import allow_key
 from desktop_agent.core.forms import FormAnswerError
 from desktop_agent.core.mentions import Attachment, ExpandedMessage, MentionError, may_mention
@@ -204,14 +205,29 @@ class TurnLogic(TurnSettings, Generic[V]):
         return not self.busy and self._phase == ButtonPhase.SEND and self._conversation.last_user_text() is not None
 
     def redo_last(self, text: str | None, open_view: Callable[[str], V]) -> bool:
-        """Take back the last exchange and run a turn in its place: with the
-        same words (``text`` None: Regenerate) or with ``text`` (Edit).
-        False, and nothing taken back, when that cannot be done now."""
+        """:meth:`redo_from` the last turn: Regenerate, or Edit of the last message."""
+        return self.redo_from(self._conversation.turn_count() - 1, text, open_view)
+
+    def redo_from(self, turn: int, text: str | None, open_view: Callable[[str], V]) -> bool:
+        """Keep turn ``turn`` and every later one as a version
+        (``core/versions.py``) and run a turn in their place: with the same
+        words (``text`` None: Regenerate) or with ``text`` (Edit). False,
+        and nothing changed, when that cannot be done now."""
         if not self.can_redo or (text is not None and not text.strip()):
             return False
-        previous = self._conversation.take_back_last_exchange()
-        assert previous is not None  # can_redo said there is one
+        previous = versions.keep(self._conversation, turn)
+        if previous is None:
+            return False
         return self.start_turn(previous if text is None else text, open_view)
+
+    def switch_version(self, turn: int, index: int) -> bool:
+        """Show version ``index`` (0-based) of turn ``turn`` in the
+        conversation (what the next turn sends), saved at once; False while
+        a turn runs or when there is no such version."""
+        if not self.can_redo or not versions.switch(self._conversation, turn, index):
+            return False
+        self._save(self._conversation)
+        return True
 
     def _say_missing_tools(self) -> None:
         """Under the user's words: which MCP servers this turn goes without

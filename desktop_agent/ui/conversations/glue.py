@@ -28,7 +28,13 @@ from desktop_agent.ui.chat.bubble import MessageBubble
 from desktop_agent.ui.chat.turn_events import NoticeLevel
 from desktop_agent.ui.chat.turn_state import ButtonPhase
 from desktop_agent.ui.common.key_hints import SIDEBAR_KEY
-from desktop_agent.ui.conversations.restore import Restored, hit_window, restore, turn_starts
+from desktop_agent.ui.conversations.restore import (
+    Restored,
+    first_shown_turn,
+    hit_window,
+    restore,
+    turn_starts,
+)
 from desktop_agent.ui.conversations.search_rows import fold
 
 if TYPE_CHECKING:
@@ -60,6 +66,20 @@ def turn_of(history: Sequence[Mapping[str, Any]], seq: int) -> int:
     """The turn (0-based) that history message ``seq`` belongs to."""
     users = sum(1 for m in history[: seq + 1] if m.get("role") == "user" and not kept_hook(m))
     return max(users - 1, 0)
+
+
+def match_index(history: Sequence[Mapping[str, Any]], seq: int, query: str) -> int:
+    """Which match of ``query`` in its turn history message ``seq`` is (0:
+    the turn's first message that holds it): a turn whose question and
+    reply both match has two hits, and the second must mark the reply."""
+    from desktop_agent.storage.conversation_schema import search_text
+
+    needle = fold(query.strip())
+    if not needle or not 0 <= seq < len(history):
+        return 0
+    start = next((i for i in range(seq, -1, -1)
+                  if history[i].get("role") == "user" and not kept_hook(history[i])), 0)
+    return sum(1 for m in history[start:seq] if needle in fold(search_text(m)))
 
 
 class ConversationsWindow(Protocol):
@@ -107,11 +127,12 @@ class ConversationsWindow(Protocol):
 
 
 def draw(
-    window: ConversationsWindow, conversation: Conversation, *, from_turn: int | None = None, to_turn: int | None = None
+    window: ConversationsWindow, conversation: Conversation, *, from_turn: int | None = None, to_turn: int | None = None,
+    restored_line: bool = True,
 ) -> Restored:
     """Draw a saved conversation into the (cleared) chat, with the line
-    that says it was restored under its last message; "Show earlier" draws
-    it again from further back (down to where it was drawn)."""
+    that says it was restored under its last message (``restored_line``);
+    "Show earlier" draws it again from further back (down to where it was drawn)."""
     restored: Restored | None = None
 
     def show_earlier(turn: int) -> None:
@@ -119,19 +140,40 @@ def draw(
         if controller is None or controller.conversation is not conversation or controller.busy:
             return  # another conversation, or a turn on screen: nothing is redrawn under it
         window.chat.clear()
-        again = draw(window, conversation, from_turn=turn, to_turn=restored.end_turn if restored else None)
+        again = draw(window, conversation, from_turn=turn, to_turn=restored.end_turn if restored else None,
+                     restored_line=restored_line)
         if window.conversations is not None:
             window.conversations.last_restore = again
         window.after_switch()
 
     def at_end() -> None:
-        window.chat.add_system(window.chat.texts.tr("restored"))
+        if restored_line:
+            window.chat.add_system(window.chat.texts.tr("restored"))
         if restored is not None and window.chat_actions is not None:
             window.chat_actions.refresh()  # drawn later: its last exchange is the conversation's now
 
     restored = restore(window.chat, display_events(conversation), from_turn=from_turn, to_turn=to_turn,
                        show_earlier=show_earlier, at_end=at_end)
     return restored
+
+
+def redraw_from(window: ConversationsWindow, turn: int) -> None:
+    """Another version of turn ``turn`` was switched in: the conversation is
+    drawn again (from that turn at least, as it would open otherwise), and
+    that turn brought into view."""
+    controller = window.controller
+    if controller is None:
+        return
+    conversation = controller.conversation
+    window.chat.clear()
+    restored = draw(window, conversation, from_turn=min(turn, first_shown_turn(display_events(conversation))),
+                    restored_line=False)
+    if window.conversations is not None:
+        window.conversations.last_restore = restored
+    window.after_switch()
+    target = restored.turn_widgets.get(turn)
+    if target is not None:
+        window.chat.scroll_to_widget(target)
 
 
 class ConversationsGlue:
@@ -150,7 +192,7 @@ class ConversationsGlue:
         self.sidebar.imported.connect(lambda conversation_id: self.open(conversation_id))
         QShortcut(QKeySequence(SIDEBAR_KEY), window.window(), self.toggle)
         window.sidebar_button.clicked.connect(self.toggle)
-        window.turn_finished.connect(lambda _status: self.refresh())
+        window.turn_finished.connect(self._on_turn_finished)
         self.last_restore: Restored | None = None
         self._marked: QWidget | None = None
         # The window's timer, not a single shot aimed at the message: the
@@ -173,6 +215,21 @@ class ConversationsGlue:
     def retranslate(self, texts: Texts) -> None:
         """The sidebar's texts again in ``texts``' language (a language switch)."""
         self.sidebar.retranslate(texts)
+
+    def sent(self, text: str) -> None:
+        """A turn started with ``text``: a conversation the store does not
+        hold yet is listed at once, titled as the store will title it (it is
+        saved when the turn ends)."""
+        from desktop_agent.storage.conversations import title_of
+
+        controller = self._window.controller
+        if controller is not None:
+            title = plain(title_of([{"role": "user", "content": text}]))
+            self.sidebar.show_pending(controller.conversation.conversation_id, title)
+
+    def _on_turn_finished(self, _status: object) -> None:
+        self.sidebar.drop_pending()  # saved by now, or not saved at all (a message not sent)
+        self.refresh()
 
     def refresh(self) -> None:
         controller = self._window.controller
@@ -216,13 +273,15 @@ class ConversationsGlue:
         window.after_switch()
         self.refresh()
         if turn is not None:
-            target = self._target(restored, turn, query, len(turn_starts(events)))
+            nth = match_index(conversation.history, seq, query)
+            target = self._target(restored, turn, query, len(turn_starts(events)), nth)
             if target is not None:
                 self._show_hit(target, query)
         return True
 
-    def _target(self, restored: Restored, turn: int, query: str, count: int) -> QWidget | None:
-        """The bubble of turn ``turn`` that holds ``query``, else its user bubble."""
+    def _target(self, restored: Restored, turn: int, query: str, count: int, nth: int = 0) -> QWidget | None:
+        """The ``nth`` bubble of turn ``turn`` that holds ``query`` (the
+        last one that does when fewer do), else its user bubble."""
         start = restored.turn_widgets.get(turn)
         if start is None:
             return None
@@ -230,11 +289,9 @@ class ConversationsGlue:
         end = restored.turn_widgets.get(turn + 1) if turn + 1 < count else None
         begin = items.index(start) if start in items else 0
         stop = items.index(end) if end is not None and end in items else len(items)
-        needle = query.lower()
-        for widget in items[begin:stop]:
-            if isinstance(widget, MessageBubble) and needle and needle in widget.text().lower():
-                return widget
-        return start
+        needle = fold(query.strip())
+        found = [w for w in items[begin:stop] if isinstance(w, MessageBubble) and needle and needle in fold(w.text())]
+        return found[min(nth, len(found) - 1)] if found else start
 
     def _show_hit(self, widget: QWidget, query: str) -> None:
         """Centred once the layout settles, marked for :data:`HIT_MS`, and

@@ -88,6 +88,10 @@ class ConversationSidebar(QFrame):
         self.setFixedWidth(SIDEBAR_WIDTH)
         self._library = library
         self._current: str | None = None
+        self._pending: tuple[str, str] | None = None
+        """(id, title) of the conversation on screen while its first turn
+        runs: listed at the top before the store has it (it is saved when
+        the turn ends)."""
         self._undoable: list[tuple[str, str]] = []
         """(id, title) of each deletion Undo can still bring back, the newest last."""
         self._folder = Path.home()
@@ -164,6 +168,17 @@ class ConversationSidebar(QFrame):
         self._current = conversation_id
         self.refresh()
 
+    def show_pending(self, conversation_id: str, title: str) -> None:
+        """List the conversation on screen at once, titled ``title``, while
+        the store does not hold it yet (its first turn runs); None of it is
+        shown once the store has it."""
+        self._pending = (conversation_id, title)
+        self.refresh()
+
+    def drop_pending(self) -> None:
+        """The turn ended: the list is the store's again."""
+        self._pending = None
+
     def refresh(self) -> None:
         """List again: search results while the box holds a query, else every conversation."""
         self._search_timer.stop()
@@ -171,7 +186,7 @@ class ConversationSidebar(QFrame):
         self.list.clear()
         if query:
             hits = self._library.search(query)
-            self.heading.setText(self._texts.tr("conv_results", count=len(hits)) if hits else self._texts.tr("conv_no_results"))
+            self.heading.setText(self._texts.tr("conv_results_one" if len(hits) == 1 else "conv_results", count=len(hits)) if hits else self._texts.tr("conv_no_results"))
             width = self.list.viewport().width() or SIDEBAR_WIDTH - 20
             for hit in hits:
                 title = hit.title or self._texts.tr("conv_untitled")
@@ -189,16 +204,19 @@ class ConversationSidebar(QFrame):
                 self.list.addItem(item)
                 self.list.setItemWidget(item, row)
             return
-        summaries = self._library.summaries()
-        self.heading.setText(self._texts.tr("conv_heading") if summaries else self._texts.tr("conv_none"))
-        for summary in summaries:
-            item = QListWidgetItem(summary.title or self._texts.tr("conv_untitled"))
+        rows = [(s.id, s.title) for s in self._library.summaries()]
+        pending = self._pending
+        if pending is not None and all(i != pending[0] for i, _t in rows):
+            rows.insert(0, pending)  # the newest: its first turn runs
+        self.heading.setText(self._texts.tr("conv_heading") if rows else self._texts.tr("conv_none"))
+        for conversation_id, title in rows:
+            item = QListWidgetItem(title or self._texts.tr("conv_untitled"))
             item.setData(TEXT_ROLE, item.text())
-            item.setData(ID_ROLE, summary.id)
+            item.setData(ID_ROLE, conversation_id)
             item.setData(SEQ_ROLE, -1)
-            item.setToolTip(summary.title)
+            item.setToolTip(title)
             self.list.addItem(item)
-            if summary.id == self._current:
+            if conversation_id == self._current:
                 item.setSelected(True)
                 font = item.font()
                 font.setBold(True)

@@ -189,10 +189,21 @@ class ModelPage(QWidget):
     # ------------------------------------------------------------ address
 
     def _on_preset(self, index: int) -> None:
+        """The provider's address, and its default model in place of an
+        empty one or one meant for another provider (another preset's
+        default, or any name when the provider changes): a model name is
+        rarely served by two providers. Choosing the provider already set
+        keeps the model typed."""
         key = self.preset.itemData(index)
         preset = next((p for p in PRESETS if p.key == key), None)
-        if preset is not None:
-            self.base_url.setText(preset.base_url)
+        if preset is None:
+            return
+        before = preset_for(self.base_url.text())
+        model = self.model.text().strip()
+        defaults = {p.model for p in PRESETS}
+        self.base_url.setText(preset.base_url)
+        if preset.model and (not model or model in defaults or before is not preset):
+            self.model.setText(preset.model)
 
     def _sync_preset(self) -> None:
         preset = preset_for(self.base_url.text())
@@ -251,9 +262,11 @@ class ModelPage(QWidget):
             self.fetch.setEnabled(True)
         if result.ok:
             self.model.set_models(result.models)
-            self.result.setText(self.texts.tr("model_fetched", count=len(result.models)))
-            if not self.model.text() and result.models:
-                self.model.setText(result.models[0])
+            count = len(result.models)
+            self.result.setText(self.texts.tr("model_fetched_one" if count == 1 else "model_fetched", count=count))
+            model = self.model.text().strip()
+            if result.models and (not model or (model in {p.model for p in PRESETS} and model not in result.models)):
+                self.model.setText(result.models[0])  # empty, or a preset's guess this server does not have
         else:
             self.result.setText(failure_text(self.texts.texts, result))
 

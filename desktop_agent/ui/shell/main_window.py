@@ -243,7 +243,10 @@ class MainWindow(QMainWindow):
         self.welcome.prompt_chosen.connect(self.send_text)
         self.welcome.connect_requested.connect(self.open_settings)
         self.chat.set_welcome(self.welcome)
-        self.chat_actions = ChatActions(self.chat, self.input, signals, opener, hint=self.status.showMessage)
+        from desktop_agent.ui.conversations.glue import redraw_from
+
+        self.chat_actions = ChatActions(self.chat, self.input, signals, opener, hint=self.status.showMessage,
+                                        redraw=lambda turn: redraw_from(self, turn))
 
     def new_conversation(self) -> bool:
         """Start afresh (the New button): False while a turn runs."""
@@ -339,7 +342,10 @@ class MainWindow(QMainWindow):
             self.conversations.show_end()  # after a search hit's window, the new message follows the real last one
         if self.chat_actions is not None and self.chat_actions.editing:
             return self.chat_actions.send_edited(text)  # it replaces the last exchange
-        return controller.start_turn(text, opener)
+        started = controller.start_turn(text, opener)
+        if started and self.conversations is not None:
+            self.conversations.sent(text)  # a new conversation is listed at once
+        return started
 
     def _on_send(self) -> None:
         if self.commands is not None and self.commands.run_typed(self.input.toPlainText()):

@@ -1,7 +1,10 @@
 """The welcome an empty conversation shows (also at the first run): what the
 app is; on the demo model, that it is an offline demo and how to connect a
 real one (Connect a model opens Settings); and example prompts that send
-themselves when clicked.
+themselves when clicked: the demo's scripted ones on the demo model, and
+once a real model is connected, everyday ones that use what is there
+(which tools it has, the built-in command tool, plain writing and
+explaining).
 
 The chat view decides when it shows (:meth:`ChatView.set_welcome`); the
 window connects its signals.
@@ -20,8 +23,13 @@ from desktop_agent.core.plain_text import plain
 from desktop_agent.texts import Texts
 
 PROMPT_KEYS = ("welcome_prompt_tour", "welcome_prompt_time", "welcome_prompt_date", "welcome_prompt_ask")
-"""The example prompts: each button sends its own words (the demo model has
-a scripted answer for each)."""
+"""The demo model's example prompts: each button sends its own words (the
+demo model has a scripted answer for each)."""
+MODEL_PROMPT_KEYS = ("welcome_prompt_tools", "welcome_prompt_files", "welcome_prompt_explain", "welcome_prompt_write")
+"""A real model's example prompts: the tools it has here (the MCP servers
+configured and the built-in ones, which the model lists), a command run
+with approval, and two that need no tool. As many as the demo's: the
+buttons are the same, their words change."""
 MAX_WIDTH = 620
 
 
@@ -53,16 +61,17 @@ class WelcomePanel(QFrame):
         self.try_label = _wrapped(self._texts.tr("welcome_try"), "welcomeMuted", self)
         self.prompts: list[QPushButton] = []
         """The example prompts, in order."""
+        self._keys = PROMPT_KEYS if is_demo else MODEL_PROMPT_KEYS
         grid = QVBoxLayout()
         grid.setSpacing(8)
         for first in range(0, len(PROMPT_KEYS), 2):
             row = QHBoxLayout()
             row.setSpacing(8)
-            for key in PROMPT_KEYS[first : first + 2]:
-                button = QPushButton(plain(self._texts.tr(key)), self)  # "Run date" on the button, "Run `date`" sent
+            for index in range(first, min(first + 2, len(PROMPT_KEYS))):
+                button = QPushButton(self)
                 button.setObjectName("welcomePrompt")
                 button.setCursor(Qt.CursorShape.PointingHandCursor)
-                button.clicked.connect(lambda _checked=False, k=key: self.prompt_chosen.emit(self._texts.tr(k)))
+                button.clicked.connect(lambda _checked=False, i=index: self.prompt_chosen.emit(self.prompt_texts()[i]))
                 row.addWidget(button, 1)
                 self.prompts.append(button)
             grid.addLayout(row)
@@ -90,14 +99,20 @@ class WelcomePanel(QFrame):
             label.setText(self._texts.tr(key))
         self.connect_button.setText(self._texts.tr("welcome_connect"))
         self.connect_button.setToolTip(self._texts.tr("welcome_connect_tip"))
-        for button, key in zip(self.prompts, PROMPT_KEYS, strict=True):
-            button.setText(plain(self._texts.tr(key)))
+        self._show_prompts()
+
+    def _show_prompts(self) -> None:
+        for button, text in zip(self.prompts, self.prompt_texts(), strict=True):
+            button.setText(plain(text))  # "Run date" on the button, "Run `date`" sent
 
     def set_demo(self, is_demo: bool) -> None:
-        """The demo model's line and Connect button only while it is the model."""
+        """The demo model's line and Connect button only while it is the
+        model, and the example prompts that suit the model connected."""
         self.demo.setVisible(is_demo)
         self.connect_button.setVisible(is_demo)
+        self._keys = PROMPT_KEYS if is_demo else MODEL_PROMPT_KEYS
+        self._show_prompts()
 
     def prompt_texts(self) -> list[str]:
         """What each example prompt sends (Markdown; its button shows it plain)."""
-        return [self._texts.tr(key) for key in PROMPT_KEYS]
+        return [self._texts.tr(key) for key in self._keys]

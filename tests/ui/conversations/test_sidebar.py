@@ -192,7 +192,7 @@ def test_search_shows_the_matching_messages_and_opening_one_scrolls_to_it(qtbot:
     hits = _search(qtbot, window, "museum number 20")
     assert [(i, s) for i, _t, s in hits] == [("trip", 45)]
     assert hits[0][1] == "Plan a weekend in Paris\nVisit museum number 20."
-    assert _sidebar(window).heading.text() == "1 matching messages"
+    assert _sidebar(window).heading.text() == "1 matching message"
     paris = _search(qtbot, window, "paris")
     assert [(i, s) for i, _t, s in paris] == [("trip", 0), ("trip", 3)]
     assert window.conversations is not None and window.conversations.open("trip", 3, "paris")
