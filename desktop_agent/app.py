@@ -398,21 +398,20 @@ def _warm_openai_once() -> Callable[[], None]:
 
 
 class _WindowListener:
-    """What the running services say, in the window: notices in the
-    conversation (in the window's language; the English line and a speech
-    notice's reason are in the log), statuses in the status bar."""
+    """What the running services say, in the window: notices in the notice
+    line above the input, not the conversation (in the window's language; the
+    English line and a speech notice's reason are in the log), statuses in
+    the status bar."""
 
     def __init__(self, window: MainWindow) -> None:
         self._window = window
 
     def notice(self, text: str) -> None:
-        from desktop_agent.ui.shell.notice_wording import notice_text
-
-        self._window.show_notice(NoticeLevel.WARNING, lambda texts: notice_text(texts, text))
+        self._window.notices.post(text)  # a Notice is worded in the window's language
 
     def speech_notice(self, kind: SpeechNotice) -> None:
-        # The kind is the UI text's key.
-        self._window.show_notice(NoticeLevel.WARNING, lambda texts: texts.tr(kind))
+        # The kind is the UI text's key; the notice line shows it once (dismissible), not the conversation.
+        self._window.notices.post(lambda texts: texts.tr(kind))
 
     def wire_profile(self, endpoint: str, profile: WireProfile) -> None:
         """Persist the wire profile through the window's one settings path,

@@ -9,8 +9,6 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
-from desktop_agent.ui.chat.turn_events import NoticeLevel
-
 if TYPE_CHECKING:
     from PySide6.QtMultimedia import QAudioDevice
 
@@ -83,14 +81,15 @@ def deferred_sink(services: Services, window: MainWindow) -> DeferredSink:
     from desktop_agent.ui.voice.deferred_audio import DeferredSink
 
     def missing() -> None:
-        window.show_notice(NoticeLevel.WARNING, no_audio_output)
+        window.notices.post(no_audio_output)  # the notice line, not a bubble in the conversation
         controller = window.controller
         if controller is not None:
             controller.push_audio(controller.settings.volume, controller.settings.muted)
 
     def back(device: str) -> None:
         # An output plugged in while there was none: replies are spoken again from the next one.
-        window.show_notice(NoticeLevel.SYSTEM, lambda texts: texts.tr("audio_output_back", device=device))
+        window.notices.withdraw(no_audio_output)  # its condition ended: a dismissal of it is forgotten too
+        window.status.showMessage(window.texts.tr("audio_output_back", device=device), 10_000)
         controller = window.controller
         if controller is not None:
             controller.push_audio(controller.settings.volume, controller.settings.muted)

@@ -23,5 +23,6 @@ started=$SECONDS
 .venv/bin/python -m PyInstaller --noconfirm --log-level WARN \
     --workpath build/pyinstaller --distpath dist packaging/desktop-agent.spec
 test -x dist/desktop-agent/desktop-agent
+cp packaging/NOTES.md dist/desktop-agent/NOTES.md  # the system packages it needs (fonts, espeak-ng)
 echo "build-bundle: dist/desktop-agent/desktop-agent built in $((SECONDS - started)) s;" \
      "size $(du -sh dist/desktop-agent | cut -f1)"

@@ -40,7 +40,15 @@ _TRAILING = ".,;:!?)]}\"'"
 
 
 class MentionError(ValueError):
-    """The message cannot be expanded; ``str()`` is the one line to show."""
+    """The message cannot be expanded; ``str()`` is the one line to show
+    (English: the headless mode and the log). ``key`` names the UI text
+    that says it in the window's language, formatted with ``fields``
+    (None: the line is shown as it is)."""
+
+    def __init__(self, message: str, key: str | None = None, **fields: object) -> None:
+        super().__init__(message)
+        self.key = key
+        self.fields = fields
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,8 +152,9 @@ def _prompt_target(word: str, servers: Collection[str]) -> tuple[str, str]:
         server = max(fitting, key=len)
         return server, body[len(server) + 2 :]
     if "__" not in body or body.startswith("__") or body.endswith("__"):
-        raise MentionError(f'"{word}": a prompt is written /mcp__SERVER__PROMPT')
-    raise MentionError(f'"{word}": no mcp server is called "{body.split("__", 1)[0]}"')
+        raise MentionError(f'"{word}": a prompt is written /mcp__SERVER__PROMPT', "mention_prompt_form", word=word)
+    server = body.split("__", 1)[0]
+    raise MentionError(f'"{word}": no mcp server is called "{server}"', "mention_no_server", word=word, server=server)
 
 
 def _mention(token: str, servers: Collection[str]) -> ResourceRef | None:
@@ -158,14 +167,20 @@ def _mention(token: str, servers: Collection[str]) -> ResourceRef | None:
     if server in servers:
         return ResourceRef(server, uri)
     if "://" in uri:
-        raise MentionError(f'"@{server}:{uri}": no mcp server is called "{server}"')
+        raise MentionError(
+            f'"@{server}:{uri}": no mcp server is called "{server}"', "mention_no_server", word=f"@{server}:{uri}",
+            server=server,
+        )
     return None
 
 
 def _argument(token: str, command: str) -> tuple[str, str]:
     key, sep, value = token.partition("=")
     if not sep or not key or '"' in key:
-        raise MentionError(f'{command}: "{_unquote(token)}" is not a key=value argument')
+        raise MentionError(
+            f'{command}: "{_unquote(token)}" is not a key=value argument', "mention_not_key_value", command=command,
+            word=_unquote(token),
+        )
     return key, _unquote(value)
 
 
@@ -200,7 +215,7 @@ def _words(text: str, command: str) -> list[str]:
             current.append(char)
         index += 1
     if quoted:
-        raise MentionError(f"{command}: a quoted value has no closing quote")
+        raise MentionError(f"{command}: a quoted value has no closing quote", "mention_open_quote", command=command)
     if current:
         words.append("".join(current))
     return words

@@ -30,7 +30,14 @@ or several paths (``multiple``)."""
 
 
 class BundleError(McpEngineError):
-    """A bundle that cannot be installed (or removed); the message is one line for the user."""
+    """A bundle that cannot be installed (or removed); the message is one
+    English line (the log). ``key`` names the UI text that says it in the
+    window's language, formatted with ``fields`` (None: shown as it is)."""
+
+    def __init__(self, message: str, key: str | None = None, **fields: object) -> None:
+        super().__init__(message)
+        self.key = key
+        self.fields = fields
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,7 +83,7 @@ class Manifest:
 def parse_manifest(data: object) -> Manifest:
     """The manifest from its parsed JSON, or a :class:`BundleError`."""
     if not isinstance(data, dict):
-        raise BundleError("manifest.json is not a JSON object")
+        raise BundleError("manifest.json is not a JSON object", "bundle_manifest_not_object")
     version = data.get("manifest_version", data.get("dxt_version"))
     if version not in SUPPORTED_VERSIONS:
         raise BundleError(
@@ -85,14 +92,17 @@ def parse_manifest(data: object) -> Manifest:
     name = _text(data, "name", required=True)
     server = data.get("server")
     if not isinstance(server, dict):
-        raise BundleError('manifest.json has no "server" object')
+        raise BundleError('manifest.json has no "server" object', "bundle_manifest_no_server")
     server_type = server.get("type")
     if server_type not in _SERVER_TYPES:
-        raise BundleError(f'"server.type" must be one of {", ".join(_SERVER_TYPES)}, not {server_type!r}')
+        raise BundleError(
+            f'"server.type" must be one of {", ".join(_SERVER_TYPES)}, not {server_type!r}', "bundle_server_type",
+            choices=", ".join(_SERVER_TYPES), got=repr(server_type),
+        )
     entry_point = _text(server, "entry_point", required=True, where="server.")
     config = server.get("mcp_config")
     if not isinstance(config, dict):
-        raise BundleError('manifest.json has no "server.mcp_config" object')
+        raise BundleError('manifest.json has no "server.mcp_config" object', "bundle_manifest_no_config")
     override = config.get("platform_overrides", {})
     if isinstance(override, dict) and isinstance(override.get(sys.platform), dict):
         config = {**config, **override[sys.platform]}

@@ -69,6 +69,11 @@ class Installed:
     folder: Path
 
 
+def _unreadable(name: str, exc: OSError) -> BundleError:
+    why = exc.strerror or str(exc)
+    return BundleError(f"cannot read {name}: {why}", "bundle_unreadable", name=name, error=why, errno=exc.errno)
+
+
 def bundles_dir() -> Path:
     return data_dir() / "bundles"
 
@@ -78,32 +83,37 @@ def read_bundle(path: Path) -> Bundle:
     try:
         size = path.stat().st_size
     except OSError as exc:
-        raise BundleError(f"cannot read {path.name}: {exc.strerror or exc}") from None
+        raise _unreadable(path.name, exc) from None
     if size > MAX_BUNDLE_BYTES:
-        raise BundleError(f"{path.name} is larger than a bundle may be ({size_words(MAX_BUNDLE_BYTES)})")
+        limit = size_words(MAX_BUNDLE_BYTES)
+        raise BundleError(f"{path.name} is larger than a bundle may be ({limit})", "bundle_too_large", name=path.name,
+                          limit=limit)
     try:
         with zipfile.ZipFile(path) as archive:
             members = _check_members(path.name, archive)
             if "manifest.json" not in members:
-                raise BundleError(f"{path.name} has no manifest.json")
+                raise BundleError(f"{path.name} has no manifest.json", "bundle_no_manifest", name=path.name)
             info = archive.getinfo("manifest.json")
             if info.file_size > MAX_MANIFEST_BYTES:
-                raise BundleError(f"{path.name}: manifest.json is too large")
+                raise BundleError(f"{path.name}: manifest.json is too large", "bundle_manifest_too_large", name=path.name)
             raw = archive.read(info)
     except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError):
-        raise BundleError(f"{path.name} is not a zip file (an .mcpb bundle is one)") from None
+        raise BundleError(f"{path.name} is not a zip file (an .mcpb bundle is one)", "bundle_not_zip",
+                          name=path.name) from None
     except OSError as exc:
-        raise BundleError(f"cannot read {path.name}: {exc.strerror or exc}") from None
+        raise _unreadable(path.name, exc) from None
     try:
         import json
 
         data = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-        raise BundleError(f"{path.name}: manifest.json is not valid JSON ({exc})") from None
+        raise BundleError(f"{path.name}: manifest.json is not valid JSON ({exc})", "bundle_manifest_not_json",
+                          name=path.name) from None
     manifest = parse_manifest(data)
     entry = _member_name(manifest.entry_point)
     if entry is None or entry not in members:
-        raise BundleError(f"{path.name}: the entry point {manifest.entry_point!r} is not in the bundle")
+        raise BundleError(f"{path.name}: the entry point {manifest.entry_point!r} is not in the bundle",
+                          "bundle_no_entry_point", name=path.name, entry=manifest.entry_point)
     return Bundle(path, manifest)
 
 
@@ -152,7 +162,8 @@ def install(bundle: Bundle, values: Mapping[str, ConfigValue], servers_path: Pat
     manifest = bundle.manifest
     missing = missing_values(manifest, values)
     if missing:
-        raise BundleError(f'"{missing[0].title}" is required to install {manifest.display_name}')
+        raise BundleError(f'"{missing[0].title}" is required to install {manifest.display_name}', "bundle_required",
+                          title=missing[0].title, name=manifest.display_name)
     doc = servers_file.read_document(servers_path)
     current = servers_file.entries(doc)
     folder_name = servers_file.valid_name(manifest.name)
@@ -261,7 +272,7 @@ def uninstall(server: str, servers_path: Path) -> None:
     doc = servers_file.read_document(servers_path)
     entry = servers_file.entries(doc).get(server)
     if entry is None or not isinstance(entry.get("bundle"), str):
-        raise BundleError(f'"{server}" was not installed from a bundle')
+        raise BundleError(f'"{server}" was not installed from a bundle', "bundle_not_bundle", name=server)
     folder = bundles_dir() / entry["bundle"]
     if folder.resolve().parent != bundles_dir().resolve():
         raise BundleError(f'"{server}": its bundle folder is not under {bundles_dir()}')

@@ -69,10 +69,17 @@ async def expand_message(
 def _prompt_info(engine: McpEngine, call: PromptCall) -> PromptInfo:
     status = next(s for s in engine.statuses() if s.name == call.server)
     if status.state != "ready":
-        raise MentionError(f'{call.command}: mcp server "{call.server}" is {_state_words(status.state)}')
+        raise MentionError(
+            f'{call.command}: mcp server "{call.server}" is {_state_words(status.state)}',
+            f"mention_server_{status.state}" if status.state in _STATES else None,
+            command=call.command, server=call.server,
+        )
     info = next((p for p in engine.catalog_of(call.server).prompts if p.name == call.name), None)
     if info is None:
-        raise MentionError(f'{call.command}: mcp server "{call.server}" has no prompt "{call.name}"')
+        raise MentionError(
+            f'{call.command}: mcp server "{call.server}" has no prompt "{call.name}"', "mention_no_prompt",
+            command=call.command, server=call.server, name=call.name,
+        )
     return info
 
 
@@ -83,14 +90,24 @@ def check_arguments(info: PromptInfo, call: PromptCall) -> None:
     unknown = [key for key in given if key not in known]
     if unknown:
         offered = ", ".join(known) if known else "none"
-        raise MentionError(f'{call.command}: no argument "{unknown[0]}" (its arguments: {offered})')
+        raise MentionError(
+            f'{call.command}: no argument "{unknown[0]}" (its arguments: {offered})',
+            "mention_unknown_argument" if known else "mention_unknown_argument_none",
+            command=call.command, name=unknown[0], offered=offered,
+        )
     repeated = [key for index, key in enumerate(given) if key in given[:index]]
     if repeated:
-        raise MentionError(f'{call.command}: "{repeated[0]}" is given twice')
+        raise MentionError(
+            f'{call.command}: "{repeated[0]}" is given twice', "mention_repeated", command=call.command, name=repeated[0]
+        )
     missing = [a.name for a in info.arguments if a.required and a.name not in given]
     if missing:
         needed = " ".join(f"{name}=…" for name in missing)
-        raise MentionError(f"{call.command}: missing {needed}")
+        raise MentionError(f"{call.command}: missing {needed}", "mention_missing", command=call.command, needed=needed)
+
+
+_STATES = ("starting", "stopped", "failed", "disabled")
+"""The states a ``mention_server_<state>`` UI text words."""
 
 
 def _state_words(state: str) -> str:

@@ -22,11 +22,12 @@ import json
 import re
 import unicodedata
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from desktop_agent.mcp_engine.config import (
+    ServerConfig,
     check_name,
     default_config,
     missing_file,
@@ -176,6 +177,10 @@ class ImportOutcome:
     """(name, why): entries the engine could not run, left out."""
     unchanged: tuple[str, ...] = ()
     """Names already here with the same entry."""
+    replaced: tuple[str, ...] = ()
+    """Names here whose entry the user chose to replace with the imported one."""
+    declined: tuple[str, ...] = ()
+    """Names taken here whose imported server the user chose to skip."""
 
 
 def import_servers(doc: Document, found: dict[str, Any]) -> tuple[Document, ImportOutcome]:
@@ -215,7 +220,7 @@ def merge(doc: Document, imported: dict[str, Entry]) -> tuple[Document, list[str
     added: list[str] = []
     renamed: list[tuple[str, str]] = []
     for name, entry in imported.items():
-        if current.get(name) == entry:
+        if name in current and same_server(current[name], entry):
             continue
         target = name
         n = 2
@@ -228,6 +233,22 @@ def merge(doc: Document, imported: dict[str, Entry]) -> tuple[Document, list[str
         current[target] = entry
         added.append(target)
     return doc, added, renamed
+
+
+def _config(name: str, entry: object) -> ServerConfig | None:
+    try:
+        (server,) = parse_mcp_config({"mcpServers": {name: entry}}).servers
+    except (McpConfigError, ValueError):
+        return None
+    return server
+
+
+def same_server(a: object, b: object) -> bool:
+    """Whether two entries run the same server, names and on/off aside: what
+    the engine would run, not the JSON text (Claude Desktop writes
+    ``"env": {}`` or ``"type": "stdio"`` where our file has nothing)."""
+    first, second = _config("x", a), _config("x", b)
+    return first is not None and second is not None and replace(first, enabled=True) == replace(second, enabled=True)
 
 
 def import_start_folder(home: Path, platform: str, env: Mapping[str, str]) -> Path:

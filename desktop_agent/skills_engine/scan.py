@@ -50,6 +50,12 @@ class SkillInfo:
     """Why the skill is not loaded (one English line naming the file and the
     field), worded in the window by ``skill_problem_<code>`` with
     :attr:`SkillFormatError.fields`; None when it is loaded."""
+    description_zh: str = ""
+    """The Chinese description (``metadata.description-zh``); empty: none."""
+
+    def description_in(self, language: str) -> str:
+        """The description the window shows in ``language``."""
+        return self.description_zh if language == "zh" and self.description_zh else self.description
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,10 +98,12 @@ def scan_skills(bundled: Path | None = None, user: Path | None = None) -> SkillS
                     frame="notice_skill_skipped",
                 )
                 problems.append(line)
-                info = SkillInfo(folder.name, "", source, folder, Notice(str(exc), line.key, exc.fields))
+                info = SkillInfo(folder.name, "", source, folder, problem=Notice(str(exc), line.key, exc.fields))
                 found.setdefault(f"\0broken:{folder}", (None, info))
                 continue
-            found[skill.name] = (skill, SkillInfo(skill.name, skill.description, skill.source, folder))
+            found[skill.name] = (
+                skill, SkillInfo(skill.name, skill.description, skill.source, folder, description_zh=skill.description_zh)
+            )
         warnings.extend(_summarised(problems, root))
     entries = sorted(found.values(), key=lambda e: (e[1].name, str(e[1].path)))
     return SkillScan(

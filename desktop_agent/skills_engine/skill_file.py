@@ -87,6 +87,12 @@ class SkillFormatError(ValueError):
         self.fields: dict[str, object] = {"path": str(path), "field": field_name, **values}
 
 
+DESCRIPTION_ZH = "description-zh"
+"""The ``metadata`` key of a skill's Chinese description: the format's
+``metadata`` is a free map of strings, so a SKILL.md with it stays valid for
+every other host, which ignores it."""
+
+
 @dataclass(frozen=True, slots=True)
 class Skill:
     """A skill that passed the format checks."""
@@ -107,6 +113,14 @@ class Skill:
     @property
     def file(self) -> Path:
         return self.path / SKILL_FILE
+
+    @property
+    def description_zh(self) -> str:
+        """The description in Chinese, for the window (``metadata.description-zh``,
+        :data:`DESCRIPTION_ZH`); empty when the skill has none. The model always
+        reads :attr:`description`."""
+        value = self.metadata.get(DESCRIPTION_ZH)
+        return value.strip()[:DESCRIPTION_MAX] if isinstance(value, str) else ""
 
     def files(self) -> list[str]:
         """Every file of the skill, as paths relative to its folder (sorted,

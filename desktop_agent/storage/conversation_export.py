@@ -10,6 +10,7 @@ each exchange as the window showed it, tool calls and results in code blocks.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -20,7 +21,10 @@ from desktop_agent.storage.conversation_events import events_from_history
 from desktop_agent.storage.conversation_markdown import to_markdown
 from desktop_agent.storage.conversations import STORED_TITLE_MAX, StoredConversation, title_of
 
-__all__ = ["FORMAT", "IMPORT_MAX_BYTES", "ConversationFileError", "Imported", "from_json", "to_json", "to_markdown"]
+__all__ = [
+    "FORMAT", "IMPORT_MAX_BYTES", "AlreadyImported", "ConversationFileError", "Imported", "from_json", "to_json",
+    "to_markdown",
+]
 
 FORMAT = "desktop-agent-conversation"
 JSONDict = dict[str, Any]
@@ -46,11 +50,23 @@ def to_json(conversation: StoredConversation) -> str:
     )
 
 
+class AlreadyImported(ConversationFileError):
+    """The file's conversation is here already (the same id, or the same
+    title and messages): nothing is stored unless a copy is asked for."""
+
+    def __init__(self, existing_id: str, title: str) -> None:
+        super().__init__(f"the conversation {title!r} is here already", "conv_import_already", title=title)
+        self.existing_id = existing_id
+
+
 @dataclass(frozen=True)
 class Imported:
     title: str
     messages: list[JSONDict]
     events: list[JSONDict]
+    source_id: str | None = None
+    """The id the file says the conversation had where it was exported
+    (None: a bare message list or another host's file)."""
 
 
 IMPORT_MAX_BYTES = 64 << 20
@@ -120,7 +136,12 @@ def from_json(text: str) -> Imported:
     if events is None or not all(isinstance(e.get("type"), str) for e in events):
         events = events_from_history(messages)
     title = (checked.title or title_of(messages))[:STORED_TITLE_MAX]
-    return Imported(title, messages, [dict(e) for e in events])
+    source_id = data.get("id")
+    return Imported(title, messages, [dict(e) for e in events], source_id if _ID.fullmatch(str(source_id)) else None)
+
+
+_ID = re.compile(r"[0-9A-Za-z_-]{1,64}")
+"""An id an import may keep (the app's are 32 hex digits)."""
 
 
 def _check_values(data: object) -> None:

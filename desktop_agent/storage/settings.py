@@ -81,6 +81,7 @@ _PHRASES = {
     "piper_voice_zh": _PIPER_VOICE_PHRASE,
     "always_allow": "must be a list of tool names",
     "trusted_read_only_servers": "must be a list of MCP server names",
+    "dismissed_notices": "must be a list of notice keys",
     "max_steps": f"must be a whole number from 1 to {MAX_STEPS_LIMIT}",
     "approval_timeout_s": f"must be a finite number of seconds, above 0 and at most {APPROVAL_TIMEOUT_LIMIT_S:g}",
     "context_tokens": f"must be a whole number of tokens from {CONTEXT_TOKENS_MIN} to {CONTEXT_TOKENS_LIMIT}",
@@ -105,7 +106,7 @@ def _settings_error(exc: ValidationError) -> SettingsError:
         return SettingsError("settings: the file must hold a JSON object", "")
     key = str(error["loc"][0])
     phrase = _PHRASES.get(key) or _TYPE_PHRASES.get(error["type"]) or "must be a number"
-    got = "" if key in ("always_allow", "trusted_read_only_servers", "wire_profiles", "enabled_skills", "hooks_enabled", "shared_folders") else f", got {_short.repr(error['input'])}"
+    got = "" if key in ("always_allow", "trusted_read_only_servers", "dismissed_notices", "wire_profiles", "enabled_skills", "hooks_enabled", "shared_folders") else f", got {_short.repr(error['input'])}"
     return SettingsError(f"settings: {key} {phrase}{got}", key)
 
 
@@ -202,6 +203,9 @@ class Settings:
     shared_folders: dict[str, tuple[str, ...]] = field(default_factory=dict)
     """The folders shared with MCP servers (their roots), each with the
     servers it is shared with; an empty tuple: every server."""
+    dismissed_notices: tuple[str, ...] = ()
+    """Start-up notices the user closed (the window's notice line): each
+    stays hidden while its condition holds (``ui/shell/notice_line.py``)."""
     extra: dict[str, Any] = field(default_factory=dict)
     """Unknown keys from the file, kept so nothing is lost on save."""
 
@@ -248,6 +252,7 @@ class Settings:
         extra = data.pop("extra")
         data["always_allow"] = list(self.always_allow)
         data["trusted_read_only_servers"] = list(self.trusted_read_only_servers)
+        data["dismissed_notices"] = list(self.dismissed_notices)
         data["enabled_skills"] = None if self.enabled_skills is None else list(self.enabled_skills)
         data["shared_folders"] = {path: list(servers) for path, servers in self.shared_folders.items()}
         return {**extra, **data}
@@ -260,6 +265,8 @@ class Settings:
             values["always_allow"] = tuple(values["always_allow"])
         if "trusted_read_only_servers" in values:
             values["trusted_read_only_servers"] = tuple(values["trusted_read_only_servers"])
+        if "dismissed_notices" in values:
+            values["dismissed_notices"] = tuple(values["dismissed_notices"])
         if "shared_folders" in values:
             values["shared_folders"] = {path: tuple(servers) for path, servers in values["shared_folders"].items()}
         if values.get("enabled_skills") is not None:
@@ -295,6 +302,7 @@ _CHECKS: dict[str, Any] = {
     "piper_voice_zh": Annotated[str, Field(pattern=_PIPER_VOICE, max_length=4096)],
     "always_allow": list[str],
     "trusted_read_only_servers": list[str],
+    "dismissed_notices": list[str],
     "enabled_skills": list[str] | None,
     "shared_folders": dict[str, list[str]],
     "volume": Annotated[float, Field(ge=0.0, le=1.0)],

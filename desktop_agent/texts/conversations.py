@@ -31,6 +31,11 @@ TEXTS: dict[str, tuple[str, str]] = {
     "conv_export_json": ("Export as JSON…", "导出为 JSON…"),
     "conv_import": ("Import…", "导入…"),
     "conv_import_failed": ("Could not import {name}: {reason}", "无法导入 {name}：{reason}"),
+    "conv_import_already": (
+        "{name} is already imported as “{title}”: opened it, nothing was added",
+        "{name} 已导入为“{title}”：已打开它，未重复添加",
+    ),
+    "conv_import_copy": ("Import as a copy", "作为副本导入"),
     # conversations: the rename, export and import dialogs and their outcome
     "conv_rename_title": ("Rename conversation", "重命名对话"),
     "conv_import_title": ("Import a conversation", "导入对话"),

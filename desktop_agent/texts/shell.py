@@ -17,6 +17,7 @@ TEXTS: dict[str, tuple[str, str]] = {
         "输入消息 —— Enter 发送，Shift+Enter 换行",
     ),
     "starting": ("Starting…", "正在启动…"),
+    "notice_dismiss": ("Dismiss — not shown again while this holds", "关闭 —— 情况不变时不再显示"),
     "you": ("You", "你"),
     "assistant": ("Assistant", "助手"),
     "settings_action": ("Settings…", "设置…"),

@@ -64,11 +64,13 @@ class Choice:
 class SkillEntry:
     name: str
     description: str
+    description_zh: str = ""
+    """Shown instead in a Chinese window, when the skill has one."""
 
 
 def enabled_skills(infos: Sequence[SkillInfo], enabled: Sequence[str] | None) -> list[SkillEntry]:
     """The skills ``/NAME`` loads: found without a problem and enabled (None: all)."""
-    return [SkillEntry(i.name, i.description) for i in infos
+    return [SkillEntry(i.name, i.description, i.description_zh) for i in infos
             if i.problem is None and (enabled is None or i.name in enabled)]
 
 
@@ -79,7 +81,8 @@ def command_choices(
     rows = [Choice(f"/{c.name}", texts.tr(c.text_key), texts.tr("picker_origin_app"), RunCommand(c.name))
             for c in APP_COMMANDS]
     app_names = {c.name for c in APP_COMMANDS}
-    rows += [Choice(f"/{s.name}", s.description, texts.tr("picker_origin_skill"), Insert(f"/{s.name}"))
+    rows += [Choice(f"/{s.name}", s.description_zh if texts.language == "zh" and s.description_zh else s.description,
+                    texts.tr("picker_origin_skill"), Insert(f"/{s.name}"))
              for s in skills if s.name not in app_names]
     rows += [Choice(p.command, _one_line(p.description or p.title or ""),
                     texts.tr("picker_origin_prompt", server=p.server), Insert(p.command), p.title or "")

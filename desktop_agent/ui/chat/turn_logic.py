@@ -47,6 +47,7 @@ from desktop_agent.ui.chat.turn_answers import FormReply, form_error_text, readi
 from desktop_agent.ui.chat.turn_events import NoticeLevel, TurnEnd
 from desktop_agent.ui.chat.turn_settings import TurnSettings
 from desktop_agent.ui.chat.turn_state import ButtonPhase
+from desktop_agent.ui.common.error_wording import mention_reason
 
 if TYPE_CHECKING:
     from desktop_agent.core.audit import Decider
@@ -287,7 +288,7 @@ class TurnLogic(TurnSettings, Generic[V]):
         try:
             expanded = await expansion
         except MentionError as exc:
-            reason = str(exc)
+            reason = mention_reason(self._texts(), exc)  # in the UI language where the engine named its text
         except asyncio.CancelledError:
             if me is not None and me.cancelling():
                 raise

@@ -55,6 +55,7 @@ from desktop_agent.ui.cards.visual_card import VisualCardWidget
 from desktop_agent.ui.chat.bubble import BubbleRole
 from desktop_agent.ui.chat.chat_view import ChatView
 from desktop_agent.ui.chat.turn_state import TurnTracker
+from desktop_agent.ui.common.error_wording import error_markdown
 
 if TYPE_CHECKING:
     from desktop_agent.core.mentions import Attachment
@@ -147,7 +148,8 @@ class TurnView:
 
     def notice(self, message: WarningMessage | ErrorMessage) -> None:
         level: BubbleRole = "error" if isinstance(message, ErrorMessage) else "warning"
-        self.chat.add_notice(level, lambda texts: f"**{texts.tr(level)}:** {message.message}")
+        # A known kind of failure in the UI language, the engine's line as its detail.
+        self.chat.add_notice(level, lambda texts: error_markdown(texts, texts.tr(level), message.message))
 
     def interrupted(self, message: InterruptedMessage) -> None:
         self.invalidate_pending()

@@ -112,6 +112,12 @@ class ConversationSidebar(QFrame):
         self.heading.setObjectName("cardMuted")
         self.heading.setWordWrap(True)  # an import's or export's outcome is longer than the list is wide
         layout.addWidget(self.heading)
+        self.copy_button = QPushButton(self)
+        """Import as a copy: offered when an imported file's conversation is here already."""
+        self.copy_button.hide()
+        self._copy_of: Path | None = None
+        self.copy_button.clicked.connect(self._import_copy)
+        layout.addWidget(self.copy_button)
         self.list = QListWidget(self)
         self.list.setObjectName("conversationList")
         self.list.setWordWrap(True)
@@ -152,6 +158,7 @@ class ConversationSidebar(QFrame):
         self.new_button.setToolTip(self._texts.tr("new_chat"))
         self._show_undo()
         self.import_button.setText(self._texts.tr("conv_import"))
+        self.copy_button.setText(self._texts.tr("conv_import_copy"))
         self.refresh()
 
     # ----------------------------------------------------------- listing
@@ -281,13 +288,24 @@ class ConversationSidebar(QFrame):
         self.heading.setText(self._texts.tr("conv_exported", name=path.name) if ok else self._texts.tr("conv_export_gone"))
         return ok
 
-    def import_file(self, path: Path) -> str | None:
-        """Import an exported conversation; its id, or None (the reason in the heading)."""
-        from desktop_agent.storage.conversation_export import ConversationFileError
+    def import_file(self, path: Path, *, as_copy: bool = False) -> str | None:
+        """Import an exported conversation; its id, or None (the reason in the
+        heading). One that is here already is opened instead, and the heading
+        says so, with :attr:`copy_button` to import it again as a copy."""
+        from desktop_agent.storage.conversation_export import AlreadyImported, ConversationFileError
         from desktop_agent.storage.user_files import UserFileError
 
+        self.copy_button.hide()
         try:
-            conversation_id = self._library.import_file(path)
+            conversation_id = self._library.import_file(path, as_copy=as_copy)
+        except AlreadyImported as exc:
+            self.search.clear()
+            self.refresh()
+            self.imported.emit(exc.existing_id)  # opened: what the user wanted to see
+            self.heading.setText(self._texts.tr("conv_import_already", title=exc.fields["title"], name=path.name))
+            self._copy_of = path
+            self.copy_button.show()
+            return None
         except UserFileError as exc:
             reason = _file_problem(self._texts, exc)
         except ConversationFileError as exc:
@@ -357,6 +375,10 @@ class ConversationSidebar(QFrame):
         dialog.fileSelected.connect(lambda name: self.export_to(conversation_id, Path(name), kind))
         dialog.open()
         return dialog
+
+    def _import_copy(self) -> None:
+        if self._copy_of is not None:
+            self.import_file(self._copy_of, as_copy=True)
 
     def _choose_import(self) -> QFileDialog:
         dialog = self._file_dialog(self._texts.tr("conv_import_title"), "conv_open")

@@ -22,7 +22,8 @@ from PySide6.QtWidgets import QFileDialog, QPushButton, QWidget
 from desktop_agent.mcp_engine import bundles, servers_file
 from desktop_agent.mcp_engine.bundle_manifest import BundleError, ConfigValue
 from desktop_agent.mcp_engine.config_errors import McpConfigError
-from desktop_agent.texts import Texts
+from desktop_agent.texts import Texts, keys
+from desktop_agent.ui.common.os_wording import with_os_reason
 from desktop_agent.ui.settings.bundle_dialog import BundleDialog
 from desktop_agent.ui.settings.mcp_wording import problem
 
@@ -55,7 +56,13 @@ def bundle_paths(mime: QMimeData) -> list[Path]:
 
 
 def _reason(texts: Texts, exc: Exception) -> str:
-    return problem(texts, exc) if isinstance(exc, McpConfigError) else str(exc)
+    """Why, in ``texts``' language: a servers-file problem, a bundle's (by its
+    UI text, where the engine named one), else the line as it is."""
+    if isinstance(exc, McpConfigError):
+        return problem(texts, exc)
+    if isinstance(exc, BundleError) and exc.key is not None and exc.key in keys() and texts.language != "en":
+        return texts.tr(exc.key, **with_os_reason(texts, exc.fields))
+    return str(exc)
 
 
 class BundleActions:

@@ -18,6 +18,7 @@ from desktop_agent.mcp_engine import servers_file
 from desktop_agent.mcp_engine.config_errors import McpConfigError
 from desktop_agent.mcp_engine.servers_file import ImportOutcome
 from desktop_agent.texts import Texts, keys
+from desktop_agent.ui.common.error_wording import worded_error
 from desktop_agent.ui.common.os_wording import os_error_text, os_reason
 
 if TYPE_CHECKING:
@@ -66,10 +67,16 @@ def import_outcome(texts: Texts, outcome: ImportOutcome) -> tuple[bool, str]:
     if not outcome.added and not outcome.unchanged and outcome.skipped:
         return False, texts.tr("mcp_import_failed", reason=texts.tr("mcp_import_none_usable", items=skipped))
     added = len(outcome.added)
-    if not added:  # the rest is here already
+    if not added and not outcome.replaced:  # the rest is here already
         parts = [texts.tr("mcp_import_all_there")]
+    elif not added:
+        parts = []
     else:
         parts = [texts.tr("mcp_imported_one") if added == 1 else texts.tr("mcp_imported", count=added)]
+    if outcome.replaced:
+        parts.append(texts.tr("mcp_import_replaced", names=listed(texts, list(outcome.replaced))))
+    if outcome.declined:
+        parts.append(texts.tr("mcp_import_declined", names=listed(texts, list(outcome.declined))))
     if outcome.fixed_names:
         parts.append(texts.tr("mcp_import_fixed", pairs=listed(texts, [f"{a} → {b}" for a, b in outcome.fixed_names])))
     if outcome.renamed:
@@ -83,12 +90,17 @@ def import_failed(texts: Texts, exc: McpConfigError | OSError) -> str:
     return texts.tr("mcp_import_failed", reason=problem(texts, exc))
 
 
-def server_tooltip(line: str, status: ServerStatus | None) -> str:
-    """A server row's tooltip: why it failed, or its line and then its tools, one a line."""
+def server_tooltip(line: str, status: ServerStatus | None, texts: Texts | None = None) -> str:
+    """A server row's tooltip: why it failed (a known kind in ``texts``'
+    language, the engine's line under it), or its line and then its tools,
+    one a line."""
     if status is None:
         return ""
     if status.error:
-        return status.error
+        if texts is None:
+            return status.error
+        words, detail = worded_error(texts, status.error)
+        return words if detail is None else f"{words}\n{detail}"
     if status.state == "ready" and status.tools:
         return "\n".join((line, *status.tools))
     return ""

@@ -58,5 +58,14 @@ class ReadOnlyTrustBox(QWidget):
             self.boxes[server] = box
         self.empty.setVisible(not servers)
 
+    def retranslate(self, texts: Texts) -> None:
+        """Its words in ``texts``' language (a language switch in Settings)."""
+        self._texts = texts
+        self.title.setText(texts.tr("trust_title"))
+        self.note.setText(texts.tr("trust_note"))
+        self.empty.setText(texts.tr("trust_no_servers"))
+        for server, box in self.boxes.items():
+            box.setText(texts.tr("trust_server", server=server))
+
     def trusted(self) -> list[str]:
         return [server for server, box in self.boxes.items() if box.isChecked()]

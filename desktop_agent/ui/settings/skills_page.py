@@ -62,7 +62,8 @@ class SkillRow(QFrame):
         info = self.info
         self.source.setText(texts.tr(f"skills_source_{info.source}"))
         self.description.setText(
-            texts.tr("skills_broken", problem=skill_problem(texts, info)) if info.problem else info.description
+            texts.tr("skills_broken", problem=skill_problem(texts, info))
+            if info.problem else info.description_in(texts.language)
         )
 
 

@@ -38,10 +38,12 @@ from PySide6.QtWidgets import (
 
 from desktop_agent.mcp_engine import servers_file
 from desktop_agent.mcp_engine.config_errors import McpConfigError
+from desktop_agent.mcp_engine.server_import import ClashChoice, apply_import, changes, preview_import
 from desktop_agent.storage.settings import Settings
 from desktop_agent.texts import Texts
 from desktop_agent.ui.common.retranslate import TextBindings
 from desktop_agent.ui.settings.bundle_actions import BundleActions
+from desktop_agent.ui.settings.mcp_import_preview import McpImportPreview
 from desktop_agent.ui.settings.mcp_server_editor import McpServerEditor
 from desktop_agent.ui.settings.mcp_wording import (
     allow_entry_text,
@@ -102,6 +104,8 @@ class ToolsPage(QWidget):
         self.editor: McpServerEditor | None = None
         """The server editor open now (or last opened)."""
         self.log_view: ServerLogView | None = None
+        self.import_preview: McpImportPreview | None = None
+        """The import's preview opened last."""
         """The log view open now (or last opened)."""
 
         self.mcp_file = QLineEdit(settings.mcp_config_path, self)
@@ -212,6 +216,7 @@ class ToolsPage(QWidget):
             self.mcp_note.setText(self._note(texts))
         self._fill_allowed(tuple(self._allowed_names))
         self.shared_folders.retranslate(texts)
+        self.trust.retranslate(texts)  # the read-only section
         self.refresh()
 
     # -------------------------------------------------------------- servers
@@ -249,7 +254,7 @@ class ToolsPage(QWidget):
             item.setText(line)
             on = servers_file.is_enabled(entry)
             item.setCheckState(Qt.CheckState.Checked if on else Qt.CheckState.Unchecked)
-            item.setToolTip(server_tooltip(line, status) if on else "")
+            item.setToolTip(server_tooltip(line, status, self.texts.texts) if on else "")
         self.servers.blockSignals(False)
         if self._control.sign_ins is not None:
             self.sign_ins.set_rows(sign_in_rows(names, self._control.sign_ins(), statuses))
@@ -442,21 +447,43 @@ class ToolsPage(QWidget):
             if (folder / known).is_file():
                 dialog.selectFile(str(folder / known))
                 break
-        dialog.fileSelected.connect(lambda path: self.import_file(Path(path)))
+        dialog.fileSelected.connect(lambda path: self.preview_import(Path(path)))
         dialog.open()
         return dialog
 
-    def import_file(self, path: Path) -> bool:
-        """Merge another host's servers (``mcpServers``) into the file: odd
-        names made valid, broken entries skipped, the outcome said in one line."""
+    def preview_import(self, path: Path) -> McpImportPreview | None:
+        """What importing ``path`` would do, shown before anything is written
+        (:attr:`import_preview`); its Import runs :meth:`import_file` with
+        the clash choices. None, and the note says why, when the file is
+        refused or holds nothing to import."""
         assert self._control is not None
         try:
-            found = servers_file.read_import(path)
-            merged, outcome = servers_file.import_servers(servers_file.read_document(self._control.path), found)
+            items = preview_import(servers_file.read_document(self._control.path), servers_file.read_import(path))
+        except McpConfigError as exc:
+            self._set_note(partial(import_failed, exc=exc))
+            return None
+        if not changes(items):  # all here already, or none usable: the note says which
+            self.import_file(path)
+            return None
+        dialog = McpImportPreview(self.texts.texts, path, items, self)
+        dialog.accepted.connect(lambda: self.import_file(path, dialog.choices()))
+        self.import_preview = dialog
+        dialog.open()
+        return dialog
+
+    def import_file(self, path: Path, choices: Mapping[str, ClashChoice] | None = None) -> bool:
+        """Merge another host's servers (``mcpServers``) into the file: odd
+        names made valid, broken entries and servers here already skipped, a
+        name clash as ``choices`` say (a numbered name when they say
+        nothing), the outcome said in one line."""
+        assert self._control is not None
+        try:
+            doc = servers_file.read_document(self._control.path)
+            merged, outcome = apply_import(doc, preview_import(doc, servers_file.read_import(path)), choices)
         except McpConfigError as exc:
             self._set_note(partial(import_failed, exc=exc))
             return False
-        if not outcome.added:  # nothing to save or restart
+        if not outcome.added and not outcome.replaced:  # nothing to save or restart
             self._set_note(lambda texts: import_outcome(texts, outcome)[1])
             return import_outcome(self.texts.texts, outcome)[0]
         # The outcome stays on screen: renames and skips are what to read.

@@ -8,6 +8,12 @@ heavier than the Latin beside it. Naming the usual Simplified Chinese sans
 families after the UI font's own makes every platform pick one (the first
 installed: Noto/Source Han on Linux, Microsoft YaHei on Windows, PingFang
 on macOS); Latin text keeps the UI font.
+
+Emoji go the same way: without a colour emoji face in the family list a
+character such as ✅ or 🎉 came out as an empty box whenever fontconfig's
+own fallback did not reach one. :data:`COLOR_EMOJI` comes last, after the
+Chinese faces, so it only draws what none of them has (the set-up scripts
+install Noto Color Emoji on Debian; Windows and macOS ship theirs).
 """
 
 from __future__ import annotations
@@ -24,17 +30,30 @@ CHINESE_SANS = (
     "WenQuanYi Micro Hei",
 )
 
+COLOR_EMOJI = (
+    "Noto Color Emoji",
+    "Segoe UI Emoji",
+    "Apple Color Emoji",
+    "Twemoji",
+    "EmojiOne Color",
+)
+"""Colour emoji faces, the first installed drawing what the text faces lack."""
+
+FALLBACKS = (*CHINESE_SANS, *COLOR_EMOJI)
+
 
 def with_chinese_sans(font: QFont) -> QFont:
-    """``font`` with :data:`CHINESE_SANS` after the family it really draws
-    with (a generic name such as "Sans Serif" is not one in a family list:
-    Qt would skip it and draw Latin in the Chinese face too)."""
-    own = [f for f in font.families() if f not in CHINESE_SANS] or [font.family()]
+    """``font`` with :data:`CHINESE_SANS` then :data:`COLOR_EMOJI` after the
+    family it really draws with (a generic name such as "Sans Serif" is not
+    one in a family list: Qt would skip it and draw Latin in the Chinese
+    face too)."""
+    own = [f for f in font.families() if f not in FALLBACKS] or [font.family()]
     actual = QFontInfo(font).family()
-    font.setFamilies([actual, *(f for f in own if f != actual), *CHINESE_SANS])
+    font.setFamilies([actual, *(f for f in own if f != actual), *FALLBACKS])
     return font
 
 
 def prefer_chinese_sans(app: QGuiApplication) -> None:
-    """Make the application font fall back to a Simplified Chinese sans face."""
+    """Make the application font fall back to a Simplified Chinese sans face
+    and then to a colour emoji face."""
     app.setFont(with_chinese_sans(app.font()))

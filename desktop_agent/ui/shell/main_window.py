@@ -41,9 +41,9 @@ follows each one: ``server_watch.py``). Each turn's view opens through
 
 from __future__ import annotations
 
-import functools
 import logging
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Signal
@@ -60,6 +60,7 @@ from desktop_agent.ui.common.key_hints import SIDEBAR_KEY, key_text
 from desktop_agent.ui.common.theme import SystemThemeFollower, apply_theme
 from desktop_agent.ui.settings.glue import apply_settings_appearance
 from desktop_agent.ui.shell.held_message import HeldMessage
+from desktop_agent.ui.shell.notice_line import NoticeLine
 from desktop_agent.ui.shell.server_watch import ServerWatch
 from desktop_agent.ui.shell.status_bar import StatusBar
 from desktop_agent.ui.shell.turn_opener import TurnOpener
@@ -142,7 +143,9 @@ class MainWindow(QMainWindow):
         self.sidebar_button.setVisible(False)
         self.model_download = ModelDownloadPanel(self.texts, self)
         """The speech model's first-use download (hidden unless one runs or failed)."""
-        self.body = lay_out(self, self.chat, self.model_download, self.input, (
+        self.notices = NoticeLine(self.texts, self)
+        """Start-up notices above the input, each dismissible (not chat bubbles)."""
+        self.body = lay_out(self, self.chat, self.model_download, self.input, above_input=self.notices, buttons=(
             self.mic, self.hands_free_button, self.send_button, self.audio, self.new_chat_button, self.settings_button,
         ), leading=(self.sidebar_button,))
         """The sidebar (once attached) and the conversation column."""
@@ -208,10 +211,8 @@ class MainWindow(QMainWindow):
             from desktop_agent.ui.conversations.glue import ConversationsGlue
 
             self.conversations = ConversationsGlue(self, deps.conversations)
-        from desktop_agent.ui.shell.notice_wording import warning_text
-
-        for warning in deps.warnings:
-            self.show_notice(NoticeLevel.WARNING, functools.partial(warning_text, warning))
+        self.notices.dismissals_changed.connect(self._save_dismissed)
+        self.notices.show_start_up(deps.warnings, deps.settings.dismissed_notices)
         self._servers.follow(deps.mcp)
         from desktop_agent.ui.shell.window_commands import WindowCommands
 
@@ -308,6 +309,11 @@ class MainWindow(QMainWindow):
         self.show()
         self.raise_()
         self.activateWindow()
+
+    def _save_dismissed(self, keys: tuple[str, ...]) -> None:
+        """The notice line's dismissals, kept in the settings for later sessions."""
+        if self._controller is not None and keys != self._controller.settings.dismissed_notices:
+            self._controller.save_settings(replace(self._controller.settings, dismissed_notices=keys))
 
     def _notify(self, text: str) -> None:
         """The tray's notification, while the window is inactive."""
@@ -428,6 +434,7 @@ class MainWindow(QMainWindow):
         self.hands_free_button.retranslate(texts)
         self.audio.retranslate(texts)
         self.model_download.retranslate(texts)  # a failure or an offer says it again
+        self.notices.retranslate(texts)
         self.chat.retranslate(texts)  # cards, message actions, code blocks, system lines
         self.status.retranslate(texts)
         self.refresh_status()

@@ -9,8 +9,6 @@ always did; a plain ``str`` (no key) is shown as it is in any language.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from desktop_agent.core.notice import Notice
 from desktop_agent.mcp_engine.config_errors import McpConfigError
 from desktop_agent.texts import Texts, keys
@@ -32,9 +30,4 @@ def notice_text(texts: Texts, line: str) -> str:
     return texts.tr(line.frame, **fields)
 
 
-def warning_text(warning: str | Callable[[Texts], str], texts: Texts) -> str:
-    """A start-up warning as the window shows it, in ``texts``' language."""
-    return f"**{texts.tr('warning')}:** {warning(texts) if callable(warning) else notice_text(texts, warning)}"
-
-
-__all__ = ["notice_text", "warning_text"]
+__all__ = ["notice_text"]

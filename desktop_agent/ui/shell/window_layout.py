@@ -1,6 +1,6 @@
 """Where the window's widgets sit: a row for the sidebar (added once the
 window is attached) and the conversation column, which holds the chat, what
-shows below it (a speech model's download) and the input row: the input
+shows below it (a speech model's download), the notice line and the input row: the input
 widest, its buttons beside it along its bottom edge."""
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ def symbol_button(symbol: str, tip: str, parent: QWidget) -> QToolButton:
 
 def lay_out(
     window: QMainWindow, chat: QWidget, below_chat: QWidget, input_box: QWidget, buttons: Sequence[QWidget],
-    leading: Sequence[QWidget] = (),
+    leading: Sequence[QWidget] = (), *, above_input: QWidget | None = None,
 ) -> QHBoxLayout:
     """Lay the widgets out as the module says (``leading``: before the
     input, on the sidebar's side); returns the row the sidebar joins."""
@@ -46,6 +46,11 @@ def lay_out(
     column.setSpacing(0)
     column.addWidget(chat, 1)
     column.addWidget(below_chat)
+    if above_input is not None:  # the notice line, as wide as the input
+        row = QHBoxLayout()
+        row.setContentsMargins(12, 4, 12, 0)
+        row.addWidget(above_input)
+        column.addLayout(row)
     column.addLayout(bottom)
     window.setCentralWidget(central)
     return body

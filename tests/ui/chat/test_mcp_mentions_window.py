@@ -157,7 +157,7 @@ def test_a_sent_message_shows_its_chips_sends_the_expansion_and_restores_them(
 
 NOT_SENT = {
     "en": "Not sent (your message is back in the box): /mcp__ev__args-prompt: missing city=…",
-    "zh": "未发送（消息已放回输入框）：/mcp__ev__args-prompt: missing city=…",
+    "zh": "未发送（消息已放回输入框）：/mcp__ev__args-prompt：缺少参数 city=…",  # the engine named its UI text
 }
 
 

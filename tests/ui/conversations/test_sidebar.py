@@ -250,9 +250,14 @@ def test_delete_with_undo_rename_export_and_import(qtbot: QtBot, store: Conversa
     assert sidebar.export_to("trip", tmp_path / "t.json", "json")
     data = json.loads((tmp_path / "t.json").read_text(encoding="utf-8"))
     assert len(data["messages"]) == 64 and data["events"][0] == {"type": "user", "text": "Plan a weekend in Paris"}
-    new_id = sidebar.import_file(tmp_path / "t.json")
-    assert new_id is not None and window.controller is not None
-    assert window.controller.conversation.conversation_id == new_id  # opened at once
+    assert sidebar.import_file(tmp_path / "t.json") is None  # it is here already: nothing added
+    assert window.controller is not None and window.controller.conversation.conversation_id == "trip"  # opened
+    assert sidebar.heading.text() == "t.json is already imported as “Paris trip”: opened it, nothing was added"
+    assert [t for _i, t, _s in sidebar.items()].count("Paris trip") == 1
+    assert sidebar.copy_button.isVisibleTo(sidebar) and sidebar.copy_button.text() == "Import as a copy"
+    sidebar.copy_button.click()  # asked for: a copy
+    new_id = window.controller.conversation.conversation_id
+    assert new_id != "trip" and not sidebar.copy_button.isVisibleTo(sidebar)
     assert [t for i, t, _s in sidebar.items() if i == new_id] == ["Paris trip"]
     (tmp_path / "bad.json").write_text("{}", encoding="utf-8")
     assert sidebar.import_file(tmp_path / "bad.json") is None
@@ -275,3 +280,30 @@ def test_a_failed_export_or_import_says_why_in_the_ui_language(
     assert sidebar.heading.text() == "无法保存 already-a-folder.md：这是一个文件夹"  # not "[Errno 21] Is a directory"
     assert sidebar.import_file(tmp_path / "missing.json") is None
     assert "文件无法读取（文件或文件夹不存在）" in sidebar.heading.text()
+
+
+@pytest.mark.parametrize("texts", [ENGLISH, CHINESE], ids=["en", "zh"])
+def test_importing_a_conversation_that_is_here_says_so_in_the_ui_language(
+    qtbot: QtBot, store: ConversationStore, tmp_path: Path, texts: Any
+) -> None:
+    import shutil
+
+    window = _window(qtbot, store, size=(1000, 640))
+    window.retranslate(texts)
+    sidebar = _sidebar(window)
+    assert sidebar.export_to("trip", tmp_path / "trip.json", "json")
+    before = [i for i, _t, _s in sidebar.items()]
+    assert sidebar.import_file(tmp_path / "trip.json") is None
+    assert [i for i, _t, _s in sidebar.items()] == before  # nothing duplicated
+    assert sidebar.heading.text() == texts.tr("conv_import_already", name="trip.json", title="Plan a weekend in Paris")
+    assert sidebar.copy_button.isVisibleTo(sidebar) and sidebar.copy_button.text() == texts.tr("conv_import_copy")
+    if texts is CHINESE:
+        assert sidebar.heading.text() == "trip.json 已导入为“Plan a weekend in Paris”：已打开它，未重复添加"
+    window.show()
+    qtbot.wait_exposed(window)
+    for _ in range(5):
+        QApplication.processEvents()
+    shot = tmp_path / f"conversation_already_imported_{texts.language}.png"
+    assert window.grab().save(str(shot))
+    (Path("/work/shots26/polish")).mkdir(parents=True, exist_ok=True)
+    shutil.copy(shot, Path("/work/shots26/polish") / shot.name)

@@ -135,9 +135,13 @@ def test_export_both_kinds_through_the_file_dialog_then_import_the_json(
     assert dialog.acceptMode() == QFileDialog.AcceptMode.AcceptOpen
     _choose(dialog, tmp_path / "trip.json")
     _closed(qtbot, sidebar)
-    assert len(imported) == 1 and window.controller is not None
-    assert window.controller.conversation.conversation_id == imported[0]  # it opens at once
-    assert [t for i, t, _s in sidebar.items() if i == imported[0]] == ["Plan a weekend in Paris"]
+    assert imported == ["trip"] and window.controller is not None  # here already: that one opens
+    assert window.controller.conversation.conversation_id == "trip"
+    assert sidebar.heading.text() == "trip.json is already imported as “Plan a weekend in Paris”: opened it, nothing was added"
+    assert len(store.conversations()) == 3
+    QTest.mouseClick(sidebar.copy_button, Qt.MouseButton.LeftButton)  # a copy, asked for
+    assert len(imported) == 2 and window.controller.conversation.conversation_id == imported[1] != "trip"
+    assert [t for i, t, _s in sidebar.items() if i == imported[1]] == ["Plan a weekend in Paris"]
     assert len(store.conversations()) == 4
 
 

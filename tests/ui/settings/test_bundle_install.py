@@ -129,7 +129,7 @@ async def test_a_chosen_bundle_installs_and_remove_uninstalls_it(qtbot: QtBot, t
 
 @pytest.mark.parametrize(("texts", "note"), [
     (ENGLISH, "Not installed: notes.mcpb is not a zip file (an .mcpb bundle is one)"),
-    (CHINESE, "未安装：notes.mcpb is not a zip file (an .mcpb bundle is one)"),
+    (CHINESE, "未安装：notes.mcpb 不是 zip 文件（.mcpb 扩展包是 zip 文件）"),  # the engine named its UI text
 ])
 def test_a_bad_bundle_is_one_line_and_installs_nothing(
     qtbot: QtBot, tmp_path: Path, texts: Texts, note: str
@@ -143,6 +143,25 @@ def test_a_bad_bundle_is_one_line_and_installs_nothing(
     assert page.mcp_note.text() == note
     assert list(json.loads((tmp_path / "mcp_servers.json").read_text())["mcpServers"]) == ["time"]
     assert not bundles_dir().exists()
+
+
+@pytest.mark.parametrize(("members", "manifest_text", "zh"), [
+    ({}, "[1]", "未安装：manifest.json 不是 JSON 对象"),
+    ({}, "{not json", "未安装：notes.mcpb：manifest.json 不是有效的 JSON"),
+    ({"server": {"type": "ruby"}}, None, '未安装："server.type" 必须是 node, python, binary 之一，而不是 \'ruby\''),
+])
+def test_a_refused_bundle_is_said_in_chinese(
+    qtbot: QtBot, tmp_path: Path, members: dict[str, object], manifest_text: str | None, zh: str
+) -> None:
+    from desktop_agent.testing.bundle_maker import manifest
+
+    page = _page(qtbot, tmp_path, Servers(), CHINESE)
+    data = manifest_text if manifest_text is not None else {**manifest(), **members}
+    bad = make_bundle(tmp_path / "notes.mcpb", data)
+    assert page.bundles.open_path(bad) is None
+    assert page.mcp_note.text() == zh
+    page.retranslate(ENGLISH)
+    assert page.mcp_note.text().startswith("Not installed: ") and "不" not in page.mcp_note.text()
 
 
 def test_a_bundle_dropped_on_the_page_opens_its_dialog(qtbot: QtBot, tmp_path: Path) -> None:

@@ -101,7 +101,8 @@ def test_every_settings_page_screenshot(qtbot: QtBot, tmp_path: Path, language: 
         ["time —— 就绪 · 2 个工具", "files —— 启动失败", "search —— 已关闭"] if zh
         else ["time — ready · 2 tools", "files — failed", "search — off"]
     )
-    assert tools.servers.item(1).toolTip() == 'mcp server "files": npx: command not found'
+    raw = 'mcp server "files": npx: command not found'
+    assert tools.servers.item(1).toolTip() == (f"MCP 服务器 files 出现问题\n{raw}" if zh else raw)  # the engine's line under
     assert tools.allowed.count() == 2 and tools.import_button.isEnabled()
     assert list(tools.trust.boxes) == ["time", "files", "search"]  # read-only trust, per server
 

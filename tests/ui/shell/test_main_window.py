@@ -152,9 +152,8 @@ def test_attach_fills_the_status_bar_and_shows_the_start_up_warnings(window: Mai
     assert window.status.model.toolTip() == "connect a real one"
     assert [label.toolTip() for label in window.status.servers] == ["", "exited with code 1"]
     assert [s.caption(ENGLISH) for s in server_views(servers)] == ["MCP time: ready, 2 tools", "MCP browser: failed"]
-    bubble = window.chat.items()[0]
-    assert isinstance(bubble, MessageBubble) and bubble.role == "warning"
-    assert bubble.text() == "**Warning:** settings file was broken"
+    assert window.notices.shown() == ["⚠ settings file was broken"]  # the notice line, not a bubble
+    assert not any(isinstance(item, MessageBubble) for item in window.chat.items())
 
 
 def test_a_real_model_shows_its_name(window: MainWindow) -> None:

@@ -6,7 +6,6 @@ English line (log, headless mode) stays word for word what it was."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 from pathlib import Path
@@ -89,16 +88,13 @@ async def test_the_window_shows_each_start_up_warning_in_chinese(
     try:
         deps = window_deps(services, None)
         window.attach(deps)
-        for _ in range(50):  # the warnings are added as the window attaches; poll, bounded
-            if len([w for w in window.chat.items() if isinstance(w, MessageBubble)]) >= len(deps.warnings):
-                break
-            await asyncio.sleep(0.02)
-        shown = [w.text() for w in window.chat.items() if isinstance(w, MessageBubble) and w.role == "warning"]
+        shown = window.notices.shown()  # the notice line above the input, not the conversation
         assert len(shown) == len(expected_english(_private_home)) + 1  # and no speaker
+        assert not [w for w in window.chat.items() if isinstance(w, MessageBubble)]
         for line in shown:
-            assert line.startswith("**警告:** ")
+            assert line.startswith("⚠ ")
             assert re.search(r"[\u4e00-\u9fff]", line), line
-            assert english_left(line.removeprefix("**警告:** "), _private_home) == [], line
+            assert english_left(line.removeprefix("⚠ "), _private_home) == [], line
         assert [str(w) for w in services.startup_warnings] == expected_english(_private_home)
     finally:
         window.close()
@@ -117,24 +113,20 @@ async def test_warnings_follow_a_language_switch(qtbot: QtBot, _private_home: Pa
         def warnings() -> list[str]:
             return [w.text() for w in window.chat.items() if isinstance(w, MessageBubble) and w.role != "user"]
 
-        for _ in range(50):  # the start-up warnings are added as the window attaches; poll, bounded
-            if len(warnings()) >= 8:
-                break
-            await asyncio.sleep(0.02)
         english = warnings()
-        assert english[:5] == [f"**Warning:** {line}" for line in expected_english(_private_home)]
-        assert english[-2] == "**Error:** HTTP 500 from the model server"
-        assert english[-1] == ENGLISH.tr("mic_stt_error", error="no model")
+        assert window.notices.shown()[:5] == [f"⚠ {line}" for line in expected_english(_private_home)]
+        assert english == ["**Error:** HTTP 500 from the model server", ENGLISH.tr("mic_stt_error", error="no model")]
+        started = window.notices.shown()
         window.retranslate(CHINESE)
         chinese = warnings()
-        assert len(chinese) == len(english)
-        for line in chinese[:6]:
-            assert line.startswith("**警告:** ") and re.search(r"[\u4e00-\u9fff]", line), line
-            assert english_left(line.removeprefix("**警告:** "), _private_home) == [], line
-        assert chinese[-2] == "**错误:** HTTP 500 from the model server"  # the server's words stay as they came
-        assert chinese[-1] == CHINESE.tr("mic_stt_error", error="no model")
+        assert len(window.notices.shown()) == len(started) == 6
+        for line in window.notices.shown():
+            assert line.startswith("⚠ ") and re.search(r"[\u4e00-\u9fff]", line), line
+            assert english_left(line.removeprefix("⚠ "), _private_home) == [], line
+        assert chinese[0] == "**错误:** HTTP 500 from the model server"  # the server's words stay as they came
+        assert chinese[1] == CHINESE.tr("mic_stt_error", error="no model")
         window.retranslate(ENGLISH)
-        assert warnings() == english
+        assert warnings() == english and window.notices.shown() == started
     finally:
         window.close()
         await services.aclose()

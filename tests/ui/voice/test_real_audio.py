@@ -312,10 +312,12 @@ async def test_a_speaker_plugged_in_after_none_is_used_from_the_next_clip(
     async with app_window(qtbot, tmp_path) as window:
         sink = window.sink  # type: ignore[attr-defined]
         await sink.play(clip, "audio/wav")
-        assert sink.missing and bubbles(window) == [ENGLISH.tr("no_audio_output")]
+        assert sink.missing and window.notices.shown() == [f"⚠ {ENGLISH.tr('no_audio_output')}"]
+        assert bubbles(window) == []  # the notice line says it, not the conversation
         pulse_audio.add_speaker()
         await until(lambda: not sink.missing, timeout_s=5)
-        assert bubbles(window) == [ENGLISH.tr("no_audio_output"), ENGLISH.tr("audio_output_back", device="Virtual speaker")]
+        assert window.notices.shown() == [] and bubbles(window) == []
+        assert window.status.currentMessage() == ENGLISH.tr("audio_output_back", device="Virtual speaker")
         recording = pulse_audio.record_speaker()
         await sink.play(clip, "audio/wav")
         await asyncio.sleep(0.3)
