@@ -121,11 +121,14 @@ def file_name(title: str, suffix: str) -> str:
     return f"{stem.strip() or 'conversation'}.{suffix}"
 
 
-def marked(text: str, spans: list[tuple[int, int]]) -> str:
-    """``text`` as rich text with these spans in bold."""
+def marked(text: str, spans: list[tuple[int, int]], background: str) -> str:
+    """``text`` as rich text with these spans in bold on the theme's hit
+    colour: weight alone is not enough (light Chinese on a dark window reads
+    heavy, so a bold hit would not stand out)."""
     out, at = [], 0
+    opening = f'<b style="background-color:{background}">'
     for start, end in spans:
-        out += [html.escape(text[at:start]), "<b>", html.escape(text[start:end]), "</b>"]
+        out += [html.escape(text[at:start]), opening, html.escape(text[start:end]), "</b>"]
         at = end
     out.append(html.escape(text[at:]))
     return "".join(out)

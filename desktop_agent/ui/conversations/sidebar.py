@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QPoint, QSize, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
+    QApplication,
     QFileDialog,
     QFrame,
     QHBoxLayout,
@@ -53,6 +54,7 @@ from PySide6.QtWidgets import (
 
 from desktop_agent.texts import Texts
 from desktop_agent.ui.common.os_wording import os_error_text, os_reason
+from desktop_agent.ui.common.theme import LIGHT, colors_for
 from desktop_agent.ui.conversations.search_rows import HitRow, file_name, marked, snippet_parts
 
 if TYPE_CHECKING:
@@ -188,6 +190,8 @@ class ConversationSidebar(QFrame):
             hits = self._library.search(query)
             self.heading.setText(self._texts.tr("conv_results_one" if len(hits) == 1 else "conv_results", count=len(hits)) if hits else self._texts.tr("conv_no_results"))
             width = self.list.viewport().width() or SIDEBAR_WIDTH - 20
+            app = QApplication.instance()
+            background = (colors_for(app) if isinstance(app, QApplication) else LIGHT).hit
             for hit in hits:
                 title = hit.title or self._texts.tr("conv_untitled")
                 item = QListWidgetItem()
@@ -196,7 +200,7 @@ class ConversationSidebar(QFrame):
                 words, spans = snippet_parts(hit.text, query)
                 item.setData(TEXT_ROLE, f"{title}\n{words}")
                 item.setToolTip(hit.text[:500])
-                row = HitRow(title, marked(words, spans))
+                row = HitRow(title, marked(words, spans, background))
                 row.setFixedWidth(width)
                 row.ensurePolished()
                 height = max(row.heightForWidth(width) if row.hasHeightForWidth() else -1, row.sizeHint().height())

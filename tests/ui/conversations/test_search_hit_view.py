@@ -17,11 +17,15 @@ from desktop_agent.storage.conversation_events import events_from_history
 from desktop_agent.storage.conversations import ConversationStore
 from desktop_agent.ui.chat.bubble import MessageBubble
 from desktop_agent.ui.chat.chat_view import HIT_MARGIN
+from desktop_agent.ui.common.theme import LIGHT
 from desktop_agent.ui.conversations.glue import ConversationsGlue, _select
 from desktop_agent.ui.conversations.search_rows import SNIPPET_CHARS, snippet_parts
 from desktop_agent.ui.shell.main_window import MainWindow
 from tests.ui.conversations.test_sidebar import ARTIFACTS, _settled, _sidebar, _turns, _window
 from tests.ui.conversations.test_sidebar import store as store  # the fixture: trip, zh and code
+
+HIT = f'<b style="background-color:{LIGHT.hit}">'
+"""How a search hit's words are marked: bold on the light theme's hit colour."""
 
 LONG = "\n\n".join(
     f"Paragraph {i}: the **show_card** tool draws a card with a title, a body and buttons."
@@ -163,14 +167,14 @@ def test_titles_and_snippets_show_plain_words_with_the_match_in_bold(qtbot: QtBo
     sidebar.refresh()
     rows = {s: sidebar.list.itemWidget(sidebar.list.item(i)) for i, (_c, _t, s) in enumerate(sidebar.items())}
     assert rows[0].title.text() == "Run date and tell me the time"  # type: ignore[attr-defined]
-    assert rows[0].words.text() == "Run <b>date</b> and tell me the time"  # type: ignore[attr-defined]
-    assert rows[1].words.text() == "<b>date</b> printed Tue Dec 1 04:44 UTC 2026."  # type: ignore[attr-defined]
+    assert rows[0].words.text() == f"Run {HIT}date</b> and tell me the time"  # type: ignore[attr-defined]
+    assert rows[1].words.text() == f"{HIT}date</b> printed Tue Dec 1 04:44 UTC 2026."  # type: ignore[attr-defined]
     sidebar.search.setText("**show_card**")  # typed with its mark-up: found in the raw text
     sidebar.refresh()
     words = [sidebar.list.itemWidget(sidebar.list.item(i)).words.text()  # type: ignore[attr-defined]
              for i in range(sidebar.list.count())]
-    assert words[0] == "Explain the <b>show_card</b> tool"
-    assert words[1].startswith("Paragraph 0: the <b>show_card</b> tool draws a card") and "**" not in words[1]
+    assert words[0] == f"Explain the {HIT}show_card</b> tool"
+    assert words[1].startswith(f"Paragraph 0: the {HIT}show_card</b> tool draws a card") and "**" not in words[1]
 
 
 def test_a_hit_deep_in_a_long_reply_shows_as_in_the_whole() -> None:

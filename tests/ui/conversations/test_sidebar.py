@@ -31,9 +31,13 @@ from desktop_agent.texts import CHINESE, ENGLISH
 from desktop_agent.ui.cards.tool_card import ToolCardWidget
 from desktop_agent.ui.chat.bubble import MessageBubble
 from desktop_agent.ui.chat.turn_deps import ConversationKeeper
+from desktop_agent.ui.common.theme import LIGHT
 from desktop_agent.ui.conversations.feature import ConversationsFeature
 from desktop_agent.ui.conversations.sidebar import ConversationSidebar
 from desktop_agent.ui.shell.main_window import MainWindow
+
+HIT = f'<b style="background-color:{LIGHT.hit}">'
+"""How a search hit's words are marked: bold on the light theme's hit colour."""
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
 
@@ -198,7 +202,7 @@ def test_search_shows_the_matching_messages_and_opening_one_scrolls_to_it(qtbot:
     assert window.conversations is not None and window.conversations.open("trip", 3, "paris")
     rows = _sidebar(window).list
     words = [rows.itemWidget(rows.item(i)).words.text() for i in range(rows.count())]  # type: ignore[attr-defined]
-    assert words == ["Plan a weekend in <b>Paris</b>", "<b>Paris</b> will be sunny: pack light."]
+    assert words == [f"Plan a weekend in {HIT}Paris</b>", f"{HIT}Paris</b> will be sunny: pack light."]
     qtbot.waitUntil(lambda: _settled(window), timeout=5000)
     ARTIFACTS.mkdir(exist_ok=True)
     window.grab().save(str(ARTIFACTS / "sidebar_search_en.png"))
@@ -307,3 +311,13 @@ def test_importing_a_conversation_that_is_here_says_so_in_the_ui_language(
     assert window.grab().save(str(shot))
     (Path("/work/shots26/polish")).mkdir(parents=True, exist_ok=True)
     shutil.copy(shot, Path("/work/shots26/polish") / shot.name)
+
+
+def test_a_search_hit_is_marked_by_colour_as_well_as_weight() -> None:
+    """Light Chinese on the dark window reads heavy, so bold alone would not
+    show the hit: it sits on the theme's hit colour in both themes."""
+    from desktop_agent.ui.common.theme import DARK
+    from desktop_agent.ui.conversations.search_rows import marked
+
+    assert marked("明天北京的天气", [(2, 4)], DARK.hit) == f'明天<b style="background-color:{DARK.hit}">北京</b>的天气'
+    assert marked("a < b", [(4, 5)], LIGHT.hit) == f"a &lt; {HIT}b</b>"
