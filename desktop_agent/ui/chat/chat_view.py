@@ -18,86 +18,33 @@ Signals:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Literal
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 
-from PySide6.QtCore import QEvent, QPoint, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QPoint, Qt, QTimer, Signal
 from PySide6.QtGui import QResizeEvent
-from PySide6.QtWidgets import QFrame, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFrame, QScrollArea, QVBoxLayout, QWidget
 from shiboken6 import isValid
 
 from desktop_agent.texts import Texts
 from desktop_agent.ui.chat.action_row import MessageAction
 from desktop_agent.ui.chat.bubble import BubbleRole, MessageBubble, SystemMessage
+from desktop_agent.ui.chat.slot import USER_SHARE, Side
+from desktop_agent.ui.chat.slot import Slot as _Slot
 
 CARD_MAX_WIDTH = 760
 SETTLE_MS = 3000
 HIT_MARGIN = 12
 """Space kept above a search hit taller than the view."""
-USER_SHARE = 0.75
-"""A user bubble is at most this share of the view's width."""
+NEAR_TOP = 0.25
+"""Earlier messages are drawn (:meth:`ChatView.set_earlier`) once the
+reader is within this share of a view's height of the top."""
+LAYOUT_WAITS = 5
+"""Event-loop passes :meth:`ChatView.set_earlier`'s drawing waits for a pending layout."""
+UNSHOWN_SIZE = (800, 600)
+"""The view's size assumed while it is not shown (what a restore fills)."""
 
-Side = Literal["full", "left", "right", "center"]
-
-
-class _Slot(QWidget):
-    """Holds one message widget at a fixed height for the current width.
-
-    Why not put the messages straight into the column's layout: a column of
-    word-wrapped labels in a resizable scroll area asks *every* label for
-    its height-for-width on each change (measured: ~0.35 ms a message, so
-    a reply streaming into 500 messages stalled the loop for 170 ms per
-    segment). A slot answers from its cached height, and recomputes only
-    when its own widget asks (a ``LayoutRequest``) or the width changes.
-    It also places the widget: full width, at the left up to the widget's
-    maximum width (cards), or at the right at its preferred width, at most
-    ``USER_SHARE`` of the view (user bubbles).
-    """
-
-    def __init__(self, widget: QWidget, side: Side) -> None:
-        super().__init__()
-        widget.setParent(self)
-        self.widget = widget
-        self._side = side
-        self._height = 0
-        self._width = -1
-        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
-
-    def sizeHint(self) -> QSize:
-        return QSize(0, self._height)
-
-    def minimumSizeHint(self) -> QSize:
-        return QSize(0, self._height)
-
-    def event(self, event: QEvent) -> bool:
-        # A slot being destroyed may still get events after its widget is
-        # gone (a message action asked for a new size, then the conversation
-        # was cleared): fitting a deleted widget would crash.
-        if event.type() == QEvent.Type.LayoutRequest and isValid(self.widget):
-            self._fit()
-        return super().event(event)
-
-    def resizeEvent(self, event: QResizeEvent) -> None:
-        if self.width() != self._width and isValid(self.widget):
-            self._fit()
-        super().resizeEvent(event)
-
-    def _fit(self) -> None:
-        available = self._width = self.width()
-        widget = self.widget
-        if self._side == "right":
-            width = min(widget.sizeHint().width(), int(available * USER_SHARE))
-        else:
-            width = min(available, widget.maximumWidth())
-        width = max(width, widget.minimumSizeHint().width() if self._side != "full" else 0, 1)
-        height = widget.heightForWidth(width) if widget.hasHeightForWidth() else -1
-        if height < 0:
-            height = widget.sizeHint().height()
-        x = available - width if self._side == "right" else (available - width) // 2 if self._side == "center" else 0
-        widget.setGeometry(x, 0, width, height)
-        if height != self._height:
-            self._height = height
-            self.updateGeometry()
+__all__ = ["CARD_MAX_WIDTH", "HIT_MARGIN", "USER_SHARE", "ChatView", "Side"]
 
 
 class ChatView(QScrollArea):
@@ -128,6 +75,13 @@ class ChatView(QScrollArea):
         """Centre the target (a search hit) rather than just bring it into view."""
         self._focus: tuple[QWidget, int] | None = None
         """Within a target taller than the view: the part to show (a label, a y in it)."""
+        self._insert_at: int | None = None
+        """Where :meth:`above` puts what is added (None: at the end)."""
+        self._anchor: tuple[QWidget, int] | None = None
+        """What the reader was looking at (a slot, its distance from the view's
+        top) when messages were put above it: kept there while they settle."""
+        self._earlier: Callable[[], None] | None = None
+        self._earlier_posted = False
         self._settle = QTimer(self)  # the view's: a single shot aimed at a message may outlive it
         self._settle.setSingleShot(True)
         self._settle.setInterval(SETTLE_MS)
@@ -144,6 +98,8 @@ class ChatView(QScrollArea):
         assistant bubble."""
         self.end_bubble()
         index = self._layout.count() - 1  # before the trailing stretch
+        if self._insert_at is not None:
+            index, self._insert_at = self._insert_at, self._insert_at + 1
         self._layout.insertWidget(index, _Slot(widget, side))
         self._show_welcome()
         return widget
@@ -169,7 +125,8 @@ class ChatView(QScrollArea):
     def add_user(self, text: str) -> MessageBubble:
         bubble = MessageBubble("user", text, texts=self.texts)
         bubble.action_requested.connect(lambda kind: self.action_requested.emit(kind, bubble))
-        self._stick, self._target = True, None  # the user's own message always scrolls into view
+        if self._insert_at is None:  # the user's own message always scrolls into view
+            self._stick, self._target = True, None
         self.add_widget(bubble, "right")
         return bubble
 
@@ -244,7 +201,7 @@ class ChatView(QScrollArea):
             widget = item.widget() if item is not None else None
             if widget is not None:
                 widget.deleteLater()
-        self._stick, self._target = True, None
+        self._stick, self._target, self._anchor, self._earlier = True, None, None, None
         self._show_welcome()
 
     def remove_from(self, widget: QWidget) -> None:
@@ -264,8 +221,81 @@ class ChatView(QScrollArea):
         self._show_welcome()
 
     def last_user_bubble(self) -> MessageBubble | None:
-        return next((w for w in reversed(self.items())
-                     if isinstance(w, MessageBubble) and w.role == "user"), None)
+        """The user's last message (while drawing :meth:`above`: the last one above the point drawn at)."""
+        items = self.items() if self._insert_at is None else self.items(self._insert_at)
+        return next((w for w in reversed(items) if isinstance(w, MessageBubble) and w.role == "user"), None)
+
+    # ------------------------------------------------------ drawing above
+
+    @contextmanager
+    def above(self, widget: QWidget) -> Iterator[None]:
+        """What is added inside goes just above ``widget`` (a message on
+        screen), in the order added: earlier messages, drawn as the reader
+        scrolls up. The reader's place stays put: what was in view stays
+        where it was in the view while the new messages settle their
+        heights. A reply streaming at the end meanwhile keeps its bubble."""
+        slot = widget.parentWidget()
+        index = self._layout.indexOf(slot) if isinstance(slot, _Slot) else -1
+        if index < 0:
+            raise ValueError("above(): the widget is not a message in this view")
+        assert isinstance(slot, _Slot)
+        current, self._current = self._current, None
+        if not self._stick and self._target is None and self._anchor is None:  # (one set meanwhile still holds)
+            self._anchor = (slot, slot.y() - self.verticalScrollBar().value())
+            self._settle.start()
+        self._insert_at = index
+        try:
+            yield
+        finally:
+            self.end_bubble()
+            self._insert_at, self._current = None, current
+            QTimer.singleShot(0, self, self._after_layout)
+
+    def measure(self, widget: QWidget) -> int:
+        """The height ``widget`` (a message in this view) takes at the
+        view's width, now, with the spacing below it: a restore draws until
+        what it drew fills the view (:meth:`fill_height`)."""
+        slot = widget.parentWidget()
+        if not isinstance(slot, _Slot):
+            return 0
+        margins = self._layout.contentsMargins()
+        width = self.viewport().width() if self.isVisible() else UNSHOWN_SIZE[0]
+        widget.ensurePolished()  # the theme's fonts and padding, as it will be drawn
+        return slot.measure(max(width - margins.left() - margins.right(), 1)) + self._layout.spacing()
+
+    def fill_height(self) -> int:
+        """The height a restore fills: the view's (an assumed one while not shown)."""
+        return self.viewport().height() if self.isVisible() else UNSHOWN_SIZE[1]
+
+    def set_earlier(self, draw: Callable[[], None] | None) -> None:
+        """``draw`` puts earlier messages :meth:`above` the first shown; it
+        is called (one call per event-loop pass) while the reader is near
+        the top (:data:`NEAR_TOP`), or the messages do not fill the view,
+        until it is replaced by None (nothing earlier) or the view is cleared."""
+        self._earlier = draw
+        self._want_earlier()
+
+    def _want_earlier(self) -> None:
+        if self._earlier is None or self._earlier_posted:
+            return
+        if self.verticalScrollBar().value() <= self.fill_height() * NEAR_TOP:
+            self._earlier_posted = True
+            QTimer.singleShot(0, self, lambda: self._draw_earlier(LAYOUT_WAITS))
+
+    def _draw_earlier(self, waits: int) -> None:
+        content = self.widget()
+        if content is not None and content.height() < content.sizeHint().height() and waits > 0:
+            # What was just drawn is not laid out yet: the scroll position is
+            # stale (a pass or two; the range change that follows asks again).
+            QTimer.singleShot(0, self, lambda: self._draw_earlier(waits - 1))
+            return
+        self._earlier_posted = False
+        if self._earlier is not None and self.verticalScrollBar().value() <= self.fill_height() * NEAR_TOP:
+            self._earlier()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._want_earlier()  # a taller view may show the top
 
     def offer_actions(self, can_redo: bool, *, editing: bool = False) -> None:
         """Offer Regenerate on the last reply and Edit on the user's last
@@ -286,10 +316,10 @@ class ChatView(QScrollArea):
 
     # ------------------------------------------------------------- reading
 
-    def items(self) -> list[QWidget]:
-        """The widgets in order, for tests and screenshots."""
+    def items(self, stop: int | None = None) -> list[QWidget]:
+        """The widgets in order, for tests and screenshots (up to the layout's item ``stop``)."""
         out: list[QWidget] = []
-        for i in range(self._layout.count()):
+        for i in range(self._layout.count() if stop is None else stop):
             item = self._layout.itemAt(i)
             widget = item.widget() if item is not None else None
             if widget is self._welcome:
@@ -312,15 +342,27 @@ class ChatView(QScrollArea):
     def _on_scrolled(self, value: int) -> None:
         bar = self.verticalScrollBar()
         self._stick = value >= bar.maximum() - 8
+        self._want_earlier()
 
     def _on_range(self, _minimum: int, maximum: int) -> None:
         if self._target is not None:
             self._reveal()
+        elif self._anchor is not None:
+            self._hold_anchor()
         elif self._stick:
             self.verticalScrollBar().setValue(maximum)
+        self._want_earlier()
+
+    def _hold_anchor(self) -> None:
+        anchor = self._anchor
+        if anchor is None or not isValid(anchor[0]):
+            self._anchor = None
+            return
+        slot, offset = anchor
+        self.verticalScrollBar().setValue(slot.y() - offset)
 
     def _user_scrolled(self, _action: int) -> None:
-        self._target = None  # the wheel, keys or the bar: the reader leads now
+        self._target = self._anchor = None  # the wheel, keys or the bar: the reader leads now
 
     def scroll_to_widget(
         self, widget: QWidget, *, centre: bool = False, focus: tuple[QWidget, int] | None = None
@@ -330,7 +372,7 @@ class ChatView(QScrollArea):
         next layout passes). ``centre``: a search hit, shown whole
         in the middle, or, when it is taller than the view, from its top or
         (``focus``: a child and a y in it, where the match is) around that."""
-        self._stick = False
+        self._stick, self._anchor = False, None
         self._target, self._centre, self._focus = widget, centre, focus
         self._settle.start()
         self._reveal()
@@ -341,6 +383,8 @@ class ChatView(QScrollArea):
         # now their heights are measured, even where the range did not move.
         if self._target is not None:
             self._reveal()
+        elif self._anchor is not None:
+            self._hold_anchor()
 
     def _reveal(self) -> None:
         widget = self._target
@@ -364,10 +408,10 @@ class ChatView(QScrollArea):
         self.verticalScrollBar().setValue(value)
 
     def _settled(self) -> None:
-        self._target = None
+        self._target = self._anchor = None
 
     def scroll_to_bottom(self) -> None:
-        self._stick, self._target = True, None
+        self._stick, self._target, self._anchor = True, None, None
         bar = self.verticalScrollBar()
         bar.setValue(bar.maximum())
 

@@ -105,19 +105,9 @@ def draw(
     window: ConversationsWindow, conversation: Conversation, *, from_turn: int | None = None, to_turn: int | None = None
 ) -> Restored:
     """Draw a saved conversation into the (cleared) chat, with the line
-    that says it was restored under its last message; "Show earlier" draws
-    it again from further back (down to where it was drawn)."""
+    that says it was restored under its last message; earlier turns are
+    drawn as the reader scrolls up."""
     restored: Restored | None = None
-
-    def show_earlier(turn: int) -> None:
-        controller = window.controller
-        if controller is None or controller.conversation is not conversation or controller.busy:
-            return  # another conversation, or a turn on screen: nothing is redrawn under it
-        window.chat.clear()
-        again = draw(window, conversation, from_turn=turn, to_turn=restored.end_turn if restored else None)
-        if window.conversations is not None:
-            window.conversations.last_restore = again
-        window.after_switch()
 
     def at_end() -> None:
         window.chat.add_system(window.chat.texts.tr("restored"))
@@ -125,7 +115,7 @@ def draw(
             window.chat_actions.refresh()  # drawn later: its last exchange is the conversation's now
 
     restored = restore(window.chat, display_events(conversation), from_turn=from_turn, to_turn=to_turn,
-                       show_earlier=show_earlier, at_end=at_end)
+                       at_end=at_end)
     return restored
 
 
