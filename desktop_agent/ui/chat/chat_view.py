@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 
-from PySide6.QtCore import QPoint, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QPoint, Qt, QTimer, Signal
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QFrame, QScrollArea, QVBoxLayout, QWidget
 from shiboken6 import isValid
@@ -33,6 +33,11 @@ from desktop_agent.ui.chat.slot import USER_SHARE, Side
 from desktop_agent.ui.chat.slot import Slot as _Slot
 
 CARD_MAX_WIDTH = 760
+COLUMN_MAX_WIDTH = 860
+"""The widest the column of messages gets (about 50 em of text): a wide
+window centres it, with empty space each side, rather than stretching a
+reply's lines across 1,900 px; a narrower view uses its whole width."""
+SIDE_MARGIN = 14
 SETTLE_MS = 3000
 HIT_MARGIN = 12
 """Space kept above a search hit taller than the view."""
@@ -44,7 +49,7 @@ LAYOUT_WAITS = 5
 UNSHOWN_SIZE = (800, 600)
 """The view's size assumed while it is not shown (what a restore fills)."""
 
-__all__ = ["CARD_MAX_WIDTH", "HIT_MARGIN", "USER_SHARE", "ChatView", "Side"]
+__all__ = ["CARD_MAX_WIDTH", "COLUMN_MAX_WIDTH", "HIT_MARGIN", "USER_SHARE", "ChatView", "Side"]
 
 
 class ChatView(QScrollArea):
@@ -62,7 +67,7 @@ class ChatView(QScrollArea):
         content = QWidget()
         content.setObjectName("chatContent")
         self._layout = QVBoxLayout(content)
-        self._layout.setContentsMargins(14, 12, 14, 12)
+        self._layout.setContentsMargins(SIDE_MARGIN, 12, SIDE_MARGIN, 12)
         self._layout.setSpacing(10)
         self._layout.addStretch(1)
         self.setWidget(content)
@@ -296,6 +301,19 @@ class ChatView(QScrollArea):
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         self._want_earlier()  # a taller view may show the top
+
+    def viewportEvent(self, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Resize:
+            self._centre_column()
+        return super().viewportEvent(event)
+
+    def _centre_column(self) -> None:
+        """At most :data:`COLUMN_MAX_WIDTH` of messages, centred in the view
+        (the view's width changes with the window and the scroll bar)."""
+        side = max(SIDE_MARGIN, (self.viewport().width() - COLUMN_MAX_WIDTH) // 2)
+        margins = self._layout.contentsMargins()
+        if (margins.left(), margins.right()) != (side, side):
+            self._layout.setContentsMargins(side, margins.top(), side, margins.bottom())
 
     def offer_actions(self, can_redo: bool, *, editing: bool = False) -> None:
         """Offer Regenerate on the last reply and Edit on the user's last
