@@ -52,8 +52,9 @@ def _window(qtbot: QtBot, texts: Texts, size: tuple[int, int]) -> MainWindow:
 def _settled(chat: ChatView) -> bool:
     """Every message placed in its slot, the slots as wide as the column."""
     content = chat.widget()
-    assert content is not None
-    margins = content.layout().contentsMargins()
+    layout = content.layout() if content is not None else None
+    assert content is not None and layout is not None
+    margins = layout.contentsMargins()
     column = content.width() - margins.left() - margins.right()
     slots = [w.parentWidget() or w for w in chat.items()]
     return all(s.height() > 0 and s.width() == column for s in slots) and all(
