@@ -31,6 +31,7 @@ from desktop_agent.ui.chat.action_row import MessageAction
 from desktop_agent.ui.chat.bubble import BubbleRole, MessageBubble, SystemMessage
 from desktop_agent.ui.chat.slot import USER_SHARE, Side
 from desktop_agent.ui.chat.slot import Slot as _Slot
+from desktop_agent.ui.chat.text_pace import TextPace
 
 CARD_MAX_WIDTH = 760
 COLUMN_MAX_WIDTH = 860
@@ -72,6 +73,7 @@ class ChatView(QScrollArea):
         self._layout.addStretch(1)
         self.setWidget(content)
         self._current: MessageBubble | None = None
+        self._pace = TextPace(self)
         self._welcome: _Slot | None = None
         self._stick = True
         self._target: QWidget | None = None
@@ -135,7 +137,9 @@ class ChatView(QScrollArea):
         self.add_widget(bubble, "right")
         return bubble
 
-    def add_assistant_text(self, text: str, *, new_paragraph: bool = False) -> MessageBubble | None:
+    def add_assistant_text(
+        self, text: str, *, new_paragraph: bool = False, paced: bool = False
+    ) -> MessageBubble | None:
         """Append display text (a segment's ``text``: no control tags, its
         whitespace kept) to the current assistant bubble, or a new one.
 
@@ -143,6 +147,8 @@ class ChatView(QScrollArea):
         puts a blank line before it so the rounds never run together.
         Blank text (a round's last segment may be only whitespace, or empty
         where the round ended with ``<need_tool>``) opens no bubble: None.
+        ``paced``: a live stream's text, drawn at most once a frame
+        (:mod:`~desktop_agent.ui.chat.text_pace`); the bubble has it all once it ends.
         """
         if self._current is None:
             if not text.strip():
@@ -151,7 +157,11 @@ class ChatView(QScrollArea):
             bubble.action_requested.connect(lambda kind: self.action_requested.emit(kind, bubble))
             self.add_widget(bubble)
             self._current = bubble
-        self._current.append(text, new_paragraph=new_paragraph)
+        if paced:
+            self._pace.append(self._current, text, new_paragraph)
+        else:
+            self._pace.flush()
+            self._current.append(text, new_paragraph=new_paragraph)
         return self._current
 
     def add_notice(self, role: BubbleRole, text: str | Callable[[Texts], str]) -> MessageBubble:
@@ -351,6 +361,7 @@ class ChatView(QScrollArea):
     def end_bubble(self) -> None:
         """The current assistant bubble is complete; the next assistant text
         starts a new one."""
+        self._pace.flush()
         if self._current is not None:
             self._current.finish()
         self._current = None
