@@ -30,7 +30,6 @@ from desktop_agent.ui.chat.bubble import BubbleRole, MessageBubble, SystemMessag
 from desktop_agent.ui.chat.scroll_column import COLUMN_MAX_WIDTH, HIT_MARGIN, ScrollColumn
 from desktop_agent.ui.chat.slot import USER_SHARE, Side
 from desktop_agent.ui.chat.slot import Slot as _Slot
-from desktop_agent.ui.chat.text_pace import TextPace
 
 CARD_MAX_WIDTH = 760
 
@@ -47,7 +46,6 @@ class ChatView(ScrollColumn):
         """The language the column speaks: its messages' and cards' own words."""
         self.setObjectName("chat")
         self._current: MessageBubble | None = None
-        self._pace = TextPace(self)
         self._welcome: _Slot | None = None
         self._insert_at: int | None = None
         """Where :meth:`above` puts what is added (None: at the end)."""
@@ -91,9 +89,7 @@ class ChatView(ScrollColumn):
         self.add_widget(bubble, "right")
         return bubble
 
-    def add_assistant_text(
-        self, text: str, *, new_paragraph: bool = False, paced: bool = False
-    ) -> MessageBubble | None:
+    def add_assistant_text(self, text: str, *, new_paragraph: bool = False) -> MessageBubble | None:
         """Append display text (a segment's ``text``: no control tags, its
         whitespace kept) to the current assistant bubble, or a new one.
 
@@ -101,8 +97,6 @@ class ChatView(ScrollColumn):
         puts a blank line before it so the rounds never run together.
         Blank text (a round's last segment may be only whitespace, or empty
         where the round ended with ``<need_tool>``) opens no bubble: None.
-        ``paced``: a live stream's text, drawn at most once a frame
-        (:mod:`~desktop_agent.ui.chat.text_pace`); the bubble has it all once it ends.
         """
         if self._current is None:
             if not text.strip():
@@ -111,11 +105,7 @@ class ChatView(ScrollColumn):
             bubble.action_requested.connect(lambda kind: self.action_requested.emit(kind, bubble))
             self.add_widget(bubble)
             self._current = bubble
-        if paced:
-            self._pace.append(self._current, text, new_paragraph)
-        else:
-            self._pace.flush()
-            self._current.append(text, new_paragraph=new_paragraph)
+        self._current.append(text, new_paragraph=new_paragraph)
         return self._current
 
     def add_notice(self, role: BubbleRole, text: str | Callable[[Texts], str]) -> MessageBubble:
@@ -254,7 +244,6 @@ class ChatView(ScrollColumn):
     def end_bubble(self) -> None:
         """The current assistant bubble is complete; the next assistant text
         starts a new one."""
-        self._pace.flush()
         if self._current is not None:
             self._current.finish()
         self._current = None

@@ -81,11 +81,8 @@ class TurnView:
         server_of: Callable[[str], str | None] = lambda _name: None,
         annotations_of: Callable[[str], ToolAnnotations | None] = lambda _name: None,
         approval_timeout_s: float | None = None,
-        paced: bool = False,
     ) -> None:
         self.chat = chat
-        self._paced = paced
-        """A live turn's text is drawn at a frame's pace (ChatView.add_assistant_text)."""
         self.user_bubble = chat.last_user_bubble()
         """The user's message that opened the turn (on screen just before it)."""
         self.tracker = TurnTracker()
@@ -111,7 +108,7 @@ class TurnView:
     # ------------------------------------------------------ PlaybackView
 
     def show_text(self, message: TextMessage) -> None:
-        self.chat.add_assistant_text(message.text, new_paragraph=self._new_round, paced=self._paced)
+        self.chat.add_assistant_text(message.text, new_paragraph=self._new_round)
         self._new_round = False
 
     def round_ended(self, message: RoundEndMessage) -> None:

@@ -56,7 +56,6 @@ class TurnOpener:
             server_of=controller.deps.tool_server,
             annotations_of=controller.deps.tool_annotations,
             approval_timeout_s=controller.conversation.approval_timeout_s,
-            paced=True,
         )
 
     def _answer_form(self, form_id: str, answers: Mapping[str, Any] | None) -> None:
