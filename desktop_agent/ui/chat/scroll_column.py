@@ -97,6 +97,9 @@ class ScrollColumn(QScrollArea):
             return 0
         margins = self._layout.contentsMargins()
         width = self.viewport().width() if self.isVisible() else UNSHOWN_SIZE[0]
+        bar = self.verticalScrollBar()
+        if bar.isHidden():  # what is drawn to fill the view overflows it: the bar will take its width
+            width -= bar.sizeHint().width()
         widget.ensurePolished()  # the theme's fonts and padding, as it will be drawn
         return slot.measure(max(width - margins.left() - margins.right(), 1)) + self._layout.spacing()
 
