@@ -6,7 +6,13 @@
    own process (a real endpoint is remote too). A 2 ms ``QTimer``
    heartbeat records when the Qt event loop got round to it; the gaps
    between beats are the stalls. Reported: p50, p99 and max gap while the
-   reply streams. Target p99 ≤ 16 ms (one frame at 60 Hz).
+   reply streams, quiet and loaded side by side (loaded: ``--burners``
+   processes, one per core by default, spinning on the CPU for the run,
+   started by the benchmark itself, as a build or a browser would).
+   Target p99 ≤ 16 ms (one frame at 60 Hz) in both. Beside each, the
+   window thread's own CPU time between beats (``cpu_gap``): what the app's
+   code costs the loop, which other processes' load does not change, so a
+   regression shows on a busy machine too.
 2. Start-up. From process launch to the first window shown: a bare
    PySide6 ``QMainWindow`` (a ``QPlainTextEdit`` inside) against ``run_gui``
    (demo model, no speech, and an MCP servers file whose one server never
@@ -24,7 +30,7 @@
    (process start to the window shown, services attached and closed)
    against the same from the source tree.
 
-Run: ``.venv/bin/python benchmarks/bench_ui.py [--tokens 1000] [--messages 500] [--repeat 1]``
+Run: ``.venv/bin/python benchmarks/bench_ui.py [--tokens 1000] [--messages 500] [--repeat 1] [--burners N]``
 (offscreen by default; under Xvfb set ``DISPLAY`` and ``--platform xcb``).
 """
 
@@ -95,6 +101,29 @@ def start_server(script: list[dict[str, Any]]) -> tuple[subprocess.Popen[str], s
 
 
 # ------------------------------------------------------------ 1. stalls
+
+
+BURN = "import time\nend = time.monotonic() + {seconds}\nwhile time.monotonic() < end:\n    pass\n"
+"""A CPU burner: a child that spins until killed (or for at most ``seconds``)."""
+
+
+class Burners:
+    """``count`` processes spinning on the CPU while in use: the loaded run."""
+
+    def __init__(self, count: int, seconds: float = 600) -> None:
+        self._count, self._seconds = count, seconds
+        self._procs: list[subprocess.Popen[bytes]] = []
+
+    def __enter__(self) -> Burners:
+        code = BURN.format(seconds=self._seconds)
+        self._procs = [subprocess.Popen([sys.executable, "-c", code]) for _ in range(self._count)]
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        for proc in self._procs:
+            proc.kill()
+        for proc in self._procs:
+            proc.wait(timeout=10)
 
 
 def populate(window: Any, messages: int) -> None:
@@ -169,10 +198,15 @@ def bench_stalls(tokens: int, messages: int, rate: float, *, chatty: bool = Fals
         command_span: dict[str, float] = {}
         window.card_changed.connect(lambda _id, phase: command_span.setdefault(phase, time.perf_counter()))
         beats: list[float] = []
+        cpu_beats: list[float] = []
         heartbeat = QTimer()
         heartbeat.setTimerType(Qt.TimerType.PreciseTimer)
         heartbeat.setInterval(2)
-        heartbeat.timeout.connect(lambda: beats.append(time.perf_counter()))
+        def beat() -> None:
+            beats.append(time.perf_counter())
+            cpu_beats.append(time.thread_time())
+
+        heartbeat.timeout.connect(beat)
         heartbeat.start()
         started = time.perf_counter()
         cpu0 = time.process_time()
@@ -181,11 +215,14 @@ def bench_stalls(tokens: int, messages: int, rate: float, *, chatty: bool = Fals
         heartbeat.stop()
         elapsed = time.perf_counter() - started
         gaps = [(b - a) * 1000 for a, b in itertools.pairwise(beats)]
+        cpu_gaps = [(b - a) * 1000 for a, b in itertools.pairwise(cpu_beats)]
         result.update(
             status=status[0],
             stream_s=round(elapsed, 2),
             cpu_s=round(time.process_time() - cpu0, 2),
             beats=len(beats),
+            cpu_gap_p99_ms=round(percentile(cpu_gaps, 99), 2),
+            cpu_gap_max_ms=round(max(cpu_gaps, default=float("nan")), 2),
             gap_p50_ms=round(percentile(gaps, 50), 2),
             gap_p99_ms=round(percentile(gaps, 99), 2),
             gap_max_ms=round(max(gaps, default=float("nan")), 2),
@@ -396,6 +433,8 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=1, help="start-up runs of each (median)")
     parser.add_argument("--idle-ms", type=int, default=1500, help="idle time before reading RSS")
     parser.add_argument("--platform", default=os.environ.get("QT_QPA_PLATFORM", "offscreen"))
+    parser.add_argument("--burners", type=int, default=os.cpu_count() or 2,
+                        help="CPU burners beside the loaded stall run (0: no loaded run)")
     parser.add_argument("--skip", choices=("stalls", "chatty", "startup", "bundle"), action="append", default=[])
     args = parser.parse_args()
     os.environ.setdefault("QT_QPA_PLATFORM", args.platform)
@@ -422,9 +461,18 @@ def main() -> None:
     if "stalls" not in args.skip:
         report["stalls"] = bench_stalls(args.tokens, args.messages, args.rate)
         s = report["stalls"]
-        print(f"stalls: {args.tokens} tokens at {args.rate:g}/s into {args.messages} messages: "
-              f"gap p50 {s['gap_p50_ms']} ms, p99 {s['gap_p99_ms']} ms (target ≤ 16), max {s['gap_max_ms']} ms; "
-              f"stream {s['stream_s']} s, cpu {s['cpu_s']} s, status {s['status']}", flush=True)
+        line = (f"stalls: {args.tokens} tokens at {args.rate:g}/s into {args.messages} messages: quiet "
+                f"gap p50 {s['gap_p50_ms']} ms, p99 {s['gap_p99_ms']} ms, max {s['gap_max_ms']} ms "
+                f"(window thread's CPU between beats: p99 {s['cpu_gap_p99_ms']} ms, max {s['cpu_gap_max_ms']} ms; "
+                f"stream {s['stream_s']} s, cpu {s['cpu_s']} s)")
+        if args.burners > 0:
+            with Burners(args.burners):
+                report["stalls_loaded"] = loaded = bench_stalls(args.tokens, args.messages, args.rate)
+            loaded["burners"] = args.burners
+            line += (f" | loaded ({args.burners} CPU burners) gap p50 {loaded['gap_p50_ms']} ms, p99 "
+                     f"{loaded['gap_p99_ms']} ms, max {loaded['gap_max_ms']} ms (CPU between beats: p99 "
+                     f"{loaded['cpu_gap_p99_ms']} ms; stream {loaded['stream_s']} s)")
+        print(line + f"; target p99 ≤ 16; status {s['status']}", flush=True)
     if "chatty" not in args.skip:
         report["chatty"] = bench_stalls(args.tokens, args.messages, args.rate, chatty=True)
         s = report["chatty"]

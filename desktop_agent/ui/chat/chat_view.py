@@ -1,7 +1,7 @@
 """The conversation: a scrolling column of bubbles, cards and forms.
 
 It stays at the bottom while new content arrives unless the user scrolled
-up to read. Assistant text goes to the current assistant bubble; anything
+up to read (the scrolling: ``scroll_column.py``). Assistant text goes to the current assistant bubble; anything
 else (a card, a system line, the user's next message) ends that bubble, so
 text after a tool card starts a new one below it.
 
@@ -18,89 +18,25 @@ Signals:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Literal
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 
-from PySide6.QtCore import QEvent, QPoint, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QResizeEvent
-from PySide6.QtWidgets import QFrame, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
-from shiboken6 import isValid
+from PySide6.QtCore import QTimer, Signal
+from PySide6.QtWidgets import QWidget
 
 from desktop_agent.texts import Texts
 from desktop_agent.ui.chat.action_row import MessageAction
 from desktop_agent.ui.chat.bubble import BubbleRole, MessageBubble, SystemMessage
+from desktop_agent.ui.chat.scroll_column import COLUMN_MAX_WIDTH, HIT_MARGIN, ScrollColumn
+from desktop_agent.ui.chat.slot import USER_SHARE, Side
+from desktop_agent.ui.chat.slot import Slot as _Slot
 
 CARD_MAX_WIDTH = 760
-SETTLE_MS = 3000
-HIT_MARGIN = 12
-"""Space kept above a search hit taller than the view."""
-USER_SHARE = 0.75
-"""A user bubble is at most this share of the view's width."""
 
-Side = Literal["full", "left", "right", "center"]
+__all__ = ["CARD_MAX_WIDTH", "COLUMN_MAX_WIDTH", "HIT_MARGIN", "USER_SHARE", "ChatView", "Side"]
 
 
-class _Slot(QWidget):
-    """Holds one message widget at a fixed height for the current width.
-
-    Why not put the messages straight into the column's layout: a column of
-    word-wrapped labels in a resizable scroll area asks *every* label for
-    its height-for-width on each change (measured: ~0.35 ms a message, so
-    a reply streaming into 500 messages stalled the loop for 170 ms per
-    segment). A slot answers from its cached height, and recomputes only
-    when its own widget asks (a ``LayoutRequest``) or the width changes.
-    It also places the widget: full width, at the left up to the widget's
-    maximum width (cards), or at the right at its preferred width, at most
-    ``USER_SHARE`` of the view (user bubbles).
-    """
-
-    def __init__(self, widget: QWidget, side: Side) -> None:
-        super().__init__()
-        widget.setParent(self)
-        self.widget = widget
-        self._side = side
-        self._height = 0
-        self._width = -1
-        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
-
-    def sizeHint(self) -> QSize:
-        return QSize(0, self._height)
-
-    def minimumSizeHint(self) -> QSize:
-        return QSize(0, self._height)
-
-    def event(self, event: QEvent) -> bool:
-        # A slot being destroyed may still get events after its widget is
-        # gone (a message action asked for a new size, then the conversation
-        # was cleared): fitting a deleted widget would crash.
-        if event.type() == QEvent.Type.LayoutRequest and isValid(self.widget):
-            self._fit()
-        return super().event(event)
-
-    def resizeEvent(self, event: QResizeEvent) -> None:
-        if self.width() != self._width and isValid(self.widget):
-            self._fit()
-        super().resizeEvent(event)
-
-    def _fit(self) -> None:
-        available = self._width = self.width()
-        widget = self.widget
-        if self._side == "right":
-            width = min(widget.sizeHint().width(), int(available * USER_SHARE))
-        else:
-            width = min(available, widget.maximumWidth())
-        width = max(width, widget.minimumSizeHint().width() if self._side != "full" else 0, 1)
-        height = widget.heightForWidth(width) if widget.hasHeightForWidth() else -1
-        if height < 0:
-            height = widget.sizeHint().height()
-        x = available - width if self._side == "right" else (available - width) // 2 if self._side == "center" else 0
-        widget.setGeometry(x, 0, width, height)
-        if height != self._height:
-            self._height = height
-            self.updateGeometry()
-
-
-class ChatView(QScrollArea):
+class ChatView(ScrollColumn):
     action_requested = Signal(MessageAction, object)
     resource_requested = Signal(str, str)
 
@@ -109,33 +45,10 @@ class ChatView(QScrollArea):
         self.texts = texts
         """The language the column speaks: its messages' and cards' own words."""
         self.setObjectName("chat")
-        self.setWidgetResizable(True)
-        self.setFrameShape(QFrame.Shape.NoFrame)
-        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        content = QWidget()
-        content.setObjectName("chatContent")
-        self._layout = QVBoxLayout(content)
-        self._layout.setContentsMargins(14, 12, 14, 12)
-        self._layout.setSpacing(10)
-        self._layout.addStretch(1)
-        self.setWidget(content)
         self._current: MessageBubble | None = None
         self._welcome: _Slot | None = None
-        self._stick = True
-        self._target: QWidget | None = None
-        """A message scrolled to, kept in view while the layout settles."""
-        self._centre = False
-        """Centre the target (a search hit) rather than just bring it into view."""
-        self._focus: tuple[QWidget, int] | None = None
-        """Within a target taller than the view: the part to show (a label, a y in it)."""
-        self._settle = QTimer(self)  # the view's: a single shot aimed at a message may outlive it
-        self._settle.setSingleShot(True)
-        self._settle.setInterval(SETTLE_MS)
-        self._settle.timeout.connect(self._settled)
-        bar = self.verticalScrollBar()
-        bar.valueChanged.connect(self._on_scrolled)
-        bar.rangeChanged.connect(self._on_range)
-        bar.actionTriggered.connect(self._user_scrolled)
+        self._insert_at: int | None = None
+        """Where :meth:`above` puts what is added (None: at the end)."""
 
     # ------------------------------------------------------------- adding
 
@@ -144,6 +57,8 @@ class ChatView(QScrollArea):
         assistant bubble."""
         self.end_bubble()
         index = self._layout.count() - 1  # before the trailing stretch
+        if self._insert_at is not None:
+            index, self._insert_at = self._insert_at, self._insert_at + 1
         self._layout.insertWidget(index, _Slot(widget, side))
         self._show_welcome()
         return widget
@@ -169,7 +84,8 @@ class ChatView(QScrollArea):
     def add_user(self, text: str) -> MessageBubble:
         bubble = MessageBubble("user", text, texts=self.texts)
         bubble.action_requested.connect(lambda kind: self.action_requested.emit(kind, bubble))
-        self._stick, self._target = True, None  # the user's own message always scrolls into view
+        if self._insert_at is None:  # the user's own message always scrolls into view
+            self._stick, self._target = True, None
         self.add_widget(bubble, "right")
         return bubble
 
@@ -244,7 +160,7 @@ class ChatView(QScrollArea):
             widget = item.widget() if item is not None else None
             if widget is not None:
                 widget.deleteLater()
-        self._stick, self._target = True, None
+        self._reset_scroll()
         self._show_welcome()
 
     def remove_from(self, widget: QWidget) -> None:
@@ -264,8 +180,33 @@ class ChatView(QScrollArea):
         self._show_welcome()
 
     def last_user_bubble(self) -> MessageBubble | None:
-        return next((w for w in reversed(self.items())
-                     if isinstance(w, MessageBubble) and w.role == "user"), None)
+        """The user's last message (while drawing :meth:`above`: the last one above the point drawn at)."""
+        items = self.items() if self._insert_at is None else self.items(self._insert_at)
+        return next((w for w in reversed(items) if isinstance(w, MessageBubble) and w.role == "user"), None)
+
+    # ------------------------------------------------------ drawing above
+
+    @contextmanager
+    def above(self, widget: QWidget) -> Iterator[None]:
+        """What is added inside goes just above ``widget`` (a message on
+        screen), in the order added: earlier messages, drawn as the reader
+        scrolls up. The reader's place stays put: what was in view stays
+        where it was in the view while the new messages settle their
+        heights. A reply streaming at the end meanwhile keeps its bubble."""
+        slot = widget.parentWidget()
+        index = self._layout.indexOf(slot) if isinstance(slot, _Slot) else -1
+        if index < 0:
+            raise ValueError("above(): the widget is not a message in this view")
+        assert isinstance(slot, _Slot)
+        current, self._current = self._current, None
+        self.hold(slot)
+        self._insert_at = index
+        try:
+            yield
+        finally:
+            self.end_bubble()
+            self._insert_at, self._current = None, current
+            QTimer.singleShot(0, self, self._after_layout)
 
     def offer_actions(self, can_redo: bool, *, editing: bool = False) -> None:
         """Offer Regenerate on the last reply and Edit on the user's last
@@ -286,10 +227,10 @@ class ChatView(QScrollArea):
 
     # ------------------------------------------------------------- reading
 
-    def items(self) -> list[QWidget]:
-        """The widgets in order, for tests and screenshots."""
+    def items(self, stop: int | None = None) -> list[QWidget]:
+        """The widgets in order, for tests and screenshots (up to the layout's item ``stop``)."""
         out: list[QWidget] = []
-        for i in range(self._layout.count()):
+        for i in range(self._layout.count() if stop is None else stop):
             item = self._layout.itemAt(i)
             widget = item.widget() if item is not None else None
             if widget is self._welcome:
@@ -306,71 +247,6 @@ class ChatView(QScrollArea):
         if self._current is not None:
             self._current.finish()
         self._current = None
-
-    # ------------------------------------------------------------ scrolling
-
-    def _on_scrolled(self, value: int) -> None:
-        bar = self.verticalScrollBar()
-        self._stick = value >= bar.maximum() - 8
-
-    def _on_range(self, _minimum: int, maximum: int) -> None:
-        if self._target is not None:
-            self._reveal()
-        elif self._stick:
-            self.verticalScrollBar().setValue(maximum)
-
-    def _user_scrolled(self, _action: int) -> None:
-        self._target = None  # the wheel, keys or the bar: the reader leads now
-
-    def scroll_to_widget(
-        self, widget: QWidget, *, centre: bool = False, focus: tuple[QWidget, int] | None = None
-    ) -> None:
-        """Bring a message into view and keep it there while the messages
-        just drawn settle their heights (slots measure themselves over the
-        next layout passes). ``centre``: a search hit, shown whole
-        in the middle, or, when it is taller than the view, from its top or
-        (``focus``: a child and a y in it, where the match is) around that."""
-        self._stick = False
-        self._target, self._centre, self._focus = widget, centre, focus
-        self._settle.start()
-        self._reveal()
-        QTimer.singleShot(0, self, self._after_layout)
-
-    def _after_layout(self) -> None:
-        # Posted behind the layout requests of the messages just drawn: by
-        # now their heights are measured, even where the range did not move.
-        if self._target is not None:
-            self._reveal()
-
-    def _reveal(self) -> None:
-        widget = self._target
-        if widget is None or not isValid(widget):
-            self._target = None  # the message was removed meanwhile (its C++ side is gone)
-            return
-        if not self._centre:
-            self.ensureWidgetVisible(widget, 0, 40)
-            return
-        content = self.widget()
-        if content is None:
-            return
-        top = widget.mapTo(content, QPoint(0, 0)).y()
-        height, view = widget.height(), self.viewport().height()
-        fits = height <= view - 2 * HIT_MARGIN
-        value = top + (height - view) // 2 if fits else top - HIT_MARGIN
-        focus = self._focus
-        if not fits and focus is not None and isValid(focus[0]):
-            at = focus[0].mapTo(content, QPoint(0, focus[1])).y()
-            value = max(value, min(at - view // 2, top + height + HIT_MARGIN - view))  # the match centred
-        self.verticalScrollBar().setValue(value)
-
-    def _settled(self) -> None:
-        self._target = None
-
-    def scroll_to_bottom(self) -> None:
-        self._stick, self._target = True, None
-        bar = self.verticalScrollBar()
-        bar.setValue(bar.maximum())
-
 
 def _is_message(widget: QWidget) -> bool:
     """What ends the welcome: a message, a card or a form (not a notice or

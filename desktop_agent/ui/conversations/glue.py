@@ -30,7 +30,6 @@ from desktop_agent.ui.chat.turn_state import ButtonPhase
 from desktop_agent.ui.common.key_hints import SIDEBAR_KEY
 from desktop_agent.ui.conversations.restore import (
     Restored,
-    first_shown_turn,
     hit_window,
     restore,
     turn_starts,
@@ -132,19 +131,8 @@ def draw(
 ) -> Restored:
     """Draw a saved conversation into the (cleared) chat, with the line
     that says it was restored under its last message (``restored_line``);
-    "Show earlier" draws it again from further back (down to where it was drawn)."""
+    earlier turns are drawn as the reader scrolls up."""
     restored: Restored | None = None
-
-    def show_earlier(turn: int) -> None:
-        controller = window.controller
-        if controller is None or controller.conversation is not conversation or controller.busy:
-            return  # another conversation, or a turn on screen: nothing is redrawn under it
-        window.chat.clear()
-        again = draw(window, conversation, from_turn=turn, to_turn=restored.end_turn if restored else None,
-                     restored_line=restored_line)
-        if window.conversations is not None:
-            window.conversations.last_restore = again
-        window.after_switch()
 
     def at_end() -> None:
         if restored_line:
@@ -153,21 +141,20 @@ def draw(
             window.chat_actions.refresh()  # drawn later: its last exchange is the conversation's now
 
     restored = restore(window.chat, display_events(conversation), from_turn=from_turn, to_turn=to_turn,
-                       show_earlier=show_earlier, at_end=at_end)
+                       at_end=at_end)
     return restored
 
 
 def redraw_from(window: ConversationsWindow, turn: int) -> None:
     """Another version of turn ``turn`` was switched in: the conversation is
-    drawn again (from that turn at least, as it would open otherwise), and
+    drawn again from that turn (earlier turns as the reader scrolls up), and
     that turn brought into view."""
     controller = window.controller
     if controller is None:
         return
     conversation = controller.conversation
     window.chat.clear()
-    restored = draw(window, conversation, from_turn=min(turn, first_shown_turn(display_events(conversation))),
-                    restored_line=False)
+    restored = draw(window, conversation, from_turn=turn, restored_line=False)  # earlier ones as the reader scrolls up
     if window.conversations is not None:
         window.conversations.last_restore = restored
     window.after_switch()

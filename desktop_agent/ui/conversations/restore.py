@@ -1,20 +1,25 @@
 """Restoring a saved conversation's view: its display log's items
 (``Conversation.events``; a stored one read back by ``storage/conversation_events.py``)
 are fed through the same :class:`TurnView` that
-live bus messages go through, one view per turn, so a restored card, form,
-notice or bubble is the widget the live one was: cards collapsed with their
-state, arguments and result, forms with the answers given.
+live bus messages go through, one view per turn (``replay.py``), so a
+restored card, form, notice or bubble is the widget the live one was: cards
+collapsed with their state, arguments and result, forms with the answers given.
 
 Restored views get no callbacks: nothing waits for the user (a turn cut
 short by a crash ends as an interrupted one would, its pending cards
 invalidated), and no timer keeps running (every card ends terminal).
 
-A long conversation shows its last turns only (``RESTORE_EVENTS`` events,
-at least one turn); :func:`restore` can start at an earlier turn (a search
-result there), and stop after about as many events again: a "Show N later
-messages" button under that window draws the rest, a window per event-loop
-pass, so neither the jump nor the button freezes the window however long
-the conversation.
+Only what is in view is drawn: opening a conversation draws its last turn,
+then earlier turns above it until what is drawn fills the view and a
+margin (measured at the view's width, :meth:`ChatView.measure`), so opening
+2,000 messages draws as many widgets as opening 20
+(``benchmarks/bench_conversations.py``). Earlier turns are drawn above as
+the reader scrolls up (:meth:`ChatView.set_earlier`), a view's height at a
+time, the reader's place kept. :func:`restore` can start at an earlier turn
+(a search result there), and stop after about :data:`RESTORE_EVENTS` events:
+a "Show N later messages" button under that window draws the rest, a
+window per event-loop pass, so neither the jump nor the button freezes the
+window however long the conversation.
 
 A card shows the risk marks and the auto-approval wording it had live from
 the tool facts and ``by`` the items kept (``ToolFacts``, ``AutoApproved.by``),
@@ -27,52 +32,28 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, assert_never, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QWidget
+from shiboken6 import isValid
 
-from desktop_agent.core.messages import (
-    BusMessage,
-    CardMessage,
-    ErrorMessage,
-    FormRequestMessage,
-    InterruptedMessage,
-    RoundEndMessage,
-    TextMessage,
-    ToolCallMessage,
-    ToolOutputMessage,
-    ToolProgressMessage,
-    ToolRejectedMessage,
-    TurnEndMessage,
-    WarningMessage,
-)
-from desktop_agent.core.transcript import (
-    ApprovalAnswer,
-    AutoApproved,
-    DisplayItem,
-    FormAnswered,
-    InterruptClicked,
-    ScanKind,
-    Shown,
-    ToolFacts,
-    UnreadEvent,
-    UserText,
-    WindowNotice,
-    scan_kind,
-)
+from desktop_agent.core.transcript import DisplayItem, ScanKind, ToolFacts, UserText, scan_kind
 from desktop_agent.ui.chat.chat_view import ChatView
 from desktop_agent.ui.chat.turn_view import TurnView
 from desktop_agent.ui.common.retranslate import KeyedButton
+from desktop_agent.ui.conversations.replay import new_view, replay
 
 log = logging.getLogger(__name__)
 
 RESTORE_EVENTS = 60
-"""About how many display events a restore draws: the last 15–30
-exchanges, ~25 widgets. Drawing costs a few ms a widget (bubbles lay out
-their Markdown), so this keeps opening a 2,000-message conversation about
-as quick as a 20-message one (benchmarks/bench_conversations.py); the rest
-is kept, and search reaches it."""
+"""About how many display events a search hit's window draws (:func:`window_end`):
+15–30 exchanges. Drawing costs a few ms a widget (bubbles lay out their
+Markdown), so a jump far back in a 2,000-message conversation draws about
+as much as opening it."""
+FILL = 1.5
+"""An open draws until what it drew is this many view heights: the view,
+and half a view above it to scroll into before more is drawn."""
 
 
 @dataclass
@@ -80,6 +61,7 @@ class Restored:
     """What a restore drew: the first widget of each drawn turn, by turn index."""
 
     first_turn: int = 0
+    """The earliest turn drawn (-1: the events before the first user message too)."""
     turn_widgets: dict[int, QWidget] = field(default_factory=dict)
     views: list[TurnView] = field(default_factory=list)
     end_turn: int | None = None
@@ -111,17 +93,6 @@ def turn_starts(events: Sequence[DisplayItem]) -> list[int]:
     return [i for i, kind in enumerate(_kinds(events)) if kind == "user"]
 
 
-def first_shown_turn(events: Sequence[DisplayItem], budget: int | None = None) -> int:
-    """The earliest turn to draw so that about ``budget`` events
-    (:data:`RESTORE_EVENTS`) are drawn."""
-    budget = RESTORE_EVENTS if budget is None else budget
-    starts = turn_starts(events)
-    first = len(starts) - 1
-    while first > 0 and len(events) - starts[first - 1] <= budget:
-        first -= 1
-    return max(first, 0)
-
-
 def window_end(
     events: Sequence[DisplayItem], from_turn: int, budget: int | None = None,
     starts: Sequence[int] | None = None,
@@ -143,12 +114,13 @@ def window_end(
 
 def hit_window(events: Sequence[DisplayItem], turn: int | None) -> tuple[int | None, int | None]:
     """The turns to draw for a search hit in ``turn`` (``from_turn`` and
-    ``to_turn`` for :func:`restore`): a window from it when it is further
-    back than an open shows, else (None, None), the plain open. One place
-    for the window (``ConversationsGlue.open``) and its benchmark."""
-    if turn is None or turn >= first_shown_turn(events):
+    ``to_turn`` for :func:`restore`): a window from it (None: to the end,
+    when the window reaches it); (None, None), the plain open, for no hit.
+    One place for the window (``ConversationsGlue.open``) and its benchmark."""
+    if turn is None:
         return None, None
-    return turn, window_end(events, turn)  # a window, not all after it
+    end = window_end(events, turn)  # a window, not all after it
+    return turn, end if end < len(turn_starts(events)) else None
 
 
 def _start(events: Sequence[DisplayItem], starts: Sequence[int], turn: int) -> int:
@@ -182,35 +154,80 @@ def restore(
     *,
     from_turn: int | None = None,
     to_turn: int | None = None,
-    show_earlier: Callable[[int], None] | None = None,
     at_end: Callable[[], None] | None = None,
 ) -> Restored:
-    """Draw ``events`` into ``chat`` (from turn ``from_turn``, or the last
-    ones that fit the budget; up to turn ``to_turn``, exclusive, or the
-    end). ``show_earlier`` is given the turn to draw from when the user asks
-    for the hidden part (a button under the line that says how much is
-    hidden). A hidden end gets a "Show N later messages" button;
-    ``at_end`` is called once the last event is drawn (now, or then)."""
+    """Draw ``events`` into ``chat``: from turn ``from_turn`` up to turn
+    ``to_turn`` (exclusive; None: the end), or, without ``from_turn``, the
+    last turns that fill the view (:data:`FILL`). Earlier turns are drawn
+    as the reader scrolls up. A hidden end gets a "Show N later messages"
+    button; ``at_end`` is called once the last event is drawn (now, or then)."""
     starts = turn_starts(events)
-    first = first_shown_turn(events) if from_turn is None else max(0, min(from_turn, len(starts) - 1))
-    end_turn = len(starts) if to_turn is None else max(first + 1, min(to_turn, len(starts)))
-    out = Restored(first)
-    begin = starts[first] if starts else 0
-    if begin:
-        hidden = _messages_between(events, 0, begin)
-        chat.add_system(chat.texts.tr("earlier_hidden", count=hidden), key="earlier_hidden", count=hidden)
-        if show_earlier is not None:
-            button = KeyedButton(chat.texts, "conv_show_earlier")
-            button.setObjectName("showEarlier")
-            earlier = max(0, first - max(end_turn - first, 1))  # as many turns again as are shown
-            button.clicked.connect(lambda: show_earlier(earlier))
-            chat.add_widget(button, "center")
-    _draw(chat, events, begin, _start(events, starts, end_turn), first, out)
-    if end_turn < len(starts):
+    turns = len(starts)
+    if from_turn is None:
+        out, end_turn = Restored(turns), turns
+        lowest, drawn = _lowest(events, starts), 0
+        while out.first_turn > lowest and drawn < chat.fill_height() * FILL:  # the last turn, then earlier ones above
+            drawn += _draw_above(chat, events, starts, out)
+    else:
+        first = max(0, min(from_turn, turns - 1))
+        end_turn = turns if to_turn is None else max(first + 1, min(to_turn, turns))
+        out = Restored(first)
+        _draw(chat, events, _begin(starts, first), _start(events, starts, end_turn), first, out)
+    _Earlier(chat, events, starts, out)
+    if end_turn < turns:
         _Later(chat, events, end_turn, out, at_end or (lambda: None))
     elif at_end is not None:
         at_end()
     return out
+
+
+class _Earlier:
+    """Draws earlier turns above the first drawn, a view's height at a
+    time, while the reader is near the top (:meth:`ChatView.set_earlier`);
+    down to the events before the first user message."""
+
+    def __init__(self, chat: ChatView, events: Sequence[DisplayItem], starts: list[int], out: Restored) -> None:
+        self._chat, self._events, self._starts, self._out = chat, events, starts, out
+        self._lowest = _lowest(events, starts)
+        chat.set_earlier(self._step if out.first_turn > self._lowest else None)
+
+    def _step(self) -> None:
+        chat, out, drawn = self._chat, self._out, 0
+        while out.first_turn > self._lowest and drawn < chat.fill_height():
+            drawn += _draw_above(chat, self._events, self._starts, out)
+        if out.first_turn <= self._lowest:
+            chat.set_earlier(None)
+
+
+def _lowest(events: Sequence[DisplayItem], starts: Sequence[int]) -> int:
+    """The earliest turn: -1 when events come before the first user message (a notice at start)."""
+    return -1 if (starts[0] if starts else len(events)) > 0 else 0
+
+
+def _begin(starts: Sequence[int], turn: int) -> int:
+    """The index of turn ``turn``'s first event (-1: the events before the first turn)."""
+    return starts[turn] if turn >= 0 else 0
+
+
+def _draw_above(chat: ChatView, events: Sequence[DisplayItem], starts: Sequence[int], out: Restored) -> int:
+    """Draw the turn before the earliest drawn above it (at the end when
+    nothing is drawn yet); the height it takes at the view's width."""
+    turn = out.first_turn - 1
+    begin, stop = _begin(starts, turn), _start(events, starts, turn + 1)
+    top = out.turn_widgets.get(out.first_turn)
+    items = chat.items()
+    if top is not None and isValid(top) and top in items:
+        at = items.index(top)
+        with chat.above(top):
+            _draw(chat, events, begin, stop, turn, out)
+        items = chat.items()
+        added = items[at:items.index(top)]
+    else:  # the first turn drawn (or its widgets were taken back): at the end
+        at = len(items)
+        _draw(chat, events, begin, stop, turn, out)
+        added = chat.items()[at:]
+    out.first_turn = turn
+    return sum(chat.measure(w) for w in added)
 
 
 class _Later:
@@ -275,81 +292,14 @@ def _draw(
             turn += 1
             out.turn_widgets[turn] = bubble = chat.add_user(item.text)
             bubble.set_attachments(item.attachments)  # its MCP prompt and resources, as chips
-            view, facts = _new_view(chat, item.approval_timeout_s)
+            view, facts = new_view(chat, item.approval_timeout_s)
             out.views.append(view)
             continue
         if view is None:  # events before any user message (a notice at start)
-            view, facts = _new_view(chat)
+            view, facts = new_view(chat)
             out.views.append(view)
-        _replay(view, chat, item, facts)
+        replay(view, chat, item, facts)
     if view is not None:
         view.finish()
 
 
-def _new_view(chat: ChatView, approval_timeout_s: float | None = None) -> tuple[TurnView, dict[str, ToolFacts]]:
-    """A turn's view that knows its tools as the events recorded them."""
-    facts: dict[str, ToolFacts] = {}
-    unsaid = ToolFacts()
-    view = TurnView(
-        chat,
-        server_of=lambda name: facts.get(name, unsaid).server,
-        annotations_of=lambda name: facts.get(name, unsaid).annotations,
-        approval_timeout_s=approval_timeout_s,
-    )
-    return view, facts
-
-
-def _learn(facts: dict[str, ToolFacts], message: BusMessage, kept: ToolFacts | None) -> None:
-    """Note what a tool event kept of its tool, before it draws the card."""
-    if isinstance(message, ToolCallMessage | ToolRejectedMessage) and message.tool_name and kept is not None:
-        facts[message.tool_name] = kept
-
-
-def _replay(view: TurnView, chat: ChatView, item: DisplayItem, facts: dict[str, ToolFacts]) -> None:
-    match item:
-        case AutoApproved(message, _seq, by, kept, _session):
-            _learn(facts, message, kept)
-            view.auto_approved(message, by)
-        case ApprovalAnswer(tool_call_id, approved):
-            view.mark_answered(tool_call_id, approved)
-        case FormAnswered(form_id, answers, declined):
-            view.form_answered(form_id, answers, declined=declined)
-        case InterruptClicked():
-            view.tracker.interrupt_clicked()
-        case WindowNotice(level, text):
-            if level == "system":
-                chat.add_system(text)
-            else:
-                chat.add_notice("error" if level == "error" else "warning", text)
-        case Shown(message, _seq, kept, _session):
-            _learn(facts, message, kept)
-            _show(view, message)
-        case UserText():
-            pass  # a user text opens a turn (see _draw)
-        case UnreadEvent(event):
-            log.debug("a stored display event was not drawn: %s", event.get("type"))
-        case _:
-            assert_never(item)
-
-
-def _show(view: TurnView, message: BusMessage) -> None:
-    match message:
-        case TextMessage():
-            view.show_text(message)
-        case RoundEndMessage():
-            view.round_ended(message)
-        case ToolCallMessage(state="approval_required"):
-            view.approval_needed(message)
-        case (
-            ToolCallMessage() | ToolProgressMessage() | ToolOutputMessage() | FormRequestMessage()
-            | CardMessage() | ToolRejectedMessage()
-        ):
-            view.tool_event(message)
-        case WarningMessage() | ErrorMessage():
-            view.notice(message)
-        case InterruptedMessage():
-            view.interrupted(message)
-        case TurnEndMessage():
-            view.turn_ended(message)
-        case _:
-            log.debug("a stored display event was not drawn: %s", message.type)
