@@ -14,10 +14,23 @@ from desktop_agent.core.wire import profile_named
 from desktop_agent.llm.demo import DemoModel
 from desktop_agent.llm.endpoint import display_url, resolve_endpoint
 from desktop_agent.storage import secrets
+from desktop_agent.storage.secrets import KeyStorage
 from desktop_agent.storage.settings import Settings
 
 if TYPE_CHECKING:
     from desktop_agent.llm.openai_provider import WireProfileListener
+
+
+class StoredKey:
+    """The API key in the keyring (or the private file), read at each
+    question: the window asks when Settings opens, so the keyring loads only
+    then (``WindowDeps.key``)."""
+
+    def api_key(self) -> str | None:
+        return secrets.get_api_key()
+
+    def note(self) -> KeyStorage | str:
+        return secrets.key_storage()
 
 
 def endpoint_config(settings: Settings) -> tuple[str, str]:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from desktop_agent.core.approval import ApprovalManager, allow_key
+from desktop_agent.core.approval import ApprovalManager
 from desktop_agent.core.budget import Budget
 from desktop_agent.core.conversation import Conversation
 from desktop_agent.core.forms import FormManager
@@ -30,6 +30,7 @@ from desktop_agent.services.listener import AppliedSettings, ServicesListener
 from desktop_agent.services.mcp import McpServices
 from desktop_agent.services.model import build_llm, endpoint_config, redact_stored_key
 from desktop_agent.services.speech import speech_config
+from desktop_agent.services.tool_facts import RoutedToolFacts
 from desktop_agent.skills_engine import SkillLibrary
 from desktop_agent.storage import secrets
 from desktop_agent.storage.conversations import ConversationStore
@@ -87,31 +88,22 @@ class Services(ConversationServices, McpServices):
     def demo_notice(self) -> str | None:
         return CONNECT_HINT if self.llm.is_demo else None
 
+    @property
+    def tool_facts(self) -> RoutedToolFacts:
+        """What the router and the MCP engine in use say of a tool (the window's cards and approvals)."""
+        return RoutedToolFacts(self.router, lambda: self.mcp)
+
     def allow_key_for(self, tool_name: str) -> str | None:
-        """The always-allow entry a bare saved tool name stands for, when
-        that is certain: a built-in tool, or an MCP tool while every enabled
-        server is up (so the server offering it now is the one that offered
-        it when the user allowed it, first server winning as then). None
-        otherwise: the entry waits, approving nothing."""
-        routed = self.router.lookup(tool_name)
-        if routed is None:
-            return None
-        server = routed.spec.server
-        if server is not None and self.mcp is not None:
-            if any(s.state not in ("ready", "disabled") for s in self.mcp.statuses()):
-                return None
-        return allow_key(tool_name, server)
+        """:meth:`RoutedToolFacts.allow_key`."""
+        return self.tool_facts.allow_key(tool_name)
 
     def tool_annotations(self, tool_name: str) -> ToolAnnotations | None:
-        """What the tool offering ``tool_name`` says of its risk (the cards and auto-approval read it);
-        None when it says nothing (or there is no such tool)."""
+        """:meth:`RoutedToolFacts.annotations`."""
         return self.router.annotations(tool_name)
 
     def tool_server(self, tool_name: str) -> str | None:
-        """The MCP server offering ``tool_name``; None for a built-in (or
-        unknown) tool."""
-        routed = self.router.lookup(tool_name)
-        return routed.spec.server if routed is not None else None
+        """:meth:`RoutedToolFacts.server`."""
+        return self.tool_facts.server(tool_name)
 
     def apply_settings(self, settings: Settings, *, key_changed: bool = False) -> AppliedSettings:
         """The one way settings reach what runs: a new endpoint or model

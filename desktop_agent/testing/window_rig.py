@@ -36,6 +36,7 @@ from desktop_agent.llm.demo import DemoModel
 from desktop_agent.llm.openai_provider import OpenAIProvider
 from desktop_agent.storage.settings import Settings, SettingsStore
 from desktop_agent.testing.scripted_server import Script, ScriptedLLMServer
+from desktop_agent.testing.tool_facts import ToolFactsTable
 from desktop_agent.tools import builtin_tools
 from desktop_agent.tools.sub_agent import SubAgentTool
 from desktop_agent.ui.shell.main_window import MainWindow
@@ -212,7 +213,7 @@ def build_window(
     """``voice``: speech input (the :class:`VoiceFeature` fields:
     ``audio_input``, ``recognizer``, ``vad``, ...) and the window's other
     deps that go with it (``sink``); ``router``: the tools' annotations come
-    from it, as the app's do (``Services.tool_annotations``)."""
+    from it, as the app's do (``Services.tool_facts``)."""
     store = store or SettingsStore()
     settings = store.load().settings
     kwargs: dict[str, Any] = {"tray": False}
@@ -224,7 +225,7 @@ def build_window(
     if feature:
         extra["voice"] = VoiceFeature(**feature)
     if router is not None:
-        extra["tool_annotations"] = router.annotations
+        extra["tool_facts"] = ToolFactsTable(router=router)
     window.attach(WindowDeps(conversation, forms, store, settings, model_name=model_name, **extra))
     return window, store
 
