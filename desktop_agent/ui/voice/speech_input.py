@@ -54,6 +54,7 @@ if TYPE_CHECKING:
     from desktop_agent.core.utterance import FrameClassifier
     from desktop_agent.core.voice_output import OutputTap
     from desktop_agent.texts import Texts
+    from desktop_agent.voice.echo_subtraction import EchoSubtractor
 
 log = logging.getLogger(__name__)
 
@@ -104,6 +105,10 @@ class VoiceInput(QObject):
         self.gate = EchoGate(vad(), clock) if vad is not None else None
         """Our own voice is not the user's (fed by :meth:`attach_output`)."""
         self._gated = False
+        self._clock = clock
+        self.echo: EchoSubtractor | None = None
+        """What we play, taken out of an utterance before it is recognised
+        (fed by :meth:`attach_output`; None: no speaker attached)."""
         engine = unavailable or (self._texts().tr("mic_no_recognizer") if recognizer is None else None)
         self.session = VoiceSession(clock, replace(config, speaks=speak is not None), reason=engine,
                                     mic_reason=self._texts().tr("mic_none") if audio is None else None)
@@ -171,12 +176,18 @@ class VoiceInput(QObject):
         self._feed(vs.Configure(replace(config, speaks=self.speak is not None, echo_gated=self._gated)))
 
     def attach_output(self, tap: OutputTap) -> None:
-        """Our speaker tells the echo gate what it plays: an answer can then
-        be heard while the question is still said."""
+        """Our speaker tells the echo gate what it plays (an answer can then
+        be heard while the question is still said) and the echo subtractor
+        (what it played is taken out of an utterance before it is recognised)."""
         if self.gate is not None:
             tap.listen(self.gate)
             self._gated = True
             self.configure(self.config)
+        # Here, not at the top: the window imports this module before it shows.
+        from desktop_agent.voice.echo_subtraction import EchoSubtractor
+
+        self.echo = EchoSubtractor(self._clock)
+        tap.listen(self.echo)
 
     def set_recognizers(
         self, recognizer: SpeechRecognizer | None, answers: SpeechRecognizer | None, reason: str | None
@@ -350,7 +361,7 @@ class VoiceInput(QObject):
             if event.type == "speech_start":
                 self._feed(vs.SpeechStart())
             elif event.type == "utterance_end":
-                self._feed(vs.SpeechEnd(event.pcm))
+                self._feed(vs.SpeechEnd(self.echo.clean(event.pcm) if self.echo is not None else event.pcm))
             else:
                 self._feed(vs.NoSpeech())
             if self._detector is not detector:
