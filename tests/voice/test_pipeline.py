@@ -346,14 +346,15 @@ async def test_every_streamed_clip_ends_with_its_size_and_duration_after_its_aud
 
 
 async def test_drain_waits_for_the_streams_to_end_so_audio_end_comes_before_the_turns_end() -> None:
+    clock = FakeClock()
     tts = FakeStreamingTTS()
     bus = RecordingBus("s1")
-    pipeline = SpeechPipeline(tts, bus)
+    pipeline = SpeechPipeline(tts, bus, timers=clock)
     pipeline.submit(1, "slow")
     async with asyncio.timeout(5):
         await tts.done("slow").wait()
         drained = asyncio.ensure_future(pipeline.drain())
-        await asyncio.sleep(0.05)
+        await clock.wait_scheduled()  # drain is waiting for the stream, bounded
         assert not drained.done()  # the stream is still producing
         tts.streams["slow"].finish()
         await drained
