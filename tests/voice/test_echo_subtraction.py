@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from desktop_agent.testing.fake_clock import FakeClock
-from desktop_agent.voice.echo_subtraction import EchoSubtractor, subtract_echo
+from desktop_agent.voice.echo_subtraction import EchoSubtractor, subtract_echo, without_echo
 from desktop_agent.voice.pcm import RATE
 
 PLAYED_RATE = 22050  # espeak-ng's
@@ -81,3 +81,10 @@ def test_speech_with_no_echo_of_the_reference_in_it_is_left_as_it_is() -> None:
     cleaned = subtract_echo(speech, reference, max_lag=int(1.5 * RATE))
     if cleaned is not None:  # a block the fit happened to lower is lowered a little, no more
         assert db(cleaned - speech) < db(speech) - 20
+
+
+async def test_a_subtraction_that_fails_leaves_the_utterance_as_heard() -> None:
+    def broken() -> bytes:
+        raise ValueError("a bug in the subtraction")
+
+    assert await without_echo(broken, b"\x01\x00\x02\x00") == b"\x01\x00\x02\x00"

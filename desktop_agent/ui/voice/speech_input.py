@@ -109,6 +109,8 @@ class VoiceInput(QObject):
         self.echo: EchoSubtractor | None = None
         """What we play, taken out of an utterance before it is recognised
         (fed by :meth:`attach_output`; None: no speaker attached)."""
+        self._echo_job: tuple[bytes, Callable[[], bytes]] | None = None
+        """The last utterance and the work that takes our voice out of it."""
         engine = unavailable or (self._texts().tr("mic_no_recognizer") if recognizer is None else None)
         self.session = VoiceSession(clock, replace(config, speaks=speak is not None), reason=engine,
                                     mic_reason=self._texts().tr("mic_none") if audio is None else None)
@@ -361,7 +363,9 @@ class VoiceInput(QObject):
             if event.type == "speech_start":
                 self._feed(vs.SpeechStart())
             elif event.type == "utterance_end":
-                self._feed(vs.SpeechEnd(self.echo.clean(event.pcm) if self.echo is not None else event.pcm))
+                if self.echo is not None:  # what we played is copied now, taken out while it is recognised
+                    self._echo_job = (event.pcm, self.echo.prepare(event.pcm))
+                self._feed(vs.SpeechEnd(event.pcm))
             else:
                 self._feed(vs.NoSpeech())
             if self._detector is not detector:
@@ -392,7 +396,12 @@ class VoiceInput(QObject):
 
     async def _recognise(self, action: vs.Recognise) -> None:
         text, failed = "", False
+        job, self._echo_job = self._echo_job, None
         try:
+            if job is not None and job[0] is action.pcm:
+                from desktop_agent.voice.echo_subtraction import without_echo  # loaded with the speaker
+
+                action = replace(action, pcm=await without_echo(job[1], action.pcm))
             text = await hear(action, lambda: self._recognizer, self.answers, self.stand_ins,
                               self.before_recognise, self.heard_instead.emit)
         except STTError as exc:
