@@ -253,6 +253,7 @@ def window_deps(services: Services, sink: AudioSink | None) -> WindowDeps:
     from desktop_agent.conversation_library import ConversationLibrary
     from desktop_agent.hooks_engine import user_hooks_dir
     from desktop_agent.mcp_engine.servers_file import resolve_path
+    from desktop_agent.services.model import StoredKey
     from desktop_agent.skills_engine import user_skills_dir
     from desktop_agent.storage import secrets
     from desktop_agent.ui.chat.engine_mentions import EngineMentions
@@ -356,8 +357,7 @@ def window_deps(services: Services, sink: AudioSink | None) -> WindowDeps:
         demo_notice=services.demo_notice,
         mcp=mcp,
         sink=sink,
-        get_api_key=secrets.get_api_key,
-        key_note=secrets.key_storage,
+        key=StoredKey(),
         # No speaker: said once, with the start-up warnings (the reason is in the log).
         warnings=(
             *services.startup_warnings,
@@ -369,12 +369,10 @@ def window_deps(services: Services, sink: AudioSink | None) -> WindowDeps:
         ),
         keeper=ConversationKeeper(new_conversation, services.save_conversation),
         conversations=ConversationsFeature(library, open_conversation) if library is not None else None,
-        tool_server=services.tool_server,
-        tool_annotations=services.tool_annotations,
-        allow_key_for=services.allow_key_for,
+        tool_facts=services.tool_facts,
         skills=services.skills.infos if services.skills is not None else (),
         skills_folder=str(user_skills_dir()),
-        hook_infos=services.hooks.infos,
+        hooks=services.hooks,
         hooks_folder=str(user_hooks_dir()),
         voice=voice,
     )

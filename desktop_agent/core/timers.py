@@ -9,7 +9,8 @@ says so, so "nothing happened for 10 s" takes no wall time and is exact.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from typing import Protocol
 
 
@@ -43,3 +44,25 @@ async def wait_set(event: asyncio.Event, timeout: float | None, timers: Timers |
         for waiter in waiters:
             waiter.cancel()
     return event.is_set()
+
+
+@asynccontextmanager
+async def timeout(seconds: float | None, timers: Timers | None = None) -> AsyncIterator[None]:
+    """``asyncio.timeout(seconds)`` on ``timers`` (None: the running loop's,
+    which is then exactly ``asyncio.timeout``): the body is cancelled and
+    ``TimeoutError`` raised once ``seconds`` have passed on that clock, so a
+    test moves it with ``FakeClock.advance`` instead of waiting. ``seconds``
+    None never expires."""
+    if timers is None or seconds is None:
+        async with asyncio.timeout(seconds):
+            yield
+        return
+    loop = asyncio.get_running_loop()
+    async with asyncio.timeout(None) as bound:
+        # Expiring is asyncio's own (a reschedule to now): the same cancel
+        # and TimeoutError, uncancel included, as a loop deadline.
+        timer = timers.call_later(seconds, lambda: bound.reschedule(loop.time()))
+        try:
+            yield
+        finally:
+            timer.cancel()

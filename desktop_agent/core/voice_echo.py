@@ -5,7 +5,10 @@ Why a gate on levels and not an echo canceller: a canceller subtracts a
 filtered copy of the output from the input, which needs the output's
 samples aligned with the input's to the millisecond; QtMultimedia gives
 neither (no loopback of the played samples, no latency figure), and a
-misaligned canceller adds echo instead of removing it. What we do know is
+misaligned canceller adds echo instead of removing it (after the fact,
+once an utterance is whole, the delay can be found in the signal itself:
+``voice/echo_subtraction.py`` does that for what the recogniser hears; a
+frame-by-frame gate has no such time). What we do know is
 what we play and roughly when: the PCM of every clip (streamed or WAV) as
 it is handed to the speaker. So, like a speakerphone's half-duplex switch,
 a microphone frame counts as the user only when it is louder, by

@@ -89,9 +89,9 @@ class FakeClock:
         """Deadlines of the timers not yet run or cancelled, earliest first."""
         return sorted(when for when, _, timer in self._timers if not timer.cancelled())
 
-    async def wait_scheduled(self) -> None:
-        """Return once a timer or sleeper is pending (bound it with ``asyncio.timeout``)."""
-        while not self.pending:
+    async def wait_scheduled(self, count: int = 1) -> None:
+        """Return once ``count`` timers or sleepers are pending (bound it with ``asyncio.timeout``)."""
+        while len(self.pending) < count:
             self._scheduled.clear()
             await self._scheduled.wait()
 

@@ -31,11 +31,13 @@ from desktop_agent.core.messages import (
     ToolCallState,
     ToolRejectedMessage,
 )
+from desktop_agent.core.timers import Timers
 from desktop_agent.core.tool_router import ToolRouter
 from desktop_agent.llm.demo import DemoModel
 from desktop_agent.llm.openai_provider import OpenAIProvider
 from desktop_agent.storage.settings import Settings, SettingsStore
 from desktop_agent.testing.scripted_server import Script, ScriptedLLMServer
+from desktop_agent.testing.tool_facts import ToolFactsTable
 from desktop_agent.tools import builtin_tools
 from desktop_agent.tools.sub_agent import SubAgentTool
 from desktop_agent.ui.shell.main_window import MainWindow
@@ -208,14 +210,16 @@ def build_window(
     interrupt_fallback_ms: int | None = None,
     voice: Mapping[str, Any] | None = None,
     router: ToolRouter | None = None,
+    timers: Timers | None = None,
 ) -> tuple[MainWindow, SettingsStore]:
     """``voice``: speech input (the :class:`VoiceFeature` fields:
     ``audio_input``, ``recognizer``, ``vad``, ...) and the window's other
     deps that go with it (``sink``); ``router``: the tools' annotations come
-    from it, as the app's do (``Services.tool_annotations``)."""
+    from it, as the app's do (``Services.tool_facts``); ``timers``: the
+    window's own timers (the interrupt fallback) run on it (a ``FakeClock``)."""
     store = store or SettingsStore()
     settings = store.load().settings
-    kwargs: dict[str, Any] = {"tray": False}
+    kwargs: dict[str, Any] = {"tray": False, "timers": timers}
     if interrupt_fallback_ms is not None:
         kwargs["interrupt_fallback_ms"] = interrupt_fallback_ms
     window = MainWindow(**kwargs)
@@ -224,7 +228,7 @@ def build_window(
     if feature:
         extra["voice"] = VoiceFeature(**feature)
     if router is not None:
-        extra["tool_annotations"] = router.annotations
+        extra["tool_facts"] = ToolFactsTable(router=router)
     window.attach(WindowDeps(conversation, forms, store, settings, model_name=model_name, **extra))
     return window, store
 
@@ -234,6 +238,7 @@ async def scripted_window(
     script: Script,
     *,
     interrupt_fallback_ms: int | None = None,
+    timers: Timers | None = None,
     approval_timeout_s: float | None = None,
     show: bool = True,
     sub_agent: bool = False,
@@ -258,7 +263,8 @@ async def scripted_window(
             approval_timeout_s=approval_timeout_s if approval_timeout_s is not None else settings.approval_timeout_s,
         )
         window, _ = build_window(
-            conversation, forms, store=store, interrupt_fallback_ms=interrupt_fallback_ms, voice=voice, router=router
+            conversation, forms, store=store, interrupt_fallback_ms=interrupt_fallback_ms, voice=voice, router=router,
+            timers=timers,
         )
         if show:
             window.show()

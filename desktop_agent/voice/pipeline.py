@@ -38,6 +38,7 @@ from desktop_agent.core.bus import SessionMessageBus
 from desktop_agent.core.messages import AudioEndMessage, AudioMessage
 from desktop_agent.core.ports import Speech, StreamingTTSEngine, TTSEngine, TTSError, streams_now
 from desktop_agent.core.speech_stream import SpeechStream
+from desktop_agent.core.timers import Timers, timeout
 from desktop_agent.voice.cache import CacheKey, SpeechCache, cache_key
 from desktop_agent.voice.text import has_speakable, one_line
 
@@ -66,7 +67,8 @@ class SpeechPipeline:
     ``max_concurrency`` bounds simultaneous engine calls; ``segment_timeout_s``
     bounds each engine call (time waiting for a free slot not counted).
     ``cache`` is shared across turns; without one the pipeline keeps a
-    private cache for the turn.
+    private cache for the turn. ``timers``: the clock the timeouts run on
+    (None: the loop's; a test passes a ``FakeClock``).
     """
 
     def __init__(
@@ -77,6 +79,7 @@ class SpeechPipeline:
         max_concurrency: int = 3,
         segment_timeout_s: float = 15.0,
         cache: SpeechCache | None = None,
+        timers: Timers | None = None,
     ) -> None:
         if max_concurrency < 1:
             raise ValueError(f"SpeechPipeline: max_concurrency must be at least 1, got {max_concurrency!r}")
@@ -86,6 +89,7 @@ class SpeechPipeline:
         self._bus = bus
         self._max_concurrency = max_concurrency
         self._timeout_s = segment_timeout_s
+        self._timers = timers
         self._cache = cache if cache is not None else SpeechCache()
         self._semaphore = asyncio.Semaphore(max_concurrency)
         self._waiting: deque[_Slot] = deque()
@@ -129,7 +133,7 @@ class SpeechPipeline:
                 return cached
             async with self._semaphore:
                 try:
-                    async with asyncio.timeout(self._timeout_s):
+                    async with timeout(self._timeout_s, self._timers):
                         if streams_now(self._engine):
                             assert isinstance(self._engine, StreamingTTSEngine)
                             return self._track(key, await self._engine.open_stream(text))
@@ -211,7 +215,7 @@ class SpeechPipeline:
         if not self._all_pushed.is_set():
             rounds = math.ceil(len(self._waiting) / self._max_concurrency) + 1
             try:
-                async with asyncio.timeout(self._timeout_s * rounds):
+                async with timeout(self._timeout_s * rounds, self._timers):
                     await self._all_pushed.wait()
             except TimeoutError:
                 log.warning("speech: drain gave up on %d segment(s)", len(self._waiting))
@@ -230,7 +234,7 @@ class SpeechPipeline:
         if not announced:
             return
         try:
-            async with asyncio.timeout(self._timeout_s):
+            async with timeout(self._timeout_s, self._timers):
                 await asyncio.gather(*(stream.wait_finished() for stream in announced))
         except TimeoutError:
             log.warning("speech: %d stream(s) still producing at the turn's end; stopped", len(self._announced))

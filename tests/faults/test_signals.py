@@ -102,7 +102,7 @@ async def test_a_second_sigint_during_the_clean_up_changes_nothing(tmp_path: Pat
         async def act(s: Scenario) -> None:
             await s.wait_for(event="tool_call:executing", process=True)
             s.send(signal.SIGINT)
-            await asyncio.sleep(delay_s)
+            await asyncio.sleep(delay_s)  # the gap between two real signals to a real process
             if s.proc is not None and s.proc.returncode is None:
                 s.send(signal.SIGINT)
 

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QApplication, QRadioButton
 from desktop_agent.core.history import check_history
 from desktop_agent.core.versions import Versions
 from desktop_agent.storage.settings import SettingsStore
+from desktop_agent.testing.fake_clock import FakeClock
 from desktop_agent.testing.procs import live_processes
 from desktop_agent.testing.scripted_server import Reply, ToolCallScript, text_reply, tool_reply
 from desktop_agent.testing.window_rig import WindowRig, run_on_qasync, scripted_window
@@ -365,8 +366,10 @@ class StuckConversation:
         self.interrupts = 0
         self.queue = None  # no playback queue to mute
         self.replying = True  # the model's side never ends
+        self.running = asyncio.Event()
 
     async def run_turn(self, user_text: str, view: object, **_kw: object) -> None:
+        self.running.set()
         await asyncio.Event().wait()
 
     def interrupt(self) -> bool:
@@ -390,14 +393,19 @@ def test_the_interrupt_fallback_frees_the_window_when_interrupted_never_comes(qa
 
     async def main() -> None:
         stuck = StuckConversation()
-        window = MainWindow(interrupt_fallback_ms=50, tray=False)
+        clock = FakeClock()
+        window = MainWindow(tray=False, timers=clock)
         window.attach(replace(offline_deps(), conversation=cast(Conversation, stuck)))
         turns = SignalLog(window.turn_finished)
         try:
             assert window.send_text("hang")
             assert window.send_button.phase == "interrupt"
+            async with asyncio.timeout(5):
+                await stuck.running.wait()
             window.send_button.click()
             assert (window.send_button.phase, stuck.interrupts) == ("interrupting", 1)
+            assert clock.pending == [15.0]  # the default fallback, on the window's clock
+            clock.advance(15)
             assert await turns.wait_for(timeout=5) == ("cancelled",)
             assert window.send_button.phase == "send" and window.send_button.isEnabled()  # changed by the awaits above
             assert [w.text() for w in window.chat.items() if isinstance(w, SystemMessage)] == [

@@ -64,7 +64,7 @@ async def test_a_stop_cut_short_by_a_second_cancellation_still_kills_the_group()
         while not live_processes(marker):
             await asyncio.sleep(0.02)
     task.cancel()
-    await asyncio.sleep(0.2)
+    await asyncio.sleep(0.2)  # the real process group mid-stop (a process, no event to wait on)
     task.cancel()  # the caller gives up on the stop
     with pytest.raises(asyncio.CancelledError):
         await task

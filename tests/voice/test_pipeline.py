@@ -11,6 +11,7 @@ from desktop_agent.core.messages import AudioEndMessage, AudioMessage
 from desktop_agent.core.ports import Speech
 from desktop_agent.core.speech_stream import SpeechStream
 from desktop_agent.testing.bus_reader import BusReader, RecordingBus
+from desktop_agent.testing.fake_clock import FakeClock
 from desktop_agent.testing.fake_sink import FakeAudioSink
 from desktop_agent.testing.fake_tts import FakeStreamingTTS, FakeTTS
 from desktop_agent.voice import AutoEngine, SpeechCache, SpeechPipeline
@@ -110,13 +111,17 @@ async def test_an_engine_bug_becomes_an_error_message_not_a_dead_turn() -> None:
 
 
 async def test_a_segment_that_takes_too_long_is_pushed_as_timed_out() -> None:
+    clock = FakeClock()
     tts = FakeTTS(hold=True)
     bus = RecordingBus("s1")
-    pipeline = SpeechPipeline(tts, bus, segment_timeout_s=0.05)
+    pipeline = SpeechPipeline(tts, bus, segment_timeout_s=15, timers=clock)
     pipeline.submit(1, "never")
     async with asyncio.timeout(5):
+        await clock.wait_scheduled()  # the engine call started, bounded
+        assert clock.pending == [15.0]
+        clock.advance(15)
         await pipeline.drain()
-    assert drain_bus(bus) == [error_msg(1, 1, "speech timed out after 0.05 s")]
+    assert drain_bus(bus) == [error_msg(1, 1, "speech timed out after 15 s")]
     assert tts.cancelled == ["never"]
 
 
@@ -249,6 +254,7 @@ async def test_drain_gives_up_on_an_engine_that_ignores_cancellation_and_keeps_t
 
         def __init__(self) -> None:
             self.cancels = 0
+            self.swallowed = asyncio.Event()
             self.gave_up = asyncio.Event()
 
         async def synthesize(self, text: str) -> Speech:
@@ -259,17 +265,25 @@ async def test_drain_gives_up_on_an_engine_that_ignores_cancellation_and_keeps_t
                     await asyncio.Event().wait()
                 except asyncio.CancelledError:
                     self.cancels += 1
+                    self.swallowed.set()
                     if self.cancels > 1:
                         self.gave_up.set()
                         raise
 
+    clock = FakeClock()
     engine = Stubborn()
     bus = RecordingBus("s1")
-    pipeline = SpeechPipeline(engine, bus, segment_timeout_s=0.05)
+    pipeline = SpeechPipeline(engine, bus, segment_timeout_s=15, timers=clock)
     pipeline.submit(1, "stuck")
     pipeline.submit(2, "fine")
     async with asyncio.timeout(5):
-        await pipeline.drain()
+        drained = asyncio.ensure_future(pipeline.drain())
+        await clock.wait_scheduled(2)  # the segment's bound and the drain's (two rounds: 30 s)
+        clock.advance(15)  # the segment's: cancelled, and it swallows that
+        await engine.swallowed.wait()
+        assert engine.cancels == 1 and not drained.done()
+        clock.advance(15)  # the drain's: it gives up on the segment
+        await drained
         await engine.gave_up.wait()
     assert drain_bus(bus) == [
         error_msg(1, 1, "speech timed out", engine="stubborn"),
@@ -332,14 +346,15 @@ async def test_every_streamed_clip_ends_with_its_size_and_duration_after_its_aud
 
 
 async def test_drain_waits_for_the_streams_to_end_so_audio_end_comes_before_the_turns_end() -> None:
+    clock = FakeClock()
     tts = FakeStreamingTTS()
     bus = RecordingBus("s1")
-    pipeline = SpeechPipeline(tts, bus)
+    pipeline = SpeechPipeline(tts, bus, timers=clock)
     pipeline.submit(1, "slow")
     async with asyncio.timeout(5):
         await tts.done("slow").wait()
         drained = asyncio.ensure_future(pipeline.drain())
-        await asyncio.sleep(0.05)
+        await clock.wait_scheduled()  # drain is waiting for the stream, bounded
         assert not drained.done()  # the stream is still producing
         tts.streams["slow"].finish()
         await drained

@@ -10,16 +10,24 @@ Signals:
 
 "Interrupting…" is disabled so the user cannot start a new turn before the
 interrupted turn has handed in its partial results; the fallback keeps a
-broken back end from locking the window.
+broken back end from locking the window. The fallback runs on a
+:class:`~desktop_agent.core.timers.Timers` (Qt's by default), so a test
+moves it with a ``FakeClock``.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QTimer, Signal
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QPushButton, QWidget
 
 from desktop_agent.texts import Texts
 from desktop_agent.ui.chat.turn_state import ButtonPhase
+from desktop_agent.ui.common.qt_timers import QtTimers
+
+if TYPE_CHECKING:
+    from desktop_agent.core.timers import Cancellable, Timers
 
 INTERRUPT_FALLBACK_MS = 15_000
 
@@ -30,16 +38,16 @@ class SendButton(QPushButton):
     fallback_fired = Signal()
 
     def __init__(
-        self, texts: Texts, parent: QWidget | None = None, *, fallback_ms: int = INTERRUPT_FALLBACK_MS
+        self, texts: Texts, parent: QWidget | None = None, *, fallback_ms: int = INTERRUPT_FALLBACK_MS,
+        timers: Timers | None = None,
     ) -> None:
         super().__init__(parent)
         self._texts = texts
         self.setObjectName("send")
         self._phase = ButtonPhase.SEND
-        self._fallback = QTimer(self)
-        self._fallback.setSingleShot(True)
-        self._fallback.setInterval(fallback_ms)
-        self._fallback.timeout.connect(self._on_fallback)
+        self._fallback_ms = fallback_ms
+        self._timers: Timers = timers or QtTimers()
+        self._fallback: Cancellable | None = None
         self.clicked.connect(self._on_clicked)
         self._render()
 
@@ -49,14 +57,15 @@ class SendButton(QPushButton):
 
     @property
     def fallback_ms(self) -> int:
-        return self._fallback.interval()
+        return self._fallback_ms
 
     def set_phase(self, phase: ButtonPhase) -> None:
         if phase == ButtonPhase.INTERRUPTING:
             if self._phase != ButtonPhase.INTERRUPTING:
-                self._fallback.start()
+                self._stop_fallback()
+                self._fallback = self._timers.call_later(self._fallback_ms / 1000, self._on_fallback)
         else:
-            self._fallback.stop()
+            self._stop_fallback()
         self._phase = ButtonPhase(phase)
         self._render()
 
@@ -78,7 +87,13 @@ class SendButton(QPushButton):
         elif self._phase == ButtonPhase.INTERRUPT:
             self.interrupt_requested.emit()
 
+    def _stop_fallback(self) -> None:
+        if self._fallback is not None:
+            self._fallback.cancel()
+            self._fallback = None
+
     def _on_fallback(self) -> None:
+        self._fallback = None
         if self._phase == ButtonPhase.INTERRUPTING:
             self.set_phase(ButtonPhase.SEND)
             self.fallback_fired.emit()

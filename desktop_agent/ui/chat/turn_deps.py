@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from desktop_agent.core.risk import ToolAnnotations
     from desktop_agent.mcp_engine import Readiness
     from desktop_agent.services import AppliedSettings
+    from desktop_agent.storage.secrets import KeyStorage
     from desktop_agent.storage.settings import Settings, SettingsStore
 
 
@@ -29,6 +30,63 @@ class SettingsApplier(Protocol):
     key changed, so the model is reconnected even if the endpoint did not."""
 
     def __call__(self, settings: Settings, *, key_changed: bool = False) -> AppliedSettings: ...
+
+
+class KeySource(Protocol):
+    """The stored API key, asked only when needed (reading it loads the
+    keyring: ~24 MiB of an idle window)."""
+
+    def api_key(self) -> str | None:
+        """The stored key; None when there is none."""
+        ...
+
+    def note(self) -> KeyStorage | str:
+        """Where the key is kept (the Settings dialog words it)."""
+        ...
+
+
+class NoKey:
+    """No stored key and nothing to say where one would be (tests, a window
+    without services)."""
+
+    def api_key(self) -> str | None:
+        return None
+
+    def note(self) -> KeyStorage | str:
+        return ""
+
+
+class ToolFactsSource(Protocol):
+    """What the running services say of a tool, by its name (the router and
+    the MCP servers behind it): the cards name its server and mark its risk,
+    always-allow entries are keyed by its server."""
+
+    def server(self, tool_name: str) -> str | None:
+        """The MCP server offering the tool; None for a built-in (or unknown) tool."""
+        ...
+
+    def annotations(self, tool_name: str) -> ToolAnnotations | None:
+        """What the tool says of its risk; None when it says nothing."""
+        ...
+
+    def allow_key(self, tool_name: str) -> str | None:
+        """The always-allow entry a bare saved tool name stands for, when
+        certain; None: the entry waits, approving nothing."""
+        ...
+
+
+class BuiltInToolFacts:
+    """No services behind the window: every tool is taken as built in, says
+    nothing of its risk, and no saved bare name is certain."""
+
+    def server(self, tool_name: str) -> str | None:
+        return None
+
+    def annotations(self, tool_name: str) -> ToolAnnotations | None:
+        return None
+
+    def allow_key(self, tool_name: str) -> str | None:
+        return None
 
 
 def _key_not_kept(_key: str | None) -> None:
@@ -94,7 +152,7 @@ class TurnDeps(Protocol):
     def sink(self) -> AudioSink | None: ...
 
     @property
-    def get_api_key(self) -> Callable[[], str | None]: ...
+    def key(self) -> KeySource: ...
 
     @property
     def settings_feature(self) -> SettingsFeature | None: ...
@@ -103,13 +161,7 @@ class TurnDeps(Protocol):
     def keeper(self) -> ConversationKeeper | None: ...
 
     @property
-    def tool_server(self) -> Callable[[str], str | None]: ...
-
-    @property
-    def tool_annotations(self) -> Callable[[str], ToolAnnotations | None]: ...
-
-    @property
-    def allow_key_for(self) -> Callable[[str], str | None]: ...
+    def tool_facts(self) -> ToolFactsSource: ...
 
     def before_turn(self) -> Readiness:
         """The MCP servers a turn starting now goes without; never waits."""

@@ -57,15 +57,15 @@ class TurnSettings:
     def is_always_allowed(self, tool_name: str) -> bool:
         """Whether this tool, from the server that offers it now, is on the
         always-allow list (entries name their server: ``allow_key``)."""
-        settings = self._settings.with_allow_keys(self._deps.allow_key_for)
+        settings = self._settings.with_allow_keys(self._deps.tool_facts.allow_key)
         if settings is not self._settings:
             self.save_settings(settings)  # old bare names, now tied to their server
-        return allow_key(tool_name, self._deps.tool_server(tool_name)) in self._settings.always_allow
+        return allow_key(tool_name, self._deps.tool_facts.server(tool_name)) in self._settings.always_allow
 
     def tool_facts(self, tool_name: str) -> ToolFacts:
         """What the display log keeps of a tool, so a restored card shows
         its risk as it was shown live, even once its server is gone."""
-        return ToolFacts(self._deps.tool_server(tool_name), self._deps.tool_annotations(tool_name))
+        return ToolFacts(self._deps.tool_facts.server(tool_name), self._deps.tool_facts.annotations(tool_name))
 
     def auto_approval(self, tool_name: str) -> AutoDecider | None:
         """Who approves this tool without asking: the always-allow list, or
@@ -77,8 +77,8 @@ class TurnSettings:
         settings = self._settings
         return auto_decider(
             tool_name,
-            self._deps.tool_server(tool_name),
-            self._deps.tool_annotations(tool_name),
+            self._deps.tool_facts.server(tool_name),
+            self._deps.tool_facts.annotations(tool_name),
             always_allow=settings.always_allow,
             trusted_read_only_servers=settings.trusted_read_only_servers,
         )
@@ -88,7 +88,7 @@ class TurnSettings:
         rules for a ``run_command`` call (``core.approval.call_decider``)."""
         name = message.tool_name
         return call_decider(
-            name, self._deps.tool_server(name), message.arguments, always_allow=self._settings.always_allow
+            name, self._deps.tool_facts.server(name), message.arguments, always_allow=self._settings.always_allow
         )
 
     # -------------------------------------------------------- changes
@@ -113,7 +113,7 @@ class TurnSettings:
 
     def has_api_key(self) -> bool:
         try:
-            return bool(self._deps.get_api_key())
+            return bool(self._deps.key.api_key())
         except Exception:  # a broken keyring must not stop the dialog
             log.exception("could not read the API key")
             return False

@@ -74,6 +74,7 @@ from desktop_agent.ui.voice.model_download import ModelDownloadPanel
 if TYPE_CHECKING:
     import asyncio
 
+    from desktop_agent.core.timers import Timers
     from desktop_agent.services import AppliedSettings
     from desktop_agent.storage.settings import Settings
     from desktop_agent.ui.chat.message_actions import ChatActions
@@ -102,7 +103,7 @@ class MainWindow(QMainWindow):
 
     def __init__(
         self, *, interrupt_fallback_ms: int = INTERRUPT_FALLBACK_MS, tray: bool | None = None,
-        texts: Texts = ENGLISH,
+        texts: Texts = ENGLISH, timers: Timers | None = None,
     ) -> None:
         super().__init__()
         self.texts = texts
@@ -121,7 +122,7 @@ class MainWindow(QMainWindow):
 
         self.chat = ChatView(self.texts, self)
         self.input = InputBox(self.texts, self)
-        self.send_button = SendButton(self.texts, self, fallback_ms=interrupt_fallback_ms)
+        self.send_button = SendButton(self.texts, self, fallback_ms=interrupt_fallback_ms, timers=timers)
         self.mic = MicButton(self.texts, self)
         self.mic.set_state(MicState.UNAVAILABLE, self.texts.tr("starting"))  # usable once attached
         self.hands_free_button = HandsFreeButton(self.texts, self)

@@ -61,8 +61,8 @@ class TurnOpener:
             on_attention=self._on_attention,
             on_interrupted=controller.on_interrupted,
             on_card=lambda state: self._on_card(state.tool_call_id, state.phase),
-            server_of=controller.deps.tool_server,
-            annotations_of=controller.deps.tool_annotations,
+            server_of=controller.deps.tool_facts.server,
+            annotations_of=controller.deps.tool_facts.annotations,
             approval_timeout_s=controller.conversation.approval_timeout_s,
         )
         return view

@@ -10,9 +10,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
-from desktop_agent.ui.chat.turn_deps import ConversationKeeper, SettingsFeature
+from desktop_agent.ui.chat.turn_deps import (
+    BuiltInToolFacts,
+    ConversationKeeper,
+    KeySource,
+    NoKey,
+    SettingsFeature,
+    ToolFactsSource,
+)
 from desktop_agent.ui.conversations.feature import ConversationsFeature
 from desktop_agent.ui.settings.mcp_feature import McpFeature
 from desktop_agent.ui.voice.feature import VoiceFeature
@@ -22,33 +29,26 @@ if TYPE_CHECKING:
     from desktop_agent.core.forms import FormManager
     from desktop_agent.core.mentions import ExpandedMessage
     from desktop_agent.core.ports import AudioSink
-    from desktop_agent.core.risk import ToolAnnotations
     from desktop_agent.hooks_engine import HookInfo
     from desktop_agent.mcp_engine import Readiness
     from desktop_agent.skills_engine import SkillInfo
-    from desktop_agent.storage.secrets import KeyStorage
     from desktop_agent.storage.settings import Settings, SettingsStore
     from desktop_agent.texts import Texts
 
 
-def _no_key() -> str | None:
-    return None
+class HookSource(Protocol):
+    """The prompt hooks found (``HookCatalog``), for the Settings dialog's Hooks page."""
+
+    def infos(self, choices: Mapping[str, bool] | None = None) -> Sequence[HookInfo]:
+        """Every hook found, enabled as ``choices`` (``Settings.hooks_enabled``) say."""
+        ...
 
 
-def _built_in(_tool_name: str) -> str | None:
-    return None
+class NoHooks:
+    """No hooks were looked for (tests, a window without services)."""
 
-
-def _not_certain(_tool_name: str) -> str | None:
-    return None
-
-
-def _no_annotations(_tool_name: str) -> ToolAnnotations | None:
-    return None
-
-
-def _no_hooks(_choices: Mapping[str, bool]) -> Sequence[HookInfo]:
-    return ()
+    def infos(self, choices: Mapping[str, bool] | None = None) -> Sequence[HookInfo]:
+        return ()
 
 
 @dataclass(frozen=True)
@@ -68,9 +68,8 @@ class WindowDeps:
     """The MCP servers (the status bar, Settings → Tools); None: none run."""
     sink: AudioSink | None = None
     """The speaker; ``set_volume``/``set_muted`` are used when it has them."""
-    get_api_key: Callable[[], str | None] = _no_key
-    key_note: Callable[[], KeyStorage | str] = str
-    """Where the key is kept (``secrets.key_storage``; the dialog words it), asked
+    key: KeySource = field(default_factory=NoKey)
+    """The stored API key and where it is kept (the dialog words it), asked
     when Settings opens, so the keyring loads only then."""
     warnings: tuple[str | Callable[[Texts], str], ...] = ()
     """Start-up warnings, shown once in the conversation: a line (a
@@ -84,24 +83,19 @@ class WindowDeps:
     button, nothing stored."""
     conversations: ConversationsFeature | None = None
     """The saved conversations (the sidebar); None: no sidebar."""
-    tool_server: Callable[[str], str | None] = _built_in
-    """The MCP server offering a tool name, None for a built-in tool (the
-    cards name it; always-allow entries are keyed by it)."""
-    tool_annotations: Callable[[str], ToolAnnotations | None] = _no_annotations
-    """What a tool says of its risk (``Services.tool_annotations``): the
-    cards mark destructive and open-world tools, and a trusted server's
-    read-only tools run without asking."""
-    allow_key_for: Callable[[str], str | None] = _not_certain
-    """The always-allow entry a bare saved tool name stands for, when
-    certain (``Services.allow_key_for``)."""
+    tool_facts: ToolFactsSource = field(default_factory=BuiltInToolFacts)
+    """What the services say of a tool (``Services.tool_facts``): the MCP
+    server offering it (the cards name it; always-allow entries are keyed by
+    it), its risk (the cards mark destructive and open-world tools, and a
+    trusted server's read-only tools run without asking), and the
+    always-allow entry a bare saved name stands for, when certain."""
     skills: tuple[SkillInfo, ...] = ()
     """Every skill found at start-up, broken ones with their problem (the
     Settings dialog's Skills page)."""
     skills_folder: str = ""
     """Where the user's own skills go (``<data>/skills``)."""
-    hook_infos: Callable[[Mapping[str, bool]], Sequence[HookInfo]] = _no_hooks
-    """Every prompt hook found, enabled as the given choices
-    (``Settings.hooks_enabled``) say: the Settings dialog's Hooks page."""
+    hooks: HookSource = field(default_factory=NoHooks)
+    """The prompt hooks found: the Settings dialog's Hooks page."""
     hooks_folder: str = ""
     """Where the user's own hooks go (``<data>/hooks``)."""
     voice: VoiceFeature = field(default_factory=VoiceFeature)

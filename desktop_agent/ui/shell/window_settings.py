@@ -65,16 +65,16 @@ class WindowSettings:
         if feature is not None:
             feature.on_opened()
         dialog = SettingsDialog(
-            controller.settings, has_api_key=controller.has_api_key(), key_note=deps.key_note(),
+            controller.settings, has_api_key=controller.has_api_key(), key_note=deps.key.note(),
             skills=deps.skills, skills_folder=deps.skills_folder, parent=self._parent,
-            stored_key=deps.get_api_key, mcp=deps.mcp.control() if deps.mcp is not None else None,
+            stored_key=deps.key.api_key, mcp=deps.mcp.control() if deps.mcp is not None else None,
             preview_voice=feature.preview_voice if feature is not None else None,
             model_downloads=deps.voice.model_downloads, texts=window.texts,
         )
         dialog.appearance_changed.connect(window.retranslate)
         self.dialog = dialog
         hooks = HooksPage(
-            deps.hook_infos(controller.settings.hooks_enabled), texts=dialog.texts, folder=deps.hooks_folder
+            deps.hooks.infos(controller.settings.hooks_enabled), texts=dialog.texts, folder=deps.hooks_folder
         )
         dialog.add_page("hooks_tab", hooks)  # a key: the title follows a language switch
         # The Hooks page's switches join the dialog's edit: one save, one settings path.

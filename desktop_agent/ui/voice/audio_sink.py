@@ -41,6 +41,7 @@ backend that never reports the end cannot stall the queue.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import shutil
 import tempfile
@@ -61,6 +62,7 @@ from PySide6.QtMultimedia import (
 )
 
 from desktop_agent.core.speech_stream import SpeechStream
+from desktop_agent.core.timers import Cancellable, Timers
 
 log = logging.getLogger(__name__)
 
@@ -122,6 +124,7 @@ class QtAudioSink(QObject):
         load_timeout_s: float = 5.0,
         end_slack_s: float = 2.0,
         device: Callable[[], QAudioDevice | None] | None = None,
+        timers: Timers | None = None,
     ) -> None:
         super().__init__(parent)
         self._device = device
@@ -139,7 +142,9 @@ class QtAudioSink(QObject):
         self._dir: Path | None = None
         self._file: Path | None = None
         self._cleanup: Callable[[], object] | None = None
-        self._watchdog: asyncio.TimerHandle | None = None
+        self._timers = timers
+        """The watchdog's clock (None: the running loop's; a test passes a ``FakeClock``)."""
+        self._watchdog: Cancellable | None = None
         self._out: QAudioSink | None = None
         self._writer: asyncio.Task[None] | None = None
         self.playback_rate = playback_rate
@@ -359,7 +364,8 @@ class QtAudioSink(QObject):
     def _arm_watchdog(self, seconds: float) -> None:
         if self._watchdog is not None:
             self._watchdog.cancel()
-        self._watchdog = asyncio.get_running_loop().call_later(seconds, self._finish, TIMEOUT)
+        timers = self._timers or asyncio.get_running_loop()
+        self._watchdog = timers.call_later(seconds, functools.partial(self._finish, TIMEOUT))
 
     def _on_status(self, _status: QMediaPlayer.MediaStatus) -> None:
         current = self._player.mediaStatus()

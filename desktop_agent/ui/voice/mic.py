@@ -20,6 +20,9 @@ from desktop_agent.voice.pcm import RATE, Resampler, SampleKind, to_mono16
 
 log = logging.getLogger(__name__)
 
+BUFFER_US = 1_000_000
+"""How much the microphone keeps while the GUI thread is busy (microseconds)."""
+
 _KINDS: dict[QAudioFormat.SampleFormat, SampleKind] = {
     QAudioFormat.SampleFormat.UInt8: "uint8",
     QAudioFormat.SampleFormat.Int16: "int16",
@@ -65,6 +68,11 @@ class QtAudioInput(QObject):
             raise MicError("mic_format", device=device.description())
         self._convert = _converter(kind, fmt.channelCount(), fmt.sampleRate())
         source = QAudioSource(device, fmt, self)
+        # A second of room (Qt's default here is a quarter): the GUI thread, which
+        # reads it, stalls for 0.15-0.25 s on a loaded machine, and what overflows
+        # is dropped by the sound server (a word gone from the middle of an
+        # utterance). Reads still come every ~50 ms: no latency is added.
+        source.setBufferSize(fmt.bytesForDuration(BUFFER_US))
         io = source.start()
         if io is None or source.error() != QtAudio.Error.NoError:
             source.deleteLater()

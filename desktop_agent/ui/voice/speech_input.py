@@ -54,6 +54,7 @@ if TYPE_CHECKING:
     from desktop_agent.core.utterance import FrameClassifier
     from desktop_agent.core.voice_output import OutputTap
     from desktop_agent.texts import Texts
+    from desktop_agent.voice.echo_subtraction import EchoSubtractor
 
 log = logging.getLogger(__name__)
 
@@ -104,6 +105,12 @@ class VoiceInput(QObject):
         self.gate = EchoGate(vad(), clock) if vad is not None else None
         """Our own voice is not the user's (fed by :meth:`attach_output`)."""
         self._gated = False
+        self._clock = clock
+        self.echo: EchoSubtractor | None = None
+        """What we play, taken out of an utterance before it is recognised
+        (fed by :meth:`attach_output`; None: no speaker attached)."""
+        self._echo_job: tuple[bytes, Callable[[], bytes]] | None = None
+        """The last utterance and the work that takes our voice out of it."""
         engine = unavailable or (self._texts().tr("mic_no_recognizer") if recognizer is None else None)
         self.session = VoiceSession(clock, replace(config, speaks=speak is not None), reason=engine,
                                     mic_reason=self._texts().tr("mic_none") if audio is None else None)
@@ -171,12 +178,18 @@ class VoiceInput(QObject):
         self._feed(vs.Configure(replace(config, speaks=self.speak is not None, echo_gated=self._gated)))
 
     def attach_output(self, tap: OutputTap) -> None:
-        """Our speaker tells the echo gate what it plays: an answer can then
-        be heard while the question is still said."""
+        """Our speaker tells the echo gate what it plays (an answer can then
+        be heard while the question is still said) and the echo subtractor
+        (what it played is taken out of an utterance before it is recognised)."""
         if self.gate is not None:
             tap.listen(self.gate)
             self._gated = True
             self.configure(self.config)
+        # Here, not at the top: the window imports this module before it shows.
+        from desktop_agent.voice.echo_subtraction import EchoSubtractor
+
+        self.echo = EchoSubtractor(self._clock)
+        tap.listen(self.echo)
 
     def set_recognizers(
         self, recognizer: SpeechRecognizer | None, answers: SpeechRecognizer | None, reason: str | None
@@ -350,6 +363,8 @@ class VoiceInput(QObject):
             if event.type == "speech_start":
                 self._feed(vs.SpeechStart())
             elif event.type == "utterance_end":
+                if self.echo is not None:  # what we played is copied now, taken out while it is recognised
+                    self._echo_job = (event.pcm, self.echo.prepare(event.pcm))
                 self._feed(vs.SpeechEnd(event.pcm))
             else:
                 self._feed(vs.NoSpeech())
@@ -381,7 +396,12 @@ class VoiceInput(QObject):
 
     async def _recognise(self, action: vs.Recognise) -> None:
         text, failed = "", False
+        job, self._echo_job = self._echo_job, None
         try:
+            if job is not None and job[0] is action.pcm:
+                from desktop_agent.voice.echo_subtraction import without_echo  # loaded with the speaker
+
+                action = replace(action, pcm=await without_echo(job[1], action.pcm))
             text = await hear(action, lambda: self._recognizer, self.answers, self.stand_ins,
                               self.before_recognise, self.heard_instead.emit)
         except STTError as exc:

@@ -44,7 +44,7 @@ async def hang() -> str:
 @server.tool()
 async def block(seconds: float) -> str:
     """Block the server's event loop (a sync tool would run in a worker thread)."""
-    time.sleep(seconds)
+    time.sleep(seconds)  # the hang under test (a server process blocking its own loop)
     return "unblocked"
 
 

@@ -19,6 +19,7 @@ from desktop_agent.core.history import check_history
 from desktop_agent.core.tool_router import ToolRouter
 from desktop_agent.llm.openai_provider import OpenAIProvider
 from desktop_agent.mcp_engine import McpConfig, McpEngine
+from desktop_agent.services.tool_facts import RoutedToolFacts
 from desktop_agent.storage.settings import SettingsStore
 from desktop_agent.testing import everything
 from desktop_agent.testing.scripted_server import Script, ScriptedLLMServer, text_reply, tool_reply
@@ -98,14 +99,9 @@ async def everything_window(script: Script) -> AsyncIterator[WindowRig]:
         router = ToolRouter(builtin_tools(forms), [engine.shared_source()])
         conversation = Conversation(AgentClient(provider, router, max_steps=5))
         window = MainWindow(tray=False)
-
-        def server_of(name: str) -> str | None:
-            routed = router.lookup(name)
-            return routed.spec.server if routed is not None else None
-
         window.attach(WindowDeps(
             conversation, forms, store, store.load().settings, model_name="scripted",
-            tool_annotations=router.annotations, tool_server=server_of,
+            tool_facts=RoutedToolFacts(router, lambda: engine),
         ))
         window.show()
         rig = WindowRig(window, server, conversation, forms, store)

@@ -7,7 +7,7 @@ plain recording events, without any QObject."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -41,6 +41,7 @@ from desktop_agent.testing.fake_tools import BlockingTool, EchoTool
 from desktop_agent.testing.fake_tts import FakeTTS
 from desktop_agent.testing.scripted_llm import ScriptedLLM
 from desktop_agent.testing.scripted_replies import Reply, text_reply, tool_reply
+from desktop_agent.testing.tool_facts import ToolFactsTable
 from desktop_agent.testing.window_rig import SignalLog
 from desktop_agent.texts import ENGLISH
 from desktop_agent.tools import builtin_tools
@@ -96,7 +97,7 @@ class RecordingView:
             self.waiting.put_nowait(message.form_id)
 
     def approval_needed(self, message: ToolCallMessage) -> None:
-        server = self._controller.deps.tool_server(message.tool_name)
+        server = self._controller.deps.tool_facts.server(message.tool_name)
         self.cards[message.tool_call_id] = Card(message.tool_name, message.task_id, server)
         self.waiting.put_nowait(message.tool_call_id)
 
@@ -194,7 +195,7 @@ async def controller_rig(
     keys: list[str | None] | None = None,
     tts: FakeTTS | None = None,
     sink: AudioSink | None = None,
-    tool_server: Callable[[str], str | None] | None = None,
+    tool_servers: Mapping[str, str] | None = None,
 ) -> AsyncIterator[Rig]:
     """A controller over a conversation with the scripted LLM (or, without
     a script, the demo model); the settings in ``DESKTOP_AGENT_HOME``;
@@ -217,8 +218,8 @@ async def controller_rig(
         settings_feature=SettingsFeature(applier, keys.append) if keys is not None else SettingsFeature(applier),
         keeper=ConversationKeeper(lambda _old: Conversation(AgentClient(llm, router)), save), sink=sink,
     )
-    if tool_server is not None:
-        deps = replace(deps, tool_server=tool_server)
+    if tool_servers is not None:
+        deps = replace(deps, tool_facts=ToolFactsTable(tool_servers))
     signals: TurnController[RecordingView] = TurnController(deps, texts=lambda: ENGLISH)
     try:
         yield Rig(signals.logic, signals, store, applier, saved)
@@ -480,7 +481,7 @@ async def test_an_allowed_tool_from_one_server_does_not_approve_the_same_name_fr
               PLAN, tool_reply("get_time", {"text": "2"}), text_reply("Not asked.")]
     store = SettingsStore()
     store.save(Settings(always_allow=("get_time",)))
-    async with controller_rig(script, tools=[echo], store=store, tool_server={"get_time": "b"}.get) as rig:
+    async with controller_rig(script, tools=[echo], store=store, tool_servers={"get_time": "b"}) as rig:
         first = rig.send("what time is it")
         call = await first.next_waiting()  # asked, not auto-approved
         assert first.cards[call].server == "b"

@@ -96,12 +96,13 @@ def test_the_settings_dialog_has_a_hooks_page_saved_through_the_one_settings_pat
     qtbot.add_widget(window)
     asked: list[Mapping[str, bool]] = []
 
-    def infos(choices: Mapping[str, bool]) -> Sequence[HookInfo]:
-        asked.append(dict(choices))
-        return HOOKS
+    class Hooks:
+        def infos(self, choices: Mapping[str, bool] | None = None) -> Sequence[HookInfo]:
+            asked.append(dict(choices or {}))
+            return HOOKS
 
     apply = Applier()
-    window.attach(replace(offline_deps(), hook_infos=infos, settings_feature=SettingsFeature(apply), hooks_folder="/data/hooks"))
+    window.attach(replace(offline_deps(), hooks=Hooks(), settings_feature=SettingsFeature(apply), hooks_folder="/data/hooks"))
     dialog = window.open_settings()
     assert dialog is not None
     page = dialog.findChild(HooksPage)

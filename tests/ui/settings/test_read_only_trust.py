@@ -20,6 +20,7 @@ from desktop_agent.core.conversation import Conversation
 from desktop_agent.core.forms import FormManager
 from desktop_agent.core.risk import ToolAnnotations
 from desktop_agent.core.tool_router import ToolRouter
+from desktop_agent.services.tool_facts import RoutedToolFacts
 from desktop_agent.storage.settings import Settings, SettingsStore
 from desktop_agent.testing.audit_sink import RecordingAuditSink
 from desktop_agent.testing.fake_tools import FakeServerSource
@@ -50,8 +51,8 @@ class Rig:
             view = TurnView(
                 self.chat,
                 on_answer=self.controller.answer_approval,
-                server_of=self.controller.deps.tool_server,
-                annotations_of=self.controller.deps.tool_annotations,
+                server_of=self.controller.deps.tool_facts.server,
+                annotations_of=self.controller.deps.tool_facts.annotations,
             )
             self.views.append(view)
             return view
@@ -78,13 +79,9 @@ async def trust_rig(qtbot: QtBot, script: list[Reply], trusted: tuple[str, ...])
     settings = Settings(trusted_read_only_servers=trusted)
     store.save(settings)
 
-    def lookup(name: str) -> tuple[str | None, ToolAnnotations | None]:
-        routed = router.lookup(name)
-        return (routed.spec.server, routed.spec.annotations) if routed is not None else (None, None)
-
     deps = WindowDeps(
         conversation, FormManager(), store, settings, model_name="scripted",
-        tool_server=lambda name: lookup(name)[0], tool_annotations=lambda name: lookup(name)[1],
+        tool_facts=RoutedToolFacts(router, lambda: None),
     )
     chat = ChatView(ENGLISH)
     qtbot.add_widget(chat)

@@ -13,6 +13,7 @@ from desktop_agent.core.speech_stream import SpeechStream
 from desktop_agent.mcp_engine import ServerStatus
 from desktop_agent.services import AppliedSettings
 from desktop_agent.storage.settings import Settings, SettingsStore
+from desktop_agent.testing.tool_facts import FixedKey
 from desktop_agent.testing.window_rig import offline_deps
 from desktop_agent.texts import ENGLISH
 from desktop_agent.ui.chat.bubble import MessageBubble
@@ -197,7 +198,7 @@ def test_always_allow_is_saved_applied_and_revocable(window: MainWindow) -> None
 def test_a_settings_edit_is_saved_applied_and_the_key_stored(window: MainWindow) -> None:
     keys: list[str | None] = []
     apply = RecordingApplier()
-    deps = replace(offline_deps(), get_api_key=lambda: "sk-old", settings_feature=SettingsFeature(apply, keys.append))
+    deps = replace(offline_deps(), key=FixedKey("sk-old"), settings_feature=SettingsFeature(apply, keys.append))
     window.attach(deps)
     dialog = window.open_settings()
     assert dialog is not None and dialog.forget_key.isVisibleTo(dialog)

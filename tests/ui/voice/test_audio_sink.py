@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QApplication
 
 from desktop_agent.core.ports import AudioSink
 from desktop_agent.core.speech_stream import SpeechStream
+from desktop_agent.testing.fake_clock import FakeClock
 from desktop_agent.ui.voice.audio_sink import QtAudioSink, no_output_reason
 from desktop_agent.voice import EspeakEngine
 from desktop_agent.voice.wav import silent_wav, tone_wav
@@ -126,16 +127,43 @@ async def test_a_cancelled_play_stops_the_player(sink: QtAudioSink) -> None:
 async def test_a_player_that_never_reports_the_end_is_cut_by_the_watchdog(
     sink: QtAudioSink, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    watched = QtAudioSink(playback_rate=8.0, load_timeout_s=0.05, end_slack_s=0.05)
+    clock = FakeClock()
+    watched = QtAudioSink(playback_rate=8.0, load_timeout_s=5, end_slack_s=2, timers=clock)
     monkeypatch.setattr(watched.player, "play", lambda: None)  # loads, never plays, never ends
     events = record(watched)
+    loaded = asyncio.Event()
+    watched.player.durationChanged.connect(lambda ms: loaded.set() if ms > 0 else None)
     try:
         async with asyncio.timeout(5):
-            await watched.play(silent_wav(0.4), "audio/wav")
+            play = asyncio.ensure_future(watched.play(silent_wav(0.4), "audio/wav"))
+            await loaded.wait()
+            assert clock.pending == [0.4 / 8 + 2]  # the clip's length at its rate, and the slack
+            clock.advance(0.4 / 8 + 1.9)
+            assert not play.done()
+            clock.advance(0.1)
+            await play
     finally:
         watched.close()
         watched.deleteLater()
     assert events[-1] == ("finished", 1, "timeout")
+
+
+async def test_a_clip_that_never_loads_is_cut_by_the_load_watchdog(monkeypatch: pytest.MonkeyPatch) -> None:
+    clock = FakeClock()
+    watched = QtAudioSink(playback_rate=8.0, load_timeout_s=5, timers=clock)
+    monkeypatch.setattr(watched.player, "setSource", lambda _url: None)  # the backend never answers
+    events = record(watched)
+    try:
+        async with asyncio.timeout(5):
+            play = asyncio.ensure_future(watched.play(silent_wav(0.4), "audio/wav"))
+            await clock.wait_scheduled()
+            assert clock.pending == [5.0]
+            clock.advance(5)
+            await play
+    finally:
+        watched.close()
+        watched.deleteLater()
+    assert events == [("started", 1), ("finished", 1, "timeout")]
 
 
 async def test_a_muted_clip_still_plays_to_its_end(sink: QtAudioSink) -> None:

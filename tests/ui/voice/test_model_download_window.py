@@ -123,7 +123,7 @@ async def test_a_failed_download_keeps_the_words_says_it_once_and_retry_fetches_
         panel.button.click()  # Close
         requests = len(files.requests)
         window.apply_settings_edit(SettingsEdit(settings))
-        await asyncio.sleep(0.3)
+        await asyncio.sleep(0.3)  # a fetch would reach the local HTTP server: time for it to arrive
         assert panel.state == "hidden" and len(files.requests) == requests
 
         # The source works again: Retry (the panel's, shown once more for this) fetches the model.
@@ -191,7 +191,7 @@ async def test_the_first_talk_with_no_offline_model_offers_it_and_holds_the_word
         assert panel.state == "offer"
         assert panel.label.text() == ENGLISH.tr("model_offer", model="Whisper base", mb="141",
                                                 source=ENGLISH.tr("model_source_custom"))
-        await asyncio.sleep(0.5)
+        await asyncio.sleep(0.5)  # a recognition would run in a worker thread: time for it to end
         assert window.input.toPlainText() == ""  # held: pocketsphinx would hear Chinese as English noise
         panel.retry.click()  # Download
         await _until(lambda: window.input.toPlainText() != "", timeout_s=120)

@@ -282,7 +282,7 @@ async def test_speech_plays_on_the_chosen_speaker_and_a_new_choice_from_the_next
         stream.feed(read_wav16(FIXTURES / "en1.wav"))
         stream.finish()
         await sink.play_stream(stream)
-        await asyncio.sleep(0.3)
+        await asyncio.sleep(0.3)  # the sound card's last buffer (a device)
         on_headphones, on_speaker = headphones.stop(), speaker.stop()
 
         controller = window.controller
@@ -290,7 +290,7 @@ async def test_speech_plays_on_the_chosen_speaker_and_a_new_choice_from_the_next
         controller.save_settings(replace(controller.settings, audio_output_id="", audio_output_name=""))
         speaker = pulse_audio.record_speaker()
         await sink.play(clip, "audio/wav")
-        await asyncio.sleep(0.3)
+        await asyncio.sleep(0.3)  # the sound card's last buffer (a device)
         now_on_speaker = speaker.stop()
     spoken = loud_seconds(read_wav16(FIXTURES / "en1.wav"))  # 0.68 s of the clip's 1.1 s is speech
     assert abs(loud_seconds(on_headphones) - 2 * spoken) <= 0.2, loud_seconds(on_headphones)  # the clip, the stream
@@ -320,6 +320,6 @@ async def test_a_speaker_plugged_in_after_none_is_used_from_the_next_clip(
         assert window.status.currentMessage() == ENGLISH.tr("audio_output_back", device="Virtual speaker")
         recording = pulse_audio.record_speaker()
         await sink.play(clip, "audio/wav")
-        await asyncio.sleep(0.3)
+        await asyncio.sleep(0.3)  # the sound card's last buffer (a device)
         heard = recording.stop()
     assert abs(loud_seconds(heard) - loud_seconds(read_wav16(FIXTURES / "en1.wav"))) <= 0.1

@@ -123,7 +123,7 @@ async def test_our_own_voice_heard_back_as_loud_as_it_plays_never_interrupts() -
 
 async def test_wait_stop_talking_stops_the_reply_at_its_onset_and_sends_nothing() -> None:
     async with spoken_reply(["Wait, stop talking please."], echo_gain=0.1) as rig:
-        await asyncio.sleep(LISTENED_S)
+        await asyncio.sleep(LISTENED_S)  # the loopback speaker and live microphone run in real time
         rig.mic.say(scaled(USER, 0.8))
         await rig.barge_ins.wait_for(timeout=10)
         await rig.stopped()
@@ -131,14 +131,14 @@ async def test_wait_stop_talking_stops_the_reply_at_its_onset_and_sends_nothing(
             while not rig.recognizer.heard:
                 await asyncio.sleep(0.02)
         assert rig.recognizer.heard[0] >= len(USER)  # the whole utterance, not its tail
-        await asyncio.sleep(0.3)
+        await asyncio.sleep(0.3)  # the live microphone's next frames (real time): still nothing sent
         assert rig.users() == ["tell me a story"]  # nothing sent
         assert ENGLISH.tr("voice_barge_unclear") not in rig.lines()
 
 
 async def test_a_cough_over_the_reply_sends_nothing_and_says_so() -> None:
     async with spoken_reply(["(coughs)"], echo_gain=0.1) as rig:
-        await asyncio.sleep(LISTENED_S)
+        await asyncio.sleep(LISTENED_S)  # the loopback speaker and live microphone run in real time
         rig.mic.say(scaled(USER, 0.8))
         await rig.stopped()
         async with asyncio.timeout(10):
@@ -149,7 +149,7 @@ async def test_a_cough_over_the_reply_sends_nothing_and_says_so() -> None:
 
 async def test_words_over_the_reply_become_the_next_turn() -> None:
     async with spoken_reply(["What time is it in Tokyo?"], echo_gain=0.1) as rig:
-        await asyncio.sleep(LISTENED_S)
+        await asyncio.sleep(LISTENED_S)  # the loopback speaker and live microphone run in real time
         rig.mic.say(scaled(USER, 0.8))
         await rig.stopped()
         async with asyncio.timeout(15):

@@ -267,7 +267,7 @@ async def test_with_our_voice_gated_an_answer_over_the_question_is_heard_and_sto
 
     async def speak(_text: str) -> None:
         try:
-            await asyncio.sleep(30)
+            await asyncio.Event().wait()  # a question that would go on for ever
         except asyncio.CancelledError:
             question_stopped.set()
             raise
@@ -287,13 +287,26 @@ async def test_with_our_voice_gated_an_answer_over_the_question_is_heard_and_sto
 
 async def test_a_click_while_the_question_is_said_stops_asking() -> None:
     audio = WavAudioInput([DATA / "yes.wav"], speed=0)
-    vi = voice(audio, ScriptedRecognizer(["yes"]), speak=lambda _t: asyncio.sleep(10))
+    asking = asyncio.Event()
+    stopped = asyncio.Event()
+
+    async def speak(_text: str) -> None:
+        asking.set()
+        try:
+            await asyncio.Event().wait()  # a question that would go on for ever
+        finally:
+            stopped.set()
+
+    vi = voice(audio, ScriptedRecognizer(["yes"]), speak=speak)
     hints = SignalLog(vi.hint)
     vi.set_busy(True)
     vi.set_hands_free(True)
     vi.ask_approval("call_1", "run_command")
-    vi.drop_approval("call_1")
-    await asyncio.sleep(0.05)
+    async with asyncio.timeout(5):
+        await asking.wait()
+        vi.drop_approval("call_1")
+        await stopped.wait()  # the question is cut short...
+    await asyncio.sleep(0)  # ...and what its end would have done has run
     assert audio.starts == 0 and vi.mode == "off"
     assert hints.events == [(ENGLISH.tr("voice_hint", tool="run_command"),), ("",)]
 
