@@ -134,7 +134,7 @@ class Services:
     _conversations: weakref.WeakSet[Conversation] = field(default_factory=weakref.WeakSet)
     _tts_config: tuple[str, ...] = ()
     _speech_said: set[SpeechNotice] = field(default_factory=set)
-    _llm_config: tuple[str, str] | None = None
+    _llm_config: tuple[str, str, int, float] | None = None
     """The settings' endpoint and model when the provider was built (command
     line overrides count as that until the user edits the endpoint)."""
     _replaced: list[LLMProvider] = field(default_factory=list)
@@ -436,8 +436,9 @@ async def _close_llm(llm: LLMProvider) -> None:
         await close()
 
 
-def _endpoint_config(settings: Settings) -> tuple[str, str]:
-    return (settings.base_url, settings.model)
+def _endpoint_config(settings: Settings) -> tuple[str, str, int, float]:
+    """What the provider is built with: a change reconnects the model."""
+    return (settings.base_url, settings.model, settings.max_tokens, settings.request_timeout_s)
 
 
 def _speech_config(settings: Settings) -> tuple[str, ...]:
@@ -481,6 +482,8 @@ def build_llm(
         model=endpoint.model,
         wire_profile=profile_named(settings.wire_profiles.get(display_url(endpoint.base_url))),
         on_wire_profile=on_wire_profile,
+        max_tokens=settings.max_tokens,
+        timeout_s=settings.request_timeout_s,
     )
 
 
@@ -494,6 +497,8 @@ async def build_services(
     tts_voice: str | None = None,
     max_steps: int | None = None,
     approval_timeout_s: float | None = None,
+    max_tokens: int | None = None,
+    request_timeout_s: float | None = None,
     start_mcp: bool = True,
     listener: ServicesListener | None = None,
     demo_delay_s: float = 0.0,
@@ -525,6 +530,10 @@ async def build_services(
         overrides["max_steps"] = max_steps
     if approval_timeout_s is not None:
         overrides["approval_timeout_s"] = approval_timeout_s
+    if max_tokens is not None:
+        overrides["max_tokens"] = max_tokens
+    if request_timeout_s is not None:
+        overrides["request_timeout_s"] = request_timeout_s
     settings = replace(settings, **overrides).validate()  # type: ignore[arg-type]
 
     def remember_wire_profile(endpoint: str, profile: WireProfile) -> None:

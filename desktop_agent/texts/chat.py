@@ -76,6 +76,11 @@ TEXTS: dict[str, tuple[str, str]] = {
         "该审批已失效，等待中的工具调用已作废",
     ),
     "warning": ("Warning", "警告"),
+    "notice_reply_cut": (
+        "the reply was cut off at the reply length limit (max_tokens); ask the model to continue, "
+        "or raise the limit in Settings (Model)",
+        "回复在长度上限（max_tokens）处被截断；可以让模型继续，或在“设置 → 模型”中提高上限",
+    ),
     "error": ("Error", "错误"),
     # one system line when a turn starts before every MCP server is ready
     "mcp_not_ready": (

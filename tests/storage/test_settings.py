@@ -94,8 +94,8 @@ def test_a_file_that_is_not_utf8_is_one_line_and_set_aside(tmp_path: Path) -> No
         ({"muted": "no"}, "settings: muted must be true or false, got 'no'"),
         ({"voice": None}, "settings: voice must be a string, got None"),
         ({"always_allow": ["a", 1]}, "settings: always_allow must be a list of tool names"),
-        ({"wire_profiles": {"http://x/v1": "lax"}}, "settings: wire_profiles must map base URLs to one of standard, strict"),
-        ({"wire_profiles": ["strict"]}, "settings: wire_profiles must map base URLs to one of standard, strict"),
+        ({"wire_profiles": {"http://x/v1": "lax"}}, "settings: wire_profiles must map base URLs to one of standard, planning_without_tools, strict"),
+        ({"wire_profiles": ["strict"]}, "settings: wire_profiles must map base URLs to one of standard, planning_without_tools, strict"),
         ({"volume": [[[[[[[[[[1]]]]]]]]]]}, "settings: volume must be between 0 and 1, got [[[[[[[...]]]]]]]"),
     ],
 )

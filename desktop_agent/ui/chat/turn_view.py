@@ -36,6 +36,7 @@ from desktop_agent.core.messages import (
 from desktop_agent.core.playback import ToolEvent
 from desktop_agent.core.risk import AutoDecider, ToolAnnotations
 from desktop_agent.mcp_engine.sampling import sampling_view
+from desktop_agent.texts import Texts
 from desktop_agent.ui.cards.form_widget import FormWidget
 from desktop_agent.ui.cards.phase import CardPhase
 from desktop_agent.ui.cards.sampling import sampling_of
@@ -60,6 +61,16 @@ if TYPE_CHECKING:
     from desktop_agent.core.mentions import Attachment
 
 log = logging.getLogger(__name__)
+
+NOTICE_KEYS = {"max_tokens": "notice_reply_cut"}
+"""The UI text of a warning or error the window words itself, by its code;
+others show the engine's line."""
+
+
+def notice_words(texts: Texts, message: WarningMessage | ErrorMessage) -> str:
+    """A bus warning or error's text in ``texts``' language, where its code has one."""
+    key = NOTICE_KEYS.get(message.code)
+    return texts.tr(key) if key is not None else message.message
 
 
 class TurnView:
@@ -141,7 +152,7 @@ class TurnView:
 
     def notice(self, message: WarningMessage | ErrorMessage) -> None:
         level: BubbleRole = "error" if isinstance(message, ErrorMessage) else "warning"
-        self.chat.add_notice(level, lambda texts: f"**{texts.tr(level)}:** {message.message}")
+        self.chat.add_notice(level, lambda texts: f"**{texts.tr(level)}:** {notice_words(texts, message)}")
 
     def interrupted(self, message: InterruptedMessage) -> None:
         self.invalidate_pending()
