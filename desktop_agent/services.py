@@ -134,7 +134,7 @@ class Services:
     _conversations: weakref.WeakSet[Conversation] = field(default_factory=weakref.WeakSet)
     _tts_config: tuple[str, ...] = ()
     _speech_said: set[SpeechNotice] = field(default_factory=set)
-    _llm_config: tuple[str, str, int, float] | None = None
+    _llm_config: tuple[str, str] | None = None
     """The settings' endpoint and model when the provider was built (command
     line overrides count as that until the user edits the endpoint)."""
     _replaced: list[LLMProvider] = field(default_factory=list)
@@ -183,7 +183,9 @@ class Services:
     def apply_settings(self, settings: Settings, *, key_changed: bool = False) -> AppliedSettings:
         """The one way settings reach what runs: a new endpoint or model
         (or, with ``key_changed``, a new stored API key) reconnects the
-        model, a new speech configuration remakes the engine, limits reach
+        model, a new reply limit or request timeout reaches the model as it is
+        (its endpoint may be the command line's), a new speech configuration
+        remakes the engine, limits reach
         every open conversation; each from the next LLM request or turn.
         Settings that change none of these cost nothing. A bad endpoint keeps
         the current model and says why in one line. MCP server changes go
@@ -202,6 +204,9 @@ class Services:
                 if self.router.redactor is not None:
                     redact_stored_key(self.router.redactor, llm, read_key)
             self._llm_config = _endpoint_config(settings)
+        set_limits = getattr(self.llm, "set_limits", None)  # the demo model has none
+        if callable(set_limits):
+            set_limits(settings.max_tokens, settings.request_timeout_s)
         if _speech_config(settings) != self._tts_config:
             self._make_tts(settings)
         if self.skills is not None and settings.enabled_skills != self.settings.enabled_skills:
@@ -436,9 +441,8 @@ async def _close_llm(llm: LLMProvider) -> None:
         await close()
 
 
-def _endpoint_config(settings: Settings) -> tuple[str, str, int, float]:
-    """What the provider is built with: a change reconnects the model."""
-    return (settings.base_url, settings.model, settings.max_tokens, settings.request_timeout_s)
+def _endpoint_config(settings: Settings) -> tuple[str, str]:
+    return (settings.base_url, settings.model)
 
 
 def _speech_config(settings: Settings) -> tuple[str, ...]:

@@ -149,6 +149,19 @@ class OpenAIProvider:
     def wire_profile(self) -> WireProfile:
         return self._wire_profile
 
+    @property
+    def limits(self) -> tuple[int | None, float]:
+        """(the reply limit every request carries, the request timeout in seconds)."""
+        return self._max_tokens, self._timeout_s
+
+    def set_limits(self, max_tokens: int | None, timeout_s: float) -> None:
+        """New limits from the next request on: edited in Settings while the
+        endpoint stays (which may have come from the command line, so the
+        provider is kept rather than built again from the settings)."""
+        if timeout_s != self._timeout_s:
+            self._client = self._client.with_options(timeout=timeout_s)  # shares the connection pool
+        self._max_tokens, self._timeout_s = max_tokens, timeout_s
+
     async def aclose(self) -> None:
         await self._client.close()
 
