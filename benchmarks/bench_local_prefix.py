@@ -19,8 +19,13 @@ two tools — whose requests are the real
 form is its ``planning_without_tools`` wire profile), sent over HTTP by a
 probe that notes, per request, the time to the first streamed delta and the
 server's ``timings`` (``prompt_n``: tokens read, ``cache_n``: tokens reused).
-The turn stops after its second request (no tool is run). Replies are capped
-at ``--max-tokens`` so a chatty model does not decide the time.
+The planning reply is read as ``<need_tool>`` whatever the small model
+said, so both forms go on to the same tool request; the turn stops after
+that second request (no tool is run). Replies are capped at
+``--max-tokens`` so a chatty model does not decide the time. The first
+request's time is reported too: the new form reads the tool descriptions
+there (once per conversation on a server that keeps its cache), the old one
+read them again in every tool request after a planning request.
 
 Run: ``.venv/bin/python benchmarks/bench_local_prefix.py --server PATH [--model GGUF] [--json OUT]``
 (or ``LLAMA_SERVER=PATH``). Without a server binary it says so in one line
@@ -58,6 +63,7 @@ from desktop_agent.core.ports import (
     ToolResult,
     ToolSpec,
 )
+from desktop_agent.core.stream_parser import strip_intent_tags
 from desktop_agent.core.tool_context import BusToolContext
 from desktop_agent.core.tool_router import ToolRouter
 from desktop_agent.core.wire import PLANNING_WITHOUT_TOOLS, STANDARD, WireProfile
@@ -164,6 +170,12 @@ class Probe:
         body["max_tokens"] = self.max_tokens
         measured, deltas = await asyncio.to_thread(self._send, body)
         self.requests.append(measured)
+        if len(self.requests) == 1:
+            # Whatever the small model planned, the turn goes on to the tool
+            # request, the same in both forms (what the server has cached is
+            # what it read and wrote; only the agent's reading changes).
+            said = "".join(d.text for d in deltas if isinstance(d, TextDelta))
+            deltas = [TextDelta(strip_intent_tags(said) + "<need_tool>")]
         for delta in deltas:
             yield delta
         if on_finish is not None:
@@ -326,6 +338,9 @@ def _report(results: dict[str, list[list[Measured]]], args: argparse.Namespace) 
     old, new = (second.get(name) for name in results)
     if old is not None and new:
         print(f"\nsecond request, time to first token: old {old:.2f} s, new {new:.2f} s ({old / new:.1f}x)")
+    both = {name: [sum(m.ttft_s or 0.0 for m in turn) for turn in turns] for name, turns in results.items()}
+    print("both requests, time to first token added: "
+          + ", ".join(f"{name.split()[0]} {sorted(v)[len(v) // 2]:.2f} s" for name, v in both.items() if v))
 
 
 def _n(value: int | None) -> str:
