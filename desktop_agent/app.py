@@ -67,6 +67,7 @@ def run_gui(args: argparse.Namespace) -> int:
 
     Reads from ``args``: ``base_url``, ``model``, ``api_key``,
     ``mcp_config``, ``tts``, ``max_steps``, ``approval_timeout``,
+    ``max_tokens``, ``request_timeout``,
     ``screenshot`` (save a PNG of the window), ``quit_after_ms`` (close the
     window after that long; with ``screenshot``, the shot is taken just
     before) and, for the start-up benchmark, ``on_window_shown`` (called once
@@ -143,7 +144,7 @@ def first_window(folder: Path) -> MainWindow:
 
 
 STARTUP_ONLY = ("base_url", "model", "api_key", "mcp_config", "tts", "max_steps", "approval_timeout", "skills",
-                "stt", "stt_model")
+                "stt", "stt_model", "max_tokens", "request_timeout")
 """Options a running window cannot take from a later launch (they choose
 what it was built with)."""
 
@@ -236,6 +237,8 @@ async def _build_services(args: argparse.Namespace) -> Services | None:
             tts_voice=getattr(args, "tts_voice", None),
             max_steps=getattr(args, "max_steps", None),
             approval_timeout_s=getattr(args, "approval_timeout", None),
+            max_tokens=getattr(args, "max_tokens", None),
+            request_timeout_s=getattr(args, "request_timeout", None),
             skills=getattr(args, "skills", None),
             keep_conversations=True,
             start_mcp=False,  # started in the background once the window is attached

@@ -10,7 +10,12 @@ import argparse
 import math
 from pathlib import Path
 
-from desktop_agent.storage.limits import APPROVAL_TIMEOUT_LIMIT_S, MAX_STEPS_LIMIT
+from desktop_agent.storage.limits import (
+    APPROVAL_TIMEOUT_LIMIT_S,
+    MAX_STEPS_LIMIT,
+    MAX_TOKENS_LIMIT,
+    REQUEST_TIMEOUT_LIMIT_S,
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -50,6 +55,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="Piper's voice for the language it speaks (e.g. en_US-joe-medium, zh_CN-huayan-medium, "
                              "a FILE.onnx with its .onnx.json beside it); a name is downloaded on first use")
     parser.add_argument("--max-steps", type=_positive_int, metavar="N", help="agent step limit")
+    parser.add_argument("--max-tokens", type=_max_tokens, metavar="N",
+                        help="the longest reply one request may get, sent as max_tokens (default: the setting, 4096)")
+    parser.add_argument("--request-timeout", type=_request_timeout_s, metavar="S",
+                        help="seconds without a byte from the model before its request fails "
+                             "(default: the setting, 120)")
     parser.add_argument("--skills", metavar="all|none|NAME[,NAME...]",
                         help="enabled skills (default: the setting; with no setting, all)")
     parser.add_argument("--stt", metavar="auto|whisper|sensevoice|pocketsphinx|openai",
@@ -82,23 +92,39 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _timeout_s(text: str) -> float:
+    return _seconds(text, APPROVAL_TIMEOUT_LIMIT_S)
+
+
+def _request_timeout_s(text: str) -> float:
+    return _seconds(text, REQUEST_TIMEOUT_LIMIT_S)
+
+
+def _seconds(text: str, limit: float) -> float:
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
     # NaN compares false with everything, so it would pass a plain ``<= 0``.
-    if not math.isfinite(value) or not 0 < value <= APPROVAL_TIMEOUT_LIMIT_S:
+    if not math.isfinite(value) or not 0 < value <= limit:
         raise argparse.ArgumentTypeError(
-            f"must be a finite number of seconds, above 0 and at most {APPROVAL_TIMEOUT_LIMIT_S:g}: {text!r}"
+            f"must be a finite number of seconds, above 0 and at most {limit:g}: {text!r}"
         )
     return value
 
 
 def _positive_int(text: str) -> int:
+    return _whole(text, MAX_STEPS_LIMIT)
+
+
+def _max_tokens(text: str) -> int:
+    return _whole(text, MAX_TOKENS_LIMIT)
+
+
+def _whole(text: str, limit: int) -> int:
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if not 1 <= value <= MAX_STEPS_LIMIT:
-        raise argparse.ArgumentTypeError(f"must be a whole number from 1 to {MAX_STEPS_LIMIT}: {text!r}")
+    if not 1 <= value <= limit:
+        raise argparse.ArgumentTypeError(f"must be a whole number from 1 to {limit}: {text!r}")
     return value

@@ -131,6 +131,21 @@ async def test_settings_that_leave_the_endpoint_alone_keep_the_model(no_servers:
         await services.aclose()
 
 
+async def test_the_reply_limit_and_timeout_come_from_the_flags_then_from_edited_settings(no_servers: Path) -> None:
+    services = await build_services(mcp_config=no_servers, tts="none", base_url="http://127.0.0.1:9/v1",
+                                    model="m", api_key="k", max_tokens=64, request_timeout_s=600.0)
+    try:
+        model = services.llm
+        assert isinstance(model, OpenAIProvider) and model.limits == (64, 600.0)
+        conversation = services.new_conversation()
+        # The settings hold no endpoint (it came from the flags): the model is kept, with the new limits.
+        services.apply_settings(replace(services.settings, max_tokens=2048, request_timeout_s=30.0))
+        assert services.llm is model and conversation.agent.llm is model
+        assert (model.model, model.limits) == ("m", (2048, 30.0))
+    finally:
+        await services.aclose()
+
+
 async def test_the_provider_starts_with_the_wire_profile_remembered_for_its_endpoint(no_servers: Path) -> None:
     from desktop_agent.core.wire import STANDARD, STRICT
 

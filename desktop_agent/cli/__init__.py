@@ -118,7 +118,8 @@ async def _run(args: argparse.Namespace, stdin: IO[str], out: IO[str], err: IO[s
         services = await build_services(
             base_url=args.base_url, model=args.model, api_key=args.api_key,
             mcp_config=args.mcp_config, tts=args.tts, tts_voice=args.tts_voice, max_steps=args.max_steps,
-            approval_timeout_s=args.approval_timeout, start_mcp=True, skills=args.skills,
+            approval_timeout_s=args.approval_timeout, start_mcp=True,
+            max_tokens=args.max_tokens, request_timeout_s=args.request_timeout, skills=args.skills,
             listener=terminal,
             audit_log=args.audit_log, keep_conversations=True,
         )

@@ -1,7 +1,10 @@
 """AgentClient: one user turn as an async generator (contracts §2).
 
-Planning round (no tools) → intent tag → continuation round (``<no_tool>``)
-or the tool loop (``<need_tool>`` or no tag). The generator suspends at
+Planning round (the tools shown, ``tool_choice: "none"``) → intent tag →
+continuation round (``<no_tool>``) or the tool loop (``<need_tool>``, no tag,
+or a tool call the model made in the planning round anyway). Every round of
+a turn carries the same tools, so its prompt prefix is the same and a local
+server reuses its prompt cache (contracts §2a). The generator suspends at
 ``approval_required``; the chat handler resumes it only when the call was
 approved, and otherwise closes it, so nothing of a rejected call runs.
 """
@@ -58,6 +61,18 @@ class _PendingCall:
     announced: bool = False
 
 
+@dataclass
+class _RoundReport:
+    """What one round's stream said besides its text and calls."""
+
+    finish_reason: str | None = None
+    stray_call: bool = False
+    """A tool call in a round that must not call tools (planning)."""
+
+    def finished(self, reason: str) -> None:
+        self.finish_reason = reason
+
+
 class _RoundFailed(Exception):
     def __init__(self, notice: NoticeChunk) -> None:
         self.notice = notice
@@ -102,15 +117,20 @@ class AgentClient:
         if self.skills is not None:
             insert_skill_blocks(working, self.skills)
         try:
-            # Round 0: planning, no tools, temporary planning prompt at the end.
+            # Round 0: planning, the tools shown but not to be called (the
+            # prompt prefix of every round the same), temporary planning
+            # prompt at the end.
             planning = text_message("system", prompts.PLANNING_PROMPT)
             working.append(planning)
             parser = self._parser()
-            async with aclosing(self._stream_round(working, parser)) as planning_stream:
+            report = _RoundReport()
+            planning_round = self._stream_round(working, parser, tools=self._tools(), report=report)
+            async with aclosing(planning_round) as planning_stream:
                 async for segment_chunk in planning_stream:
                     yield segment_chunk
             full = parser.full_raw_text
-            skip_agent_loop = detect_intent(full) is True
+            # A call the model made anyway says a tool is needed, whatever the tag.
+            skip_agent_loop = detect_intent(full) is True and not report.stray_call
             before = [] if skip_agent_loop else hook_notes(self.hooks, "before_tool_round")
             yield RoundEndChunk(0, "planning", persistent(before))
             _remove_exact(working, planning)
@@ -150,6 +170,10 @@ class AgentClient:
     def _parser(self) -> StreamParser:
         return StreamParser(speak_everything=self.speak_every_reply)
 
+    def _tools(self) -> list[JSONObject] | None:
+        """The tools every round of a turn carries (the tool loop's)."""
+        return self.router.openai_tools() or None
+
     async def _stream_round(
         self,
         working: list[JSONMapping],
@@ -157,18 +181,26 @@ class AgentClient:
         *,
         tools: list[JSONObject] | None = None,
         calls: dict[int, _PendingCall] | None = None,
-    ) -> AsyncGenerator[SegmentChunk | ToolCallChunk, None]:
+        report: _RoundReport | None = None,
+    ) -> AsyncGenerator[SegmentChunk | ToolCallChunk | NoticeChunk, None]:
         """One LLM call: text becomes segments; with ``calls`` given, tool-call
         deltas accumulate there and each call is announced (``start``) once
-        its name is known, after every segment of the text before it. Without it (rounds with no tools) stray tool
-        calls are ignored. A failure flushes the text so far, then ends the
-        turn with an error notice."""
+        its name is known, after every segment of the text before it. Without
+        it (rounds that must not call tools: ``tools`` are sent with
+        ``tool_choice: "none"``) stray tool calls are only noted in
+        ``report``. A reply cut at ``max_tokens`` ends with a warning. A
+        failure flushes the text so far, then ends the turn with an error
+        notice."""
         text_pending = False
+        report = report or _RoundReport()
         fitted = fit_request(working, self.budget.messages_bytes(tools))
         if fitted.changed:
             log.info("%d messages shortened or left out to fit the model's context", fitted.changed)
+        stream = self.llm.stream(
+            fitted.messages, tools=tools, tool_choice="auto" if calls is not None else "none", on_finish=report.finished
+        )
         try:
-            async with aclosing(self.llm.stream(fitted.messages, tools=tools)) as deltas:
+            async with aclosing(stream) as deltas:
                 async for delta in deltas:
                     if isinstance(delta, TextDelta):
                         for segment in parser.feed(delta.text):
@@ -176,6 +208,7 @@ class AgentClient:
                         text_pending = True
                         continue
                     if calls is None:
+                        report.stray_call = True
                         continue
                     if text_pending:
                         # The round switched from text to a tool call: the
@@ -202,6 +235,8 @@ class AgentClient:
             drop_once(working)  # non-persistent hooks go with one request only
         for segment in parser.flush():
             yield SegmentChunk(segment)
+        if report.finish_reason == "length":
+            yield NoticeChunk("warning", prompts.MAX_TOKENS_WARNING, "max_tokens")
 
     def _fresh_id(self, wanted: str | None, working: list[JSONMapping], calls: dict[int, _PendingCall]) -> str:
         """``wanted`` unless it is missing or already taken in this round or
@@ -219,7 +254,7 @@ class AgentClient:
     async def _continuation(self, working: list[JSONMapping]) -> AsyncGenerator[LLMChunk, None]:
         prompt = text_message("system", prompts.CONTINUATION_PROMPT)
         working.append(prompt)
-        async with aclosing(self._stream_round(working, self._parser())) as stream:
+        async with aclosing(self._stream_round(working, self._parser(), tools=self._tools())) as stream:
             async for chunk in stream:
                 yield chunk
         yield RoundEndChunk(1, "continuation")
@@ -233,7 +268,7 @@ class AgentClient:
     ) -> AsyncGenerator[LLMChunk, None]:
         """``before``: the first round's ``before_tool_round`` hook notes,
         when the caller already handed their persistent part to history."""
-        tools = self.router.openai_tools() or None
+        tools = self._tools()
         if before is None:
             before = hook_notes(self.hooks, "before_tool_round")
         for step in range(1, self.max_steps + 1):

@@ -35,7 +35,7 @@ LLMErrorCode = Literal[
 ]
 """How an LLM request failed (``ports.LLMError.code``); the first of the
 ``warning``/``error`` codes below."""
-NoticeCode = LLMErrorCode | Literal["internal", "max_steps"]
+NoticeCode = LLMErrorCode | Literal["internal", "max_steps", "max_tokens"]
 """``warning``/``error`` codes: the LLM's failures, and the turn's own."""
 
 

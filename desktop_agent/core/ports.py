@@ -47,6 +47,12 @@ class ToolCallDelta:
 
 LLMDelta = TextDelta | ToolCallDelta
 
+ToolChoice = Literal["auto", "none"]
+"""``auto``: the model may call the tools given; ``none``: it must not, and
+the tools are given only so that the request's prompt prefix is the same as
+the tool round's (contracts §2a: a local server then reuses its prompt cache).
+A provider that cannot send ``none`` sends no tools instead."""
+
 
 class LLMError(Exception):
     """A failure of the LLM endpoint, already worded for the user, with the
@@ -79,8 +85,13 @@ class LLMProvider(Protocol):
         messages: Sequence[JSONMapping],
         *,
         tools: Sequence[JSONMapping] | None = None,
+        tool_choice: ToolChoice = "auto",
+        on_finish: Callable[[str], None] | None = None,
     ) -> AsyncGenerator[LLMDelta, None]:
-        """Stream one reply. Raises :class:`LLMError` on failure."""
+        """Stream one reply. Raises :class:`LLMError` on failure.
+        ``on_finish``: told the reply's ``finish_reason`` (``stop``,
+        ``length`` when it was cut at ``max_tokens``, ``tool_calls``) where
+        the model says it."""
         ...
 
 

@@ -29,6 +29,11 @@ CONTINUE_MESSAGE = "[continue]"
 
 MAX_STEPS_WARNING = "stopped after {steps} tool rounds (the max steps limit); ask again to continue"
 
+MAX_TOKENS_WARNING = (
+    "the reply was cut off at the reply length limit (max_tokens); ask the model to continue, "
+    "or raise the limit in Settings (Model) or with --max-tokens"
+)
+
 SUB_AGENT_PROMPT = (
     "You are a sub-agent of desktop-agent, given one task by the main assistant. Do the task "
     "with the tools you have; every tool call that changes something is approved by the user "

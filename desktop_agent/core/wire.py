@@ -70,7 +70,7 @@ WireMessage: TypeAlias = dict[str, JSONReadable]
 """A message of the wire form: a new dict (its keys are the normalizer's to
 set) whose values may be the input's own, only read (tool calls, texts)."""
 
-WireProfileName = Literal["standard", "strict"]
+WireProfileName = Literal["standard", "planning_without_tools", "strict"]
 WIRE_PROFILE_NAMES: tuple[str, ...] = get_args(WireProfileName)
 
 
@@ -89,14 +89,25 @@ class WireProfile:
     what it called, the result comes back as a user message), for templates
     with no tool role (Gemma) and servers that refuse tool messages in a
     request without ``tools`` (Bedrock). New calls still arrive natively."""
+    planning_tools: bool = True
+    """True: a round that must not call tools (planning, continuation) still
+    carries the turn's ``tools``, with ``tool_choice: "none"``, so that its
+    prompt prefix is the tool round's and a local server reuses its prompt
+    cache. False: such a round is sent without tools (for servers that
+    refuse ``tool_choice: "none"``, or tools the request does not use)."""
 
 
 STANDARD = WireProfile("standard", system_role=True, native_tool_history=True)
-STRICT = WireProfile("strict", system_role=False, native_tool_history=False)
+PLANNING_WITHOUT_TOOLS = WireProfile(
+    "planning_without_tools", system_role=True, native_tool_history=True, planning_tools=False
+)
+"""The standard profile, but rounds that must not call tools go without
+them: what the provider retries with when such a request is refused."""
+STRICT = WireProfile("strict", system_role=False, native_tool_history=False, planning_tools=False)
 """The strictest profile: what the provider retries with after a 400 that
 names roles, system messages or tools (see ``llm/errors.py``)."""
 
-_PROFILES: dict[str, WireProfile] = {p.name: p for p in (STANDARD, STRICT)}
+_PROFILES: dict[str, WireProfile] = {p.name: p for p in (STANDARD, PLANNING_WITHOUT_TOOLS, STRICT)}
 
 INSTRUCTION_LABEL = "[system instruction]"
 """Heads a trailing system prompt appended to the last user message."""

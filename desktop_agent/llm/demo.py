@@ -12,13 +12,13 @@ import asyncio
 import json
 import re
 from collections import Counter
-from collections.abc import AsyncGenerator, Mapping, Sequence, Set
+from collections.abc import AsyncGenerator, Callable, Mapping, Sequence, Set
 from dataclasses import dataclass
 from typing import Any
 
 from desktop_agent.core import prompts
 from desktop_agent.core.hooks import is_hook
-from desktop_agent.core.ports import LLMDelta, TextDelta, ToolCallDelta
+from desktop_agent.core.ports import LLMDelta, TextDelta, ToolCallDelta, ToolChoice
 from desktop_agent.llm import demo_skills, demo_words
 
 DEMO_MODEL_NAME = "demo"
@@ -77,8 +77,12 @@ class DemoModel:
         messages: Sequence[Mapping[str, Any]],
         *,
         tools: Sequence[Mapping[str, Any]] | None = None,
+        tool_choice: ToolChoice = "auto",
+        on_finish: Callable[[str], None] | None = None,
     ) -> AsyncGenerator[LLMDelta, None]:
-        text, call = self._reply(messages, tools)
+        # Tools it must not call are as good as none: the script reads their
+        # presence as "this is the tool round".
+        text, call = self._reply(messages, tools if tool_choice == "auto" else None)
         for i in range(0, len(text), self._chunk):
             if self._delay_s:
                 await asyncio.sleep(self._delay_s)
@@ -90,6 +94,8 @@ class DemoModel:
             half = len(args) // 2
             yield ToolCallDelta(0, None, None, args[:half])
             yield ToolCallDelta(0, None, None, args[half:])
+        if on_finish is not None:
+            on_finish("stop" if call is None else "tool_calls")
 
     # ------------------------------------------------------------ the script
 

@@ -105,6 +105,37 @@ def asks_for_strict_wire(exc: Exception) -> bool:
     return any(phrase in said for phrase in STRICT_WIRE_PHRASES)
 
 
+def refuses_unused_tools(exc: Exception) -> bool:
+    """``exc`` refused a request whose tools the model must not call
+    (``tool_choice: "none"``, contracts §2a), for a reason that sending it
+    without tools may avoid: a 4xx other than the key, the address or the
+    rate (a server that knows no ``tool_choice``, or wants no tools that are
+    not to be used), or any status whose message names tools (llama.cpp
+    answers template errors with 500). Not a bare 5xx: a server that is
+    down is not a server that refuses the form."""
+    if not isinstance(exc, openai.APIStatusError) or exc.status_code in (401, 403, 404, 429):
+        return False
+    return exc.status_code < 500 or "tool" in f"{_server_message(exc)} {exc.message}".lower()
+
+
+_UNKNOWN_PARAMETER = ("unsupported", "not supported", "unrecognized", "unknown", "not allowed", "extra")
+
+
+def refuses_token_key(exc: Exception, key: str) -> bool:
+    """``exc`` refused the name the reply limit was sent under (``key``):
+    OpenAI's reasoning models say "Unsupported parameter: 'max_tokens' is not
+    supported with this model. Use 'max_completion_tokens' instead.", servers
+    that validate their parameters name the unknown one. A 4xx that names the
+    key and either the other name or a word for an unknown parameter; "max_tokens
+    is too large" is not such a refusal."""
+    if not isinstance(exc, openai.APIStatusError) or not 400 <= exc.status_code < 500:
+        return False
+    said = f"{_server_message(exc)} {exc.message}".lower()
+    other = "max_completion_tokens" if key == "max_tokens" else "max_tokens"
+    names_key = re.search(rf"(?<![a-z_]){key}(?![a-z_])", said) is not None
+    return names_key and (other in said or any(word in said for word in _UNKNOWN_PARAMETER))
+
+
 def _network_reason(exc: BaseException) -> str:
     """What went wrong on the wire, from the deepest cause worth naming."""
     seen: BaseException | None = exc

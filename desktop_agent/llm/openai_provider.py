@@ -27,12 +27,13 @@ import asyncio
 import logging
 import secrets
 from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
+from urllib.parse import urlsplit
 
 import openai
 
-from desktop_agent.core.ports import LLMDelta, LLMError, TextDelta, ToolCallDelta
-from desktop_agent.core.wire import STANDARD, STRICT, WireProfile, normalize
+from desktop_agent.core.ports import LLMDelta, LLMError, TextDelta, ToolCallDelta, ToolChoice
+from desktop_agent.core.wire import PLANNING_WITHOUT_TOOLS, STANDARD, STRICT, WireProfile, normalize
 from desktop_agent.llm.endpoint import Endpoint as Endpoint  # re-exported: its old home
 from desktop_agent.llm.endpoint import resolve_endpoint as resolve_endpoint
 from desktop_agent.llm.errors import (
@@ -41,6 +42,8 @@ from desktop_agent.llm.errors import (
     asks_for_strict_wire,
     display_url,
     is_retryable,
+    refuses_token_key,
+    refuses_unused_tools,
     server_message,
     to_llm_error,
 )
@@ -52,6 +55,35 @@ log = logging.getLogger(__name__)
 
 NO_KEY_PLACEHOLDER = "not-needed"
 """Sent when no key is configured: local servers ignore it, and the SDK refuses an empty key."""
+
+DEFAULT_MAX_TOKENS = 4096
+"""The reply limit when none is set (the ``max_tokens`` setting's default)."""
+DEFAULT_TIMEOUT_S = 120.0
+"""Seconds without a byte before a request fails (``request_timeout_s``'s default)."""
+
+TokenKey = Literal["max_tokens", "max_completion_tokens"]
+_OTHER_TOKEN_KEY: dict[TokenKey, TokenKey] = {
+    "max_tokens": "max_completion_tokens",
+    "max_completion_tokens": "max_tokens",
+}
+_COMPLETION_TOKENS_HOSTS = ("api.openai.com", ".openai.azure.com")
+"""Where ``max_tokens`` is deprecated and refused by the reasoning models
+("Unsupported parameter: 'max_tokens' is not supported with this model. Use
+'max_completion_tokens' instead.")."""
+
+
+def token_key_for(base_url: str) -> TokenKey:
+    """The name the reply limit is sent under: ``max_completion_tokens`` for
+    OpenAI's own API, ``max_tokens`` everywhere else (local servers and the
+    other providers know it; some ignore the newer name, which would leave a
+    looping model unbounded). A server that refuses the one gets the other
+    once (:func:`~desktop_agent.llm.errors.refuses_token_key`)."""
+    try:
+        host = urlsplit(base_url.strip()).hostname or ""
+    except ValueError:
+        host = ""
+    return "max_completion_tokens" if host.endswith(_COMPLETION_TOKENS_HOSTS) else "max_tokens"
+
 
 WireProfileListener = Callable[[str, WireProfile], None]
 """Told (endpoint key, profile) when an endpoint turned out to need a stricter
@@ -69,11 +101,16 @@ class OpenAIProvider:
         model: str,
         max_retries: int = 2,
         retry_base_delay_s: float = 0.5,
-        timeout_s: float = 60.0,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+        max_tokens: int | None = DEFAULT_MAX_TOKENS,
         wire_profile: WireProfile = STANDARD,
         on_wire_profile: WireProfileListener | None = None,
     ) -> None:
         """``max_retries``: attempts after the first, in all (the SDK's and ours).
+        ``timeout_s``: seconds without a byte from the server before a
+        request fails. ``max_tokens``: sent with every request (None: not
+        sent), as ``max_tokens`` or, where the server wants it,
+        ``max_completion_tokens`` (:func:`token_key_for`).
         ``retry_base_delay_s``: backoff before re-asking after a stream that broke
         before its first delta (the SDK times its own retries).
         ``wire_profile``: the one remembered for this endpoint;
@@ -91,6 +128,8 @@ class OpenAIProvider:
         self._timeout_s = timeout_s
         self._wire_profile = wire_profile
         self._on_wire_profile = on_wire_profile
+        self._max_tokens = max_tokens
+        self._token_key = token_key_for(self._base_url)
         self._client = openai.AsyncOpenAI(
             base_url=self._base_url,
             api_key=api_key or NO_KEY_PLACEHOLDER,
@@ -110,6 +149,19 @@ class OpenAIProvider:
     def wire_profile(self) -> WireProfile:
         return self._wire_profile
 
+    @property
+    def limits(self) -> tuple[int | None, float]:
+        """(the reply limit every request carries, the request timeout in seconds)."""
+        return self._max_tokens, self._timeout_s
+
+    def set_limits(self, max_tokens: int | None, timeout_s: float) -> None:
+        """New limits from the next request on: edited in Settings while the
+        endpoint stays (which may have come from the command line, so the
+        provider is kept rather than built again from the settings)."""
+        if timeout_s != self._timeout_s:
+            self._client = self._client.with_options(timeout=timeout_s)  # shares the connection pool
+        self._max_tokens, self._timeout_s = max_tokens, timeout_s
+
     async def aclose(self) -> None:
         await self._client.close()
 
@@ -118,20 +170,28 @@ class OpenAIProvider:
         messages: Sequence[Mapping[str, Any]],
         *,
         tools: Sequence[Mapping[str, Any]] | None = None,
+        tool_choice: ToolChoice = "auto",
         max_tokens: int | None = None,
         temperature: float | None = None,
         on_finish: Callable[[str], None] | None = None,
     ) -> AsyncGenerator[LLMDelta, None]:
         """Stream one reply; raises :class:`LLMError` (already worded for the user).
-        ``max_tokens``, ``temperature``: sent when given (a server's sampling
-        request sets them); ``on_finish``: told the reply's ``finish_reason``."""
+        ``max_tokens``: this request's limit instead of the provider's (a
+        server's sampling request); ``temperature``: sent when given;
+        ``on_finish``: told the reply's ``finish_reason``."""
         profile = self._wire_profile
-        extra: dict[str, Any] = {}
-        if max_tokens is not None:
-            extra["max_tokens"] = max_tokens
-        if temperature is not None:
-            extra["temperature"] = temperature
-        request = {**self._request(messages, tools, profile), **extra}
+        token_key = self._token_key
+        limit = max_tokens if max_tokens is not None else self._max_tokens
+
+        def build() -> dict[str, Any]:
+            request = self._request(messages, tools, tool_choice, profile)
+            if limit is not None:
+                request[token_key] = limit
+            if temperature is not None:
+                request["temperature"] = temperature
+            return request
+
+        request = build()
         sent = 0  # HTTP requests made so far, the SDK's retries included
         while True:
             opened = started = finished = False
@@ -142,20 +202,24 @@ class OpenAIProvider:
                     response = await client.chat.completions.create(**_untransformed(request))
                 except openai.APIError as exc:
                     if profile is not STRICT and asks_for_strict_wire(exc):
-                        log.warning(
-                            "%s refused the request (%s); asking again with the strict wire profile",
-                            self._url,
-                            server_message(exc),
-                        )
+                        self._asking_again(exc, "with the strict wire profile")
                         profile = STRICT
-                        request = {**self._request(messages, tools, profile), **extra}
-                        continue
-                    sent += _requests_made(exc.request)
-                    raise
+                    elif "tool_choice" in request and refuses_unused_tools(exc):
+                        self._asking_again(exc, "without the tools it must not call")
+                        profile = PLANNING_WITHOUT_TOOLS
+                    elif limit is not None and token_key == self._token_key and refuses_token_key(exc, token_key):
+                        token_key = _OTHER_TOKEN_KEY[token_key]
+                        self._asking_again(exc, f"with the limit as {token_key}")
+                    else:
+                        sent += _requests_made(exc.request)
+                        raise
+                    request = build()
+                    continue
                 opened = True
                 sent += _requests_made(response.response.request)
                 if profile is not self._wire_profile:
                     self._adopt(profile)
+                self._token_key = token_key
                 call_ids: dict[int, str] = {}
                 try:
                     async for chunk in response:
@@ -196,18 +260,28 @@ class OpenAIProvider:
             await asyncio.sleep(delay)
 
     def _request(
-        self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]] | None, profile: WireProfile
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        tools: Sequence[Mapping[str, Any]] | None,
+        tool_choice: ToolChoice,
+        profile: WireProfile,
     ) -> dict[str, Any]:
-        """The request body: the messages in their wire form (contracts §2a)."""
+        """The request body: the messages in their wire form, and the tools
+        where the profile sends them (contracts §2a)."""
         request: dict[str, Any] = {
             "model": self._model,
             "messages": normalize(messages, profile),
             "stream": True,
             "stream_options": {"include_usage": True},
         }
-        if tools:
+        if tools and (tool_choice == "auto" or profile.planning_tools):
             request["tools"] = list(tools)
+            if tool_choice != "auto":
+                request["tool_choice"] = tool_choice
         return request
+
+    def _asking_again(self, exc: openai.APIError, how: str) -> None:
+        log.warning("%s refused the request (%s); asking again %s", self._url, server_message(exc), how)
 
     def _adopt(self, profile: WireProfile) -> None:
         """Keep ``profile`` for every later request, and say so."""

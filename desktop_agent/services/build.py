@@ -44,6 +44,8 @@ async def build_services(
     tts_voice: str | None = None,
     max_steps: int | None = None,
     approval_timeout_s: float | None = None,
+    max_tokens: int | None = None,
+    request_timeout_s: float | None = None,
     start_mcp: bool = True,
     listener: ServicesListener | None = None,
     demo_delay_s: float = 0.0,
@@ -75,6 +77,10 @@ async def build_services(
         overrides["max_steps"] = max_steps
     if approval_timeout_s is not None:
         overrides["approval_timeout_s"] = approval_timeout_s
+    if max_tokens is not None:
+        overrides["max_tokens"] = max_tokens
+    if request_timeout_s is not None:
+        overrides["request_timeout_s"] = request_timeout_s
     settings = replace(settings, **overrides).validate()  # type: ignore[arg-type]
 
     def remember_wire_profile(endpoint: str, profile: WireProfile) -> None:

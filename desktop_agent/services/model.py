@@ -75,4 +75,6 @@ def build_llm(
         model=endpoint.model,
         wire_profile=profile_named(settings.wire_profiles.get(display_url(endpoint.base_url))),
         on_wire_profile=on_wire_profile,
+        max_tokens=settings.max_tokens,
+        timeout_s=settings.request_timeout_s,
     )

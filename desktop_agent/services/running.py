@@ -108,7 +108,8 @@ class Services(ConversationServices, McpServices):
     def apply_settings(self, settings: Settings, *, key_changed: bool = False) -> AppliedSettings:
         """The one way settings reach what runs: a new endpoint or model
         (or, with ``key_changed``, a new stored API key) reconnects the
-        model, a new speech configuration remakes the engine, limits reach
+        model, a new reply limit or request timeout reaches the model as it is
+        (its endpoint may be the command line's), a new speech configuration remakes the engine, limits reach
         every open conversation; each from the next LLM request or turn.
         Settings that change none of these cost nothing. A bad endpoint keeps
         the current model and says why in one line. MCP server changes go
@@ -127,6 +128,9 @@ class Services(ConversationServices, McpServices):
                 if self.router.redactor is not None:
                     redact_stored_key(self.router.redactor, llm, read_key)
             self._llm_config = endpoint_config(settings)
+        set_limits = getattr(self.llm, "set_limits", None)  # the demo model has none
+        if callable(set_limits):
+            set_limits(settings.max_tokens, settings.request_timeout_s)
         if speech_config(settings) != self._tts_config:
             self._make_tts(settings)
         if self.skills is not None and settings.enabled_skills != self.settings.enabled_skills:

@@ -11,3 +11,7 @@ CONTEXT_TOKENS_MIN = 2048
 """Below this a request could not hold the prompts and one exchange."""
 CONTEXT_TOKENS_LIMIT = 10_000_000
 """Past the largest context windows models have."""
+MAX_TOKENS_LIMIT = 1_000_000
+"""Past the longest replies any model writes in one request."""
+REQUEST_TIMEOUT_LIMIT_S = 3600.0
+"""An hour without a byte from the model is a dead server, not a slow one."""

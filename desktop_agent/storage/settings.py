@@ -28,6 +28,8 @@ from desktop_agent.storage.limits import (
     CONTEXT_TOKENS_LIMIT,
     CONTEXT_TOKENS_MIN,
     MAX_STEPS_LIMIT,
+    MAX_TOKENS_LIMIT,
+    REQUEST_TIMEOUT_LIMIT_S,
 )
 from desktop_agent.storage.paths import settings_path
 from desktop_agent.storage.user_files import UserFileError, read_user_bytes
@@ -85,6 +87,8 @@ _PHRASES = {
     "max_steps": f"must be a whole number from 1 to {MAX_STEPS_LIMIT}",
     "approval_timeout_s": f"must be a finite number of seconds, above 0 and at most {APPROVAL_TIMEOUT_LIMIT_S:g}",
     "context_tokens": f"must be a whole number of tokens from {CONTEXT_TOKENS_MIN} to {CONTEXT_TOKENS_LIMIT}",
+    "max_tokens": f"must be a whole number of tokens from 1 to {MAX_TOKENS_LIMIT}",
+    "request_timeout_s": f"must be a finite number of seconds, above 0 and at most {REQUEST_TIMEOUT_LIMIT_S:g}",
     "wire_profiles": f"must map base URLs to one of {', '.join(WIRE_PROFILE_NAMES)}",
     "hooks_enabled": "must map hook names to true or false",
     "shared_folders": "must map folder paths to lists of MCP server names (an empty list: every server)",
@@ -140,6 +144,12 @@ class Settings:
     context_tokens: int = DEFAULT_CONTEXT_TOKENS
     """The model's context size in tokens: every request is kept within it
     (less room for the reply), tool results cut to a share of it."""
+    max_tokens: int = 4096
+    """The longest reply one request may get (sent as ``max_tokens``,
+    contracts §2a): a small local model that loops stops here instead of
+    generating for minutes."""
+    request_timeout_s: float = 120.0
+    """Seconds without a byte from the model before its request fails."""
     wire_profiles: dict[str, WireProfileName] = field(default_factory=dict)
     """The wire profile (contracts §2a) each endpoint turned out to need, by
     base URL (without credentials or a trailing slash); learned, not edited."""
@@ -316,6 +326,8 @@ _CHECKS: dict[str, Any] = {
     "audio_output_name": Annotated[str, Field(max_length=1024)],
     "approval_timeout_s": Annotated[float, Field(gt=0, le=APPROVAL_TIMEOUT_LIMIT_S, allow_inf_nan=False)],
     "context_tokens": Annotated[int, Field(ge=CONTEXT_TOKENS_MIN, le=CONTEXT_TOKENS_LIMIT)],
+    "max_tokens": Annotated[int, Field(ge=1, le=MAX_TOKENS_LIMIT)],
+    "request_timeout_s": Annotated[float, Field(gt=0, le=REQUEST_TIMEOUT_LIMIT_S, allow_inf_nan=False)],
 }
 """Where the file's schema is narrower than the field's type."""
 

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from collections.abc import AsyncGenerator, Mapping, Sequence
+from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from typing import Any
 
 from desktop_agent.core.messages import LLMErrorCode
-from desktop_agent.core.ports import LLMDelta, LLMError, TextDelta, ToolCallDelta
+from desktop_agent.core.ports import LLMDelta, LLMError, TextDelta, ToolCallDelta, ToolChoice
 from desktop_agent.testing.scripted_replies import Reply, Script, stream_deltas
 
 _STATUS_CODES: dict[int, LLMErrorCode] = {401: "auth", 403: "auth", 429: "rate_limit", 400: "bad_request", 404: "bad_request"}
@@ -52,8 +52,14 @@ class ScriptedLLM:
         messages: Sequence[Mapping[str, Any]],
         *,
         tools: Sequence[Mapping[str, Any]] | None = None,
+        tool_choice: ToolChoice = "auto",
+        on_finish: Callable[[str], None] | None = None,
     ) -> AsyncGenerator[LLMDelta, None]:
-        request = {"messages": [dict(m) for m in messages], "tools": list(tools) if tools else None}
+        request = {
+            "messages": [dict(m) for m in messages],
+            "tools": list(tools) if tools else None,
+            "tool_choice": tool_choice,
+        }
         self.requests.append(request)
         reply = self._next(request)
         if reply.status != 200:
@@ -64,7 +70,7 @@ class ScriptedLLM:
             for c in reply.tool_calls
         ]
         sent = 0
-        for kind, delta, _finish in stream_deltas(reply, ids):
+        for kind, delta, finish in stream_deltas(reply, ids):
             if kind == "content":
                 if reply.drop_after is not None and sent >= reply.drop_after:
                     raise LLMError("the stream from the scripted model was cut off mid-reply", "stream_dropped")
@@ -85,3 +91,5 @@ class ScriptedLLM:
             elif kind == "finish" and reply.hang:
                 self.streaming.set()
                 await asyncio.Event().wait()  # until cancelled
+            elif kind == "finish" and on_finish is not None and finish is not None:
+                on_finish(finish)

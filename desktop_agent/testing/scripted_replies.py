@@ -56,6 +56,12 @@ class Reply:
     """SSE ``data:`` payloads sent as they are before the reply's own deltas:
     a chunk of the wrong shape, an in-stream ``{"error": ...}`` (what a
     misbehaving server sends)."""
+    finish_reason: str | None = None
+    """The reply's ``finish_reason``; None: ``tool_calls`` when it calls a
+    tool, else ``stop`` (``length``: cut at ``max_tokens``)."""
+
+    def finish(self) -> str:
+        return self.finish_reason or ("tool_calls" if self.tool_calls else "stop")
 
     def content_deltas(self) -> tuple[str, ...]:
         if self.chunks is not None:
@@ -169,7 +175,7 @@ def stream_deltas(
         yield "tool", {"tool_calls": [head]}, None
         for fragment in _split(call.arguments, call.chunks):
             yield "tool", {"tool_calls": [{"index": index, "function": {"arguments": fragment}}]}, None
-    yield "finish", {}, "tool_calls" if reply.tool_calls else "stop"
+    yield "finish", {}, reply.finish()
 
 
 def completion_message(reply: Reply, call_ids: Sequence[str | None]) -> JSONDict:

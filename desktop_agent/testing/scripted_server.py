@@ -199,7 +199,7 @@ class ScriptedLLMServer(LoopbackServer):
                 {
                     "index": 0,
                     "message": completion_message(reply, call_ids),
-                    "finish_reason": "tool_calls" if reply.tool_calls else "stop",
+                    "finish_reason": reply.finish(),
                 }
             ],
             "usage": usage_for(request, len(reply.content_deltas())),

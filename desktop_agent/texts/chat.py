@@ -88,6 +88,11 @@ TEXTS: dict[str, tuple[str, str]] = {
         "该审批已失效，等待中的工具调用已作废",
     ),
     "warning": ("Warning", "警告"),
+    "notice_reply_cut": (
+        "the reply was cut off at the reply length limit (max_tokens); ask the model to continue, "
+        "or raise the limit in Settings (Model)",
+        "回复在长度上限（max_tokens）处被截断；可以让模型继续，或在“设置 → 模型”中提高上限",
+    ),
     "error": ("Error", "错误"),
     # why a message's MCP prompt or mention could not be expanded (core.mentions.MentionError.key)
     "mention_prompt_form": ("\"{word}\": a prompt is written /mcp__SERVER__PROMPT", "“{word}”：提示词的写法是 /mcp__服务器__提示词"),

@@ -102,6 +102,18 @@ TEXTS: dict[str, tuple[str, str]] = {
     "model_preset_custom": ("Custom", "自定义"),
     "model_fetch": ("Fetch models", "获取模型列表"),
     "model_test": ("Test connection", "测试连接"),
+    "model_max_tokens": ("Longest reply", "最长回复"),
+    "model_max_tokens_suffix": (" tokens", " 个 token"),
+    "model_max_tokens_tip": (
+        "Sent as max_tokens with every request: a model that repeats itself stops here instead of running on",
+        "作为 max_tokens 随每个请求发送：陷入重复的模型会在此停下，而不是一直生成下去",
+    ),
+    "model_request_timeout": ("Request timeout", "请求超时"),
+    "model_seconds_suffix": (" s", " 秒"),
+    "model_request_timeout_tip": (
+        "Seconds without a byte from the model before its request fails (a slow local model may need more)",
+        "模型多少秒没有任何输出时判定请求失败（较慢的本地模型可能需要更长）",
+    ),
     "model_address_scheme": (
         "The address must start with http:// or https://",
         "地址必须以 http:// 或 https:// 开头",

@@ -35,7 +35,7 @@ def model(request: dict[str, Any]) -> Reply:
     # On the wire the catalogue is folded into the one leading system message (contracts §2a).
     assert messages[0]["role"] == "system" and "\n\n# Skills\n" in messages[0]["content"]
     user = next(m["content"] for m in messages if m["role"] == "user")
-    if not request.get("tools"):
+    if request.get("tool_choice") == "none":  # the planning round (contracts §2a)
         assert prompts.PLANNING_PROMPT in user
         return text_reply("Let me see.<need_tool>")
     for word, skill in CHOICE.items():

@@ -94,7 +94,7 @@ def make(script: Sequence[Reply], tools: Sequence[Tool] = (), **kw: Any) -> Run:
     return Run(llm, AgentClient(llm, ToolRouter(tools), **kw))
 
 
-async def test_no_tool_runs_planning_then_one_continuation_round_without_tools() -> None:
+async def test_no_tool_runs_planning_then_one_continuation_round_that_may_not_call_tools() -> None:
     run = make([text_reply("Sure, a joke. <no_tool>"), text_reply("Why? Because.")], [EchoTool()])
 
     assert await run.chunks() == [
@@ -104,7 +104,8 @@ async def test_no_tool_runs_planning_then_one_continuation_round_without_tools()
         seg("Because."),
         RoundEndChunk(1, "continuation"),
     ]
-    assert [r["tools"] for r in run.llm.requests] == [None, None]
+    echo = [EchoTool().spec.to_openai()]
+    assert [(r["tools"], r["tool_choice"]) for r in run.llm.requests] == [(echo, "none"), (echo, "none")]
     assert run.sent() == [
         [USER, PLANNING],
         [USER, {"role": "assistant", "content": "Sure, a joke. "}, CONTINUE, CONTINUATION],
@@ -124,7 +125,10 @@ async def test_need_tool_runs_the_tool_loop_until_a_round_without_calls() -> Non
         RoundEndChunk(2, "tools"),
     ]
     assert echo.calls == [{"text": "x"}]
-    assert [r["tools"] for r in run.llm.requests] == [None, [echo.spec.to_openai()], [echo.spec.to_openai()]]
+    tools = [echo.spec.to_openai()]
+    assert [(r["tools"], r["tool_choice"]) for r in run.llm.requests] == [
+        (tools, "none"), (tools, "auto"), (tools, "auto")
+    ]
     planned = [USER, {"role": "assistant", "content": "Let me check."}, CONTINUE]
     assert run.sent() == [
         [USER, PLANNING],
@@ -148,7 +152,7 @@ async def test_a_planning_reply_without_an_intent_tag_goes_to_the_tool_loop() ->
         seg("Nothing to do."),
         RoundEndChunk(1, "tools"),
     ]
-    assert [r["tools"] is None for r in run.llm.requests] == [True, False]
+    assert [r["tool_choice"] for r in run.llm.requests] == ["none", "auto"]
 
 
 async def test_an_empty_planning_reply_adds_nothing_to_the_next_request() -> None:

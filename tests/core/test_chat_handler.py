@@ -150,7 +150,7 @@ async def test_need_tool_approved_runs_tool_and_loops() -> None:
 async def test_no_intent_tag_goes_to_tool_loop() -> None:
     turn = Turn([text_reply("Hello."), text_reply("Nothing to do.")], [EchoTool()])
     await turn.run()
-    assert [r["tools"] is not None for r in turn.llm.requests] == [False, True]
+    assert [r["tool_choice"] for r in turn.llm.requests] == ["none", "auto"]
     assert turn.types()[-2:] == ["round_end", "turn_end"]
 
 

@@ -5,10 +5,10 @@ cannot be told the limit has its text cut to it."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, Mapping, Sequence
+from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from typing import Any
 
-from desktop_agent.core.ports import LLMDelta, TextDelta
+from desktop_agent.core.ports import LLMDelta, TextDelta, ToolChoice
 from desktop_agent.llm.one_shot import CHARS_PER_TOKEN, Completion, complete
 from desktop_agent.llm.openai_provider import OpenAIProvider
 from desktop_agent.testing.scripted_server import ScriptedLLMServer, text_reply
@@ -37,7 +37,12 @@ class Chatty:
     is_demo = True
 
     async def stream(
-        self, messages: Sequence[Mapping[str, Any]], *, tools: Sequence[Mapping[str, Any]] | None = None
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        *,
+        tools: Sequence[Mapping[str, Any]] | None = None,
+        tool_choice: ToolChoice = "auto",
+        on_finish: Callable[[str], None] | None = None,
     ) -> AsyncGenerator[LLMDelta, None]:
         for _ in range(50):
             yield TextDelta("word ")

@@ -64,7 +64,7 @@ async def test_text_streams_as_text_deltas_that_join_to_the_reply(server: Script
     got = await collect(make_provider(server.base_url))
     assert got == [TextDelta(p) for p in ("Hel", "lo,", " st", "rea", "min", "g w", "orl", "d!")]
     assert server.requests == [
-        {"model": "m", "messages": HI, "stream": True, "stream_options": {"include_usage": True}}
+        {"model": "m", "messages": HI, "stream": True, "stream_options": {"include_usage": True}, "max_tokens": 4096}
     ]
 
 

@@ -36,6 +36,7 @@ from desktop_agent.core.messages import (
 from desktop_agent.core.playback import ToolEvent
 from desktop_agent.core.risk import AutoDecider, ToolAnnotations
 from desktop_agent.mcp_engine.sampling import sampling_view
+from desktop_agent.texts import Texts
 from desktop_agent.ui.cards.form_widget import FormWidget
 from desktop_agent.ui.cards.phase import CardPhase
 from desktop_agent.ui.cards.sampling import sampling_of
@@ -61,6 +62,19 @@ if TYPE_CHECKING:
     from desktop_agent.core.mentions import Attachment
 
 log = logging.getLogger(__name__)
+
+NOTICE_KEYS = {"max_tokens": "notice_reply_cut"}
+"""The UI text of a warning or error the window words itself, by its code;
+others show the engine's line."""
+
+
+def notice_markdown(texts: Texts, label: str, message: WarningMessage | ErrorMessage) -> str:
+    """A bus warning or error in ``texts``' language: by its code where the
+    code has words, else as a known kind of failure (``error_markdown``)."""
+    key = NOTICE_KEYS.get(message.code)
+    if key is not None:
+        return f"**{label}:** {texts.tr(key)}"
+    return error_markdown(texts, label, message.message)
 
 
 class TurnView:
@@ -148,8 +162,8 @@ class TurnView:
 
     def notice(self, message: WarningMessage | ErrorMessage) -> None:
         level: BubbleRole = "error" if isinstance(message, ErrorMessage) else "warning"
-        # A known kind of failure in the UI language, the engine's line as its detail.
-        self.chat.add_notice(level, lambda texts: error_markdown(texts, texts.tr(level), message.message))
+        # A known kind of failure in the UI language (the engine's line as its detail).
+        self.chat.add_notice(level, lambda texts: notice_markdown(texts, texts.tr(level), message))
 
     def interrupted(self, message: InterruptedMessage) -> None:
         self.invalidate_pending()

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPushButton,
+    QSpinBox,
     QVBoxLayout,
     QWidget,
 )
@@ -35,6 +36,7 @@ from desktop_agent.llm.endpoint_check import (
     list_models,
     preset_for,
 )
+from desktop_agent.storage.limits import MAX_TOKENS_LIMIT, REQUEST_TIMEOUT_LIMIT_S
 from desktop_agent.storage.secrets import KeyStorage
 from desktop_agent.storage.settings import Settings, SettingsError
 from desktop_agent.texts import Texts
@@ -170,6 +172,7 @@ class ModelPage(QWidget):
         form.addRow("", self.key_note)
         form.addRow(self.texts.label("settings_model", self), model_row)
         form.addRow("", test_row)
+        self._add_limits(form, settings)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
         layout.addStretch(1)
@@ -177,6 +180,28 @@ class ModelPage(QWidget):
         self.preset.activated.connect(self._on_preset)
         self.base_url.textChanged.connect(lambda _t: self._sync_preset())
         self._sync_preset()
+
+    def _add_limits(self, form: QFormLayout, settings: Settings) -> None:
+        """The reply limit and the request timeout (contracts §2a): what keeps
+        a looping or stalled model from running on."""
+        self.max_tokens = QSpinBox(self)
+        self.max_tokens.setRange(1, MAX_TOKENS_LIMIT)
+        self.max_tokens.setValue(settings.max_tokens)
+        self.texts.bind(self.max_tokens.setSuffix, "model_max_tokens_suffix")
+        self.texts.bind(self.max_tokens.setToolTip, "model_max_tokens_tip")
+        self.request_timeout = QSpinBox(self)
+        self.request_timeout.setRange(1, int(REQUEST_TIMEOUT_LIMIT_S))
+        self.texts.bind(self.request_timeout.setSuffix, "model_seconds_suffix")
+        self._timeout_s = settings.request_timeout_s
+        self.request_timeout.setValue(max(1, round(self._timeout_s)))
+        self.texts.bind(self.request_timeout.setToolTip, "model_request_timeout_tip")
+        form.addRow(self.texts.label("model_max_tokens", self), self.max_tokens)
+        form.addRow(self.texts.label("model_request_timeout", self), self.request_timeout)
+
+    def _request_timeout_s(self) -> float:
+        """The field's seconds; a fraction from the file stays while the field is untouched."""
+        shown = self.request_timeout.value()
+        return self._timeout_s if shown == max(1, round(self._timeout_s)) else float(shown)
 
     def retranslate(self, texts: Texts) -> None:
         self.texts.retranslate(texts)
@@ -295,7 +320,10 @@ class ModelPage(QWidget):
         problem = self.address_problem()
         if problem:
             raise SettingsError(problem)
-        return replace(settings, base_url=self.base_url.text().strip(), model=self.model.text().strip())
+        return replace(
+            settings, base_url=self.base_url.text().strip(), model=self.model.text().strip(),
+            max_tokens=self.max_tokens.value(), request_timeout_s=self._request_timeout_s(),
+        )
 
     def api_key_edit(self) -> tuple[str | None, bool]:
         key = self.api_key.text().strip()
