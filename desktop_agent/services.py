@@ -22,6 +22,7 @@ from desktop_agent.core.budget import Budget
 from desktop_agent.core.bus import SessionMessageBus
 from desktop_agent.core.conversation import Conversation
 from desktop_agent.core.forms import FormManager
+from desktop_agent.core.history_items import HistoryItem
 from desktop_agent.core.mentions import ExpandedMessage
 from desktop_agent.core.notice import Notice
 from desktop_agent.core.packed_log import PackedLog
@@ -66,7 +67,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-JSONDict = dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -308,7 +308,7 @@ class Services:
         self,
         *,
         conversation_id: str | None = None,
-        history: list[JSONDict] | None = None,
+        history: list[HistoryItem] | None = None,
         events: PackedLog | list[DisplayItem] | None = None,
     ) -> Conversation:
         agent = AgentClient(

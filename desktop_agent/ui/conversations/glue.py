@@ -12,15 +12,15 @@ main window is one), not the window itself.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtCore import Qt, QTimer, SignalInstance
 from PySide6.QtGui import QKeySequence, QShortcut, QTextCursor, QTextDocument
 from PySide6.QtWidgets import QLabel, QWidget
 from shiboken6 import isValid
 
-from desktop_agent.core.hooks import kept_hook
+from desktop_agent.core.history_items import HistoryItem, users_words
 from desktop_agent.core.plain_text import plain
 from desktop_agent.core.transcript import DisplayItem
 from desktop_agent.storage.conversation_events import StoredItems, events_from_history
@@ -55,9 +55,9 @@ def display_events(conversation: Conversation) -> Sequence[DisplayItem]:
     return conversation.events.copy() if conversation.events else StoredItems(events_from_history(conversation.history))
 
 
-def turn_of(history: Sequence[Mapping[str, Any]], seq: int) -> int:
+def turn_of(history: Sequence[HistoryItem], seq: int) -> int:
     """The turn (0-based) that history message ``seq`` belongs to."""
-    users = sum(1 for m in history[: seq + 1] if m.get("role") == "user" and not kept_hook(m))
+    users = sum(1 for m in history[: seq + 1] if users_words(m) is not None)
     return max(users - 1, 0)
 
 
