@@ -51,10 +51,11 @@ import time
 import tracemalloc
 from array import array
 from collections import Counter
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, fields, is_dataclass
 from pathlib import Path
 from typing import Any
 
+from desktop_agent.storage.history_json import history_json
 from desktop_agent.testing.scripted_replies import Reply, text_reply, tool_reply
 
 PAGE = os.sysconf("SC_PAGE_SIZE")
@@ -180,7 +181,7 @@ async def settle() -> None:
 
 
 def deep_size(obj: object, seen: set[int]) -> int:
-    """Bytes of ``obj`` and of the dicts, lists and strings inside it, each once."""
+    """Bytes of ``obj`` and of the dicts, lists, history items and strings inside it, each once."""
     if id(obj) in seen:
         return 0
     seen.add(id(obj))
@@ -189,6 +190,8 @@ def deep_size(obj: object, seen: set[int]) -> int:
         size += sum(deep_size(k, seen) + deep_size(v, seen) for k, v in obj.items())
     elif isinstance(obj, list | tuple):
         size += sum(deep_size(v, seen) for v in obj)
+    elif is_dataclass(obj):  # a typed history item (slots: getsizeof counts only its own fields' pointers)
+        size += sum(deep_size(getattr(obj, f.name), seen) for f in fields(obj))
     return size
 
 
@@ -198,7 +201,7 @@ def sample(turn: int, turn_s: float, peak: int, history: list[Any], server_pid: 
     traced = tracemalloc.get_traced_memory()[0]
     return Sample(
         turn, rss, traced, peak, len(os.listdir("/proc/self/fd")), len(os.listdir("/proc/self/task")),
-        children(server_pid), turn_s, len(json.dumps(history, ensure_ascii=False).encode()),
+        children(server_pid), turn_s, len(json.dumps(history_json(history), ensure_ascii=False).encode()),
         deep_size(history, set()),
     )
 

@@ -183,7 +183,8 @@ def test_history_keeps_every_character_of_the_reply_under_any_chunking(pieces: l
     # What the chat handler pushes: every segment with something in its text.
     shown = [TextMessage(i, s.text, s.raw_text, s.voice) for i, s in enumerate(segments, 1) if s.text]
     history = record(*shown, RoundEndMessage(1, "continuation"))
-    content = history[0].content if history else None
+    assert all(isinstance(item, AssistantMessage) for item in history)
+    content = history[0].content if history and isinstance(history[0], AssistantMessage) else None
     visible = strip_tags(reply)
     if not visible.strip():
         assert content is None

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from desktop_agent.core.history_items import AssistantMessage, UserMessage
+from desktop_agent.core.history_items import AssistantMessage, HistoryItem, UserMessage
 from desktop_agent.storage.conversations import ConversationStore
 from desktop_agent.storage.history_json import history_items, history_json
 from desktop_agent.storage.paths import data_dir
@@ -17,7 +17,7 @@ from desktop_agent.storage.paths import data_dir
 
 def test_saved_history_comes_back_as_the_latest(tmp_path: Path) -> None:
     store = ConversationStore(tmp_path / "c.sqlite3")
-    first = [UserMessage("first question\nmore"), AssistantMessage("a")]
+    first: list[HistoryItem] = [UserMessage("first question\nmore"), AssistantMessage("a")]
     store.save("one", first)
     store.save("two", [UserMessage("你好")])
     store.save("one", [*first, UserMessage("again")])
@@ -87,7 +87,7 @@ def _rows(path: Path, table: str) -> list[tuple[int, int]]:
 def test_a_save_appends_the_turn_and_leaves_earlier_rows_alone(tmp_path: Path) -> None:
     path = tmp_path / "c.sqlite3"
     store = ConversationStore(path)
-    history = [UserMessage("q1"), AssistantMessage("a1")]
+    history: list[HistoryItem] = [UserMessage("q1"), AssistantMessage("a1")]
     events = [{"type": "user", "text": "q1"}, {"type": "text", "text": "a1"}]
     store.save("c", history, events)
     before = _rows(path, "messages")
@@ -102,7 +102,7 @@ def test_a_save_appends_the_turn_and_leaves_earlier_rows_alone(tmp_path: Path) -
 
 def test_a_taken_back_exchange_rewrites_only_the_tail(tmp_path: Path) -> None:
     store = ConversationStore(tmp_path / "c.sqlite3")
-    history = [UserMessage("q"), AssistantMessage("old")]
+    history: list[HistoryItem] = [UserMessage("q"), AssistantMessage("old")]
     store.save("c", history, [{"type": "user", "text": "q"}, {"type": "text", "text": "old"}])
     history[1] = AssistantMessage("new")  # Regenerate: same length, other words
     store.save("c", history, [{"type": "user", "text": "q"}, {"type": "text", "text": "new"}], rewound=(1, 1))
