@@ -29,7 +29,6 @@ from desktop_agent.storage.history_json import history_items, history_json
 __all__ = ["FORMAT", "IMPORT_MAX_BYTES", "ConversationFileError", "Imported", "from_json", "to_json", "to_markdown"]
 
 FORMAT = "desktop-agent-conversation"
-JSONDict = dict[str, Any]
 
 
 class ConversationFileError(ValueError):
