@@ -34,15 +34,24 @@ import time
 from pathlib import Path
 from typing import Any
 
+from desktop_agent.core.history_items import HistoryItem
+from desktop_agent.core.json_types import JSONObject
+from desktop_agent.storage.history_json import history_items, history_json
+
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 EN = ("weather", "museum", "flight", "python", "invoice", "garden", "concert", "battery", "recipe", "station")
 ZH = ("天气预报", "博物馆", "航班", "发票", "花园", "音乐会", "电池", "菜谱", "火车站", "会议")
 
 
-def history(messages: int, seed: int = 0) -> list[dict[str, Any]]:
+def history(messages: int, seed: int = 0) -> list[HistoryItem]:
     """A conversation of about ``messages`` messages: exchanges of user and
     assistant, every third one with a tool call and its result."""
+    return history_items(history_json_list(messages, seed))
+
+
+def history_json_list(messages: int, seed: int = 0) -> list[dict[str, Any]]:
+    """:func:`history` as its messages on disk."""
     out: list[dict[str, Any]] = []
     i = seed
     while len(out) < messages:
@@ -85,14 +94,14 @@ def turn_events(n: int) -> list[dict[str, Any]]:
     ]
 
 
-def turn_messages(n: int) -> list[dict[str, Any]]:
-    return [
+def turn_messages(n: int) -> list[HistoryItem]:
+    return history_items([
         {"role": "user", "content": f"turn {n}"},
         {"role": "assistant", "content": "Checking.", "tool_calls": [
             {"id": f"c{n}", "type": "function", "function": {"name": "run_command", "arguments": '{"command": "ls"}'}}]},
         {"role": "tool", "tool_call_id": f"c{n}", "content": "a"},
         {"role": "assistant", "content": "Done."},
-    ]
+    ])
 
 
 def _ms(seconds: float) -> float:
@@ -256,7 +265,7 @@ def bench_save(folder: Path, messages: int, repeat: int) -> dict[str, Any]:
     from desktop_agent.storage.conversations import ConversationStore
 
     store = ConversationStore(folder / "save.sqlite3")
-    sides: dict[str, tuple[list[dict[str, Any]], list[dict[str, Any]]]] = {}
+    sides: dict[str, tuple[list[HistoryItem], list[JSONObject]]] = {}
     for name, size in (("big", messages), ("small", 20)):
         h = history(size)
         sides[name] = (h, events_from_history(h))
@@ -275,7 +284,7 @@ def bench_save(folder: Path, messages: int, repeat: int) -> dict[str, Any]:
             start = time.perf_counter()
             with blob:  # the first layout: the whole history, every turn
                 blob.execute("INSERT INTO conversations VALUES (?, ?) ON CONFLICT(id) DO UPDATE "
-                             "SET messages = excluded.messages", (name, json.dumps(h, ensure_ascii=False)))
+                             "SET messages = excluded.messages", (name, json.dumps(history_json(h), ensure_ascii=False)))
             times[f"blob_{name}"].append(time.perf_counter() - start)
     medians = {k: statistics.median(v) for k, v in times.items()}
     store.close()

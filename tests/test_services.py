@@ -14,6 +14,7 @@ from desktop_agent.llm.demo import DemoModel
 from desktop_agent.llm.openai_provider import OpenAIProvider
 from desktop_agent.services import build_services
 from desktop_agent.storage.conversation_events import SavedEvents, items_of
+from desktop_agent.storage.history_json import history_items
 from desktop_agent.testing.bus_reader import BusReader
 from desktop_agent.testing.fake_tts import FakeCommunicate, FakeCommunicateFactory, FakeTTS
 from desktop_agent.testing.services_listener import RecordingListener
@@ -72,7 +73,7 @@ async def test_the_window_services_keep_conversations_across_restarts(no_servers
     services = await build_services(mcp_config=no_servers, tts="none", keep_conversations=True)
     first = services.resume_conversation()
     assert first.history == []
-    first.history.extend([{"role": "user", "content": "remember me"}, {"role": "assistant", "content": "ok"}])
+    first.history.extend(history_items([{"role": "user", "content": "remember me"}, {"role": "assistant", "content": "ok"}]))
     services.save_conversation(first)
     await services.aclose()
 
@@ -91,19 +92,19 @@ async def test_a_conversation_with_a_display_log_is_appended_and_reopened_by_id(
     services = await build_services(mcp_config=no_servers, tts="none", keep_conversations=True)
     try:
         one = services.new_conversation()
-        one.history += [{"role": "user", "content": "first"}, {"role": "assistant", "content": "a"}]
+        one.history += history_items([{"role": "user", "content": "first"}, {"role": "assistant", "content": "a"}])
         one.events += items_of([{"type": "user", "text": "first"}, {"type": "text", "text": "a"}])
         services.save_conversation(one)
-        one.history += [{"role": "user", "content": "second"}, {"role": "assistant", "content": "b"}]
+        one.history += history_items([{"role": "user", "content": "second"}, {"role": "assistant", "content": "b"}])
         one.events += items_of([{"type": "user", "text": "second"}, {"type": "text", "text": "b"}])
         services.save_conversation(one)
         assert one.take_back_last_exchange() == "second"
-        one.history += [{"role": "user", "content": "edited"}, {"role": "assistant", "content": "c"}]
+        one.history += history_items([{"role": "user", "content": "edited"}, {"role": "assistant", "content": "c"}])
         one.events += items_of([{"type": "user", "text": "edited"}, {"type": "text", "text": "c"}])
         services.save_conversation(one)
         assert one.rewound is None
         two = services.new_conversation()
-        two.history.append({"role": "user", "content": "other"})
+        two.history.append(*history_items([{"role": "user", "content": "other"}]))
         services.save_conversation(two)
         back = services.resume_conversation(one.conversation_id)
         assert (back.history, back.events) == (one.history, one.events)

@@ -42,6 +42,7 @@ from desktop_agent.core.wire import WireProfile
 from desktop_agent.mcp_engine import McpConfigError, ServerStatus
 from desktop_agent.services import Services, build_services
 from desktop_agent.storage.atomic import atomic_write_text
+from desktop_agent.storage.history_json import history_json
 from desktop_agent.storage.settings import SettingsError, SettingsStore
 from desktop_agent.texts import text_in
 from desktop_agent.voice import SpeechNotice
@@ -261,7 +262,7 @@ async def _session(
         if jsonl is not None:
             jsonl.close()
         if args.history_json:
-            _write_history(args.history_json, conversation.history, err)
+            _write_history(args.history_json, history_json(conversation.history), err)
         await services.close_conversation(conversation.conversation_id)
     return status
 

@@ -30,8 +30,9 @@ from desktop_agent.core.history import (
     sent_user_message,
     truncate_for_send,
 )
-from desktop_agent.core.hooks import HookNote, hook_message, hook_notes, is_hook, persistent
-from desktop_agent.core.json_types import JSONMapping, JSONObject
+from desktop_agent.core.history_items import HistoryItem, users_words
+from desktop_agent.core.hooks import HookNote, hook_message, hook_notes, persistent
+from desktop_agent.core.json_types import JSONMapping
 from desktop_agent.core.mentions import ExpandedMessage
 from desktop_agent.core.packed_log import LogPacker, PackedLog
 from desktop_agent.core.playback import AutoApprove, CallApprove, PlaybackQueue, PlaybackView
@@ -47,7 +48,7 @@ from desktop_agent.core.transcript import (
     UserText,
 )
 from desktop_agent.core.versions import Versions
-from desktop_agent.core.wire import TYPED_KEY
+from desktop_agent.core.wire import history_messages
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +67,7 @@ class Conversation:
         conversation_id: str | None = None,
         speech_factory: SpeechFactory | None = None,
         approval_timeout_s: float = 300.0,
-        history: list[JSONObject] | None = None,
+        history: list[HistoryItem] | None = None,
         events: PackedLog | list[DisplayItem] | None = None,
         packer: LogPacker | None = None,
         versions: Versions | None = None,
@@ -77,7 +78,10 @@ class Conversation:
         self.conversation_id = conversation_id or uuid.uuid4().hex
         self.speech_factory = speech_factory
         self.approval_timeout_s = approval_timeout_s
-        self.history: list[JSONObject] = list(history or [])
+        self.history: list[HistoryItem] = list(history or [])
+        """What the model has read, as typed items (``core/history_items.py``):
+        its JSON forms are made only on the way to the LLM (``core/wire.py``)
+        and to disk (``storage/history_json.py``)."""
         self.events = events if isinstance(events, PackedLog) else PackedLog(events or (), packer)
         """The display log: what the window showed and the user did, as
         transcript items (its JSON form is ``storage/conversation_events.py``'s).
@@ -129,9 +133,7 @@ class Conversation:
     def _typed(self, index: int) -> str:
         """The words the user typed for the history's user message at
         ``index`` (one with MCP mentions was sent expanded)."""
-        message = self.history[index]
-        typed = message.get(TYPED_KEY)
-        return typed if isinstance(typed, str) else str(message.get("content") or "")
+        return users_words(self.history[index]) or ""
 
     def take_back_last_exchange(self) -> str | None:
         """Remove the last exchange (the user's last message and everything
@@ -162,7 +164,7 @@ class Conversation:
         users = self._user_indices()
         return self._typed(users[turn]) if 0 <= turn < len(users) else None
 
-    def cut_turns(self, turn: int) -> tuple[list[JSONObject], list[DisplayItem]] | None:
+    def cut_turns(self, turn: int) -> tuple[list[HistoryItem], list[DisplayItem]] | None:
         """Remove turn ``turn`` and every later one from the history and
         the display log, as :meth:`take_back_last_exchange` removes the
         last, and return what went (history, display log); None (nothing
@@ -181,14 +183,14 @@ class Conversation:
         self._carried = self._carried_before if turn == len(users) - 1 else []
         return history, events
 
-    def put_turns(self, history: list[JSONObject], events: list[DisplayItem]) -> None:
+    def put_turns(self, history: list[HistoryItem], events: list[DisplayItem]) -> None:
         """Add turns cut before (another version of them) at the end."""
         self.history.extend(history)
         self.events.extend(events)
         self._carried = []
 
     def _user_indices(self) -> list[int]:
-        return [i for i, m in enumerate(self.history) if m.get("role") == "user" and not is_hook(m)]
+        return [i for i, m in enumerate(self.history) if users_words(m) is not None]
 
     def record(self, item: UserEvent, *, with_next_turn: bool = False) -> None:
         """Add one of the window's own events (an answer, a click, a
@@ -212,16 +214,14 @@ class Conversation:
 
     def _last_user_index(self) -> int | None:
         return next(
-            (i for i in range(len(self.history) - 1, -1, -1)
-             if self.history[i].get("role") == "user" and not is_hook(self.history[i])),
+            (i for i in range(len(self.history) - 1, -1, -1) if users_words(self.history[i]) is not None),
             None,
         )
 
     def messages_for(self, user_text: str | UserText) -> list[JSONMapping]:
         """What the next turn sends: earlier turns truncated, then the user."""
-        carried = map(hook_message, self._carried)
         user = user_text if isinstance(user_text, UserText) else UserText(user_text)
-        return [*truncate_for_send(self.history), *carried, sent_user_message(user)]
+        return history_messages([*truncate_for_send(self.history), *self._carried, sent_user_message(user)])
 
     async def run_turn(
         self,
@@ -322,7 +322,7 @@ class Conversation:
         hooks = self.agent.hooks
         end = hook_notes(hooks, "after_rejection") if derived.rejected else []
         end += hook_notes(hooks, "turn_end")
-        turn.extend(map(hook_message, persistent(end)))
+        turn.extend(persistent(end))
         self._carried = [note for note in end if not note.persistent]
         self.history.extend(turn)
 

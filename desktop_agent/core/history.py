@@ -1,41 +1,45 @@
-"""History (contracts §6; ``round_end`` flushes a round): OpenAI messages
-built from what the playback queue actually consumed.
+"""History (contracts §6; ``round_end`` flushes a round): the typed items
+of ``core/history_items.py``, built from what the playback queue actually
+consumed.
 
 - text accumulates (its raw characters, intent tags removed, every space
-  and newline kept); ``round_end`` flushes it as its own assistant message;
+  and newline kept); ``round_end`` flushes it as its own
+  :class:`AssistantMessage`;
 - tool calls of a round merge the pending text into the assistant message
-  that carries ``tool_calls``, followed by one ``tool`` message per call;
-- a rejected or interrupted call becomes a ``tool`` message with the reason
-  (partial result first);
+  that carries them, followed by one :class:`ToolAnswer` per call;
+- a rejected or interrupted call is answered with the reason (partial
+  result first);
 - content never shown never enters history;
 - persistent hook notes that the agent inserted after a round come with
-  its ``round_end`` and follow that round's messages (as marked messages,
-  :func:`~desktop_agent.core.hooks.hook_message`).
+  its ``round_end`` and follow that round's messages (as
+  :class:`~desktop_agent.core.hooks.HookNote` items).
 
-Invariant (:func:`check_history`): every ``tool_calls`` id is answered by
-exactly one following ``tool`` message.
+Invariant (:func:`check_history`): every call is answered by exactly one
+following :class:`ToolAnswer`.
 
 This is the canonical history; what is sent is its wire form
-(:mod:`desktop_agent.core.wire`).
+(:func:`desktop_agent.core.wire.history_messages`, then
+:func:`~desktop_agent.core.wire.normalize`).
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import assert_never
 
-from desktop_agent.core.hooks import HookNote, hook_message
-from desktop_agent.core.json_depth import MAX_ARGUMENT_DEPTH, nests_deeper_than
-from desktop_agent.core.json_types import (
-    JSONMapping,
-    JSONObject,
-    JSONReadable,
-    JSONValue,
-    as_list,
-    as_object,
+from desktop_agent.core.history_items import (
+    AssistantMessage,
+    HistoryItem,
+    ToolAnswer,
+    ToolCall,
+    UserMessage,
+    user_item,
 )
+from desktop_agent.core.hooks import HookNote
+from desktop_agent.core.json_depth import MAX_ARGUMENT_DEPTH, nests_deeper_than
+from desktop_agent.core.json_types import JSONMapping, JSONReadable, JSONValue
 from desktop_agent.core.messages import (
     AudioEndMessage,
     AudioMessage,
@@ -65,13 +69,7 @@ from desktop_agent.core.transcript import (
     UserText,
     WindowNotice,
 )
-from desktop_agent.core.wire import (
-    assistant_tool_calls,
-    text_message,
-    tool_answer,
-    tool_message,
-    user_message,
-)
+from desktop_agent.core.wire import tool_answer
 
 TOOL_CONTEXT_MAX_LEN = 300
 NO_TRUNCATE_TOOLS: frozenset[str] = frozenset({"get_skill"})
@@ -89,7 +87,7 @@ class HistoryRecorder:
     """Feed it consumed bus messages in order; read :attr:`messages`."""
 
     def __init__(self) -> None:
-        self.messages: list[JSONObject] = []
+        self.messages: list[HistoryItem] = []
         self._text: list[str] = []
         self._calls: dict[str, _Call] = {}
         self.rejected = False
@@ -118,7 +116,7 @@ class HistoryRecorder:
                 self.flush()
                 # Persistent hooks inserted after this round: the round's text
                 # is flushed first, then they are stored (never shown).
-                self.messages.extend(hook_message(note) for note in message.hooks)
+                self.messages.extend(message.hooks)
             case InterruptedMessage() | TurnEndMessage():
                 self.flush()
             case (
@@ -151,22 +149,18 @@ class HistoryRecorder:
         self._calls.clear()
         content = text if strip_tags(text).strip() else None  # nothing visible: no message
         if answered:
-            self.messages.append(
-                assistant_tool_calls(
-                    content, ((c.id, c.name, _arguments_json(c.arguments)) for c in answered)
-                )
-            )
-            for c in answered:
-                self.messages.append(tool_message(c.id, c.answer or ""))
+            calls = tuple(ToolCall(c.id, c.name, _arguments_json(c.arguments)) for c in answered)
+            self.messages.append(AssistantMessage(content, calls))
+            self.messages.extend(ToolAnswer(c.id, c.answer or "") for c in answered)
         elif content is not None:
-            self.messages.append(text_message("assistant", content))
+            self.messages.append(AssistantMessage(content))
 
 
 @dataclass(frozen=True, slots=True)
 class TurnHistory:
     """One turn's part of the history, derived from its transcript."""
 
-    messages: list[JSONObject]
+    messages: list[HistoryItem]
     rejected: bool
     """A call was rejected, timed out or interrupted: the turn's
     ``after_rejection`` hooks apply."""
@@ -186,7 +180,7 @@ def history_of(items: Iterable[TranscriptItem]) -> TurnHistory:
             case HookNote():
                 if item.persistent:
                     recorder.flush()
-                    recorder.messages.append(hook_message(item))
+                    recorder.messages.append(item)
             case Shown() | AutoApproved():
                 recorder.consume(item.message)
             case ApprovalAnswer() | FormAnswered() | InterruptClicked() | WindowNotice():
@@ -197,12 +191,12 @@ def history_of(items: Iterable[TranscriptItem]) -> TurnHistory:
     return TurnHistory(recorder.messages, recorder.rejected)
 
 
-def sent_user_message(item: UserText) -> JSONObject:
+def sent_user_message(item: UserText) -> UserMessage:
     """The user's message as the model gets it: its expanded text (an MCP
     prompt or resources, ``core/mentions.py``) and images, when it had any."""
     if item.model_text is None:
-        return user_message(item.text, ((i.mime, i.data) for i in item.images))
-    return user_message(item.model_text, ((i.mime, i.data) for i in item.images), typed=item.text)
+        return user_item(item.text, item.images)
+    return user_item(item.model_text, item.images, typed=item.text)
 
 
 def _arguments_json(arguments: JSONMapping | str | None) -> str:
@@ -248,74 +242,61 @@ def cut_arguments(arguments: str, limit: int) -> str:
 
 
 def truncate_for_send(
-    messages: Sequence[JSONMapping],
+    items: Sequence[HistoryItem],
     *,
     max_len: int = TOOL_CONTEXT_MAX_LEN,
     no_truncate: Iterable[str] = NO_TRUNCATE_TOOLS,
-) -> list[JSONMapping]:
-    """``messages`` with the string values inside tool arguments and the
-    text of tool results cut to ``max_len`` characters (marked with
+) -> list[HistoryItem]:
+    """``items`` with the string values inside tool arguments and the text
+    of tool answers cut to ``max_len`` characters (marked with
     :data:`TRUNCATION_MARK`), except for tools in ``no_truncate`` (found for
-    ``tool`` messages through their ``tool_call_id``).
+    an answer through its call's id).
 
-    A message with something cut is a new dict; every other one is passed
-    on as it is, not copied: this runs on the whole history before every
-    turn, and copies of it (alive for the whole turn) made each turn's peak
-    memory grow about a kilobyte per turn already taken (a soak test showed
-    it). Nothing downstream edits a message in place (the agent copies
-    before it strips tags), and ``messages`` is never changed here."""
+    An item with something cut is a new one; every other one is passed on
+    as it is, not copied (``items`` is never changed). An
+    :class:`UnreadMessage` is passed on whole."""
     keep = frozenset(no_truncate)
     names: dict[str, str] = {}
-    out: list[JSONMapping] = []
-    for message in messages:
-        sent = message
-        old_calls = tool_calls_of(sent)
-        if old_calls:
-            calls: list[JSONMapping] = []
-            for tc in old_calls:
-                fn = as_object(tc.get("function"))
-                names[str(tc.get("id"))] = str(fn.get("name"))
-                if fn.get("name") not in keep:
-                    arguments = cut_arguments(str(fn.get("arguments") or ""), max_len)
-                    if arguments != fn.get("arguments"):
-                        tc = {**tc, "function": {**fn, "arguments": arguments}}
-                calls.append(tc)
-            if any(new is not old for new, old in zip(calls, old_calls, strict=True)):
-                sent = {**sent, "tool_calls": calls}
-        elif sent.get("role") == "tool":
-            if names.get(str(sent.get("tool_call_id"))) not in keep:
-                content = _cut(str(sent.get("content") or ""), max_len)
-                if content != sent.get("content"):
-                    sent = {**sent, "content": content}
+    out: list[HistoryItem] = []
+    for item in items:
+        sent = item
+        if isinstance(item, AssistantMessage) and item.tool_calls:
+            calls: list[ToolCall] = []
+            for call in item.tool_calls:
+                names[call.id] = call.name
+                if call.name not in keep:
+                    arguments = cut_arguments(call.arguments, max_len)
+                    if arguments != call.arguments:
+                        call = replace(call, arguments=arguments)
+                calls.append(call)
+            if any(new is not old for new, old in zip(calls, item.tool_calls, strict=True)):
+                sent = replace(item, tool_calls=tuple(calls))
+        elif isinstance(item, ToolAnswer) and names.get(item.call_id) not in keep:
+            content = _cut(item.content, max_len)
+            if content != item.content:
+                sent = replace(item, content=content)
         out.append(sent)
     return out
-
-
-def tool_calls_of(message: JSONMapping) -> list[JSONMapping]:
-    """An assistant message's ``tool_calls`` (those that are objects)."""
-    return [call for call in as_list(message.get("tool_calls")) if isinstance(call, Mapping)]
 
 
 class HistoryError(ValueError):
     pass
 
 
-def check_history(messages: Sequence[JSONMapping]) -> None:
-    """Raise :class:`HistoryError` unless every ``tool_calls`` id is answered
-    by exactly one ``tool`` message before the next assistant/user turn."""
+def check_history(items: Sequence[HistoryItem]) -> None:
+    """Raise :class:`HistoryError` unless every call is answered by exactly
+    one :class:`ToolAnswer` before the next message of another kind."""
     expected: list[str] = []
-    for index, message in enumerate(messages):
-        role = message.get("role")
-        if role == "tool":
-            call_id = message.get("tool_call_id")
-            if call_id not in expected:
-                raise HistoryError(f"message {index}: tool answer {call_id!r} matches no pending tool call")
-            expected.remove(str(call_id))
+    for index, item in enumerate(items):
+        if isinstance(item, ToolAnswer):
+            if item.call_id not in expected:
+                raise HistoryError(f"message {index}: tool answer {item.call_id!r} matches no pending tool call")
+            expected.remove(item.call_id)
             continue
         if expected:
             raise HistoryError(f"message {index}: tool calls {expected} were never answered")
-        if role == "assistant" and message.get("tool_calls"):
-            expected = [str(tc.get("id")) for tc in tool_calls_of(message)]
+        if isinstance(item, AssistantMessage) and item.tool_calls:
+            expected = [call.id for call in item.tool_calls]
             if len(set(expected)) != len(expected):
                 raise HistoryError(f"message {index}: duplicate tool call ids {expected}")
     if expected:
@@ -325,43 +306,35 @@ def check_history(messages: Sequence[JSONMapping]) -> None:
 REPAIRED_ANSWER = "The tool call did not finish; its result was lost."
 
 
-def repair_history(messages: Sequence[JSONObject]) -> list[JSONObject]:
-    """``messages`` made to pass :func:`check_history`, losing as little as
+def repair_history(items: Sequence[HistoryItem]) -> list[HistoryItem]:
+    """``items`` made to pass :func:`check_history`, losing as little as
     possible: a call nobody answered gets an answer saying so (inserted
     where the answers belong), an answer that matches no pending call is
-    dropped, and a repeated call id keeps its first call only."""
-    out: list[JSONObject] = []
+    dropped, and a repeated call id keeps its first call only. An
+    :class:`UnreadMessage` is kept where it stands (it ends a round)."""
+    out: list[HistoryItem] = []
     expected: list[str] = []
 
     def close_round() -> None:
-        out.extend(tool_message(call_id, REPAIRED_ANSWER, is_error=True) for call_id in expected)
+        out.extend(ToolAnswer(call_id, tool_answer(REPAIRED_ANSWER, is_error=True)) for call_id in expected)
         expected.clear()
 
-    for message in messages:
-        role = message.get("role")
-        if role == "tool":
-            call_id = message.get("tool_call_id")
-            if call_id in expected:
-                expected.remove(str(call_id))
-                out.append(dict(message))
+    for item in items:
+        if isinstance(item, ToolAnswer):
+            if item.call_id in expected:
+                expected.remove(item.call_id)
+                out.append(item)
             continue
         close_round()
-        if role == "assistant" and message.get("tool_calls"):
-            ids: list[str] = []
-            calls: list[JSONValue] = []
-            for call in _listed(message.get("tool_calls")):
-                if isinstance(call, dict) and str(call.get("id")) not in ids:
-                    ids.append(str(call.get("id")))
+        if isinstance(item, AssistantMessage) and item.tool_calls:
+            calls: list[ToolCall] = []
+            for call in item.tool_calls:
+                if call.id not in expected:
+                    expected.append(call.id)
                     calls.append(call)
-            out.append({**message, "tool_calls": calls})
-            expected = ids
+            out.append(item if len(calls) == len(item.tool_calls) else replace(item, tool_calls=tuple(calls)))
             continue
-        out.append(dict(message))
+        out.append(item)
     close_round()
     return out
 
-
-def _listed(value: JSONValue) -> list[JSONValue]:
-    """``value`` when it is a JSON array, else an empty one (an owned
-    message's :func:`~desktop_agent.core.json_types.as_list`)."""
-    return value if isinstance(value, list) else []

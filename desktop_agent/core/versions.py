@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from desktop_agent.core.json_types import JSONObject
+from desktop_agent.core.history_items import HistoryItem
 from desktop_agent.core.transcript import DisplayItem
 
 
@@ -34,7 +34,7 @@ class Tail:
     """One version of a turn on: the turns as they were, and the versions
     kept inside them."""
 
-    history: list[JSONObject]
+    history: list[HistoryItem]
     events: list[DisplayItem]
     later: dict[int, VersionSet] = field(default_factory=dict)
     """Versions of turns after the first, made while this tail was shown."""
@@ -78,9 +78,9 @@ class Conversation(Protocol):
 
     def user_text_of(self, turn: int) -> str | None: ...
 
-    def cut_turns(self, turn: int) -> tuple[list[JSONObject], list[DisplayItem]] | None: ...
+    def cut_turns(self, turn: int) -> tuple[list[HistoryItem], list[DisplayItem]] | None: ...
 
-    def put_turns(self, history: list[JSONObject], events: list[DisplayItem]) -> None: ...
+    def put_turns(self, history: list[HistoryItem], events: list[DisplayItem]) -> None: ...
 
 
 def keep(conversation: Conversation, turn: int) -> str | None:

@@ -44,9 +44,11 @@ messages where
 
 The canonical list is never changed.
 
-The OpenAI messages that history and the agent build are built here too
-(:func:`assistant_tool_calls`, :func:`tool_message`): their JSON form lives
-in this module alone.
+The OpenAI messages that the agent builds are built here too
+(:func:`assistant_tool_calls`, :func:`tool_message`), and so is the typed
+history's message list (:func:`history_messages`): their JSON form on the
+way to the LLM lives in this module alone (on disk, it is
+``storage/history_json.py``'s).
 """
 
 from __future__ import annotations
@@ -58,8 +60,16 @@ import logging
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, NoReturn, TypeAlias, get_args
+from typing import Literal, NoReturn, TypeAlias, assert_never, get_args
 
+from desktop_agent.core.history_items import (
+    AssistantMessage,
+    HistoryItem,
+    ToolAnswer,
+    UnreadMessage,
+    UserMessage,
+)
+from desktop_agent.core.hooks import HookNote, hook_message
 from desktop_agent.core.json_depth import MAX_ARGUMENT_DEPTH, nests_deeper_than
 from desktop_agent.core.json_types import JSONMapping, JSONObject, JSONReadable, JSONValue, as_list, as_object
 from desktop_agent.core.prompts import CONTINUE_MESSAGE
@@ -192,6 +202,31 @@ def tool_answer(text: str, *, is_error: bool | None) -> str:
 def tool_message(call_id: str, text: str, *, is_error: bool | None = False) -> JSONObject:
     """The ``tool`` message that answers one call: the one place it is built."""
     return {"role": "tool", "tool_call_id": call_id, "content": tool_answer(text, is_error=is_error)}
+
+
+def history_message(item: HistoryItem) -> JSONMapping:
+    """One history item as a message of the agent's working list (what
+    :func:`normalize` then makes the wire form of)."""
+    match item:
+        case UserMessage():
+            return user_message(item.content, ((i.mime, i.data) for i in item.images), typed=item.typed)
+        case AssistantMessage() if item.tool_calls:
+            return assistant_tool_calls(item.content, ((c.id, c.name, c.arguments) for c in item.tool_calls))
+        case AssistantMessage():
+            return text_message("assistant", item.content)
+        case ToolAnswer():
+            return tool_message(item.call_id, item.content)
+        case HookNote():
+            return hook_message(item)
+        case UnreadMessage():
+            return item.message
+        case _:
+            assert_never(item)
+
+
+def history_messages(items: Iterable[HistoryItem]) -> list[JSONMapping]:
+    """The history as the messages a turn starts from (:func:`history_message`)."""
+    return [history_message(item) for item in items]
 
 
 def profile_named(name: str | None) -> WireProfile:

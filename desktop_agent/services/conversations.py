@@ -10,7 +10,7 @@ from desktop_agent.core.agent import AgentClient
 from desktop_agent.core.approval import ApprovalManager
 from desktop_agent.core.budget import Budget
 from desktop_agent.core.conversation import Conversation
-from desktop_agent.core.json_types import JSONObject
+from desktop_agent.core.history_items import HistoryItem
 from desktop_agent.core.notice import Notice
 from desktop_agent.core.packed_log import PackedLog
 from desktop_agent.core.ports import LLMProvider
@@ -75,7 +75,7 @@ class ConversationServices(SpeechServices):
         self,
         *,
         conversation_id: str | None = None,
-        history: list[JSONObject] | None = None,
+        history: list[HistoryItem] | None = None,
         events: PackedLog | list[DisplayItem] | None = None,
     ) -> Conversation:
         """A conversation run with the settings in use, remembered (weakly)

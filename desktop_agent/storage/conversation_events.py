@@ -58,7 +58,15 @@ from dataclasses import fields
 from itertools import pairwise
 from typing import assert_never, get_args, overload
 
-from desktop_agent.core.hooks import kept_hook
+from desktop_agent.core.history_items import (
+    AssistantMessage,
+    HistoryItem,
+    ToolAnswer,
+    ToolCall,
+    UnreadMessage,
+    UserMessage,
+)
+from desktop_agent.core.hooks import HookNote, kept_hook
 from desktop_agent.core.json_types import JSONMapping, JSONObject, JSONReadable, as_list, as_object, to_object
 from desktop_agent.core.mentions import Attachment
 from desktop_agent.core.messages import (
@@ -368,16 +376,17 @@ def event_text(event: JSONMapping) -> str:
     return ""
 
 
-# --------------------------------------------- from an OpenAI history alone
+# --------------------------------------------- from a history alone
 
 
-def events_from_history(history: Sequence[JSONMapping]) -> list[JSONObject]:
-    """A display log rebuilt from an OpenAI message list (an older database,
-    an imported file without one): the user's words, the replies, and each
+def events_from_history(history: Iterable[HistoryItem]) -> list[JSONObject]:
+    """A display log rebuilt from a history alone (an older database, an
+    imported file without one): the user's words, the replies, and each
     tool call as a finished card with its arguments and result. Hook
-    messages (``_hook``) stay hidden, as they were."""
+    prompts stay hidden, as they were."""
     events: list[JSONObject] = []
     seq = 0
+    names: dict[str, str] = {}
 
     def add(message: BusMessage) -> None:
         nonlocal seq
@@ -385,44 +394,69 @@ def events_from_history(history: Sequence[JSONMapping]) -> list[JSONObject]:
         events.append(to_json(message, session_id="restored", seq=seq))
 
     started = False
-    for message in history:
-        if kept_hook(message):
-            continue
-        role, content = message.get("role"), message.get("content")
+    for role, words, content, calls, call_id in map(_as_shown, history):
         if role == "user":
             if started:
                 add(TurnEndMessage())
             started = True
-            typed = message.get(TYPED_KEY)  # a message sent with its MCP mentions expanded
-            events.append({"type": USER, "text": typed if isinstance(typed, str) else str(content or "")})
+            events.append({"type": USER, "text": words})
         elif role == "assistant":
-            text = strip_tags(str(content or ""))
+            text = strip_tags(content or "")
             if text.strip():
                 add(TextMessage(seq, text, str(content), False))
-                add(RoundEndMessage(0, "tools" if message.get("tool_calls") else "continuation"))
-            for call in as_list(message.get("tool_calls")):
-                if not isinstance(call, Mapping):
-                    continue
-                function = as_object(call.get("function"))
-                add(ToolCallMessage("start", str(call.get("id")), str(function.get("name", "")), None))
-                add(ToolCallMessage("executing", str(call.get("id")), str(function.get("name", "")),
-                                    _arguments(function.get("arguments"))))
+                add(RoundEndMessage(0, "tools" if calls else "continuation"))
+            for call in calls:
+                names.setdefault(call.id, call.name)
+                add(ToolCallMessage("start", call.id, call.name, None))
+                add(ToolCallMessage("executing", call.id, call.name, _arguments(call.arguments)))
         elif role == "tool":
-            call_id = str(message.get("tool_call_id"))
-            name = next((str(e.get("tool_name")) for e in events
-                         if e.get("type") == "tool_call" and e.get("tool_call_id") == call_id), "")
-            text = str(content or "")
-            add(ToolCallMessage("result", call_id, name, None, result=text, is_error=text.startswith("Error:")))
+            text = content or ""
+            add(ToolCallMessage("result", call_id, names.get(call_id, ""), None, result=text,
+                                is_error=text.startswith("Error:")))
     if started:
         add(TurnEndMessage())
     return events
 
 
-def _arguments(raw: JSONReadable) -> JSONMapping:
-    if isinstance(raw, Mapping):
-        return dict(raw)
+_Shown = tuple[str, str, str | None, tuple[ToolCall, ...], str]
+"""(role, the user's words, the content, an assistant's calls, a tool
+answer's call id); role "" for what never shows."""
+
+
+def _as_shown(item: HistoryItem) -> _Shown:
+    match item:
+        case UserMessage():
+            return "user", item.words, item.content, (), ""
+        case AssistantMessage():
+            return "assistant", "", item.content, item.tool_calls, ""
+        case ToolAnswer():
+            return "tool", "", item.content, (), item.call_id
+        case HookNote():
+            return "", "", None, (), ""
+        case UnreadMessage():
+            return _unread_shown(item.message)
+        case _:
+            assert_never(item)
+
+
+def _unread_shown(message: JSONMapping) -> _Shown:
+    """A message kept unread, read leniently for what it shows."""
+    role, content = message.get("role"), message.get("content")
+    if kept_hook(message) or role not in ("user", "assistant", "tool"):
+        return "", "", None, (), ""
+    typed = message.get(TYPED_KEY)
+    calls = tuple(
+        ToolCall(str(call.get("id")), str(function.get("name", "")), str(function.get("arguments") or ""))
+        for call in as_list(message.get("tool_calls")) if isinstance(call, Mapping)
+        for function in (as_object(call.get("function")),)
+    )
+    text = str(content or "")
+    return str(role), typed if isinstance(typed, str) else text, text, calls, str(message.get("tool_call_id"))
+
+
+def _arguments(raw: str) -> JSONMapping:
     try:
-        parsed: JSONReadable = json.loads(str(raw)) if raw else {}
+        parsed: JSONReadable = json.loads(raw) if raw else {}
     except ValueError:
         return {"_raw": str(raw)}
     return parsed if isinstance(parsed, Mapping) else {"_value": parsed}

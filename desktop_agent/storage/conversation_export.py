@@ -3,7 +3,10 @@
 The JSON file holds the OpenAI message list (``messages``, enough to resume
 the model's context anywhere that reads that format) and our display log
 (``events``, for a faithful restore); an import without ``events`` rebuilds
-them from the messages. Markdown is for reading (:mod:`conversation_markdown`):
+them from the messages. Both ways go through the typed history: the
+messages are written from it and read into it by ``storage/history_json.py``
+(a message it does not model is kept whole), so the file's format is the
+one the app always wrote. Markdown is for reading (:mod:`conversation_markdown`):
 each exchange as the window showed it, tool calls and results in code blocks.
 """
 
@@ -17,9 +20,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from desktop_agent.core.history_items import HistoryItem
+from desktop_agent.core.json_types import JSONObject
 from desktop_agent.storage.conversation_events import events_from_history
 from desktop_agent.storage.conversation_markdown import to_markdown
 from desktop_agent.storage.conversations import STORED_TITLE_MAX, StoredConversation, title_of
+from desktop_agent.storage.history_json import history_items, history_json
 
 __all__ = [
     "FORMAT", "IMPORT_MAX_BYTES", "AlreadyImported", "ConversationFileError", "Imported", "from_json", "to_json",
@@ -27,7 +33,6 @@ __all__ = [
 ]
 
 FORMAT = "desktop-agent-conversation"
-JSONDict = dict[str, Any]
 
 
 class ConversationFileError(ValueError):
@@ -45,7 +50,7 @@ class ConversationFileError(ValueError):
 def to_json(conversation: StoredConversation) -> str:
     return json.dumps(
         {"format": FORMAT, "version": 1, "id": conversation.id, "title": conversation.title,
-         "messages": conversation.messages, "events": conversation.events},
+         "messages": history_json(conversation.messages), "events": conversation.events},
         ensure_ascii=False, indent=1,
     )
 
@@ -62,8 +67,8 @@ class AlreadyImported(ConversationFileError):
 @dataclass(frozen=True)
 class Imported:
     title: str
-    messages: list[JSONDict]
-    events: list[JSONDict]
+    messages: list[HistoryItem]
+    events: list[JSONObject]
     source_id: str | None = None
     """The id the file says the conversation had where it was exported
     (None: a bare message list or another host's file)."""
@@ -131,7 +136,7 @@ def from_json(text: str) -> Imported:
         checked = _File.model_validate(data)
     except ValidationError as exc:
         raise _invalid(exc) from None
-    messages = [m.model_dump(exclude_unset=True) for m in checked.messages]
+    messages = history_items(m.model_dump(exclude_unset=True) for m in checked.messages)
     events = checked.events
     if events is None or not all(isinstance(e.get("type"), str) for e in events):
         events = events_from_history(messages)

@@ -22,14 +22,15 @@ import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from desktop_agent.core.history import repair_history
+from desktop_agent.core.history_items import HistoryItem
+from desktop_agent.core.json_types import JSONObject
 from desktop_agent.storage.conversation_schema import has_hook_column, with_hook
+from desktop_agent.storage.history_json import history_items
 
 log = logging.getLogger(__name__)
 
-JSONDict = dict[str, Any]
 _BATCH = 256
 
 
@@ -41,16 +42,15 @@ class RecoveredConversation:
     created_at: float = 0.0
     updated_at: float = 0.0
     deleted: bool = False
-    messages: dict[int, JSONDict] = field(default_factory=dict)
-    """By ``seq``."""
-    events: dict[int, JSONDict] = field(default_factory=dict)
+    messages: dict[int, JSONObject] = field(default_factory=dict)
+    """By ``seq``, as stored."""
+    events: dict[int, JSONObject] = field(default_factory=dict)
 
-    def history(self) -> list[JSONDict]:
-        """The messages in order, repaired where a gap broke a call's answer."""
-        messages = [self.messages[seq] for seq in sorted(self.messages)]
-        return repair_history(messages)
+    def history(self) -> list[HistoryItem]:
+        """The history in order, typed, repaired where a gap broke a call's answer."""
+        return repair_history(history_items(self.messages[seq] for seq in sorted(self.messages)))
 
-    def display_log(self) -> list[JSONDict]:
+    def display_log(self) -> list[JSONObject]:
         return [self.events[seq] for seq in sorted(self.events)]
 
 
@@ -107,7 +107,11 @@ def _recover(db: sqlite3.Connection) -> Recovery:
     return Recovery(usable, listed)
 
 
-def _rows(db: sqlite3.Connection, table: str, columns: str) -> Iterator[tuple[Any, ...]]:
+Row = tuple[object, ...]
+"""A row's columns, as SQLite gave them (read leniently: the file is damaged)."""
+
+
+def _rows(db: sqlite3.Connection, table: str, columns: str) -> Iterator[Row]:
     """Every readable row of ``table``, by rowid, stepping over damage: in
     batches while they read, one row at a time near damage (a batch fails
     whole when one of its rows cannot be read)."""
@@ -168,7 +172,7 @@ def _next_readable(db: sqlite3.Connection, table: str, columns: str, failed: int
 
 def _one_by_one(
     db: sqlite3.Connection, table: str, columns: str, after: int, upto: int | None
-) -> Iterator[tuple[Any, ...]]:
+) -> Iterator[Row]:
     """The rows in ``(after, upto]`` that read when asked for by rowid
     (at most :data:`_LOOKUPS` of them are tried)."""
     first = max(after, 0) + 1
@@ -201,7 +205,7 @@ def _has_hook_column(db: sqlite3.Connection) -> bool:
         return False
 
 
-def _json_object(body: object) -> JSONDict | None:
+def _json_object(body: object) -> JSONObject | None:
     if not isinstance(body, str):
         return None
     try:

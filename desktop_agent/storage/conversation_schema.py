@@ -27,13 +27,22 @@ import json
 import logging
 import sqlite3
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import assert_never
 
-from desktop_agent.core.hooks import HOOK_KEY, ONCE_KEY, kept_hook
+from desktop_agent.core.history_items import (
+    AssistantMessage,
+    HistoryItem,
+    ToolAnswer,
+    UnreadMessage,
+    UserMessage,
+)
+from desktop_agent.core.hooks import HOOK_KEY, ONCE_KEY, HookNote, kept_hook
 from desktop_agent.core.json_types import JSONMapping, JSONObject, JSONReadable
 from desktop_agent.core.stream_parser import strip_tags
 from desktop_agent.storage.conversation_events import events_from_history
+from desktop_agent.storage.history_json import history_items, item_json
 from desktop_agent.storage.paths import PRIVATE_FILE, make_private
 
 log = logging.getLogger(__name__)
@@ -84,11 +93,21 @@ END;
 """
 
 
-def search_text(message: JSONMapping) -> str:
-    """What search finds a message by: the words the user saw."""
-    if kept_hook(message) or message.get("role") not in ("user", "assistant"):
-        return ""
-    return strip_tags(str(message.get("content") or ""))
+def search_text(item: HistoryItem) -> str:
+    """What search finds a message by: the words the user saw (of a user
+    message, what the model read, as it always was)."""
+    match item:
+        case UserMessage() | AssistantMessage():
+            return strip_tags(item.content or "")
+        case ToolAnswer() | HookNote():
+            return ""
+        case UnreadMessage():
+            message = item.message
+            if kept_hook(message) or message.get("role") not in ("user", "assistant"):
+                return ""
+            return strip_tags(str(message.get("content") or ""))
+        case _:
+            assert_never(item)
 
 
 _MARKERS = (HOOK_KEY, ONCE_KEY)
@@ -213,8 +232,8 @@ def migrate(db: sqlite3.Connection) -> int:
                 continue
             if not isinstance(messages, list):
                 continue
-            insert(db, conversation_id, title, float(updated_at or time.time()), messages,
-                   events_from_history(messages))
+            items = history_items(messages)
+            insert(db, conversation_id, title, float(updated_at or time.time()), items, events_from_history(items))
             moved += 1
         db.execute("DROP TABLE conversations_v1")
         db.execute(f"PRAGMA user_version = {VERSION}")
@@ -264,7 +283,8 @@ def migrate_hooks(db: sqlite3.Connection) -> int:
 
 def insert(
     db: sqlite3.Connection, conversation_id: str, title: str, when: float,
-    messages: Sequence[JSONReadable], events: Sequence[JSONReadable], *, renamed: bool = False, redact: Callable[[str], str] = str,
+    messages: Sequence[HistoryItem], events: Sequence[JSONReadable], *, renamed: bool = False,
+    redact: Callable[[str], str] = str,
 ) -> None:
     """One whole conversation (migration, import, recovery)."""
     db.execute(
@@ -276,7 +296,7 @@ def insert(
 
 def append_rows(
     db: sqlite3.Connection, conversation_id: str,
-    messages: Sequence[JSONReadable], message_from: int, events: Sequence[JSONReadable], event_from: int,
+    messages: Sequence[HistoryItem], message_from: int, events: Sequence[JSONReadable], event_from: int,
     *, redact: Callable[[str], str] = str,
 ) -> None:
     """The rows from ``message_from`` and ``event_from`` on. ``redact`` is
@@ -295,9 +315,9 @@ def append_rows(
 
 
 def _message_row(
-    conversation_id: str, seq: int, message: JSONReadable, redact: Callable[[str], str]
+    conversation_id: str, seq: int, item: HistoryItem, redact: Callable[[str], str]
 ) -> tuple[str, int, str, str, str | None]:
-    if not isinstance(message, Mapping):
-        return conversation_id, seq, redact(json.dumps(message, ensure_ascii=False)), "", None
-    body, hook = split_hook(message)
-    return conversation_id, seq, redact(json.dumps(body, ensure_ascii=False)), redact(search_text(message)), hook
+    """A history item's row: its JSON on disk (``storage/history_json.py``)
+    without the hook marker, its search text, and the marker."""
+    body, hook = split_hook(item_json(item))
+    return conversation_id, seq, redact(json.dumps(body, ensure_ascii=False)), redact(search_text(item)), hook

@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from desktop_agent.core.json_types import JSONObject, JSONValue
 from desktop_agent.core.versions import Tail, Versions, VersionSet
 from desktop_agent.storage.conversation_events import event_json, items_of
+from desktop_agent.storage.history_json import history_items, history_json
 
 log = logging.getLogger(__name__)
 
@@ -37,7 +38,7 @@ def _sets_json(sets: Mapping[int, VersionSet]) -> list[JSONObject]:
 
 
 def _tail_json(tail: Tail) -> JSONObject:
-    history: list[JSONValue] = [*tail.history]
+    history: list[JSONValue] = [*history_json(tail.history)]
     events: list[JSONValue] = [event_json(e) for e in tail.events]
     later: list[JSONValue] = [*_sets_json(tail.later)]
     return {"history": history, "events": events, "later": later}
@@ -73,7 +74,7 @@ def _tail(data: Mapping[str, object]) -> Tail:
         raise TypeError("a version's history or events are not lists")
     if not all(isinstance(m, dict) for m in history) or not all(isinstance(e, dict) for e in events):
         raise TypeError("a version holds a message or event that is not an object")
-    return Tail(history, items_of(events), _sets(data.get("later", [])))
+    return Tail(history_items(history), items_of(events), _sets(data.get("later", [])))
 
 
 __all__ = ["versions_from", "versions_json"]

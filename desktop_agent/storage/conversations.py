@@ -47,17 +47,19 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
-from desktop_agent.core.hooks import kept_hook
+from desktop_agent.core.history_items import HistoryItem, UnreadMessage, UserMessage
+from desktop_agent.core.hooks import HOOK_KEY
+from desktop_agent.core.json_types import JSONMapping, JSONObject
 from desktop_agent.core.notice import Notice
 from desktop_agent.storage import conversation_schema as schema
+from desktop_agent.storage.history_json import history_items
 from desktop_agent.storage.paths import PRIVATE_FILE, data_dir
 from desktop_agent.storage.set_aside import set_aside
 
 log = logging.getLogger(__name__)
 
-JSONDict = dict[str, Any]
 TITLE_MAX = 80
 """A title made from the first message, or typed in Rename."""
 STORED_TITLE_MAX = 200
@@ -69,9 +71,10 @@ every start take over a minute and 1.5 GB."""
 class StoredConversation:
     id: str
     title: str
-    messages: list[JSONDict]
+    messages: list[HistoryItem]
+    """The history, typed (read from its rows by ``storage/history_json.py``)."""
     updated_at: float
-    events: list[JSONDict]
+    events: list[JSONObject]
     """The display log; empty for a conversation saved without one."""
     versions: str | None = None
     """The versions Regenerate and Edit kept, as stored
@@ -97,10 +100,9 @@ class SearchHit:
     """The matching message's words."""
 
 
-def title_of(messages: Sequence[JSONDict]) -> str:
+def title_of(messages: Sequence[HistoryItem]) -> str:
     """The first line of the first user message (hooks aside), shortened."""
-    first = next((str(m.get("content") or "") for m in messages
-                  if m.get("role") == "user" and not kept_hook(m)), "")
+    first = next((text for m in messages if (text := _user_content(m)) is not None), "")
     lines = first.strip().splitlines()
     return (lines[0] if lines else "")[:TITLE_MAX]
 
@@ -271,8 +273,8 @@ class ConversationStore:
     def save(
         self,
         conversation_id: str,
-        messages: Sequence[JSONDict],
-        events: Sequence[JSONDict] = (),
+        messages: Sequence[HistoryItem],
+        events: Sequence[JSONMapping] = (),
         *,
         rewound: tuple[int, int] | None = None,
         versions: str | Literal[False] | None = False,
@@ -356,7 +358,9 @@ class ConversationStore:
             self._db.execute(f"DELETE FROM {table} WHERE conversation_id = ?", (conversation_id,))
         self._db.execute("DELETE FROM conversations WHERE id = ?", (conversation_id,))
 
-    def add(self, conversation_id: str, title: str, messages: list[JSONDict], events: list[JSONDict]) -> bool:
+    def add(
+        self, conversation_id: str, title: str, messages: Sequence[HistoryItem], events: Sequence[JSONMapping]
+    ) -> bool:
         """A whole conversation at once (an import); False when nothing can
         be saved (a read-only database)."""
         if not self.writable:
@@ -396,10 +400,10 @@ class ConversationStore:
             return None
         kept = self._db.execute("SELECT body FROM versions WHERE conversation_id = ?",
                                 (conversation_id,)).fetchone() if self._versions_table else None
-        return StoredConversation(row[0], row[1], self._rows("messages", conversation_id), row[2],
+        return StoredConversation(row[0], row[1], history_items(self._rows("messages", conversation_id)), row[2],
                                   self._rows("events", conversation_id), kept[0] if kept else None)
 
-    def _rows(self, table: str, conversation_id: str) -> list[JSONDict]:
+    def _rows(self, table: str, conversation_id: str) -> list[JSONObject]:
         """Every row's JSON, in order, a message with its hook marker back.
         One ``json.loads`` over the rows joined by SQLite (a third of the
         time of one call per row, on a 2,000-message conversation), the few
@@ -418,7 +422,7 @@ class ConversationStore:
             if hooked:
                 self._put_hooks_back(rows, conversation_id)
             return rows
-        out: list[JSONDict] = []
+        out: list[JSONObject] = []
         column = "hook" if hooked else "NULL"
         for body, hook in self._db.execute(
             f"SELECT body, {column} FROM {table} WHERE conversation_id = ? ORDER BY seq", (conversation_id,)
@@ -433,7 +437,7 @@ class ConversationStore:
             return [r for r in out if isinstance(r, dict)]
         return out
 
-    def _put_hooks_back(self, rows: list[JSONDict], conversation_id: str) -> None:
+    def _put_hooks_back(self, rows: list[JSONObject], conversation_id: str) -> None:
         """Each hook message's marker, from ``messages.hook`` (``rows`` are
         the conversation's messages in ``seq`` order)."""
         hooks = self._db.execute(
@@ -469,6 +473,15 @@ class ConversationStore:
 
     def close(self) -> None:
         self._db.close()
+
+
+def _user_content(item: HistoryItem) -> str | None:
+    """The text the model read of a message the user typed; None for any other."""
+    if isinstance(item, UserMessage):
+        return item.content
+    if isinstance(item, UnreadMessage) and item.role == "user" and HOOK_KEY not in item.message:
+        return str(item.message.get("content") or "")
+    return None
 
 
 def _same(text: str) -> str:

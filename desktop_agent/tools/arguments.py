@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import reprlib
 from collections.abc import Mapping
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, TypeVar
 
 from pydantic import AfterValidator, BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
-JSONDict = dict[str, Any]
+from desktop_agent.core.json_types import JSONMapping, JSONObject, JSONValue
+
 M = TypeVar("M", bound=BaseModel)
 
 
@@ -34,7 +35,7 @@ NonEmptyStr = Annotated[str, AfterValidator(_not_blank)]
 """A string with something in it besides spaces."""
 
 
-def parse_arguments(model: type[M], arguments: Mapping[str, Any]) -> M:
+def parse_arguments(model: type[M], arguments: JSONMapping) -> M:
     """Validate ``arguments`` against ``model``; :class:`ArgumentError` if they do not fit."""
     try:
         return model.model_validate(dict(arguments), strict=True)
@@ -42,33 +43,35 @@ def parse_arguments(model: type[M], arguments: Mapping[str, Any]) -> M:
         raise ArgumentError(describe(exc.errors(include_url=False)[0])) from None
 
 
-def tool_parameters(model: type[BaseModel]) -> JSONDict:
+def tool_parameters(model: type[BaseModel]) -> JSONObject:
     """``model``'s JSON schema as a plain one every chat API accepts: no
     ``$defs``/``$ref`` (inlined), no ``title``s, optional fields as their bare
     type instead of ``anyOf [T, null]``."""
-    schema = model.model_json_schema()
+    schema: JSONObject = model.model_json_schema()
     defs = schema.pop("$defs", {})
     schema.pop("description", None)  # the class docstring; the tool has its own description
-    cleaned = _clean(schema, defs)
+    cleaned = _clean(schema, defs if isinstance(defs, dict) else {})
     assert isinstance(cleaned, dict)
     return cleaned
 
 
-def _clean(node: Any, defs: Mapping[str, Any]) -> Any:
+def _clean(node: JSONValue, defs: Mapping[str, JSONValue]) -> JSONValue:
     if isinstance(node, list):
         return [_clean(item, defs) for item in node]
     if not isinstance(node, dict):
         return node
-    if "$ref" in node:
-        target = defs[node["$ref"].rsplit("/", 1)[-1]]
+    ref = node.get("$ref")
+    if isinstance(ref, str):
+        target = defs[ref.rsplit("/", 1)[-1]]
+        assert isinstance(target, dict)  # pydantic's $defs are schemas
         return _clean({**target, **{k: v for k, v in node.items() if k != "$ref"}}, defs)
     branches = node.get("anyOf")
     if isinstance(branches, list):
         others = [b for b in branches if b != {"type": "null"}]
-        if len(others) == 1 and len(others) < len(branches):
+        if len(others) == 1 and len(others) < len(branches) and isinstance(others[0], dict):
             rest = {k: v for k, v in node.items() if k != "anyOf"}
             return _clean({**others[0], **rest}, defs)
-    out: JSONDict = {}
+    out: JSONObject = {}
     for key, value in node.items():
         if key == "title" or (key == "default" and value is None):
             continue

@@ -38,7 +38,10 @@ class RunCommandArgs(BaseModel):
 
 def _spec(max_timeout_s: float) -> ToolSpec:
     parameters = tool_parameters(RunCommandArgs)
-    parameters["properties"]["timeout_s"]["description"] = f"Seconds, at most {max_timeout_s:g}."
+    properties = parameters["properties"]
+    timeout = properties["timeout_s"] if isinstance(properties, dict) else None
+    assert isinstance(timeout, dict)  # the model above declares it
+    timeout["description"] = f"Seconds, at most {max_timeout_s:g}."
     return ToolSpec(
         name=NAME,
         description=(

@@ -13,7 +13,7 @@ import pytest
 pytestmark = pytest.mark.integration
 
 SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "soak.py"
-FIELDS = {"turn", "rss", "traced", "peak", "fds", "threads", "children", "turn_s", "history", "history_mem"}
+FIELDS = {"turn", "rss", "traced", "peak", "fds", "threads", "children", "turn_s", "history", "history_mem", "log_mem"}
 
 
 async def test_five_turns_report_the_samples_slopes_and_one_json_line(tmp_path: Path) -> None:
@@ -40,9 +40,12 @@ async def test_five_turns_report_the_samples_slopes_and_one_json_line(tmp_path: 
     for key in ("rss_slope_bytes_per_turn", "traced_slope_bytes_per_turn", "peak_slope_bytes_per_turn",
                 "history_mem_slope_bytes_per_turn", "fds_growth", "threads_growth"):
         assert isinstance(data[key], int | float)
+    assert data["retained_per_conversation"] == data["traced_slope_bytes_per_turn"] / (
+        data["history_mem_slope_bytes_per_turn"] + data["log_mem_slope_bytes_per_turn"])
     assert data["retained_per_history"] == (
         data["traced_slope_bytes_per_turn"] / data["history_mem_slope_bytes_per_turn"])
     table = "\n".join(lines[:-1])
     for word in ("RSS MiB", "traced MiB", "peak MiB", "fds", "threads", "children", "ms/turn", "history KB",
-                 "in memory", "KB/turn", "retained / history"):
+                 "in memory", "KB/turn", "retained / history",
+                 "display log in mem", "retained / conversation"):
         assert word in table

@@ -16,10 +16,11 @@ from desktop_agent.core.approval import ApprovalManager
 from desktop_agent.core.conversation import Conversation
 from desktop_agent.core.events import TurnOutcome
 from desktop_agent.core.history import REPAIRED_ANSWER, TRUNCATION_MARK, check_history, repair_history
-from desktop_agent.core.json_types import JSONObject, as_list, as_object
+from desktop_agent.core.json_types import JSONObject, as_list
 from desktop_agent.core.messages import TextMessage, ToolCallMessage
 from desktop_agent.core.ports import Tool
 from desktop_agent.core.tool_router import ToolRouter
+from desktop_agent.storage.history_json import history_items, history_json
 from desktop_agent.testing.fake_clock import FakeClock
 from desktop_agent.testing.fake_sink import FakeAudioSink
 from desktop_agent.testing.fake_tools import EchoTool
@@ -72,13 +73,13 @@ async def test_a_turn_extends_the_history_with_the_user_message_and_what_was_con
         [EchoTool()],
     )
     earlier: list[JSONObject] = [{"role": "user", "content": "before"}, {"role": "assistant", "content": "Hello."}]
-    conv.history = list(earlier)
+    conv.history = history_items(earlier)
     view = ApprovingView(conv, answer=True)
 
     outcome = await run(conv, "first", view)
 
     assert (outcome.status, outcome.error, view.answered) == ("completed", None, [True])
-    assert conv.history == [
+    assert history_json(conv.history) == [
         *earlier,
         {"role": "user", "content": "first"},
         {"role": "assistant", "content": "Ok."},
@@ -115,8 +116,8 @@ async def test_a_second_turn_sends_the_earlier_turn_with_long_tool_values_trunca
         PLANNING,
     ]
     # The history itself keeps the whole values.
-    assert conv.history[2] == echo_call(arguments)
-    assert conv.history[5:] == [
+    assert history_json(conv.history)[2] == echo_call(arguments)
+    assert history_json(conv.history)[5:] == [
         {"role": "user", "content": "second"},
         {"role": "assistant", "content": "Again."},
         {"role": "assistant", "content": "Sure."},
@@ -142,7 +143,7 @@ async def test_interrupt_stops_a_running_turn_with_status_user() -> None:
 
     assert (outcome.status, outcome.error) == ("user", None)
     assert conv.busy is False
-    assert conv.history[0] == {"role": "user", "content": "hi"}
+    assert history_json(conv.history)[0] == {"role": "user", "content": "hi"}
     check_history(conv.history)
 
 
@@ -198,7 +199,7 @@ async def test_a_second_turn_while_one_runs_raises_and_leaves_the_first_running(
     async with asyncio.timeout(5):
         outcome = await turn
     assert outcome.status == "user"
-    assert [m for m in conv.history if m["role"] == "user"] == [{"role": "user", "content": "first"}]
+    assert [m for m in history_json(conv.history) if m["role"] == "user"] == [{"role": "user", "content": "first"}]
 
 
 class ShowingView(NullView):
@@ -229,7 +230,7 @@ async def test_a_turn_cancelled_from_outside_keeps_what_the_user_saw() -> None:
         await turn
 
     assert not conv.busy
-    assert conv.history == [
+    assert history_json(conv.history) == [
         {"role": "user", "content": "hi"},
         {"role": "assistant", "content": "Sure. "},
         {"role": "assistant", "content": "Shown first. "},
@@ -243,9 +244,9 @@ async def test_a_view_that_raises_still_leaves_what_it_showed_in_the_history() -
         await run(conv, "hi", view)
 
     assert not conv.busy
-    assert conv.history[0] == {"role": "user", "content": "hi"}
+    assert history_json(conv.history)[0] == {"role": "user", "content": "hi"}
     # Kept as consumed: the text the view choked on was already recorded.
-    assert "".join(str(m["content"]) for m in conv.history[1:]).startswith("Sure. One. ")
+    assert "".join(str(m["content"]) for m in history_json(conv.history)[1:]).startswith("Sure. One. ")
     check_history(conv.history)
 
 
@@ -261,13 +262,15 @@ def test_a_broken_turn_is_repaired_not_dropped() -> None:
         {"role": "tool", "tool_call_id": "b", "content": "echo: b"},
         {"role": "assistant", "content": "done"},
     ]
-    repaired = repair_history(broken)
+    repaired = repair_history(history_items(broken))
     check_history(repaired)
-    assert [(m["role"], m.get("tool_call_id")) for m in repaired] == [
-        ("user", None), ("assistant", None), ("tool", "b"), ("tool", "a"), ("assistant", None),
+    assert history_json(repaired) == [
+        broken[0],
+        {**broken[2], "tool_calls": [call for n, call in enumerate(as_list(broken[2]["tool_calls"])) if n != 1]},
+        broken[3],
+        {"role": "tool", "tool_call_id": "a", "content": f"Error: {REPAIRED_ANSWER}"},
+        broken[4],
     ]
-    assert repaired[3]["content"] == f"Error: {REPAIRED_ANSWER}"
-    assert [as_object(c)["id"] for c in as_list(repaired[1]["tool_calls"])] == ["a", "b"]
 
 
 async def test_the_approval_timeout_starts_when_the_card_is_shown_not_when_it_is_pushed() -> None:

@@ -10,6 +10,7 @@ from desktop_agent.core.agent import AgentClient
 from desktop_agent.core.conversation import Conversation
 from desktop_agent.core.hooks import HOOK_KEY
 from desktop_agent.core.tool_router import ToolRouter
+from desktop_agent.storage.history_json import history_items, history_json
 from desktop_agent.testing.scripted_llm import ScriptedLLM
 from desktop_agent.testing.scripted_replies import text_reply
 from desktop_agent.testing.views import NullView
@@ -28,7 +29,7 @@ async def test_the_last_exchange_is_taken_back_and_its_words_returned() -> None:
 
     assert conv.last_user_text() == "what is 2+2?"
     assert conv.take_back_last_exchange() == "what is 2+2?"
-    assert conv.history == [
+    assert history_json(conv.history) == [
         {"role": "user", "content": "hello"},
         {"role": "assistant", "content": "Hi."},
         {"role": "assistant", "content": "Hello!"},
@@ -48,7 +49,7 @@ async def test_asking_again_sends_the_same_words_after_the_earlier_history_only(
         [{"role": "user", "content": "what is 2+2?"}],
         [{"role": "user", "content": "what is 2+2?"}],
     ]
-    assert conv.history == [
+    assert history_json(conv.history) == [
         {"role": "user", "content": "what is 2+2?"},
         {"role": "assistant", "content": "Sure."},
         {"role": "assistant", "content": "Four."},
@@ -58,10 +59,10 @@ async def test_asking_again_sends_the_same_words_after_the_earlier_history_only(
 def test_a_user_role_hook_is_not_the_users_message_and_nothing_is_taken_before_a_turn() -> None:
     conv, _ = chat()
     assert (conv.last_user_text(), conv.take_back_last_exchange()) == (None, None)
-    conv.history = [
+    conv.history = history_items([
         {"role": "user", "content": "hi"},
         {"role": "user", "content": "Be brief.", HOOK_KEY: "brief"},
         {"role": "assistant", "content": "Hello."},
-    ]
+    ])
     assert conv.take_back_last_exchange() == "hi"
-    assert conv.history == []
+    assert history_json(conv.history) == []

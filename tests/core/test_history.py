@@ -1,4 +1,4 @@
-"""History from consumed bus messages (contracts §6) and truncation before sending."""
+"""History from consumed bus messages (contracts §6), as typed items, and truncation before sending."""
 
 from __future__ import annotations
 
@@ -17,7 +17,13 @@ from desktop_agent.core.history import (
     check_history,
     truncate_for_send,
 )
-from desktop_agent.core.json_types import JSONMapping, JSONObject, JSONReadable, as_list, as_object
+from desktop_agent.core.history_items import (
+    AssistantMessage,
+    HistoryItem,
+    ToolAnswer,
+    ToolCall,
+    UserMessage,
+)
 from desktop_agent.core.messages import (
     BusMessage,
     InterruptedMessage,
@@ -40,7 +46,7 @@ def call(state: ToolCallState, cid: str = "c1", args: dict[str, Any] | None = No
     return ToolCallMessage(state, cid, "run_command", args, **kw)
 
 
-def record(*messages: BusMessage) -> list[JSONObject]:
+def record(*messages: BusMessage) -> list[HistoryItem]:
     recorder = HistoryRecorder()
     for m in messages:
         recorder.consume(m)
@@ -61,11 +67,10 @@ def test_rounds_become_separate_assistant_messages_and_tools_merge_text() -> Non
         TurnEndMessage(),
     )
     assert history == [
-        {"role": "assistant", "content": "Let me check."},
-        {"role": "assistant", "content": " Running it now.", "tool_calls": [
-            {"id": "c1", "type": "function", "function": {"name": "run_command", "arguments": '{"command": "date"}'}}]},
-        {"role": "tool", "tool_call_id": "c1", "content": "Mon"},
-        {"role": "assistant", "content": "<voice>It is Monday.</voice>"},
+        AssistantMessage("Let me check."),
+        AssistantMessage(" Running it now.", (ToolCall("c1", "run_command", '{"command": "date"}'),)),
+        ToolAnswer("c1", "Mon"),
+        AssistantMessage("<voice>It is Monday.</voice>"),
     ]
     check_history(history)
 
@@ -80,43 +85,37 @@ def test_rejected_call_becomes_tool_message_with_partial_result_first() -> None:
         TurnEndMessage(),
     )
     assert history == [
-        {"role": "assistant", "content": None, "tool_calls": [
-            {"id": "c1", "type": "function", "function": {"name": "run_command", "arguments": '{"command": "yes"}'}}]},
-        {"role": "tool", "tool_call_id": "c1",
-         "content": '{"stdout": "y\\ny\\n"}\nThe tool call was interrupted by the user.'},
+        AssistantMessage(None, (ToolCall("c1", "run_command", '{"command": "yes"}'),)),
+        ToolAnswer("c1", '{"stdout": "y\\ny\\n"}\nThe tool call was interrupted by the user.'),
     ]
 
 
 def test_call_interrupted_before_arguments_leaves_no_tool_calls() -> None:
     history = record(text("Hmm."), call("start"), InterruptedMessage("user"), TurnEndMessage())
-    assert history == [{"role": "assistant", "content": "Hmm."}]
+    assert history == [AssistantMessage("Hmm.")]
     check_history(history)
 
 
 def test_truncation_cuts_tool_context_except_whitelisted_tools() -> None:
     long = "x" * 500
-    messages: list[dict[str, Any]] = [
-        {"role": "user", "content": "hi"},
-        {"role": "assistant", "content": None, "tool_calls": [
-            {"id": "a", "type": "function", "function": {"name": "run_command", "arguments": long}},
-            {"id": "b", "type": "function", "function": {"name": "get_skill", "arguments": long}}]},
-        {"role": "tool", "tool_call_id": "a", "content": long},
-        {"role": "tool", "tool_call_id": "b", "content": long},
+    messages: list[HistoryItem] = [
+        UserMessage("hi"),
+        AssistantMessage(None, (ToolCall("a", "run_command", long), ToolCall("b", "get_skill", long))),
+        ToolAnswer("a", long),
+        ToolAnswer("b", long),
     ]
     out = truncate_for_send(messages)
     assert arguments_of(out[1], 0) == "x" * 300 + TRUNCATION_MARK  # not JSON: cut as text
     assert arguments_of(out[1], 1) == long
-    assert out[2]["content"] == "x" * 300 + TRUNCATION_MARK
-    assert out[3]["content"] == long
-    assert messages[2]["content"] == long  # the original is untouched
+    assert out[2] == ToolAnswer("a", "x" * 300 + TRUNCATION_MARK)
+    assert out[3] == ToolAnswer("b", long)
+    assert messages[2] == ToolAnswer("a", long)  # the original is untouched
 
 
 def test_truncation_cuts_long_string_values_inside_the_arguments_and_keeps_them_json() -> None:
     arguments = {"path": "/tmp/x", "body": "b" * 500, "lines": ["l" * 400, 7], "opts": {"note": "n" * 301}}
-    messages: list[dict[str, Any]] = [
-        {"role": "assistant", "content": None, "tool_calls": [
-            {"id": "a", "type": "function", "function": {"name": "write", "arguments": json.dumps(arguments)}}]},
-        {"role": "tool", "tool_call_id": "a", "content": "ok"},
+    messages: list[HistoryItem] = [
+        AssistantMessage(None, (ToolCall("a", "write", json.dumps(arguments)),)), ToolAnswer("a", "ok"),
     ]
     cut = json.loads(str(arguments_of(truncate_for_send(messages)[0], 0)))
     assert cut == {
@@ -129,8 +128,7 @@ def test_truncation_cuts_long_string_values_inside_the_arguments_and_keeps_them_
 
 def test_arguments_with_nothing_to_cut_keep_their_exact_text() -> None:
     text = '{ "command" : "ls -l" }'
-    messages: list[JSONObject] = [{"role": "assistant", "content": None, "tool_calls": [
-        {"id": "a", "type": "function", "function": {"name": "run_command", "arguments": text}}]}]
+    messages: list[HistoryItem] = [AssistantMessage(None, (ToolCall("a", "run_command", text),))]
     assert arguments_of(truncate_for_send(messages)[0], 0) == text
 
 
@@ -139,7 +137,7 @@ def test_a_failed_result_is_marked_as_an_error_for_the_model() -> None:
         call("start"), call("executing", args={"command": "false"}),
         call("result", args={"command": "false"}, result="exit code 1", is_error=True), TurnEndMessage(),
     )
-    assert history[-1]["content"] == f"{TOOL_ERROR_PREFIX}exit code 1"
+    assert history[-1] == ToolAnswer("c1", f"{TOOL_ERROR_PREFIX}exit code 1")
     assert tool_answer("Error: bad JSON", is_error=True) == "Error: bad JSON"  # marked once
     assert tool_answer("fine", is_error=False) == "fine"
     assert tool_answer("", is_error=True) == "Error: the tool failed without a message"
@@ -148,14 +146,14 @@ def test_a_failed_result_is_marked_as_an_error_for_the_model() -> None:
 @pytest.mark.parametrize(
     "messages",
     [
-        [{"role": "assistant", "tool_calls": [{"id": "a"}]}],
-        [{"role": "assistant", "tool_calls": [{"id": "a"}]}, {"role": "user", "content": "x"}],
-        [{"role": "tool", "tool_call_id": "z", "content": ""}],
-        [{"role": "assistant", "tool_calls": [{"id": "a"}]}, {"role": "tool", "tool_call_id": "a"},
-         {"role": "tool", "tool_call_id": "a"}],
+        [AssistantMessage(None, (ToolCall("a", "t", "{}"),))],
+        [AssistantMessage(None, (ToolCall("a", "t", "{}"),)), UserMessage("x")],
+        [ToolAnswer("z", "")],
+        [AssistantMessage(None, (ToolCall("a", "t", "{}"),)), ToolAnswer("a", ""), ToolAnswer("a", "")],
+        [AssistantMessage(None, (ToolCall("a", "t", "{}"), ToolCall("a", "t", "{}"))), ToolAnswer("a", "")],
     ],
 )
-def test_check_history_rejects_unanswered_or_doubly_answered_calls(messages: list[JSONObject]) -> None:
+def test_check_history_rejects_unanswered_or_doubly_answered_calls(messages: list[HistoryItem]) -> None:
     with pytest.raises(HistoryError):
         check_history(messages)
 
@@ -165,7 +163,7 @@ def test_a_list_after_a_spoken_sentence_keeps_its_line_break_in_history() -> Non
     segments = parser.feed("<voice>All done.</voice>\n- one\n- two") + parser.flush()
     history = record(*(TextMessage(i, s.text, s.raw_text, s.voice) for i, s in enumerate(segments, 1)),
                      TurnEndMessage())
-    assert history == [{"role": "assistant", "content": "<voice>All done.</voice>\n- one\n- two"}]
+    assert history == [AssistantMessage("<voice>All done.</voice>\n- one\n- two")]
 
 
 _PIECES = st.one_of(
@@ -185,7 +183,8 @@ def test_history_keeps_every_character_of_the_reply_under_any_chunking(pieces: l
     # What the chat handler pushes: every segment with something in its text.
     shown = [TextMessage(i, s.text, s.raw_text, s.voice) for i, s in enumerate(segments, 1) if s.text]
     history = record(*shown, RoundEndMessage(1, "continuation"))
-    content = history[0]["content"] if history else None
+    assert all(isinstance(item, AssistantMessage) for item in history)
+    content = history[0].content if history and isinstance(history[0], AssistantMessage) else None
     visible = strip_tags(reply)
     if not visible.strip():
         assert content is None
@@ -196,28 +195,24 @@ def test_history_keeps_every_character_of_the_reply_under_any_chunking(pieces: l
 
 
 def test_messages_with_nothing_to_cut_are_passed_on_not_copied() -> None:
-    short: dict[str, Any] = {"role": "assistant", "content": None, "tool_calls": [
-        {"id": "a", "type": "function", "function": {"name": "run_command", "arguments": '{"command": "ls"}'}}]}
-    long: dict[str, Any] = {"role": "assistant", "content": None, "tool_calls": [
-        {"id": "b", "type": "function", "function": {"name": "run_command", "arguments": "x" * 500}}]}
-    messages: list[dict[str, Any]] = [
-        {"role": "user", "content": "hi"}, short, {"role": "tool", "tool_call_id": "a", "content": "ok"},
-        long, {"role": "tool", "tool_call_id": "b", "content": "y" * 500},
+    short = AssistantMessage(None, (ToolCall("a", "run_command", '{"command": "ls"}'),))
+    long = AssistantMessage(None, (ToolCall("b", "run_command", "x" * 500),))
+    messages: list[HistoryItem] = [
+        UserMessage("hi"), short, ToolAnswer("a", "ok"), long, ToolAnswer("b", "y" * 500),
     ]
     out = truncate_for_send(messages)
     assert [a is b for a, b in zip(out, messages, strict=True)] == [True, True, True, False, False]
-    assert long["tool_calls"][0]["function"]["arguments"] == "x" * 500  # the original is untouched
-    assert messages[4]["content"] == "y" * 500
+    assert long.tool_calls[0].arguments == "x" * 500  # the original is untouched
+    assert messages[4] == ToolAnswer("b", "y" * 500)
 
 
 def test_arguments_nested_too_deeply_in_a_saved_history_are_cut_as_text_not_walked() -> None:
     deep = '{"a": ' * 600 + '"' + "x" * 400 + '"' + "}" * 600  # json.loads accepts it; a recursive walk did not
-    messages: list[dict[str, Any]] = [{"role": "assistant", "content": None, "tool_calls": [
-        {"id": "a", "type": "function", "function": {"name": "t", "arguments": deep}}]},
-        {"role": "tool", "tool_call_id": "a", "content": "ok"}]
+    messages: list[HistoryItem] = [AssistantMessage(None, (ToolCall("a", "t", deep),)), ToolAnswer("a", "ok")]
     assert arguments_of(truncate_for_send(messages)[0], 0) == deep[:300] + TRUNCATION_MARK
 
 
-def arguments_of(message: JSONMapping, index: int) -> JSONReadable:
-    """The arguments text of ``message``'s tool call number ``index``."""
-    return as_object(as_object(as_list(message["tool_calls"])[index])["function"])["arguments"]
+def arguments_of(item: HistoryItem, index: int) -> str:
+    """The arguments text of ``item``'s tool call number ``index``."""
+    assert isinstance(item, AssistantMessage)
+    return item.tool_calls[index].arguments

@@ -18,6 +18,7 @@ from desktop_agent.core.json_types import JSONMapping
 from desktop_agent.core.messages import ToolCallMessage
 from desktop_agent.core.tool_router import ToolRouter
 from desktop_agent.core.wire import normalize
+from desktop_agent.storage.history_json import history_json
 from desktop_agent.testing.fake_tools import EchoTool
 from desktop_agent.testing.scripted_llm import ScriptedLLM
 from desktop_agent.testing.scripted_replies import Reply, ToolCallScript, text_reply, tool_reply
@@ -122,7 +123,7 @@ async def test_a_turn_start_user_hook_follows_the_users_message_in_the_planning_
 
     assert sent(llm, 0) == [{"role": "user", "content": "hi"}, once("start"), PLANNING]
     assert all(not is_hook(m) for i in (1, 2) for m in sent(llm, i))
-    assert not any(is_hook(m) for m in conv.history)
+    assert not any(is_hook(m) for m in history_json(conv.history))
 
 
 async def test_a_persistent_turn_start_hook_stays_in_every_request_and_in_history_after_the_user() -> None:
@@ -132,7 +133,7 @@ async def test_a_persistent_turn_start_hook_stays_in_every_request_and_in_histor
 
     for index in range(3):
         assert sent(llm, index)[:2] == [{"role": "user", "content": "hi"}, kept("start", "system")]
-    assert conv.history == [
+    assert history_json(conv.history) == [
         {"role": "user", "content": "hi"},
         kept("start", "system"),
         {"role": "assistant", "content": "Ok."},
@@ -157,7 +158,7 @@ async def test_before_tool_round_is_at_the_end_of_every_tool_loop_request_and_no
                             CONTINUE, once("round")]
     assert sent(llm, 2)[-1] == once("round")
     assert [m for m in sent(llm, 2) if is_hook(m)] == [once("round")]  # the first one was removed
-    assert not any(is_hook(m) for m in conv.history)
+    assert not any(is_hook(m) for m in history_json(conv.history))
 
 
 async def test_no_tool_loop_means_no_before_tool_round_hook() -> None:
@@ -167,7 +168,7 @@ async def test_no_tool_loop_means_no_before_tool_round_hook() -> None:
 
     assert sent(llm, 1)[-1] == CONTINUATION
     assert not any(is_hook(m) for i in (0, 1) for m in sent(llm, i))
-    assert not any(is_hook(m) for m in conv.history)
+    assert not any(is_hook(m) for m in history_json(conv.history))
 
 
 async def test_a_persistent_before_tool_round_hook_is_kept_once_per_round_in_history() -> None:
@@ -177,7 +178,7 @@ async def test_a_persistent_before_tool_round_hook_is_kept_once_per_round_in_his
     await turn(conv, "hi")
 
     assert sent(llm, 2)[-4:] == [kept("round", "system"), CALL, ANSWER, kept("round", "system")]
-    assert conv.history == [
+    assert history_json(conv.history) == [
         {"role": "user", "content": "hi"},
         {"role": "assistant", "content": "Ok."},
         kept("round", "system"),
@@ -204,8 +205,8 @@ async def test_after_tool_result_comes_after_the_rounds_last_tool_message_never_
     assert roles[-4:] == ["tool", "tool", "user", "user"]
     assert after_round[-2:] == [once("seen"), kept("kept")]
     assert not any(is_hook(m) for i in (0, 1) for m in sent(llm, i))
-    assert [m for m in conv.history if is_hook(m)] == [kept("kept")]
-    assert [m["role"] for m in conv.history][-4:] == ["tool", "tool", "user", "assistant"]
+    assert [m for m in history_json(conv.history) if is_hook(m)] == [kept("kept")]
+    assert [m["role"] for m in history_json(conv.history)][-4:] == ["tool", "tool", "user", "assistant"]
     check_history(conv.history)
 
 
@@ -223,7 +224,7 @@ async def test_after_rejection_goes_with_the_next_turns_first_request_only() -> 
     first_of_next = sent(llm, 2)
     assert first_of_next[-3:] == [once("sorry"), {"role": "user", "content": "again"}, PLANNING]
     assert not any(is_hook(m) for m in sent(llm, 3))
-    assert not any(is_hook(m) for m in conv.history)
+    assert not any(is_hook(m) for m in history_json(conv.history))
 
 
 async def test_after_rejection_is_not_used_when_nothing_was_rejected() -> None:
@@ -233,7 +234,7 @@ async def test_after_rejection_is_not_used_when_nothing_was_rejected() -> None:
     await turn(conv, "again")
 
     assert not any(is_hook(m) for request in llm.requests for m in request["messages"])
-    assert not any(is_hook(m) for m in conv.history)
+    assert not any(is_hook(m) for m in history_json(conv.history))
 
 
 async def test_turn_end_goes_with_the_next_turns_first_request_and_persists_where_asked() -> None:
@@ -254,8 +255,8 @@ async def test_turn_end_goes_with_the_next_turns_first_request_and_persists_wher
         PLANNING,
     ]
     assert once("bye") not in sent(llm, 3)
-    assert [m for m in conv.history if is_hook(m)] == [kept("note", "system"), kept("note", "system")]
-    assert conv.history[3] == kept("note", "system")
+    assert [m for m in history_json(conv.history) if is_hook(m)] == [kept("note", "system"), kept("note", "system")]
+    assert history_json(conv.history)[3] == kept("note", "system")
     check_history(conv.history)
 
 
@@ -265,7 +266,7 @@ async def test_a_rejected_turn_keeps_persistent_after_rejection_then_turn_end_ho
 
     await turn(conv, "hi", approve=False)
 
-    assert conv.history[-2:] == [kept("sorry"), kept("end")]
+    assert history_json(conv.history)[-2:] == [kept("sorry"), kept("end")]
     check_history(conv.history)
 
 

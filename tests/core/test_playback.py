@@ -10,6 +10,7 @@ from typing import Any
 from desktop_agent.core.audit import Decider
 from desktop_agent.core.bus import SessionMessageBus
 from desktop_agent.core.history import history_of
+from desktop_agent.core.json_types import JSONObject
 from desktop_agent.core.messages import (
     AudioMessage,
     BusMessage,
@@ -26,8 +27,8 @@ from desktop_agent.core.playback import Approver, PlaybackQueue, ToolEvent
 from desktop_agent.core.risk import AutoDecider
 from desktop_agent.core.speech_stream import SpeechStream
 from desktop_agent.core.transcript import Shown
+from desktop_agent.storage.history_json import history_json
 from desktop_agent.testing.fake_sink import FakeAudioSink
-from desktop_agent.testing.json_dict import JSONDict
 
 
 class RecordingView:
@@ -66,9 +67,9 @@ class RecordingView:
     def turn_ended(self, message: TurnEndMessage) -> None:
         self._add("turn_end", None, message)
 
-    def history(self) -> list[JSONDict]:
-        """The history derived from what was shown (``core/history.history_of``)."""
-        return history_of(Shown(message, 0) for message in self.shown).messages
+    def history(self) -> list[JSONObject]:
+        """The history derived from what was shown (``core/history.history_of``), as saved."""
+        return history_json(history_of(Shown(message, 0) for message in self.shown).messages)
 
     async def wait_for(self, kind: str) -> None:
         while not any(k == kind for k, _ in self.events):

@@ -18,6 +18,7 @@ from desktop_agent.core.history import TOOL_CONTEXT_MAX_LEN
 from desktop_agent.core.tool_router import ToolRouter
 from desktop_agent.core.wire import normalize
 from desktop_agent.skills_engine import SkillLibrary, scan_skills
+from desktop_agent.storage.history_json import history_json
 from desktop_agent.testing.scripted_llm import ScriptedLLM
 from desktop_agent.testing.scripted_replies import Reply, text_reply, tool_reply
 from desktop_agent.testing.skill_folders import write_skill
@@ -68,7 +69,7 @@ async def test_the_catalogue_is_messages_1_of_every_request_right_after_the_syst
         assert [m for m in request["messages"] if m.get("content") == catalogue] == [request["messages"][1]]
     assert roles(llm.requests[0]) == ["system", "system", "user", "system"]  # the planning prompt last
     # The history keeps neither the catalogue nor the system prompt.
-    assert all(m["role"] != "system" for m in conv.history)
+    assert all(m["role"] != "system" for m in history_json(conv.history))
 
 
 async def test_without_a_system_prompt_the_catalogue_leads(library: SkillLibrary) -> None:
@@ -111,7 +112,7 @@ async def test_slash_skill_name_loads_the_skill_into_the_turn_and_keeps_the_user
     assert first[4] == {"role": "system", "content": prompts.PLANNING_PROMPT}
     assert first[3] in llm.requests[1]["messages"]  # every request of that turn
     # History: the text as typed, no block; the next turn does not get it again.
-    assert conv.history[0] == {"role": "user", "content": "/daily-briefing for Berlin"}
+    assert history_json(conv.history)[0] == {"role": "user", "content": "/daily-briefing for Berlin"}
     await turn(conv, "thanks")
     assert not any("invoked the skill" in str(m.get("content")) for m in llm.requests[2]["messages"])
 

@@ -8,6 +8,7 @@ from typing import get_args
 
 from desktop_agent.core.bus import SessionMessageBus
 from desktop_agent.core.history import history_of
+from desktop_agent.core.history_items import AssistantMessage, ToolAnswer, ToolCall, UserMessage
 from desktop_agent.core.hooks import HookNote, hook_message, kept_hook
 from desktop_agent.core.messages import (
     RoundEndMessage,
@@ -63,11 +64,10 @@ def test_a_turns_history_is_the_user_text_its_kept_hooks_and_what_was_shown() ->
         Shown(rejected, 3), Shown(TurnEndMessage(), 4),
     ])
     assert turn.messages == [
-        {"role": "user", "content": "Write it"},
-        hook_message(kept),
-        {"role": "assistant", "content": "Sure.", "tool_calls": [{"id": "c1", "type": "function", "function": {
-            "name": "write_file", "arguments": '{"path": "/tmp/x"}'}}]},
-        {"role": "tool", "tool_call_id": "c1", "content": "The user rejected it."},
+        UserMessage("Write it"),
+        kept,
+        AssistantMessage("Sure.", (ToolCall("c1", "write_file", '{"path": "/tmp/x"}'),)),
+        ToolAnswer("c1", "The user rejected it."),
     ]
     assert turn.rejected
-    assert kept_hook(turn.messages[1]) and not kept_hook(hook_message(once))
+    assert kept_hook(hook_message(kept)) and not kept_hook(hook_message(once))

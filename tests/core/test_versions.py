@@ -12,6 +12,7 @@ from desktop_agent.core.agent import AgentClient
 from desktop_agent.core.conversation import Conversation
 from desktop_agent.core.tool_router import ToolRouter
 from desktop_agent.core.transcript import UserText
+from desktop_agent.storage.history_json import history_json
 from desktop_agent.testing.scripted_llm import ScriptedLLM
 from desktop_agent.testing.scripted_replies import text_reply
 from desktop_agent.testing.views import NullView
@@ -24,7 +25,7 @@ def chat(*replies: str) -> tuple[Conversation, ScriptedLLM]:
 
 def words(conv: Conversation) -> list[str]:
     """The history's user and assistant words, in order."""
-    return [str(m.get("content")) for m in conv.history]
+    return [str(m.get("content")) for m in history_json(conv.history)]
 
 
 def users(conv: Conversation) -> list[str]:

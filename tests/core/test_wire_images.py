@@ -7,11 +7,21 @@ from __future__ import annotations
 import base64
 
 from desktop_agent.core.history import history_of, sent_user_message
+from desktop_agent.core.history_items import UserMessage
 from desktop_agent.core.json_types import JSONMapping, JSONObject
 from desktop_agent.core.mentions import Attachment
 from desktop_agent.core.messages import ImageContent
 from desktop_agent.core.transcript import UserText
-from desktop_agent.core.wire import IMAGES_KEY, STRICT, TYPED_KEY, normalize, text_message, user_message
+from desktop_agent.core.wire import (
+    IMAGES_KEY,
+    STRICT,
+    TYPED_KEY,
+    history_message,
+    history_messages,
+    normalize,
+    text_message,
+    user_message,
+)
 from desktop_agent.testing.wire_contract import wire_problems
 
 PNG = b"\x89PNG fake"
@@ -59,14 +69,15 @@ def test_the_history_sends_what_the_model_read_not_what_was_typed() -> None:
     typed = "/mcp__ev__picture"
     item = UserText(typed, 300.0, (Attachment("prompt", "ev", "picture"),), "What is in this picture?",
                     (ImageContent("image/png", PNG),))
-    assert sent_user_message(item) == {
-        "role": "user", "content": "What is in this picture?", IMAGES_KEY: [PART], TYPED_KEY: typed
+    assert sent_user_message(item) == UserMessage("What is in this picture?", typed, (ImageContent("image/png", PNG),))
+    assert history_message(sent_user_message(item)) == {
+        "role": "user", "content": "What is in this picture?", TYPED_KEY: typed, IMAGES_KEY: [PART]
     }
-    assert normalize([sent_user_message(item)]) == [
+    assert normalize(history_messages([sent_user_message(item)])) == [
         {"role": "user", "content": [{"type": "text", "text": "What is in this picture?"}, PART]}
     ]
     assert history_of([item]).messages == [sent_user_message(item)]
-    assert sent_user_message(UserText("hi")) == {"role": "user", "content": "hi"}
+    assert history_message(sent_user_message(UserText("hi"))) == {"role": "user", "content": "hi"}
 
 
 def test_an_earlier_message_left_out_of_a_full_request_takes_its_images_with_it() -> None:

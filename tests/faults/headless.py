@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from desktop_agent.core.history import check_history
+from desktop_agent.storage.history_json import history_items
 from desktop_agent.testing.json_dict import JSONDict
 from desktop_agent.testing.procs import live_processes
 from desktop_agent.testing.scripted_server import Reply, ScriptedLLMServer, text_reply
@@ -118,7 +119,7 @@ class Result:
         assert "Traceback" not in self.stderr, where
         assert len(self.lines()) <= lines, where
         history = self.history()
-        check_history(history)
+        check_history(history_items(history))
         text = json.dumps(history, ensure_ascii=False)
         assert not any(tag in text for tag in INTENT_TAGS), f"{self.row.name}: {text}"
         assert not list(self.folder.glob("*.tmp")), f"{self.row.name}: a temp file was left"

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from desktop_agent.core.history import check_history
+from desktop_agent.storage.history_json import history_items
 from desktop_agent.testing.procs import live_processes
 from desktop_agent.testing.scripted_server import Reply, ScriptedLLMServer, text_reply
 
@@ -142,7 +143,7 @@ def assert_clean_interrupt(outcome: Outcome, name: str) -> None:
     assert outcome.types()[-2:] == ["interrupted", "turn_end"], f"{name}: {outcome.types()}"
     assert outcome.events[-2]["reason"] == "user", name
     assert outcome.history is not None, where
-    check_history(outcome.history)
+    check_history(history_items(outcome.history))
     text = json.dumps(outcome.history)
     assert not any(tag in text for tag in INTENT_TAGS), f"{name}: {text}"
     assert outcome.left == [], f"{name}: left running {outcome.left}"

@@ -19,7 +19,9 @@ from typing import Any
 
 import pytest
 
+from desktop_agent.core.history_items import AssistantMessage
 from desktop_agent.storage.conversations import ConversationStore
+from desktop_agent.storage.history_json import history_items
 from desktop_agent.testing.scripted_server import text_reply, tool_reply
 from tests.faults.headless import API_KEY, DONE, PLAN, Row, run_rows, script
 
@@ -42,7 +44,7 @@ def _conversations(path: Path, count: int, *, words: int = 60) -> None:
         for turn in range(3):
             history += [{"role": "user", "content": f"question {n}.{turn} " + "lorem ipsum " * words},
                         {"role": "assistant", "content": f"answer {n}.{turn} " + "dolor sit " * words}]
-        store.save(f"c{n:03d}", history, [{"type": "user", "text": history[0]["content"]}])
+        store.save(f"c{n:03d}", history_items(history), [{"type": "user", "text": history[0]["content"]}])
     store.close()
 
 
@@ -166,15 +168,16 @@ def test_a_read_only_database_can_be_browsed_and_searched(tmp_path: Path) -> Non
     path = tmp_path / DB
     _conversations(path, 3)
     store = ConversationStore(path)
-    store.save("zh", [{"role": "user", "content": "明天的天气怎么样"}, {"role": "assistant", "content": "晴"}])
+    store.save("zh", history_items([{"role": "user", "content": "明天的天气怎么样"}, {"role": "assistant", "content": "晴"}]))
     store.close()
     path.chmod(0o444)
     probe = (
         "import json, sys\n"
         "from pathlib import Path\n"
+        "from desktop_agent.core.history_items import UserMessage\n"
         "from desktop_agent.storage.conversations import ConversationStore\n"
         "s = ConversationStore(Path(sys.argv[1]))\n"
-        "s.save('new', [{'role': 'user', 'content': 'not saved'}])\n"
+        "s.save('new', [UserMessage('not saved')])\n"
         "loaded = s.load('c001')\n"
         "print(json.dumps({'writable': s.writable, 'ids': [c.id for c in s.conversations()],\n"
         "    'c001': len(loaded.messages) if loaded else None,\n"
@@ -287,9 +290,9 @@ async def test_the_key_the_model_writes_into_arguments_never_reaches_the_databas
     (summary,) = stored.conversations()
     loaded = stored.load(summary.id)
     assert loaded is not None
-    calls = [m for m in loaded.messages if m.get("tool_calls")]
-    assert '"echo [redacted]"' in calls[0]["tool_calls"][0]["function"]["arguments"]
-    assert loaded.messages[-1]["content"] == "Your key is [redacted]."
+    calls = [m for m in loaded.messages if isinstance(m, AssistantMessage) and m.tool_calls]
+    assert '"echo [redacted]"' in calls[0].tool_calls[0].arguments
+    assert loaded.messages[-1] == AssistantMessage("Your key is [redacted].")
 
 
 def test_an_export_never_holds_the_key_even_from_rows_saved_before(tmp_path: Path) -> None:
@@ -298,7 +301,7 @@ def test_an_export_never_holds_the_key_even_from_rows_saved_before(tmp_path: Pat
 
     path = tmp_path / DB
     old = ConversationStore(path)  # as an older version saved it: no redaction
-    old.save("c", [{"role": "user", "content": f"my key is {API_KEY}"}])
+    old.save("c", history_items([{"role": "user", "content": f"my key is {API_KEY}"}]))
     old.close()
     library = ConversationLibrary(ConversationStore(path, redact=Redactor([API_KEY])), lambda _id: None)  # type: ignore[arg-type, return-value]
     for kind in ("markdown", "json"):

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from desktop_agent.core.history import check_history
+from desktop_agent.storage.history_json import history_items
 from desktop_agent.testing.procs import live_processes
 from desktop_agent.testing.scripted_server import Reply, ScriptedLLMServer, text_reply, tool_reply
 from desktop_agent.testing.strict_checks import no_system_role
@@ -66,7 +67,7 @@ class Run:
 
     def history(self) -> list[dict[str, Any]]:
         history: list[dict[str, Any]] = json.loads(self.history_path.read_text())
-        check_history(history)
+        check_history(history_items(history))
         return history
 
 

@@ -21,6 +21,7 @@ from desktop_agent.core.messages import BusItem, TextMessage, ToolCallMessage, f
 from desktop_agent.core.timers import Timers
 from desktop_agent.core.tool_router import ToolRouter
 from desktop_agent.llm.openai_provider import OpenAIProvider
+from desktop_agent.storage.history_json import history_json
 from desktop_agent.testing.fake_clock import FakeClock
 from desktop_agent.testing.procs import live_processes
 from desktop_agent.testing.scripted_server import (
@@ -130,7 +131,7 @@ async def test_no_tool_path_two_rounds_and_history(harness: Harness) -> None:
     outcome = await harness.turn([text_reply("Hi there! <no_tool>"), text_reply("How can I help today?")])
     assert outcome.status == "completed"
     assert harness.types() == ["text", "round_end", "text", "round_end", "turn_end"]
-    assert harness.conversation.history == [
+    assert history_json(harness.conversation.history) == [
         {"role": "user", "content": "hello"},
         {"role": "assistant", "content": "Hi there! "},  # exact characters, the intent tag removed
         {"role": "assistant", "content": "How can I help today?"},
@@ -156,7 +157,7 @@ async def test_approved_tool_runs_and_result_reaches_the_model(harness: Harness)
     assert "it-ran" in result["result"] and result["is_error"] is False
     tool_msg = harness.server.requests[2]["messages"][-1]
     assert tool_msg["role"] == "tool" and "it-ran" in tool_msg["content"]
-    history = harness.conversation.history
+    history = history_json(harness.conversation.history)
     assert [m["role"] for m in history] == ["user", "assistant", "assistant", "tool", "assistant"]
     assert history[1]["content"] == "<voice>Let me do that.</voice>"
 
@@ -166,7 +167,7 @@ async def test_rejected_tool_never_runs_and_no_more_requests(harness: Harness) -
     assert outcome.status == "rejected"
     assert harness.types()[-3:] == ["tool_rejected", "interrupted", "turn_end"]
     assert len(harness.server.requests) == 2
-    assert harness.conversation.history[-1] == {
+    assert history_json(harness.conversation.history)[-1] == {
         "role": "tool", "tool_call_id": harness.events[2]["tool_call_id"],
         "content": "The user rejected this tool call."}
 
@@ -218,7 +219,7 @@ async def test_interrupt_in_each_state_leaves_nothing_behind(harness: Harness, s
         assert rejected["type"] == "tool_rejected"
         if state == "executing":
             assert "partial-out" in rejected["partial_result"]["stdout"]
-            assert "partial-out" in str(harness.conversation.history[-1]["content"])
+            assert "partial-out" in str(history_json(harness.conversation.history)[-1]["content"])
     else:
         assert "tool_rejected" not in types
     if state == "result":
@@ -266,7 +267,7 @@ async def test_stream_dropped_mid_reply_gives_error_and_consistent_history(harne
     outcome = await harness.turn([text_reply("First part. Second part goes on", chunk_size=6, drop_after=3)])
     assert outcome.status == "error"
     assert harness.events[-2]["type"] == "error" and harness.events[-2]["code"] == "stream_dropped"
-    assert harness.conversation.history == [{"role": "user", "content": "hello"},
+    assert history_json(harness.conversation.history) == [{"role": "user", "content": "hello"},
                                             {"role": "assistant", "content": "First part. Second"}]
 
 
@@ -275,7 +276,7 @@ async def test_401_is_one_clear_error(harness: Harness) -> None:
     assert outcome.status == "error"
     assert harness.types() == ["error", "turn_end"]
     assert "401" in harness.events[0]["message"] and "\n" not in harness.events[0]["message"]
-    assert harness.conversation.history == [{"role": "user", "content": "hello"}]
+    assert history_json(harness.conversation.history) == [{"role": "user", "content": "hello"}]
 
 
 async def test_unreachable_endpoint_is_one_clear_error() -> None:

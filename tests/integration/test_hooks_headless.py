@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from desktop_agent.core.history import check_history
+from desktop_agent.storage.history_json import history_items
 from desktop_agent.testing.scripted_server import ScriptedLLMServer, text_reply, tool_reply
 from desktop_agent.testing.wire_contract import wire_problems
 
@@ -72,7 +73,7 @@ async def test_a_headless_run_sends_hooks_on_the_wire_and_keeps_persistent_ones_
     assert requests[2]["messages"][-1] == {"role": "user", "content": "SUMMARISE-PROMPT: say what the tool showed."}
 
     history = json.loads(history_path.read_text())
-    check_history(history)
+    check_history(history_items(history))
     assert history[:2] == [
         {"role": "user", "content": "run it"},
         {"role": "system", "content": "CONCISE-PROMPT: answer briefly.", "_hook": "be-concise"},

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from desktop_agent.core.history import check_history
+from desktop_agent.storage.history_json import history_items
 
 pytestmark = pytest.mark.integration
 PROMPT = "delegate: run a command"
@@ -33,7 +34,7 @@ async def headless(tmp: Path, *extra: str, stdin: bytes = b"") -> tuple[int, str
         _out, err = await proc.communicate(stdin)
     assert proc.returncode is not None
     loaded = json.loads(history.read_text())
-    check_history(loaded)
+    check_history(history_items(loaded))
     return proc.returncode, err.decode(), [json.loads(line) for line in events.read_text().splitlines()], loaded
 
 

@@ -55,6 +55,7 @@ def test_a_bad_mcp_file_is_one_line_and_status_two(tmp_path: Path) -> None:
 async def test_the_composition_root_hands_the_window_the_services(tmp_path: Path, qapp: QApplication) -> None:
     # window_deps asks QtMultimedia for the microphone: a Qt application exists then.
     from desktop_agent.app import window_deps
+    from desktop_agent.core.history_items import UserMessage
     from desktop_agent.services import build_services
 
     mcp = tmp_path / "mcp.json"
@@ -65,11 +66,11 @@ async def test_the_composition_root_hands_the_window_the_services(tmp_path: Path
         assert deps.settings_feature is not None
         assert deps.settings_feature.apply == services.apply_settings  # the one way settings apply
         assert (deps.model_name, deps.is_demo, deps.settings) == ("demo", True, services.settings)
-        deps.conversation.history.append({"role": "user", "content": "kept"})
+        deps.conversation.history.append(UserMessage("kept"))
         assert deps.keeper is not None
         deps.keeper.save(deps.conversation)
         fresh = deps.keeper.new(deps.conversation)
         assert fresh.conversation_id != deps.conversation.conversation_id and fresh.history == []
-        assert services.resume_conversation().history == [{"role": "user", "content": "kept"}]
+        assert services.resume_conversation().history == [UserMessage("kept")]
     finally:
         await services.aclose()

@@ -8,6 +8,7 @@ from dataclasses import replace
 import pytest
 
 from desktop_agent.core.hooks import HOOK_KEY, Hook
+from desktop_agent.storage.history_json import history_json
 from desktop_agent.testing.scripted_server import text_reply
 from desktop_agent.testing.window_rig import offline_deps, run_on_qasync, scripted_window
 from desktop_agent.ui.shell.main_window import MainWindow
@@ -30,7 +31,7 @@ def test_persistent_hooks_are_kept_in_history_and_never_shown() -> None:
             shown = " ".join(w.text() for w in rig.window.chat.items() if hasattr(w, "text"))
             assert "Looking." in shown and "Found it." in shown
             assert "HOOK" not in shown
-            hooks = [m[HOOK_KEY] for m in rig.conversation.history if HOOK_KEY in m]
+            hooks = [m[HOOK_KEY] for m in history_json(rig.conversation.history) if HOOK_KEY in m]
             assert hooks == ["start", "round", "end"]
             sent = str(rig.server.requests)
             assert "START-HOOK" in sent and "ROUND-HOOK" in sent and "_hook" not in sent

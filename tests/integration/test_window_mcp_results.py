@@ -8,6 +8,7 @@ import pytest
 from PySide6.QtWidgets import QApplication
 
 from desktop_agent.mcp_engine import McpConfig, McpEngine
+from desktop_agent.storage.history_json import history_json
 from desktop_agent.testing.everything import everything_stdio
 from desktop_agent.testing.scripted_server import text_reply, tool_reply
 from desktop_agent.testing.window_rig import WindowRig, run_on_qasync, scripted_window
@@ -56,7 +57,7 @@ def test_structured_content_and_resource_links_of_a_real_server_show_on_their_ca
                 assert [ref.uri for ref in links.resource_links.refs] == [
                     "demo://resource/dynamic/blob/1", "demo://resource/dynamic/text/2"
                 ]
-                tool_messages = [m for m in rig.conversation.history if m["role"] == "tool"]
+                tool_messages = [m for m in history_json(rig.conversation.history) if m["role"] == "tool"]
                 assert '"temperature":36' in str(tool_messages[0]["content"])
                 assert "[resource link: Text Resource 2 demo://resource/dynamic/text/2]" in str(
                     tool_messages[1]["content"]

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QApplication
 from desktop_agent.app import serve
 from desktop_agent.core.history import check_history
 from desktop_agent.storage.conversations import ConversationStore
+from desktop_agent.storage.history_json import history_json
 from desktop_agent.testing.procs import live_processes
 from desktop_agent.testing.scripted_server import ScriptedLLMServer, text_reply, tool_reply
 from desktop_agent.testing.window_rig import SignalLog, run_on_qasync
@@ -74,5 +75,5 @@ def test_a_stop_signal_interrupts_the_running_command_saves_and_exits_zero(
         store.close()
     assert saved is not None
     check_history(saved.messages)
-    assert "partial-line" in json.dumps(saved.messages)
+    assert "partial-line" in json.dumps(history_json(saved.messages))
     assert signal.getsignal(sig) is not signal.SIG_IGN  # serve puts the handlers back

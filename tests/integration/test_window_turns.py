@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QApplication, QRadioButton
 
 from desktop_agent.core.history import check_history
 from desktop_agent.core.versions import Versions
+from desktop_agent.storage.history_json import history_json
 from desktop_agent.storage.settings import SettingsStore
 from desktop_agent.testing.fake_clock import FakeClock
 from desktop_agent.testing.procs import live_processes
@@ -97,7 +98,7 @@ def test_approving_a_command_runs_it_and_renders_each_state(qapp: QApplication) 
             assert rig.window.send_button.phase == "send"  # changed by the awaits above
             assert rig.window.input.toPlainText() == ""
             check_history(rig.conversation.history)
-            assert [m["role"] for m in rig.conversation.history] == [
+            assert [m["role"] for m in history_json(rig.conversation.history)] == [
                 "user", "assistant", "assistant", "tool", "assistant"
             ]
 
@@ -118,7 +119,7 @@ def test_rejecting_shows_session_interrupted_once_and_asks_the_model_nothing_mor
             assert system_lines(rig) == [ENGLISH.tr("sys_interrupted")]
             assert len(rig.server.requests) == 2  # planning + the round that asked for the tool
             check_history(rig.conversation.history)
-            tool_message = rig.conversation.history[-1]
+            tool_message = history_json(rig.conversation.history)[-1]
             assert tool_message["role"] == "tool" and "rejected" in str(tool_message["content"])
             assert rig.window.send_button.phase == "send"
 
@@ -215,8 +216,8 @@ def test_interrupting_a_running_command_kills_it_and_keeps_history_well_formed(
                 assert phases(rig, call_id) == ["preparing", "approval", "executing", "invalidated"]
                 assert system_lines(rig) == [ENGLISH.tr("sys_interrupted")]
                 check_history(rig.conversation.history)
-                assert rig.conversation.history[-1]["role"] == "tool"
-                assert "interrupted" in str(rig.conversation.history[-1]["content"])
+                assert history_json(rig.conversation.history)[-1]["role"] == "tool"
+                assert "interrupted" in str(history_json(rig.conversation.history)[-1]["content"])
                 assert len(rig.server.requests) == 2
         finally:
             os.close(fd)
@@ -302,7 +303,7 @@ def test_a_form_answered_in_the_window_becomes_the_tool_result(qapp: QApplicatio
             assert await rig.turns.wait_for() == ("completed",)
 
             assert form.ended == "submitted"
-            tool_message = next(m for m in rig.conversation.history if m["role"] == "tool")
+            tool_message = next(m for m in history_json(rig.conversation.history) if m["role"] == "tool")
             assert json.loads(str(tool_message["content"])) == {"answers": {"q1": "Rome"}}
             items = rig.window.chat.items()
             assert isinstance(items[items.index(form) - 1], ToolCardWidget)  # right after its card
@@ -322,7 +323,7 @@ def test_a_cancelled_form_tells_the_model_the_user_declined(qapp: QApplication) 
             form.cancel_button.click()
             assert await rig.turns.wait_for() == ("completed",)
             assert form.ended == "cancelled"
-            tool_message = next(m for m in rig.conversation.history if m["role"] == "tool")
+            tool_message = next(m for m in history_json(rig.conversation.history) if m["role"] == "tool")
             assert "declined" in str(tool_message["content"])
 
     run(main)

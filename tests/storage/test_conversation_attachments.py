@@ -18,6 +18,7 @@ from desktop_agent.core.transcript import UserText
 from desktop_agent.core.wire import IMAGES_KEY, TYPED_KEY, normalize
 from desktop_agent.storage.conversation_events import event_json, item_from_json, items_of
 from desktop_agent.storage.conversations import ConversationStore
+from desktop_agent.storage.history_json import history_items, history_json
 from desktop_agent.testing.scripted_llm import ScriptedLLM
 from desktop_agent.testing.scripted_replies import text_reply
 from desktop_agent.testing.views import NullView
@@ -29,6 +30,7 @@ EXPANDED = ExpandedMessage(
     (ImageContent("image/png", b"\x89PNG"),),
     CHIPS,
 )
+
 PART = {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw=="}}
 
 
@@ -61,7 +63,9 @@ async def test_a_turn_sends_the_expansion_keeps_the_typed_words_and_restores_the
 
     first = next(m for m in llm.requests[0]["messages"] if m["role"] == "user")
     assert first["content"] == EXPANDED.text and first[IMAGES_KEY] == [PART]
-    assert conv.history[0] == {"role": "user", "content": EXPANDED.text, IMAGES_KEY: [PART], TYPED_KEY: TYPED}
+    assert history_json(conv.history)[0] == {
+        "role": "user", "content": EXPANDED.text, TYPED_KEY: TYPED, IMAGES_KEY: [PART]
+    }
     assert conv.last_user_text() == TYPED
 
     store = ConversationStore(tmp_path / "c.sqlite3")
@@ -91,5 +95,5 @@ def test_a_display_log_rebuilt_from_history_shows_the_typed_words() -> None:
         {"role": "user", "content": "What's weather in Paris?", TYPED_KEY: "/mcp__ev__args-prompt city=Paris"},
         {"role": "assistant", "content": "Mild."},
     ]
-    events = events_from_history(history)
+    events = events_from_history(history_items(history))
     assert events[0] == {"type": "user", "text": "/mcp__ev__args-prompt city=Paris"}

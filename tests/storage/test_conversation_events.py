@@ -62,6 +62,7 @@ from desktop_agent.storage.conversation_events import (
     turns,
 )
 from desktop_agent.storage.conversation_messages import message_from_json
+from desktop_agent.storage.history_json import history_items
 from desktop_agent.testing.fake_tools import EchoTool
 from desktop_agent.testing.scripted_llm import ScriptedLLM
 from desktop_agent.testing.scripted_replies import text_reply, tool_reply
@@ -216,7 +217,7 @@ def test_an_openai_history_becomes_finished_cards_and_bubbles() -> None:
         {"role": "assistant", "content": "Monday."},
         {"role": "user", "content": "thanks"},
     ]
-    events = events_from_history(history)
+    events = events_from_history(history_items(history))
     shown = [(e["type"], e.get("state") or e.get("text")) for e in events]
     assert shown == [
         ("user", "date?"), ("text", "Let me check."), ("round_end", None), ("tool_call", "start"),

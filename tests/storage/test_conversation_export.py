@@ -10,6 +10,7 @@ import pytest
 
 from desktop_agent.storage.conversation_export import ConversationFileError, from_json, to_json, to_markdown
 from desktop_agent.storage.conversations import ConversationStore, StoredConversation
+from desktop_agent.storage.history_json import history_items, history_json
 
 HISTORY: list[dict[str, Any]] = [
     {"role": "user", "content": "list files"},
@@ -24,18 +25,18 @@ EVENTS: list[dict[str, Any]] = [{"type": "user", "text": "list files"}, {"type":
 
 def test_json_export_round_trips_messages_and_events(tmp_path: Path) -> None:
     store = ConversationStore(tmp_path / "c.sqlite3")
-    store.save("c", HISTORY, EVENTS)
+    store.save("c", history_items(HISTORY), EVENTS)
     stored = store.load("c")
     assert stored is not None
     data = json.loads(to_json(stored))
     assert (data["format"], data["messages"], data["events"], data["title"]) == (
         "desktop-agent-conversation", HISTORY, EVENTS, "list files")
     back = from_json(to_json(stored))
-    assert (back.title, back.messages, back.events) == ("list files", HISTORY, EVENTS)
+    assert (back.title, history_json(back.messages), back.events) == ("list files", HISTORY, EVENTS)
 
 
 def test_markdown_export_has_the_words_and_each_tool_call_in_code_blocks() -> None:
-    text = to_markdown(StoredConversation("c", "list files", HISTORY, 0.0, EVENTS))
+    text = to_markdown(StoredConversation("c", "list files", history_items(HISTORY), 0.0, EVENTS))
     assert text == (
         "# list files\n\n## User\n\nlist files\n\n## Assistant\n\nSure.\n\n"
         'Tool `run_command`:\n\n```json\n{\n  "command": "ls"\n}\n```\n\n'
@@ -61,7 +62,7 @@ TOOL_TURN: list[dict[str, Any]] = [
 
 
 def test_markdown_export_keeps_a_multi_round_answer_in_one_section_with_results_verbatim() -> None:
-    text = to_markdown(StoredConversation("c", "整理一下 notes", TOOL_TURN, 0.0, []))
+    text = to_markdown(StoredConversation("c", "整理一下 notes", history_items(TOOL_TURN), 0.0, []))
     assert text == """\
 # 整理一下 notes
 
@@ -121,13 +122,13 @@ Done: **one** note.
 
 
 def test_the_json_export_of_a_tool_turn_is_unchanged_by_the_markdown_rework() -> None:
-    back = from_json(to_json(StoredConversation("c", "整理一下 notes", TOOL_TURN, 0.0, [])))
-    assert back.messages == TOOL_TURN and back.title == "整理一下 notes"
+    back = from_json(to_json(StoredConversation("c", "整理一下 notes", history_items(TOOL_TURN), 0.0, [])))
+    assert history_json(back.messages) == TOOL_TURN and back.title == "整理一下 notes"
 
 
 def test_a_bare_openai_list_imports_with_rebuilt_events() -> None:
     back = from_json(json.dumps(HISTORY))
-    assert back.title == "list files" and back.messages == HISTORY
+    assert back.title == "list files" and history_json(back.messages) == HISTORY
     assert [e["type"] for e in back.events][:3] == ["user", "text", "round_end"]
 
 

@@ -27,6 +27,7 @@ from desktop_agent.storage import conversations
 from desktop_agent.storage.conversation_events import JSON_PACKER, items_of
 from desktop_agent.storage.conversation_recovery import recover
 from desktop_agent.storage.conversations import ConversationStore
+from desktop_agent.storage.history_json import history_items, history_json
 from desktop_agent.testing.scripted_llm import ScriptedLLM
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -46,7 +47,7 @@ def _read_back(store: ConversationStore) -> dict[str, dict[str, Any]]:
     for conversation_id in ("trip", "plain"):
         stored = store.load(conversation_id)
         assert stored is not None
-        out[conversation_id] = {"title": stored.title, "messages": stored.messages, "events": stored.events}
+        out[conversation_id] = {"title": stored.title, "messages": history_json(stored.messages), "events": stored.events}
     return out
 
 
@@ -128,9 +129,9 @@ def test_a_hook_message_is_stored_without_its_marker_and_read_back_with_it(tmp_p
     history: list[dict[str, Any]] = [
         {"role": "user", "content": "Hi"}, {"role": "system", "content": "Be brief.", HOOK_KEY: "brief, kind"},
         {"role": "user", "content": "Once.", ONCE_KEY: "once"}, {"role": "assistant", "content": "Hello."}]
-    store.save("c", history)
+    store.save("c", history_items(history))
     loaded = store.load("c")
-    assert loaded is not None and loaded.messages == history
+    assert loaded is not None and history_json(loaded.messages) == history
     store.close()
     assert _bodies(path) == [
         ('{"role": "user", "content": "Hi"}', None),
@@ -138,7 +139,7 @@ def test_a_hook_message_is_stored_without_its_marker_and_read_back_with_it(tmp_p
         ('{"role": "user", "content": "Once."}', '{"_hook_once": "once"}'),
         ('{"role": "assistant", "content": "Hello."}', None)]
     (found,) = recover(path).conversations  # recovery reads the column too
-    assert found.history() == history
+    assert history_json(found.history()) == history
 
 
 def test_a_migration_started_again_finds_the_work_done(tmp_path: Path) -> None:

@@ -17,6 +17,7 @@ from desktop_agent.services import build_services
 from desktop_agent.storage.conversation_events import events_from_history
 from desktop_agent.storage.conversation_versions import versions_from, versions_json
 from desktop_agent.storage.conversations import ConversationStore
+from desktop_agent.storage.history_json import history_items, history_json
 from desktop_agent.testing.views import NullView
 from tests.test_app import no_servers as no_servers  # the fixture: an empty servers file
 
@@ -27,7 +28,7 @@ async def _turn(conv: Conversation, text: str) -> None:
 
 
 def _replies(conv: Conversation) -> list[str]:
-    return [str(m.get("content")) for m in conv.history if m.get("role") == "assistant"]
+    return [str(m.get("content")) for m in history_json(conv.history) if m.get("role") == "assistant"]
 
 
 async def test_versions_are_saved_with_the_conversation_and_switch_after_a_restart(no_servers: Path) -> None:
@@ -70,7 +71,7 @@ def test_a_version_3_file_gains_the_versions_table_once_with_a_private_backup(tm
     path = tmp_path / "conversations.sqlite3"
     history = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "Hello."}]
     store = ConversationStore(path)
-    store.save("a", history, events_from_history(history))
+    store.save("a", history_items(history), events_from_history(history_items(history)))
     store.close()
     db = sqlite3.connect(path)
     db.execute("DROP TABLE versions")
@@ -82,8 +83,8 @@ def test_a_version_3_file_gains_the_versions_table_once_with_a_private_backup(tm
     assert store.backup is not None and store.backup.name == "conversations.sqlite3.v3-backup"
     assert stat.S_IMODE(store.backup.stat().st_mode) == 0o600
     loaded = store.load("a")
-    assert loaded is not None and loaded.messages == history and loaded.versions is None
-    store.save("a", history, events_from_history(history), versions='[{"turn": 0}]')
+    assert loaded is not None and loaded.messages == history_items(history) and loaded.versions is None
+    store.save("a", history_items(history), events_from_history(history_items(history)), versions='[{"turn": 0}]')
     store.close()
     again = ConversationStore(path)
     assert again.backup is None

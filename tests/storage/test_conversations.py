@@ -9,16 +9,18 @@ from pathlib import Path
 
 import pytest
 
+from desktop_agent.core.history_items import AssistantMessage, HistoryItem, UserMessage
 from desktop_agent.storage.conversations import ConversationStore
+from desktop_agent.storage.history_json import history_items, history_json
 from desktop_agent.storage.paths import data_dir
 
 
 def test_saved_history_comes_back_as_the_latest(tmp_path: Path) -> None:
     store = ConversationStore(tmp_path / "c.sqlite3")
-    first = [{"role": "user", "content": "first question\nmore"}, {"role": "assistant", "content": "a"}]
+    first: list[HistoryItem] = [UserMessage("first question\nmore"), AssistantMessage("a")]
     store.save("one", first)
-    store.save("two", [{"role": "user", "content": "你好"}])
-    store.save("one", [*first, {"role": "user", "content": "again"}])
+    store.save("two", [UserMessage("你好")])
+    store.save("one", [*first, UserMessage("again")])
     store.close()
     again = ConversationStore(tmp_path / "c.sqlite3")
     latest = again.latest()
@@ -26,7 +28,7 @@ def test_saved_history_comes_back_as_the_latest(tmp_path: Path) -> None:
     assert (latest.id, latest.title, len(latest.messages)) == ("one", "first question", 3)
     again.delete("one")
     latest = again.latest()
-    assert latest is not None and latest.id == "two" and latest.messages[0]["content"] == "你好"
+    assert latest is not None and latest.id == "two" and latest.messages[0] == UserMessage("你好")
     assert again.error is None
 
 
@@ -42,14 +44,14 @@ def test_a_corrupt_database_is_set_aside_with_one_line(tmp_path: Path) -> None:
     store = ConversationStore(path)
     assert store.error is not None and "\n" not in store.error and "corrupt-1" in store.error
     assert (tmp_path / "c.sqlite3.corrupt-1").read_bytes().startswith(b"this is not")
-    store.save("x", [{"role": "user", "content": "hi"}])
+    store.save("x", [UserMessage("hi")])
     assert store.latest() is not None
 
 
 def test_a_new_database_is_readable_only_by_its_owner_and_an_existing_one_keeps_its_mode(tmp_path: Path) -> None:
     # Conversations hold private text; but a mode the user set is theirs.
     fresh = ConversationStore(tmp_path / "new.sqlite3")
-    fresh.save("c1", [{"role": "user", "content": "private"}])
+    fresh.save("c1", [UserMessage("private")])
     fresh.close()
     old = tmp_path / "old.sqlite3"
     ConversationStore(old).close()
@@ -85,11 +87,11 @@ def _rows(path: Path, table: str) -> list[tuple[int, int]]:
 def test_a_save_appends_the_turn_and_leaves_earlier_rows_alone(tmp_path: Path) -> None:
     path = tmp_path / "c.sqlite3"
     store = ConversationStore(path)
-    history = [{"role": "user", "content": "q1"}, {"role": "assistant", "content": "a1"}]
+    history: list[HistoryItem] = [UserMessage("q1"), AssistantMessage("a1")]
     events = [{"type": "user", "text": "q1"}, {"type": "text", "text": "a1"}]
     store.save("c", history, events)
     before = _rows(path, "messages")
-    history += [{"role": "user", "content": "q2"}, {"role": "assistant", "content": "a2"}]
+    history += [UserMessage("q2"), AssistantMessage("a2")]
     events += [{"type": "user", "text": "q2"}]
     store.save("c", history, events)
     after = _rows(path, "messages")
@@ -100,13 +102,13 @@ def test_a_save_appends_the_turn_and_leaves_earlier_rows_alone(tmp_path: Path) -
 
 def test_a_taken_back_exchange_rewrites_only_the_tail(tmp_path: Path) -> None:
     store = ConversationStore(tmp_path / "c.sqlite3")
-    history = [{"role": "user", "content": "q"}, {"role": "assistant", "content": "old"}]
+    history: list[HistoryItem] = [UserMessage("q"), AssistantMessage("old")]
     store.save("c", history, [{"type": "user", "text": "q"}, {"type": "text", "text": "old"}])
-    history[1] = {"role": "assistant", "content": "new"}  # Regenerate: same length, other words
+    history[1] = AssistantMessage("new")  # Regenerate: same length, other words
     store.save("c", history, [{"type": "user", "text": "q"}, {"type": "text", "text": "new"}], rewound=(1, 1))
     loaded = store.load("c")
     assert loaded is not None
-    assert loaded.messages[1]["content"] == "new" and loaded.events[1]["text"] == "new"
+    assert loaded.messages[1] == AssistantMessage("new") and loaded.events[1]["text"] == "new"
     assert [h.text for h in store.search("old")] == [] and [h.text for h in store.search("new")] == ["new"]
 
 
@@ -133,7 +135,7 @@ def test_an_old_database_is_migrated_with_a_private_backup(tmp_path: Path) -> No
     assert kept.execute("SELECT count(*) FROM conversations").fetchone() == (2,)
     kept.close()
     loaded = store.latest()
-    assert loaded is not None and (loaded.id, loaded.title, loaded.messages) == ("a", "天气怎么样", old)
+    assert loaded is not None and (loaded.id, loaded.title, history_json(loaded.messages)) == ("a", "天气怎么样", old)
     assert [e["type"] for e in loaded.events][:2] == ["user", "tool_call"]
     assert [h.conversation_id for h in store.search("今天晴")] == ["a"]
     store.close()
@@ -144,11 +146,10 @@ def test_an_old_database_is_migrated_with_a_private_backup(tmp_path: Path) -> No
 def test_search_finds_english_and_chinese_words_in_any_conversation(tmp_path: Path) -> None:
     store = ConversationStore(tmp_path / "c.sqlite3")
     assert store.fts
-    store.save("en", [{"role": "user", "content": "Book a Flight to Paris"},
-                      {"role": "assistant", "content": "<voice>Paris flights</voice> are cheap."},
-                      {"role": "tool", "tool_call_id": "x", "content": "paris tool output"}])
-    store.save("zh", [{"role": "user", "content": "明天北京的天气怎么样？"},
-                      {"role": "assistant", "content": "北京明天晴。"}])
+    store.save("en", history_items([{"role": "user", "content": "Book a Flight to Paris"},
+                                    {"role": "assistant", "content": "<voice>Paris flights</voice> are cheap."},
+                                    {"role": "tool", "tool_call_id": "x", "content": "paris tool output"}]))
+    store.save("zh", [UserMessage("明天北京的天气怎么样？"), AssistantMessage("北京明天晴。")])
     assert [(h.conversation_id, h.seq) for h in store.search("paris")] == [("en", 0), ("en", 1)]
     assert store.search("flights")[0].text == "Paris flights are cheap."  # tags stripped
     assert [(h.conversation_id, h.seq) for h in store.search("北京的天气")] == [("zh", 0)]
@@ -161,11 +162,11 @@ def test_search_finds_english_and_chinese_words_in_any_conversation(tmp_path: Pa
 def test_rename_delete_undo_and_purge(tmp_path: Path) -> None:
     path = tmp_path / "c.sqlite3"
     store = ConversationStore(path)
-    store.save("a", [{"role": "user", "content": "first one\nsecond line"}])
-    store.save("b", [{"role": "user", "content": "second one"}])
+    store.save("a", [UserMessage("first one\nsecond line")])
+    store.save("b", [UserMessage("second one")])
     assert [(c.id, c.title) for c in store.conversations()] == [("b", "second one"), ("a", "first one")]
     store.rename("a", "  Renamed  ")
-    store.save("a", [{"role": "user", "content": "first one"}, {"role": "assistant", "content": "x"}])
+    store.save("a", [UserMessage("first one"), AssistantMessage("x")])
     assert [(c.id, c.title) for c in store.conversations()] == [("a", "Renamed"), ("b", "second one")]
     store.delete("a")
     assert [c.id for c in store.conversations()] == ["b"]
@@ -180,10 +181,10 @@ def test_rename_delete_undo_and_purge(tmp_path: Path) -> None:
 def test_a_damaged_row_is_skipped_and_the_rest_comes_back_in_order(tmp_path: Path) -> None:
     path = tmp_path / "c.sqlite3"
     store = ConversationStore(path)
-    store.save("c", [{"role": "user", "content": str(i)} for i in range(5)])
+    store.save("c", [UserMessage(str(i)) for i in range(5)])
     db = sqlite3.connect(path)
     db.execute("UPDATE messages SET body = 'not json' WHERE seq = 2")
     db.commit()
     db.close()
     loaded = store.load("c")
-    assert loaded is not None and [m["content"] for m in loaded.messages] == ["0", "1", "3", "4"]
+    assert loaded is not None and loaded.messages == [UserMessage(n) for n in "0134"]

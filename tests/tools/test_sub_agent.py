@@ -30,6 +30,7 @@ from desktop_agent.core.ports import Tool
 from desktop_agent.core.risk import AutoDecider
 from desktop_agent.core.timers import Timers
 from desktop_agent.core.tool_router import ToolRouter
+from desktop_agent.storage.history_json import history_json
 from desktop_agent.testing.bus_reader import BusReader, unstamped
 from desktop_agent.testing.fake_clock import FakeClock
 from desktop_agent.testing.fake_tools import EchoTool
@@ -179,9 +180,9 @@ async def test_an_approved_nested_call_runs_once_and_the_answer_is_the_result() 
     ]
     assert [t["function"]["name"] for t in sub_request["tools"]] == ["echo"]
     # The main history has the sub_agent call only.
-    calls = [as_object(as_object(c)["function"])["name"] for m in rig.conv.history for c in as_list(m.get("tool_calls"))]
+    calls = [as_object(as_object(c)["function"])["name"] for m in history_json(rig.conv.history) for c in as_list(m.get("tool_calls"))]
     assert calls == ["sub_agent"]
-    assert {"role": "tool", "tool_call_id": "call_1", "content": "The echo said x."} in rig.conv.history
+    assert {"role": "tool", "tool_call_id": "call_1", "content": "The echo said x."} in history_json(rig.conv.history)
 
 
 async def test_a_rejected_nested_call_ends_the_sub_agent_and_the_turn() -> None:
@@ -208,7 +209,7 @@ async def test_a_rejected_nested_call_ends_the_sub_agent_and_the_turn() -> None:
         {"type": "interrupted", "reason": "rejected"},
         {"type": "turn_end"},
     ]
-    calls = [as_object(as_object(c)["function"])["name"] for m in rig.conv.history for c in as_list(m.get("tool_calls"))]
+    calls = [as_object(as_object(c)["function"])["name"] for m in history_json(rig.conv.history) for c in as_list(m.get("tool_calls"))]
     assert calls == ["sub_agent"]
 
 

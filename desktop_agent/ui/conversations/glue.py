@@ -12,15 +12,15 @@ main window is one), not the window itself.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtCore import Qt, QTimer, SignalInstance
 from PySide6.QtGui import QKeySequence, QShortcut, QTextCursor, QTextDocument
 from PySide6.QtWidgets import QLabel, QWidget
 from shiboken6 import isValid
 
-from desktop_agent.core.hooks import kept_hook
+from desktop_agent.core.history_items import HistoryItem, user_item, users_words
 from desktop_agent.core.plain_text import plain
 from desktop_agent.core.transcript import DisplayItem
 from desktop_agent.storage.conversation_events import StoredItems, events_from_history
@@ -61,13 +61,13 @@ def display_events(conversation: Conversation) -> Sequence[DisplayItem]:
     return conversation.events.copy() if conversation.events else StoredItems(events_from_history(conversation.history))
 
 
-def turn_of(history: Sequence[Mapping[str, Any]], seq: int) -> int:
+def turn_of(history: Sequence[HistoryItem], seq: int) -> int:
     """The turn (0-based) that history message ``seq`` belongs to."""
-    users = sum(1 for m in history[: seq + 1] if m.get("role") == "user" and not kept_hook(m))
+    users = sum(1 for m in history[: seq + 1] if users_words(m) is not None)
     return max(users - 1, 0)
 
 
-def match_index(history: Sequence[Mapping[str, Any]], seq: int, query: str) -> int:
+def match_index(history: Sequence[HistoryItem], seq: int, query: str) -> int:
     """Which match of ``query`` in its turn history message ``seq`` is (0:
     the turn's first message that holds it): a turn whose question and
     reply both match has two hits, and the second must mark the reply."""
@@ -76,8 +76,7 @@ def match_index(history: Sequence[Mapping[str, Any]], seq: int, query: str) -> i
     needle = fold(query.strip())
     if not needle or not 0 <= seq < len(history):
         return 0
-    start = next((i for i in range(seq, -1, -1)
-                  if history[i].get("role") == "user" and not kept_hook(history[i])), 0)
+    start = next((i for i in range(seq, -1, -1) if users_words(history[i]) is not None), 0)
     return sum(1 for m in history[start:seq] if needle in fold(search_text(m)))
 
 
@@ -211,7 +210,7 @@ class ConversationsGlue:
 
         controller = self._window.controller
         if controller is not None:
-            title = plain(title_of([{"role": "user", "content": text}]))
+            title = plain(title_of([user_item(text)]))
             self.sidebar.show_pending(controller.conversation.conversation_id, title)
 
     def _on_turn_finished(self, _status: object) -> None:

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QCheckBox, QLineEdit, QRadioButton
 
 from desktop_agent.mcp_engine import McpConfig, McpEngine, ServerConfig
 from desktop_agent.mcp_engine.elicitation import Elicitation
+from desktop_agent.storage.history_json import history_json
 from desktop_agent.testing import everything
 from desktop_agent.testing.scripted_server import Script, text_reply, tool_reply
 from desktop_agent.testing.window_rig import WindowRig, scripted_window
@@ -84,7 +85,7 @@ async def _approve_then_form(rig: WindowRig, text: str = "ask me") -> FormWidget
 
 
 def _tool_result(rig: WindowRig) -> str:
-    return str(next(m for m in rig.conversation.history if m["role"] == "tool")["content"])
+    return str(next(m for m in history_json(rig.conversation.history) if m["role"] == "tool")["content"])
 
 
 def _line(form: FormWidget, question_id: str) -> QLineEdit:

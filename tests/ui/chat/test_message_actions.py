@@ -11,6 +11,7 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
+from desktop_agent.storage.history_json import history_json
 from desktop_agent.testing.scripted_server import text_reply
 from desktop_agent.testing.window_rig import WindowRig, run_on_qasync, scripted_window
 from desktop_agent.texts import CHINESE, ENGLISH
@@ -51,7 +52,7 @@ def users_asked(rig: WindowRig) -> list[str]:
 def history(rig: WindowRig) -> list[dict[str, Any]]:
     controller = rig.window.controller
     assert controller is not None
-    return controller.conversation.history
+    return history_json(controller.conversation.history)
 
 
 
@@ -160,7 +161,7 @@ def test_a_new_conversation_ends_an_edit(qtbot: QtBot) -> None:
             assert await turns.wait_for(timeout=10) == ("completed",)
             controller = window.controller
             assert controller is not None
-            assert [m["content"] for m in controller.conversation.history if m["role"] == "user"] == ["hi there"]
+            assert [m["content"] for m in history_json(controller.conversation.history) if m["role"] == "user"] == ["hi there"]
         finally:
             await window.shutdown()
 

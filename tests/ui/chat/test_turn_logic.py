@@ -35,6 +35,7 @@ from desktop_agent.core.risk import AutoDecider
 from desktop_agent.core.tool_router import ToolRouter
 from desktop_agent.llm.demo import DemoModel
 from desktop_agent.services import AppliedSettings
+from desktop_agent.storage.history_json import history_json
 from desktop_agent.storage.settings import Settings, SettingsStore
 from desktop_agent.testing.fake_sink import FakeAudioSink
 from desktop_agent.testing.fake_tools import BlockingTool, EchoTool
@@ -235,7 +236,7 @@ async def test_a_turn_on_the_demo_model_completes_and_the_conversation_is_saved(
         assert await rig.turn_status() == "completed"
         assert rig.phases.events == [("interrupt",), ("send",)]
         assert view.finished and view.shown
-        history = rig.controller.conversation.history
+        history = history_json(rig.controller.conversation.history)
         assert history[0] == {"role": "user", "content": "hello"}
         assert rig.saved == [(rig.controller.conversation.conversation_id, len(history))]
         assert rig.controller.view is None and rig.controller.turn_task is None
@@ -273,7 +274,7 @@ async def test_a_rejected_call_never_runs_and_ends_the_turn() -> None:
         assert await rig.turn_status() == "rejected"
         assert echo.calls == []
         assert view.answered == [(call_id, False)]
-        assert rig.controller.conversation.history[-1]["role"] == "tool"
+        assert history_json(rig.controller.conversation.history)[-1]["role"] == "tool"
 
 
 async def test_always_allow_is_saved_applied_and_answers_the_next_approval() -> None:
@@ -314,7 +315,7 @@ async def test_form_answers_are_checked_then_become_the_tool_result() -> None:
         assert rig.controller.answer_form(form_id, {"q1": "Ann"}) == FormReply("submitted")
         assert await rig.turn_status() == "completed"
         assert rig.controller.answer_form(form_id, None) == FormReply("closed")
-        tool_message = next(m for m in rig.controller.conversation.history if m["role"] == "tool")
+        tool_message = next(m for m in history_json(rig.controller.conversation.history) if m["role"] == "tool")
         assert "Ann" in str(tool_message["content"])
 
 
@@ -420,7 +421,7 @@ async def test_a_muted_turn_shows_every_sentence_at_once_and_makes_no_speech() -
         assert await rig.turn_status() == "completed"
         assert view.shown == ["One. ", "Two. ", "Three.", "Done."]
         assert (tts.calls, sink.plays, sink.muted) == ([], [], True)
-        assert rig.controller.conversation.history[1:] == [
+        assert history_json(rig.controller.conversation.history)[1:] == [
             {"role": "assistant", "content": "<voice>One. Two. Three.</voice>"},
             {"role": "assistant", "content": "Done."},
         ]
@@ -469,7 +470,7 @@ async def test_muting_mid_reply_stops_the_clip_and_shows_the_rest_at_once() -> N
         assert await rig.turn_status() == "completed"
         assert view.shown == ["One. ", "Two. ", "Three.", "Done."]
         assert sink.log == [("play", FakeTTS.audio_for("One."), "audio/wav"), ("stop",), ("stopped", 0)]
-        assert rig.controller.conversation.history[1]["content"] == "<voice>One. Two. Three.</voice>"
+        assert history_json(rig.controller.conversation.history)[1]["content"] == "<voice>One. Two. Three.</voice>"
 
 
 async def test_an_allowed_tool_from_one_server_does_not_approve_the_same_name_from_another() -> None:
@@ -653,7 +654,7 @@ async def test_a_message_with_mentions_is_expanded_first_and_its_view_gets_the_c
         await logic.shutdown(timeout_s=2)
 
     assert views[0].attachments == chips and not hasattr(views[0], "unsent")
-    assert logic.conversation.history[0]["content"] == "hello"
+    assert history_json(logic.conversation.history)[0]["content"] == "hello"
     assert logic.conversation.last_user_text() == "hello @ev:demo://x/a.md"
     assert events.reports[-1] == ("turn_ended", TurnEnd.COMPLETED)
 

@@ -29,6 +29,7 @@ from desktop_agent.core.tool_router import ToolRouter
 from desktop_agent.llm.demo import DemoModel
 from desktop_agent.storage.conversation_events import events_from_history, items_of
 from desktop_agent.storage.conversations import ConversationStore
+from desktop_agent.storage.history_json import history_items
 from desktop_agent.testing.window_rig import offline_deps
 from desktop_agent.texts import CHINESE, ENGLISH, Texts
 from desktop_agent.ui.chat.turn_deps import ConversationKeeper
@@ -76,7 +77,7 @@ def store(tmp_path: Path) -> Iterator[ConversationStore]:
     store = ConversationStore(tmp_path / "c.sqlite3")
     for conversation_id, question in (("weather", "明天北京的天气怎么样？"), ("code", "为什么脚本会失败？")):
         history = [{"role": "user", "content": question}, {"role": "assistant", "content": "普通的回答。"}]
-        store.save(conversation_id, history, events_from_history(history))
+        store.save(conversation_id, history_items(history), events_from_history(history_items(history)))
     yield store
     store.close()
 

@@ -17,6 +17,7 @@ from pytestqt.qtbot import QtBot
 
 from desktop_agent.storage.conversation_events import events_from_history, items_of
 from desktop_agent.storage.conversations import ConversationStore
+from desktop_agent.storage.history_json import history_items
 from desktop_agent.texts import ENGLISH
 from desktop_agent.ui.chat.bubble import MessageBubble
 from desktop_agent.ui.chat.chat_view import ChatView
@@ -65,7 +66,7 @@ def _first_in_view(chat: ChatView) -> QWidget:
 
 
 def test_opening_a_long_conversation_draws_only_the_last_turns_that_fill_the_view(qtbot: QtBot) -> None:
-    events = items_of(events_from_history(long_history()))
+    events = items_of(events_from_history(history_items(long_history())))
     chat = _shown(qtbot)
 
     drawn = restore(chat, events)
@@ -86,7 +87,7 @@ def test_opening_a_long_conversation_draws_only_the_last_turns_that_fill_the_vie
 
 
 def test_scrolling_to_the_top_draws_earlier_turns_in_order_without_moving_what_is_in_view(qtbot: QtBot) -> None:
-    events = items_of(events_from_history(long_history()))
+    events = items_of(events_from_history(history_items(long_history())))
     chat, full = _shown(qtbot), ChatView(ENGLISH)
     qtbot.add_widget(full)
     restore(full, events, from_turn=0)  # every turn at once: what must come out in the end
@@ -116,7 +117,7 @@ def test_scrolling_to_the_top_draws_earlier_turns_in_order_without_moving_what_i
 
 
 def test_earlier_turns_are_drawn_above_a_reply_still_streaming_at_the_end(qtbot: QtBot) -> None:
-    events = items_of(events_from_history(long_history()))
+    events = items_of(events_from_history(history_items(long_history())))
     chat = _shown(qtbot)
     drawn = restore(chat, events)
     chat.add_user("And now?")
@@ -139,7 +140,7 @@ def test_earlier_turns_are_drawn_above_a_reply_still_streaming_at_the_end(qtbot:
 def store(tmp_path: Path) -> Iterator[ConversationStore]:
     store = ConversationStore(tmp_path / "c.sqlite3")
     for name, history in (("long", long_history()), ("short", long_history(2))):
-        store.save(name, history, events_from_history(history))
+        store.save(name, history_items(history), events_from_history(history_items(history)))
     yield store
     store.close()
 
@@ -161,7 +162,7 @@ async def test_a_search_hit_in_the_oldest_turn_is_drawn_shown_and_marked(qtbot: 
     selected = [label.selectedText() for label in target.findChildren(QLabel) if label.hasSelectedText()]
     assert [s.lower() for s in selected] == ["museum 0 opens"]  # the words searched, selected
     assert glue.last_restore is not None and 0 in glue.last_restore.turn_widgets
-    assert len(turn_starts(items_of(events_from_history(history)))) == TURNS
+    assert len(turn_starts(items_of(events_from_history(history_items(history))))) == TURNS
     assert len(chat.items()) < 60  # a window from the hit, not the whole conversation
 
     def in_view() -> bool:

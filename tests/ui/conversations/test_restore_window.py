@@ -22,6 +22,7 @@ from desktop_agent.core.transcript import DisplayItem
 from desktop_agent.storage import conversation_events
 from desktop_agent.storage.conversation_events import StoredItems, events_from_history, items_of, read_item
 from desktop_agent.storage.conversations import ConversationStore
+from desktop_agent.storage.history_json import history_items
 from desktop_agent.testing.json_dict import JSONDict
 from desktop_agent.texts import ENGLISH
 from desktop_agent.ui.chat.bubble import MessageBubble, SystemMessage
@@ -66,7 +67,7 @@ def _drain(done: Callable[[], bool], timeout_s: float = 30) -> None:
 
 
 def test_a_far_hit_draws_a_bounded_window_and_the_later_button_draws_the_rest_in_order(qtbot: QtBot) -> None:
-    events = items_of(events_from_history(long_history()))
+    events = items_of(events_from_history(history_items(long_history())))
     starts = turn_starts(events)
     chat, full = ChatView(ENGLISH), ChatView(ENGLISH)
     for view in (chat, full):
@@ -103,7 +104,7 @@ def test_a_far_hit_draws_a_bounded_window_and_the_later_button_draws_the_rest_in
 
 
 def test_a_stored_log_is_read_back_only_as_far_as_it_is_drawn(qtbot: QtBot, monkeypatch: pytest.MonkeyPatch) -> None:
-    saved = events_from_history(long_history())
+    saved = events_from_history(history_items(long_history()))
     read: list[str] = []
 
     def counted(event: JSONMapping) -> DisplayItem:
@@ -122,7 +123,7 @@ def test_a_stored_log_is_read_back_only_as_far_as_it_is_drawn(qtbot: QtBot, monk
 
 
 def test_a_window_whose_chat_was_cleared_stops_drawing(qtbot: QtBot) -> None:
-    events = items_of(events_from_history(long_history()))
+    events = items_of(events_from_history(history_items(long_history())))
     chat = ChatView(ENGLISH)
     qtbot.add_widget(chat)
     drawn = restore(chat, events, from_turn=3, to_turn=window_end(events, 3))
@@ -142,7 +143,7 @@ def test_a_window_whose_chat_was_cleared_stops_drawing(qtbot: QtBot) -> None:
 def store(tmp_path: Path) -> Iterator[ConversationStore]:
     store = ConversationStore(tmp_path / "c.sqlite3")
     for name, history in (("long", long_history()), ("short", long_history(2))):
-        store.save(name, history, events_from_history(history))
+        store.save(name, history_items(history), events_from_history(history_items(history)))
     yield store
     store.close()
 
@@ -238,7 +239,7 @@ async def test_a_near_hit_draws_as_opening_does(qtbot: QtBot, store: Conversatio
 
 def test_the_hit_window_ends_before_the_end_only_for_a_hit_further_back_than_a_window() -> None:
     """One rule for the sidebar's open and its benchmark (bench_conversations.py)."""
-    events = items_of(events_from_history(long_history()))
+    events = items_of(events_from_history(history_items(long_history())))
     starts = turn_starts(events)
     near = TURNS - 3
     assert hit_window(events, None) == (None, None)

@@ -15,6 +15,7 @@ from pytestqt.qtbot import QtBot
 
 from desktop_agent.storage.conversation_events import events_from_history
 from desktop_agent.storage.conversations import ConversationStore
+from desktop_agent.storage.history_json import history_items
 from desktop_agent.ui.chat.bubble import MessageBubble
 from desktop_agent.ui.chat.chat_view import HIT_MARGIN
 from desktop_agent.ui.common.theme import LIGHT
@@ -43,9 +44,9 @@ def _add(store: ConversationStore) -> None:
                    + [(f"Question {i}?", f"Answer {i}.") for i in range(6)]
                    + [("Explain the **show_card** tool", LONG)]
                    + [(f"Question {i}?", f"Answer {i}.") for i in range(6, 14)])
-    store.save("notes", notes, events_from_history(notes))
+    store.save("notes", history_items(notes), events_from_history(history_items(notes)))
     huge = _turns([("How do I build it?", HUGE)] + [(f"More {i}?", f"Sure {i}.") for i in range(12)])
-    store.save("huge", huge, events_from_history(huge))
+    store.save("huge", history_items(huge), events_from_history(history_items(huge)))
 
 
 async def _open_hit(window: MainWindow, query: str, conversation_id: str) -> MessageBubble:

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QLabel
 from pytestqt.qtbot import QtBot
 
 from desktop_agent.storage.conversations import ConversationStore
+from desktop_agent.storage.history_json import history_items
 from desktop_agent.texts import CHINESE, ENGLISH, Texts
 from desktop_agent.ui.chat.bubble import MessageBubble
 from desktop_agent.ui.conversations.glue import match_index
@@ -60,5 +61,5 @@ def test_the_match_index_counts_the_matching_messages_before_the_hit_in_its_turn
     history = [{"role": "user", "content": "Paris?"}, {"role": "assistant", "content": "Checking."},
                {"role": "assistant", "content": "PARIS is sunny."}, {"role": "user", "content": "And Paris tomorrow?"},
                {"role": "assistant", "content": "Paris: rain."}]
-    assert [match_index(history, seq, "paris") for seq in range(5)] == [0, 1, 1, 0, 1]
-    assert match_index(history, 4, "") == 0 and match_index(history, 9, "paris") == 0
+    assert [match_index(history_items(history), seq, "paris") for seq in range(5)] == [0, 1, 1, 0, 1]
+    assert match_index(history_items(history), 4, "") == 0 and match_index(history_items(history), 9, "paris") == 0

@@ -26,6 +26,7 @@ from desktop_agent.core.tool_router import ToolRouter
 from desktop_agent.llm.demo import DemoModel
 from desktop_agent.storage.conversation_events import SavedEvents, events_from_history, items_of
 from desktop_agent.storage.conversations import ConversationStore
+from desktop_agent.storage.history_json import history_items
 from desktop_agent.testing.window_rig import offline_deps
 from desktop_agent.texts import CHINESE, ENGLISH
 from desktop_agent.ui.cards.tool_card import ToolCardWidget
@@ -56,11 +57,11 @@ def _fill(store: ConversationStore) -> None:
             {"role": "tool", "tool_call_id": "w1", "content": "sunny, 24 °C"},
             {"role": "assistant", "content": "Paris will be sunny: pack light."}]
     trip += _turns([(f"Day {i}: what next?", f"Visit museum number {i}.") for i in range(30)])
-    store.save("trip", trip, events_from_history(trip))
+    store.save("trip", history_items(trip), events_from_history(history_items(trip)))
     zh = _turns([("明天北京的天气怎么样？", "北京明天晴，最高二十五度。"), ("要带伞吗？", "不用带伞。")])
-    store.save("zh", zh, events_from_history(zh))
+    store.save("zh", history_items(zh), events_from_history(history_items(zh)))
     code = _turns([("Why does my Python script fail?", "The traceback says the file is missing.")])
-    store.save("code", code, events_from_history(code))
+    store.save("code", history_items(code), events_from_history(history_items(code)))
 
 
 @pytest.fixture
@@ -115,7 +116,7 @@ def test_every_conversation_is_listed_newest_first_and_ctrl_b_hides_the_list(qtb
         ("code", "Why does my Python script fail?"), ("zh", "明天北京的天气怎么样？"), ("trip", "Plan a weekend in Paris")]
     assert sidebar.list.item(0).font().bold()  # the one on screen
     long = _turns([("Question_about_a_very_long_file_name_without_any_space_in_it_at_all.txt", "ok")])
-    store.save("long", long, events_from_history(long))
+    store.save("long", history_items(long), events_from_history(history_items(long)))
     sidebar.refresh()
     QApplication.processEvents()
     assert not sidebar.list.horizontalScrollBar().isVisible()  # a long title never makes a sideways bar

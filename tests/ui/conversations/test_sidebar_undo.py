@@ -16,6 +16,7 @@ from pytestqt.qtbot import QtBot
 from desktop_agent.conversation_library import ConversationLibrary
 from desktop_agent.core.conversation import Conversation
 from desktop_agent.storage.conversations import ConversationStore
+from desktop_agent.storage.history_json import history_items
 from desktop_agent.texts import CHINESE, ENGLISH
 from desktop_agent.ui.conversations.sidebar import ConversationSidebar
 
@@ -28,7 +29,7 @@ def _exchange(question: str, answer: str) -> list[dict[str, Any]]:
 def store(tmp_path: Path) -> Iterator[ConversationStore]:
     store = ConversationStore(tmp_path / "c.sqlite3")
     for conversation_id, question in (("a", "Alpha question"), ("b", "Beta question"), ("c", "天气怎么样？")):
-        store.save(conversation_id, _exchange(question, "ok"))
+        store.save(conversation_id, history_items(_exchange(question, "ok")))
     yield store
     store.close()
 

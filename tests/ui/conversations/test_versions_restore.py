@@ -22,6 +22,7 @@ from desktop_agent.llm.demo import DemoModel
 from desktop_agent.storage.conversation_events import SavedEvents, events_from_history, items_of
 from desktop_agent.storage.conversation_versions import versions_from, versions_json
 from desktop_agent.storage.conversations import ConversationStore
+from desktop_agent.storage.history_json import history_items
 from desktop_agent.testing.window_rig import offline_deps
 from desktop_agent.texts import CHINESE, ENGLISH, Texts
 from desktop_agent.ui.chat.bubble import MessageBubble
@@ -39,10 +40,10 @@ SHOWN = _turns([("what is 2+2?", "Four.")])
 def store(tmp_path: Path) -> Iterator[ConversationStore]:
     store = ConversationStore(tmp_path / "c.sqlite3")
     other = _turns([("hello", "Hi.")])
-    store.save("other", other, events_from_history(other))
+    store.save("other", history_items(other), events_from_history(history_items(other)))
     kept: list[Any] = [{"turn": 0, "current": 1, "tails": [
-        {"history": FIRST, "events": events_from_history(FIRST), "later": []}, None]}]
-    store.save("math", SHOWN, events_from_history(SHOWN), versions=json.dumps(kept))
+        {"history": FIRST, "events": events_from_history(history_items(FIRST)), "later": []}, None]}]
+    store.save("math", history_items(SHOWN), events_from_history(history_items(SHOWN)), versions=json.dumps(kept))
     yield store
     store.close()
 
@@ -103,7 +104,7 @@ def test_opened_again_the_reply_offers_its_versions_and_keeps_the_one_chosen(
     reply.versions.previous.click()
     assert _reply(window).text() == "Five, I think."
     saved = store.load("math")
-    assert saved is not None and saved.messages == FIRST  # saved at once: the one shown is the history
+    assert saved is not None and saved.messages == history_items(FIRST)  # saved at once: the one shown is the history
     assert glue.open("other") and glue.open("math")
     again = _reply(window)
     assert again.text() == "Five, I think." and again.versions is not None and again.versions.position() == (1, 2)

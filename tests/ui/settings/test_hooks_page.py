@@ -14,6 +14,7 @@ from pytestqt.qtbot import QtBot
 from desktop_agent.core.notice import Notice
 from desktop_agent.hooks_engine import HookInfo
 from desktop_agent.services import AppliedSettings
+from desktop_agent.storage.history_json import history_items
 from desktop_agent.storage.settings import Settings, SettingsStore
 from desktop_agent.testing.window_rig import offline_deps
 from desktop_agent.texts import CHINESE, ENGLISH
@@ -127,7 +128,7 @@ def test_hook_messages_of_a_restored_conversation_are_not_shown(qtbot: QtBot) ->
     window = MainWindow(tray=False)
     qtbot.add_widget(window)
     deps = offline_deps()
-    deps.conversation.history.extend(RESTORED)
+    deps.conversation.history.extend(history_items(RESTORED))
     window.attach(deps)
 
     shown = [w.text() for w in window.chat.items() if hasattr(w, "text")]

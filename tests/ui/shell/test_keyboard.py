@@ -27,6 +27,7 @@ from desktop_agent.core.tool_router import ToolRouter
 from desktop_agent.llm.demo import DemoModel
 from desktop_agent.storage.conversation_events import items_of
 from desktop_agent.storage.conversations import ConversationStore
+from desktop_agent.storage.history_json import history_json
 from desktop_agent.testing.fake_sink import FakeAudioSink
 from desktop_agent.testing.fake_tts import FakeTTS
 from desktop_agent.testing.procs import live_processes
@@ -119,7 +120,7 @@ async def test_esc_from_elsewhere_in_the_window_stops_the_running_command_and_ki
         assert [phase for cid, phase in rig.cards.events if cid == call_id] == [
             "preparing", "approval", "executing", "invalidated"
         ]
-        assert "interrupted" in str(rig.conversation.history[-1]["content"])
+        assert "interrupted" in str(history_json(rig.conversation.history)[-1]["content"])
         assert len(rig.server.requests) == 2
 
 
@@ -288,7 +289,7 @@ async def test_the_skip_button_and_shift_esc_skip_one_sentence_and_the_reply_goe
         ]
         assert bubbles(window) == ["count", "One. Two. Three.\n\nFour."]  # skipped, not dropped
         assert system_lines(window) == []  # nothing was interrupted
-        spoken = [m["content"] for m in rig.conversation.history if m["role"] == "assistant"]
+        spoken = [m["content"] for m in history_json(rig.conversation.history) if m["role"] == "assistant"]
         assert spoken == ["<voice>One. Two. Three.</voice>", "<voice>Four.</voice>"]  # what the model hears next
 
 

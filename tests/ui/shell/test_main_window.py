@@ -12,6 +12,7 @@ from pytestqt.qtbot import QtBot
 from desktop_agent.core.speech_stream import SpeechStream
 from desktop_agent.mcp_engine import ServerStatus
 from desktop_agent.services import AppliedSettings
+from desktop_agent.storage.history_json import history_items, history_json
 from desktop_agent.storage.settings import Settings, SettingsStore
 from desktop_agent.testing.tool_facts import FixedKey
 from desktop_agent.testing.window_rig import offline_deps
@@ -98,7 +99,7 @@ async def test_a_held_message_runs_first_once_attached_below_the_restored_conver
     qtbot.add_widget(window)
     turns = SignalLog(window.turn_finished)
     deps = offline_deps()
-    deps.conversation.history.extend(HISTORY[:2])
+    deps.conversation.history.extend(history_items(HISTORY[:2]))
     assert window.send_text("hello")
 
     window.attach(deps)
@@ -108,7 +109,7 @@ async def test_a_held_message_runs_first_once_attached_below_the_restored_conver
     assert status == "completed"
     assert shown[:4] == ["what's the date?", "Let me check.", "Earlier conversation restored", "hello"]
     assert len(shown) > 4  # the demo model's reply
-    assert deps.conversation.history[2] == {"role": "user", "content": "hello"}
+    assert history_json(deps.conversation.history)[2] == {"role": "user", "content": "hello"}
     assert window.send_button.phase == "send"
     await window.shutdown()
 
@@ -260,7 +261,7 @@ def _describe(widget: Any) -> tuple[str, str]:
 def test_a_restored_conversation_without_a_display_log_shows_cards_not_raw_lines(window: MainWindow) -> None:
     # An older conversation (history only, no display log) still restores as cards.
     deps = offline_deps()
-    deps.conversation.history.extend(HISTORY)
+    deps.conversation.history.extend(history_items(HISTORY))
     window.attach(deps)
     assert [_describe(w) for w in window.chat.items()] == [
         ("MessageBubble", "what's the date?"),
@@ -276,7 +277,7 @@ def test_new_conversation_saves_the_old_one_and_clears_the_view(window: MainWind
 
     saved: list[Conversation] = []
     base = offline_deps()
-    base.conversation.history.extend(HISTORY)
+    base.conversation.history.extend(history_items(HISTORY))
     fresh = Conversation(base.conversation.agent)
     replaced: list[Conversation] = []
 
@@ -301,9 +302,9 @@ def test_without_a_store_there_is_no_new_button(window: MainWindow) -> None:
 
 def test_a_long_restored_conversation_draws_only_its_recent_part(window: MainWindow) -> None:
     deps = offline_deps()
-    deps.conversation.history.extend(
-        {"role": "user" if i % 2 == 0 else "assistant", "content": f"message {i}"} for i in range(200)
-    )
+    deps.conversation.history.extend(history_items(
+        [{"role": "user" if i % 2 == 0 else "assistant", "content": f"message {i}"} for i in range(200)]
+    ))
     window.attach(deps)  # not shown: the turns that fill a view of the assumed size
     texts = [w.text() for w in window.chat.items() if hasattr(w, "text")]
     first = int(texts[0].removeprefix("message "))

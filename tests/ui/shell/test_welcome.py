@@ -11,6 +11,7 @@ from dataclasses import replace
 from pytestqt.qtbot import QtBot
 
 from desktop_agent.core.conversation import Conversation
+from desktop_agent.storage.history_json import history_items, history_json
 from desktop_agent.testing.window_rig import SignalLog, offline_deps
 from desktop_agent.texts import CHINESE, ENGLISH
 from desktop_agent.ui.chat.turn_deps import ConversationKeeper
@@ -84,7 +85,7 @@ async def test_an_example_prompt_sends_itself_and_the_welcome_goes(qtbot: QtBot)
         assert window.controller is not None and window.controller.busy
         assert not _shown(window)
         assert await turns.wait_for(timeout=10) == ("completed",)
-        assert window.controller.conversation.history[0] == {"role": "user", "content": "What time is it?"}
+        assert history_json(window.controller.conversation.history)[0] == {"role": "user", "content": "What time is it?"}
     finally:
         await window.shutdown()
 
@@ -110,7 +111,7 @@ def test_a_start_up_warning_leaves_the_welcome_in_place(qtbot: QtBot) -> None:
 
 def test_a_restored_conversation_shows_no_welcome(qtbot: QtBot) -> None:
     deps = offline_deps()
-    deps.conversation.history = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "Hello."}]
+    deps.conversation.history = history_items([{"role": "user", "content": "hi"}, {"role": "assistant", "content": "Hello."}])
     window = _window(qtbot, deps)
     assert not _shown(window)
 

@@ -24,6 +24,7 @@ from desktop_agent.core.tool_router import ToolRouter
 from desktop_agent.llm.demo import DemoModel
 from desktop_agent.storage.conversation_events import events_from_history, items_of
 from desktop_agent.storage.conversations import ConversationStore
+from desktop_agent.storage.history_json import history_items
 from desktop_agent.testing.window_rig import offline_deps
 from desktop_agent.texts import CHINESE, ENGLISH, Texts
 from desktop_agent.ui.chat.turn_deps import ConversationKeeper
@@ -40,7 +41,7 @@ SHOTS = Path("/work/shots26/win")
 def store(tmp_path: Path) -> Iterator[ConversationStore]:
     store = ConversationStore(tmp_path / "c.sqlite3")
     history = [{"role": "user", "content": "明天北京的天气怎么样？"}, {"role": "assistant", "content": "北京明天晴。"}]
-    store.save("zh", history, events_from_history(history))
+    store.save("zh", history_items(history), events_from_history(history_items(history)))
     yield store
     store.close()
 
