@@ -34,11 +34,11 @@ from desktop_agent.app_speech import deferred_sink, no_audio_output, speech_reco
 from desktop_agent.storage.paths import SETTINGS_FILE, data_dir
 from desktop_agent.ui.chat.turn_deps import ConversationKeeper, SettingsFeature
 from desktop_agent.ui.chat.turn_events import NoticeLevel
+from desktop_agent.ui.common.fonts import prefer_chinese_sans
 from desktop_agent.ui.conversations.feature import ConversationsFeature
 from desktop_agent.ui.settings.mcp_feature import McpFeature
 from desktop_agent.ui.shell import single_instance
 from desktop_agent.ui.shell.first_look import apply_saved_look
-from desktop_agent.ui.shell.fonts import prefer_chinese_sans
 from desktop_agent.ui.shell.main_window import MainWindow
 from desktop_agent.ui.shell.window_deps import WindowDeps
 from desktop_agent.ui.shell.window_place import place_path, remember_place, restore_place

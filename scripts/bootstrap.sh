@@ -7,7 +7,7 @@ set -euo pipefail
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$REPO"
 
-DEBIAN_PKGS=(libpulse0 fonts-noto-cjk fonts-noto-color-emoji espeak-ng xvfb xauth libxcb-icccm4 libxcb-keysyms1
+DEBIAN_PKGS=(libpulse0 fonts-noto-cjk fonts-wqy-microhei fonts-noto-color-emoji espeak-ng xvfb xauth libxcb-icccm4 libxcb-keysyms1
              libxcb-cursor0 libxcb-shape0 libxcb-randr0 libxcb-render-util0 libxcb-image0
              libxcb-xkb1 libxkbcommon-x11-0 libegl1 libgl1 libfontconfig1 libdbus-1-3)
 if [[ "${1:-}" == "dev" ]]; then

@@ -16,6 +16,7 @@ TEXTS: dict[str, tuple[str, str]] = {
         "Type a message — Enter sends, Shift+Enter starts a new line",
         "输入消息 —— Enter 发送，Shift+Enter 换行",
     ),
+    "input_placeholder_short": ("Type a message", "输入消息"),
     "starting": ("Starting…", "正在启动…"),
     "notice_dismiss": ("Dismiss — not shown again while this holds", "关闭 —— 情况不变时不再显示"),
     "you": ("You", "你"),

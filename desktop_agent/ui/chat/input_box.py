@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from PySide6.QtCore import QEvent, Qt, Signal
-from PySide6.QtGui import QFocusEvent, QKeyEvent
+from PySide6.QtGui import QFocusEvent, QKeyEvent, QResizeEvent
 from PySide6.QtWidgets import QPlainTextEdit, QSizePolicy, QWidget
 
 from desktop_agent.texts import Texts
@@ -41,13 +41,31 @@ class InputBox(QPlainTextEdit):
     def __init__(self, texts: Texts, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._texts = texts
+        self._picker: PickerKeys | None = None
         self.setObjectName("input")
-        self.setPlaceholderText(self._texts.tr("input_placeholder"))
+        self._place_hint()
         self.setTabChangesFocus(True)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.document().contentsChanged.connect(self._fit)
-        self._picker: PickerKeys | None = None
         self._fit()
+
+    def retranslate(self, texts: Texts) -> None:
+        self._texts = texts
+        self._place_hint()
+
+    def _place_hint(self) -> None:
+        """The whole hint (Enter sends, Shift+Enter starts a line) where it
+        fits on the box's one line; where the box is narrow (an 800 px
+        window) only "Type a message", the keys then in its tooltip."""
+        full = self._texts.tr("input_placeholder")
+        room = self.viewport().width() - 2 * self.document().documentMargin()
+        fits = self.fontMetrics().horizontalAdvance(full) <= room
+        self.setPlaceholderText(full if fits else self._texts.tr("input_placeholder_short"))
+        self.setToolTip("" if fits else full)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._place_hint()
 
     def set_picker(self, picker: PickerKeys | None) -> None:
         """The ``/`` and ``@`` lists' keys go to ``picker`` first."""

@@ -16,6 +16,8 @@ from PySide6.QtCore import QEvent, QObject, Qt, Slot
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication, QWidget
 
+from desktop_agent.ui.common.fonts import prefer_chinese_sans
+
 log = logging.getLogger(__name__)
 
 
@@ -270,6 +272,7 @@ def apply_theme(widget: QWidget) -> Colors:
     colors = colors_for(app)
     sheet = style_sheet(colors)
     if widget.styleSheet() != sheet:  # the last colours applied to it, whoever applied them
+        prefer_chinese_sans(app, dark=colors is DARK)  # before the sheet: one re-layout, in the right face
         widget.setStyleSheet(sheet)
         log.debug("theme: %s", "dark" if colors is DARK else "light")
     return colors

@@ -429,7 +429,7 @@ class MainWindow(QMainWindow):
         self.settings_button.setToolTip(texts.tr("settings_action"))
         self.new_chat_button.setToolTip(texts.tr("new_chat"))
         self.sidebar_button.setToolTip(self._sidebar_tip(texts))
-        self.input.setPlaceholderText(texts.tr("input_placeholder"))
+        self.input.retranslate(texts)
         self.send_button.retranslate(texts)
         self.mic.retranslate(texts)
         self.hands_free_button.retranslate(texts)

@@ -31,7 +31,8 @@ def shown(window: MainWindow) -> Shown:
     return {
         "title": window.windowTitle(),
         "send": window.send_button.text(),
-        "placeholder": window.input.placeholderText(),
+        # the whole hint: the placeholder, or its tooltip where the box is too narrow for it
+        "placeholder": window.input.toolTip() or window.input.placeholderText(),
         "approve": card.approve_button.text(),
         "reject": card.reject_button.text(),
     }
