@@ -15,9 +15,8 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
-from typing import Any
 
 from desktop_agent.core.audit import (
     ApprovalRecord,
@@ -31,6 +30,7 @@ from desktop_agent.core.audit import (
 )
 from desktop_agent.core.command_risk import RUN_COMMAND
 from desktop_agent.core.command_rules import offered_prefix, rule_key, rules_allow, rules_in
+from desktop_agent.core.json_types import JSONMapping
 from desktop_agent.core.risk import AutoDecider, ToolAnnotations, read_only_trusted
 from desktop_agent.core.timers import Timers, wait_set
 
@@ -89,7 +89,7 @@ def auto_decider(
 
 
 def call_decider(
-    tool_name: str, server: str | None, arguments: Mapping[str, Any] | None, *, always_allow: Collection[str]
+    tool_name: str, server: str | None, arguments: JSONMapping | None, *, always_allow: Collection[str]
 ) -> AutoDecider | None:
     """Who answers one call by its arguments: a built-in ``run_command``
     call every part of whose command the user's command rules cover
@@ -100,7 +100,7 @@ def call_decider(
     return "always_allow" if rules_allow(rules_in(always_allow), command) else None
 
 
-def call_allow_key(tool_name: str, server: str | None, arguments: Mapping[str, Any] | None) -> str | None:
+def call_allow_key(tool_name: str, server: str | None, arguments: JSONMapping | None) -> str | None:
     """The always-allow entry a call's "Always allow" box adds: its
     command's rule for ``run_command`` (None when no one rule covers it,
     never the whole tool), else the tool's (:func:`allow_key`)."""
@@ -111,7 +111,7 @@ def call_allow_key(tool_name: str, server: str | None, arguments: Mapping[str, A
     return allow_key(tool_name, server)
 
 
-def _command_of(tool_name: str, server: str | None, arguments: Mapping[str, Any] | None) -> str | None:
+def _command_of(tool_name: str, server: str | None, arguments: JSONMapping | None) -> str | None:
     if tool_name != RUN_COMMAND or server is not None or not arguments:
         return None
     command = arguments.get("command")

@@ -20,10 +20,10 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, get_args
+from typing import TYPE_CHECKING, Literal, Protocol, TypeVar, get_args
 
 from desktop_agent.core.json_types import JSONMapping, JSONObject
 from desktop_agent.core.risk import Hint, call_annotations
@@ -160,7 +160,7 @@ def request_for(
     )
 
 
-def _call_hints(name: str, spec: ToolSpec | None, arguments: Mapping[str, Any] | None) -> tuple[Hint, ...]:
+def _call_hints(name: str, spec: ToolSpec | None, arguments: JSONMapping | None) -> tuple[Hint, ...]:
     """The hints of this call (a ``run_command`` call's read from its command)."""
     if spec is None:
         return ()

@@ -26,11 +26,12 @@ that uses the network, ``core/command_risk.py``).
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from desktop_agent.core.command_risk import RUN_COMMAND, classify_command, reaches_outside
+from desktop_agent.core.json_types import JSONMapping
 
 Hint = Literal["read_only", "destructive", "idempotent", "open_world"]
 
@@ -98,7 +99,7 @@ def read_only_trusted(
 
 
 def call_annotations(
-    tool_name: str, server: str | None, annotations: ToolAnnotations | None, arguments: Mapping[str, Any] | None
+    tool_name: str, server: str | None, annotations: ToolAnnotations | None, arguments: JSONMapping | None
 ) -> ToolAnnotations | None:
     """What one call may do: a built-in ``run_command`` call's is read from
     its command (read-only, may change things, destructive; reaching
