@@ -12,7 +12,8 @@ writes it (``{"type": "user", ...``), and a row is parsed only with its
 turn; a row written otherwise (another key first, or ``"type"`` twice) is
 parsed on its own to find its kind. A conversation packs its stored log
 without parsing it (:func:`raw_pack`: each turn's rows as they are,
-uncompressed, about 270 bytes an event), and export, search and versions
+uncompressed: 0.54 MB for the 4,250 events of 2,000 benchmark messages, 0.21 MB
+zlib-compressed), and export and kept versions
 read it all as before, a turn at a time.
 
 A row that is not a JSON object is left out, as it always was, with a
