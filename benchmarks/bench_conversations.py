@@ -3,7 +3,9 @@ conversation's length, every figure measured side by side in one run, so
 ratios compare like with like:
 
 1. Open: a conversation of ``--messages`` (2,000) messages against one of
-   20, from the database to the window's chat: time to first paint (loaded,
+   20, from the database to the window's chat as the window opens one (its
+   history and packed display log made, ``resume_conversation``, then the
+   last turns drawn from that log): time to first paint (loaded,
    drawn, painted once) and to fully interactive (every drawn message has
    measured its height and the event loop is idle). Reported as ms and as
    big/small ratios. The same opened at a search hit in its 4th turn (index
@@ -153,7 +155,7 @@ def _ratios(out: dict[str, Any], big: str, small: str) -> dict[str, float]:
 def bench_open(folder: Path, messages: int, repeat: int) -> dict[str, Any]:
     from PySide6.QtWidgets import QApplication
 
-    from desktop_agent.storage.conversation_events import StoredItems, events_from_history
+    from desktop_agent.storage.conversation_events import JSON_PACKER, events_from_history
     from desktop_agent.storage.conversations import ConversationStore
     from desktop_agent.ui.conversations.restore import restore
 
@@ -164,10 +166,13 @@ def bench_open(folder: Path, messages: int, repeat: int) -> dict[str, Any]:
         store.save(name, h, events_from_history(h))
 
     def draw(name: str) -> Any:
-        def run(chat: Any) -> None:
+        def run(chat: Any) -> None:  # as the window opens one (resume_conversation, then the glue's restore)
             stored = store.load(name)
             assert stored is not None
-            restore(chat, StoredItems(stored.events))
+            log = JSON_PACKER.packed_log(stored.events or events_from_history(stored.messages))
+            history = list(stored.messages)
+            assert history
+            restore(chat, log.copy())
         return run
 
     timings: dict[str, tuple[list[float], list[float], int]] = {n: ([], [], 0) for n in ("big", "small")}

@@ -43,6 +43,11 @@ def scan_codes(kinds: Iterable[ScanKind]) -> bytes:
     return bytes(_CODES[kind] for kind in kinds)
 
 
+def scan_kinds(codes: bytes) -> list[ScanKind]:
+    """The scan kinds :func:`scan_codes` kept."""
+    return [_KINDS[code] for code in codes]
+
+
 class LogPacker(Protocol):
     """Packs a finished turn's items into bytes and back (the same items)."""
 

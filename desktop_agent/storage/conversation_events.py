@@ -96,6 +96,7 @@ from desktop_agent.core.transcript import (
 )
 from desktop_agent.core.wire import TYPED_KEY
 from desktop_agent.storage.conversation_messages import choice, message_from_json
+from desktop_agent.storage.stored_log import StoredEvents, is_raw, raw_pack, unpack_raw
 
 __all__ = [
     "APPROVAL_ANSWER", "AUTO_APPROVED", "FORM_ANSWER", "INTERRUPT_CLICKED", "JSON_PACKER", "NOTICE", "TOOL_KEY", "USER",
@@ -209,7 +210,8 @@ class StoredItems(Sequence[DisplayItem]):
 
     def kinds(self) -> list[ScanKind]:
         if self._kinds is None:
-            self._kinds = [_scan_kind(e) for e in self._events]
+            events = self._events
+            self._kinds = events.kinds() if isinstance(events, StoredEvents) else [_scan_kind(e) for e in events]
         return self._kinds
 
     def __len__(self) -> int:
@@ -256,13 +258,20 @@ class JSONPacker:
         return self._packed([event_json(i) for i in items])
 
     def unpack(self, packed: bytes) -> list[DisplayItem]:
+        if is_raw(packed):  # a stored turn's rows as they were read (packed_log)
+            return items_of(unpack_raw(packed))
         return items_of(json.loads(zlib.decompress(packed)))
 
     def packed_log(self, events: Sequence[JSONMapping]) -> PackedLog:
         """A saved display log as the conversation holds it: its stored
         events packed a turn at a time as they are (what :meth:`pack` would
         make of their items), so opening a long conversation makes no item
-        until one is read."""
+        until one is read. A log read from the store
+        (:class:`StoredEvents`) keeps each turn's rows as read, uncompressed
+        (``storage/stored_log.py``): opening neither parses nor compresses
+        what it does not draw."""
+        if isinstance(events, StoredEvents):
+            return PackedLog.of_packs(((raw_pack(rows), codes) for rows, codes in events.turns()), self)
         starts = [i for i, e in enumerate(events) if e.get("type") == USER]
         bounds = [0, *(s for s in starts if s), len(events)]
         return PackedLog.of_packs(

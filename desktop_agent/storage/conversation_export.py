@@ -50,7 +50,7 @@ class ConversationFileError(ValueError):
 def to_json(conversation: StoredConversation) -> str:
     return json.dumps(
         {"format": FORMAT, "version": 1, "id": conversation.id, "title": conversation.title,
-         "messages": history_json(conversation.messages), "events": conversation.events},
+         "messages": history_json(conversation.messages), "events": list(conversation.events)},
         ensure_ascii=False, indent=1,
     )
 

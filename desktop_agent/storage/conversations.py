@@ -57,6 +57,7 @@ from desktop_agent.storage import conversation_schema as schema
 from desktop_agent.storage.history_json import history_items
 from desktop_agent.storage.paths import PRIVATE_FILE, data_dir
 from desktop_agent.storage.set_aside import set_aside
+from desktop_agent.storage.stored_log import read_events
 
 log = logging.getLogger(__name__)
 
@@ -74,8 +75,10 @@ class StoredConversation:
     messages: list[HistoryItem]
     """The history, typed (read from its rows by ``storage/history_json.py``)."""
     updated_at: float
-    events: list[JSONObject]
-    """The display log; empty for a conversation saved without one."""
+    events: Sequence[JSONObject]
+    """The display log; empty for a conversation saved without one. Read
+    from the store, a :class:`~desktop_agent.storage.stored_log.StoredEvents`:
+    its rows' text, parsed a turn at a time when read."""
     versions: str | None = None
     """The versions Regenerate and Edit kept, as stored
     (``storage/conversation_versions.py`` reads it); None: none."""
@@ -401,7 +404,7 @@ class ConversationStore:
         kept = self._db.execute("SELECT body FROM versions WHERE conversation_id = ?",
                                 (conversation_id,)).fetchone() if self._versions_table else None
         return StoredConversation(row[0], row[1], history_items(self._rows("messages", conversation_id)), row[2],
-                                  self._rows("events", conversation_id), kept[0] if kept else None)
+                                  read_events(self._db, conversation_id), kept[0] if kept else None)
 
     def _rows(self, table: str, conversation_id: str) -> list[JSONObject]:
         """Every row's JSON, in order, a message with its hook marker back.

@@ -4,6 +4,7 @@ read back exactly, and anything else kept whole."""
 from __future__ import annotations
 
 import json
+from types import MappingProxyType
 
 import pytest
 
@@ -103,3 +104,24 @@ def test_the_users_words_are_what_was_typed_and_an_unread_user_message_counts_by
         "hi", "/mcp__ev__picture", None, None, None, None, None, None, None]
     assert users_words(history_item({"role": "user", "content": "hi", "name": "alice"})) == "hi"
     assert users_words(history_item({"role": "user", "content": "x", "_hook": ["bad"]})) is None
+
+
+@pytest.mark.parametrize("message", [
+    {"role": "user", "content": "hi"},
+    {"role": "assistant", "content": "hello"},
+    {"role": "tool", "tool_call_id": "c1", "content": "ok"},
+    {"role": "user", "content": "hi", "_typed": "hey"},
+    {"role": "user", "content": None},
+    {"role": "assistant", "content": None},
+    {"role": "assistant", "content": 3},
+    {"role": "tool", "tool_call_id": 7, "content": "ok"},
+    {"role": "tool", "content": "ok", "name": "x"},
+    {"role": "system", "content": "be brief"},
+    {"role": "user", "content": "x", "extra": 1},
+])
+def test_a_message_read_at_a_glance_is_the_item_the_write_back_check_reads(message: JSONObject) -> None:
+    glance = history_item(message)
+    checked = history_item(MappingProxyType(message))  # not a dict: always the full read and check
+
+    assert glance == checked and type(glance) is type(checked)
+    assert item_json(glance) == message
