@@ -64,7 +64,6 @@ from typing import Literal, NoReturn, TypeAlias, assert_never, get_args
 
 from desktop_agent.core.history_items import (
     AssistantMessage,
-    HistoryItem,
     ToolAnswer,
     UnreadMessage,
     UserMessage,
@@ -73,6 +72,7 @@ from desktop_agent.core.hooks import HookNote, hook_message
 from desktop_agent.core.json_depth import MAX_ARGUMENT_DEPTH, nests_deeper_than
 from desktop_agent.core.json_types import JSONMapping, JSONObject, JSONReadable, JSONValue, as_list, as_object
 from desktop_agent.core.prompts import CONTINUE_MESSAGE
+from desktop_agent.core.working_items import Instruction, WorkingItem
 
 log = logging.getLogger(__name__)
 
@@ -204,10 +204,12 @@ def tool_message(call_id: str, text: str, *, is_error: bool | None = False) -> J
     return {"role": "tool", "tool_call_id": call_id, "content": tool_answer(text, is_error=is_error)}
 
 
-def history_message(item: HistoryItem) -> JSONMapping:
-    """One history item as a message of the agent's working list (what
-    :func:`normalize` then makes the wire form of)."""
+def history_message(item: WorkingItem) -> JSONMapping:
+    """One history or working item as the message it is on the way to the
+    LLM (what :func:`normalize` then makes the wire form of)."""
     match item:
+        case Instruction():
+            return text_message("system", item.content)
         case UserMessage():
             return user_message(item.content, ((i.mime, i.data) for i in item.images), typed=item.typed)
         case AssistantMessage() if item.tool_calls:
@@ -224,8 +226,9 @@ def history_message(item: HistoryItem) -> JSONMapping:
             assert_never(item)
 
 
-def history_messages(items: Iterable[HistoryItem]) -> list[JSONMapping]:
-    """The history as the messages a turn starts from (:func:`history_message`)."""
+def history_messages(items: Iterable[WorkingItem]) -> list[JSONMapping]:
+    """The items as messages (:func:`history_message`): what a request
+    sends, made when it is sent."""
     return [history_message(item) for item in items]
 
 
