@@ -198,11 +198,14 @@ class AgentClient:
         notice."""
         text_pending = False
         report = report or _RoundReport()
-        fitted = fit_request(history_messages(working), self.budget.messages_bytes(tools))
+        fitted = fit_request(working, self.budget.messages_bytes(tools))
         if fitted.changed:
             log.info("%d messages shortened or left out to fit the model's context", fitted.changed)
         stream = self.llm.stream(
-            fitted.messages, tools=tools, tool_choice="auto" if calls is not None else "none", on_finish=report.finished
+            history_messages(fitted.items),  # the request's JSON, made as it is sent
+            tools=tools,
+            tool_choice="auto" if calls is not None else "none",
+            on_finish=report.finished,
         )
         try:
             async with aclosing(stream) as deltas:
