@@ -68,7 +68,7 @@ from desktop_agent.core.history_items import (
     UnreadMessage,
     UserMessage,
 )
-from desktop_agent.core.hooks import HookNote, hook_message
+from desktop_agent.core.hooks import HOOK_KEY, ONCE_KEY, HookNote
 from desktop_agent.core.json_depth import MAX_ARGUMENT_DEPTH, nests_deeper_than
 from desktop_agent.core.json_types import JSONMapping, JSONObject, JSONReadable, JSONValue, as_list, as_object
 from desktop_agent.core.prompts import CONTINUE_MESSAGE
@@ -202,6 +202,13 @@ def tool_answer(text: str, *, is_error: bool | None) -> str:
 def tool_message(call_id: str, text: str, *, is_error: bool | None = False) -> JSONObject:
     """The ``tool`` message that answers one call: the one place it is built."""
     return {"role": "tool", "tool_call_id": call_id, "content": tool_answer(text, is_error=is_error)}
+
+
+def hook_message(note: HookNote) -> JSONObject:
+    """A hook note as a message: the one place its marker key
+    (:data:`~desktop_agent.core.hooks.HOOK_KEY` or ``ONCE_KEY``) is written
+    on the way to the LLM (:func:`normalize` strips it)."""
+    return {"role": note.role, "content": note.content, HOOK_KEY if note.persistent else ONCE_KEY: note.names}
 
 
 def history_message(item: WorkingItem) -> JSONMapping:
