@@ -44,11 +44,12 @@ messages where
 
 The canonical list is never changed.
 
-The OpenAI messages that the agent builds are built here too
-(:func:`assistant_tool_calls`, :func:`tool_message`), and so is the typed
-history's message list (:func:`history_messages`): their JSON form on the
-way to the LLM lives in this module alone (on disk, it is
-``storage/history_json.py``'s).
+The agent's working list is typed (``core/working_items.py``: the history
+items and its own instructions); its messages are made here
+(:func:`history_messages`, with :func:`assistant_tool_calls`,
+:func:`tool_message`, :func:`hook_message`) at the moment a request is
+sent: their JSON form on the way to the LLM lives in this module alone (on
+disk, it is ``storage/history_json.py``'s).
 """
 
 from __future__ import annotations
