@@ -4,11 +4,24 @@ skill blocks inserted, requests fitted, all on items; JSON only when sent."""
 from __future__ import annotations
 
 from desktop_agent.core.budget import CONTEXT_CUT_MARK, fit_request, item_size
-from desktop_agent.core.history_items import AssistantMessage, ToolAnswer, ToolCall, UnreadMessage, UserMessage
+from desktop_agent.core.history_items import (
+    AssistantMessage,
+    ToolAnswer,
+    ToolCall,
+    UnreadMessage,
+    UserMessage,
+)
 from desktop_agent.core.hooks import ONCE_KEY, HookNote
 from desktop_agent.core.skill_blocks import insert_skill_blocks
 from desktop_agent.core.wire import IMAGES_KEY, history_messages, user_message
-from desktop_agent.core.working_items import Instruction, WorkingItem, answered_ids, drop_once, role_of, text_of
+from desktop_agent.core.working_items import (
+    Instruction,
+    WorkingItem,
+    answered_ids,
+    drop_once,
+    role_of,
+    text_of,
+)
 from desktop_agent.storage.history_json import history_item
 
 PNG = b"\x89PNG\r\n\x1a\n"
