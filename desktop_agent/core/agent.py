@@ -33,7 +33,6 @@ from desktop_agent.core.history_items import (
     AssistantMessage,
     ToolAnswer,
     ToolCall,
-    UnreadMessage,
     UserMessage,
 )
 from desktop_agent.core.hooks import Hook, HookNote, hook_notes, persistent
@@ -52,7 +51,14 @@ from desktop_agent.core.skill_blocks import SkillPrompts, insert_skill_blocks
 from desktop_agent.core.stream_parser import StreamParser, detect_intent, strip_intent_tags
 from desktop_agent.core.tool_router import ToolRouter
 from desktop_agent.core.wire import history_messages, tool_answer
-from desktop_agent.core.working_items import Instruction, WorkingItem, answered_ids, drop_once, role_of
+from desktop_agent.core.working_items import (
+    Instruction,
+    WorkingItem,
+    answered_ids,
+    drop_once,
+    role_of,
+    without_intent_tags,
+)
 
 log = logging.getLogger(__name__)
 
@@ -145,7 +151,7 @@ class AgentClient:
             if full.strip():
                 working.append(AssistantMessage(full))
                 working.append(UserMessage(prompts.CONTINUE_MESSAGE))
-            working[:] = map(_without_intent_tags, working)  # history's stay as they are
+            working[:] = map(without_intent_tags, working)  # history's stay as they are
 
             rest = (
                 self._continuation(working)
@@ -368,18 +374,6 @@ def _remove_exact(working: list[WorkingItem], prompt: Instruction) -> None:
         if working[index] is prompt:
             del working[index]
             return
-
-
-def _without_intent_tags(item: WorkingItem) -> WorkingItem:
-    """An assistant message's text without intent tags: the model must not
-    read them back and learn to write them outside planning."""
-    if isinstance(item, AssistantMessage) and item.content is not None:
-        return replace(item, content=strip_intent_tags(item.content))
-    if isinstance(item, UnreadMessage) and item.role == "assistant":
-        content = item.message.get("content")
-        if isinstance(content, str):
-            return UnreadMessage({**item.message, "content": strip_intent_tags(content)})
-    return item
 
 
 TOO_DEEP = f"the arguments are nested too deeply to be tool arguments (at most {MAX_ARGUMENT_DEPTH} levels)"

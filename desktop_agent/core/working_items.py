@@ -19,7 +19,7 @@ then :func:`~desktop_agent.core.wire.normalize`.
 from __future__ import annotations
 
 from collections.abc import MutableSequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from desktop_agent.core.history_items import (
@@ -30,6 +30,7 @@ from desktop_agent.core.history_items import (
     UserMessage,
 )
 from desktop_agent.core.hooks import ONCE_KEY, HookNote
+from desktop_agent.core.stream_parser import strip_intent_tags
 
 InstructionKind = Literal["system", "planning", "continuation", "skills", "skill"]
 
@@ -99,5 +100,18 @@ def answered_ids(items: MutableSequence[WorkingItem]) -> set[str]:
     return ids
 
 
+def without_intent_tags(item: WorkingItem) -> WorkingItem:
+    """An assistant message's text without intent tags, for the requests
+    after planning (the model must not read them back and learn to write
+    them outside planning); history keeps its own as they are."""
+    if isinstance(item, AssistantMessage) and item.content is not None:
+        return replace(item, content=strip_intent_tags(item.content))
+    if isinstance(item, UnreadMessage) and item.role == "assistant":
+        content = item.message.get("content")
+        if isinstance(content, str):
+            return UnreadMessage({**item.message, "content": strip_intent_tags(content)})
+    return item
+
+
 __all__ = ["Instruction", "InstructionKind", "WorkingItem", "answered_ids", "drop_once", "is_hook_item", "role_of",
-           "text_of"]
+           "text_of", "without_intent_tags"]
