@@ -53,6 +53,7 @@ from typing import Any
 
 from desktop_agent.core.agent import AgentClient
 from desktop_agent.core.forms import FormManager
+from desktop_agent.core.history_items import UserMessage
 from desktop_agent.core.json_types import JSONObject
 from desktop_agent.core.ports import (
     LLMDelta,
@@ -280,7 +281,7 @@ async def one_turn(port: int, profile: WireProfile, max_tokens: int) -> list[Mea
     tools = [*builtin_tools(FormManager()), *(_NotRun(spec) for spec in _TIME_TOOLS)]
     agent = AgentClient(probe, ToolRouter(tools))
     bus = RecordingBus("bench")
-    stream = agent.chat_stream([{"role": "user", "content": QUESTION}], lambda i: BusToolContext(bus, i, "bench"))
+    stream = agent.chat_stream([UserMessage(QUESTION)], lambda i: BusToolContext(bus, i, "bench"))
     try:
         async with aclosing(stream) as chunks:
             async for _chunk in chunks:

@@ -36,6 +36,7 @@ from desktop_agent.core.agent import AgentClient
 from desktop_agent.core.bus import SessionMessageBus
 from desktop_agent.core.events import NoticeChunk, ToolCallChunk
 from desktop_agent.core.forms import FormManager
+from desktop_agent.core.history_items import UserMessage
 from desktop_agent.core.ports import ToolContext, ToolResult, ToolSpec
 from desktop_agent.core.tool_context import BusToolContext
 from desktop_agent.core.tool_router import ToolRouter
@@ -96,7 +97,7 @@ async def run_case(llm: OpenAIProvider, library: SkillLibrary, prompt: str, expe
     def context(call_id: str) -> ToolContext:
         return BusToolContext(bus, call_id, "bench")
 
-    stream = agent.chat_stream([{"role": "user", "content": prompt}], context)
+    stream = agent.chat_stream([UserMessage(prompt)], context)
     async with aclosing(stream) as chunks:
         async for chunk in chunks:
             if isinstance(chunk, ToolCallChunk) and chunk.call.name == "get_skill" and chunk.call.arguments is not None:

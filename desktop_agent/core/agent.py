@@ -29,9 +29,15 @@ from desktop_agent.core.events import (
     ToolCallInfo,
 )
 from desktop_agent.core.history import NO_TRUNCATE_TOOLS
-from desktop_agent.core.hooks import Hook, HookNote, drop_once, hook_message, hook_notes, persistent
+from desktop_agent.core.history_items import (
+    AssistantMessage,
+    ToolAnswer,
+    ToolCall,
+    UserMessage,
+)
+from desktop_agent.core.hooks import Hook, HookNote, hook_notes, persistent
 from desktop_agent.core.json_depth import MAX_ARGUMENT_DEPTH, nests_deeper_than
-from desktop_agent.core.json_types import JSONMapping, JSONObject
+from desktop_agent.core.json_types import JSONObject
 from desktop_agent.core.ports import (
     AnswerTimedOut,
     LLMError,
@@ -44,7 +50,15 @@ from desktop_agent.core.ports import (
 from desktop_agent.core.skill_blocks import SkillPrompts, insert_skill_blocks
 from desktop_agent.core.stream_parser import StreamParser, detect_intent, strip_intent_tags
 from desktop_agent.core.tool_router import ToolRouter
-from desktop_agent.core.wire import assistant_tool_calls, text_message, tool_message
+from desktop_agent.core.wire import history_messages, tool_answer
+from desktop_agent.core.working_items import (
+    Instruction,
+    WorkingItem,
+    answered_ids,
+    drop_once,
+    role_of,
+    without_intent_tags,
+)
 
 log = logging.getLogger(__name__)
 
@@ -109,18 +123,18 @@ class AgentClient:
         self._call_ids = itertools.count(1)
 
     async def chat_stream(
-        self, messages: Sequence[JSONMapping], context_factory: ContextFactory
+        self, messages: Sequence[WorkingItem], context_factory: ContextFactory
     ) -> AsyncGenerator[LLMChunk, None]:
-        working: list[JSONMapping] = list(messages)
-        if self.system_prompt and not (working and working[0].get("role") == "system"):
-            working.insert(0, text_message("system", self.system_prompt))
+        working: list[WorkingItem] = list(messages)
+        if self.system_prompt and not (working and role_of(working[0]) == "system"):
+            working.insert(0, Instruction("system", self.system_prompt))
         if self.skills is not None:
             insert_skill_blocks(working, self.skills)
         try:
             # Round 0: planning, the tools shown but not to be called (the
             # prompt prefix of every round the same), temporary planning
             # prompt at the end.
-            planning = text_message("system", prompts.PLANNING_PROMPT)
+            planning = Instruction("planning", prompts.PLANNING_PROMPT)
             working.append(planning)
             parser = self._parser()
             report = _RoundReport()
@@ -135,12 +149,9 @@ class AgentClient:
             yield RoundEndChunk(0, "planning", persistent(before))
             _remove_exact(working, planning)
             if full.strip():
-                working.append(text_message("assistant", full))
-                working.append(text_message("user", prompts.CONTINUE_MESSAGE))
-            for index, message in enumerate(working):
-                content = message.get("content")
-                if message.get("role") == "assistant" and isinstance(content, str):
-                    working[index] = {**message, "content": strip_intent_tags(content)}  # history's stays as it is
+                working.append(AssistantMessage(full))
+                working.append(UserMessage(prompts.CONTINUE_MESSAGE))
+            working[:] = map(without_intent_tags, working)  # history's stay as they are
 
             rest = (
                 self._continuation(working)
@@ -154,12 +165,12 @@ class AgentClient:
             yield failed.notice
 
     async def tool_loop_stream(
-        self, messages: Sequence[JSONMapping], context_factory: ContextFactory
+        self, messages: Sequence[WorkingItem], context_factory: ContextFactory
     ) -> AsyncGenerator[LLMChunk, None]:
         """The tool loop alone, with no planning round (a sub-agent, contracts §9)."""
-        working: list[JSONMapping] = list(messages)
+        working: list[WorkingItem] = list(messages)
         if self.system_prompt:
-            working.insert(0, text_message("system", self.system_prompt))
+            working.insert(0, Instruction("system", self.system_prompt))
         try:
             async with aclosing(self._tool_loop(working, context_factory)) as stream:
                 async for chunk in stream:
@@ -176,7 +187,7 @@ class AgentClient:
 
     async def _stream_round(
         self,
-        working: list[JSONMapping],
+        working: list[WorkingItem],
         parser: StreamParser,
         *,
         tools: list[JSONObject] | None = None,
@@ -197,7 +208,10 @@ class AgentClient:
         if fitted.changed:
             log.info("%d messages shortened or left out to fit the model's context", fitted.changed)
         stream = self.llm.stream(
-            fitted.messages, tools=tools, tool_choice="auto" if calls is not None else "none", on_finish=report.finished
+            history_messages(fitted.items),  # the request's JSON, made as it is sent
+            tools=tools,
+            tool_choice="auto" if calls is not None else "none",
+            on_finish=report.finished,
         )
         try:
             async with aclosing(stream) as deltas:
@@ -238,12 +252,12 @@ class AgentClient:
         if report.finish_reason == "length":
             yield NoticeChunk("warning", prompts.MAX_TOKENS_WARNING, "max_tokens")
 
-    def _fresh_id(self, wanted: str | None, working: list[JSONMapping], calls: dict[int, _PendingCall]) -> str:
+    def _fresh_id(self, wanted: str | None, working: list[WorkingItem], calls: dict[int, _PendingCall]) -> str:
         """``wanted`` unless it is missing or already taken in this round or
         the conversation: a model that repeats an id would otherwise have one
         of the two calls lost from history, and the API refuses a request with
         the same id twice."""
-        taken = {c.id for c in calls.values()} | _answered_ids(working)
+        taken = {c.id for c in calls.values()} | answered_ids(working)
         call_id = wanted
         while not call_id or call_id in taken:
             call_id = f"call_{next(self._call_ids)}"
@@ -251,8 +265,8 @@ class AgentClient:
             log.info("the model reused the tool-call id %r; the call is %r here", wanted, call_id)
         return call_id
 
-    async def _continuation(self, working: list[JSONMapping]) -> AsyncGenerator[LLMChunk, None]:
-        prompt = text_message("system", prompts.CONTINUATION_PROMPT)
+    async def _continuation(self, working: list[WorkingItem]) -> AsyncGenerator[LLMChunk, None]:
+        prompt = Instruction("continuation", prompts.CONTINUATION_PROMPT)
         working.append(prompt)
         async with aclosing(self._stream_round(working, self._parser(), tools=self._tools())) as stream:
             async for chunk in stream:
@@ -262,7 +276,7 @@ class AgentClient:
 
     async def _tool_loop(
         self,
-        working: list[JSONMapping],
+        working: list[WorkingItem],
         context_factory: ContextFactory,
         before: list[HookNote] | None = None,
     ) -> AsyncGenerator[LLMChunk, None]:
@@ -272,7 +286,7 @@ class AgentClient:
         if before is None:
             before = hook_notes(self.hooks, "before_tool_round")
         for step in range(1, self.max_steps + 1):
-            working.extend(map(hook_message, before))
+            working.extend(before)
             parser = self._parser()
             calls: dict[int, _PendingCall] = {}
             async with aclosing(self._stream_round(working, parser, tools=tools, calls=calls)) as stream:
@@ -285,9 +299,9 @@ class AgentClient:
             ordered = [calls[i] for i in sorted(calls)]
             text = strip_intent_tags(parser.full_raw_text)
             working.append(
-                assistant_tool_calls(
+                AssistantMessage(
                     text if text.strip() else None,
-                    ((c.id, c.name, c.arguments or "{}") for c in ordered),
+                    tuple(ToolCall(c.id, c.name, c.arguments or "{}") for c in ordered),
                 )
             )
             for call in ordered:
@@ -300,10 +314,10 @@ class AgentClient:
                         if chunk.call.state == "result":
                             result = chunk.call.result
                 assert result is not None
-                working.append(tool_message(call.id, result.text, is_error=result.is_error))
+                working.append(ToolAnswer(call.id, tool_answer(result.text, is_error=result.is_error)))
             # After the round's last tool message, never between two of them.
             after = hook_notes(self.hooks, "after_tool_result")
-            working.extend(map(hook_message, after))
+            working.extend(after)
             before = hook_notes(self.hooks, "before_tool_round") if step < self.max_steps else []
             yield RoundEndChunk(step, "tools", persistent([*after, *before]))
         yield NoticeChunk(
@@ -354,17 +368,12 @@ class AgentClient:
         return replace(result, text=text)
 
 
-def _remove_exact(working: list[JSONMapping], message: JSONMapping) -> None:
-    """Remove this very message (a temporary prompt), not an equal one the
-    history may hold."""
+def _remove_exact(working: list[WorkingItem], prompt: Instruction) -> None:
+    """Remove this very prompt (a temporary one)."""
     for index in range(len(working) - 1, -1, -1):
-        if working[index] is message:
+        if working[index] is prompt:
             del working[index]
             return
-
-
-def _answered_ids(working: list[JSONMapping]) -> set[str]:
-    return {str(m["tool_call_id"]) for m in working if m.get("role") == "tool" and m.get("tool_call_id")}
 
 
 TOO_DEEP = f"the arguments are nested too deeply to be tool arguments (at most {MAX_ARGUMENT_DEPTH} levels)"

@@ -33,13 +33,14 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from desktop_agent.core.history import cut_arguments
-from desktop_agent.core.hooks import is_hook
-from desktop_agent.core.json_types import JSONMapping, JSONReadable, as_list
+from desktop_agent.core.history_items import AssistantMessage, UnreadMessage, UserMessage
+from desktop_agent.core.json_types import JSONMapping, JSONReadable, as_list, to_value
 from desktop_agent.core.prompts import CONTINUE_MESSAGE
 from desktop_agent.core.wire import IMAGES_KEY
+from desktop_agent.core.working_items import WorkingItem, is_hook_item, role_of, text_of
 
 DEFAULT_CONTEXT_TOKENS = 32768
 """The context assumed when the user did not set the model's (a common size
@@ -145,32 +146,42 @@ def result_cut(text: str | None) -> str | None:
 
 @dataclass(frozen=True, slots=True)
 class Fitted:
-    messages: list[JSONMapping]
+    items: list[WorkingItem]
     changed: int
-    """Messages shortened or left out (0: the request fitted as it was)."""
+    """Items shortened or left out (0: the request fitted as it was)."""
 
 
-def fit_request(messages: Sequence[JSONMapping], limit: int) -> Fitted:
-    """``messages`` (canonical, as the agent sends them) within ``limit``
-    estimated bytes; see the module docstring for what goes first. A
-    message changed is a new dict; ``messages`` is never changed."""
-    out: list[JSONMapping] = [m if isinstance(m, dict) else dict(m) for m in messages]
-    sizes = [message_size(m) for m in out]
+def fit_request(items: Sequence[WorkingItem], limit: int) -> Fitted:
+    """``items`` (the agent's working list, as it would send them) within
+    ``limit`` estimated bytes; see the module docstring for what goes
+    first. An item changed is a new one; ``items`` is never changed."""
+    out = list(items)
+    sizes = [item_size(item) for item in out]
     if sum(sizes) <= limit:
         return Fitted(out, 0)
     fit = _Fitting(out, sizes, limit)
-    fit.shorten(lambda m: m.get("role") == "tool", _left_out_content)
-    fit.shorten(lambda m: bool(m.get("tool_calls")), _small_calls)
-    fit.shorten(lambda m: m.get("role") in ("user", "assistant"), _left_out_content)
+    fit.shorten(lambda item: role_of(item) == "tool", _left_out_content)
+    fit.shorten(_calls_something, _small_calls)
+    fit.shorten(lambda item: role_of(item) in ("user", "assistant"), _left_out_content)
     fit.drop_exchanges()
     fit.level()
     return Fitted(fit.out, fit.changed)
 
 
-def message_size(message: JSONMapping) -> int:
-    """A message's estimated size in bytes: its text, its calls, and overhead."""
-    size = MESSAGE_OVERHEAD + _content_size(message.get("content"))
-    for call in as_list(message.get("tool_calls")):
+def item_size(item: WorkingItem) -> int:
+    """An item's estimated size in bytes as a message: its text, its calls, and overhead."""
+    if isinstance(item, UnreadMessage):
+        return _unread_size(item)
+    size = MESSAGE_OVERHEAD + utf8_size(item.content or "")
+    if isinstance(item, AssistantMessage):
+        size += sum(CALL_OVERHEAD + utf8_size(call.name) + utf8_size(call.arguments) for call in item.tool_calls)
+    return size
+
+
+def _unread_size(item: UnreadMessage) -> int:
+    """What :func:`item_size` counts of a message kept as it came."""
+    size = MESSAGE_OVERHEAD + _content_size(item.message.get("content"))
+    for call in as_list(item.message.get("tool_calls")):
         function = call.get("function") if isinstance(call, Mapping) else None
         if isinstance(function, Mapping):
             arguments = function.get("arguments")
@@ -188,9 +199,9 @@ def _content_size(content: JSONReadable) -> int:
 
 
 class _Fitting:
-    """One request being fitted: the messages, their sizes, what is protected."""
+    """One request being fitted: the items, their sizes, what is protected."""
 
-    def __init__(self, out: list[JSONMapping], sizes: list[int], limit: int) -> None:
+    def __init__(self, out: list[WorkingItem], sizes: list[int], limit: int) -> None:
         self.out = out
         self.sizes = sizes
         self.total = sum(sizes)
@@ -204,35 +215,35 @@ class _Fitting:
         return self.total > self.limit
 
     def _protected(self, index: int) -> bool:
-        return index == self.turn or index in self.current or self.out[index].get("role") == "system"
+        return index == self.turn or index in self.current or role_of(self.out[index]) == "system"
 
-    def _replace(self, index: int, message: JSONMapping) -> None:
-        size = message_size(message)
+    def _replace(self, index: int, item: WorkingItem) -> None:
+        size = item_size(item)
         if size < self.sizes[index]:
             self.total -= self.sizes[index] - size
-            self.out[index], self.sizes[index] = message, size
+            self.out[index], self.sizes[index] = item, size
             self.changed += 1
 
-    def shorten(self, wanted: Callable[[JSONMapping], bool], shorter: Callable[[JSONMapping], JSONMapping]) -> None:
-        """Oldest first, each unprotected message ``wanted`` selects made
+    def shorten(self, wanted: Callable[[WorkingItem], bool], shorter: Callable[[WorkingItem], WorkingItem]) -> None:
+        """Oldest first, each unprotected item ``wanted`` selects made
         ``shorter``, until the request fits."""
-        for index, message in enumerate(self.out):
+        for index, item in enumerate(self.out):
             if not self.over:
                 return
-            if not self._protected(index) and wanted(message):
-                self._replace(index, shorter(message))
+            if not self._protected(index) and wanted(item):
+                self._replace(index, shorter(item))
 
     def drop_exchanges(self) -> None:
-        """Drop the oldest messages before the user's message, from the
-        first one after the system messages through to the next user
-        message (kept), until the request fits: whole exchanges, so calls
-        and answers go together. System messages stay where they are."""
+        """Drop the oldest items before the user's message, from the first
+        one after the system messages through to the next user message
+        (kept), until the request fits: whole exchanges, so calls and
+        answers go together. System messages stay where they are."""
         while self.over and self.turn is not None:
-            first = next((i for i, m in enumerate(self.out) if m.get("role") != "system"), None)
+            first = next((i for i, item in enumerate(self.out) if role_of(item) != "system"), None)
             if first is None or first >= self.turn:
                 return
-            stop = next(j for j in range(first + 1, self.turn + 1) if self.out[j].get("role") == "user")
-            dropped = [i for i in range(first, stop) if self.out[i].get("role") != "system"]
+            stop = next(j for j in range(first + 1, self.turn + 1) if role_of(self.out[j]) == "user")
+            dropped = [i for i in range(first, stop) if role_of(self.out[i]) != "system"]
             for index in reversed(dropped):
                 self.total -= self.sizes[index]
                 del self.out[index], self.sizes[index]
@@ -245,13 +256,13 @@ class _Fitting:
         largest that fits) is cut to it, protected ones included."""
         if not self.over:
             return
-        texts = [(i, utf8_size(text)) for i, m in enumerate(self.out) if isinstance(text := m.get("content"), str)]
+        texts = [(i, utf8_size(text)) for i, item in enumerate(self.out) if (text := text_of(item)) is not None]
         room = self.limit - (self.total - sum(size for _, size in texts))
         cap = max(MIN_CUT, _water_level(sorted(size for _, size in texts), room))
         for index, size in texts:
             if size > cap:
-                message = self.out[index]
-                self._replace(index, {**message, "content": cut_text(str(message["content"]), cap)})
+                item = self.out[index]
+                self._replace(index, _with_text(item, cut_text(text_of(item) or "", cap)))
 
 
 def _water_level(sizes: list[int], room: int) -> int:
@@ -264,47 +275,71 @@ def _water_level(sizes: list[int], room: int) -> int:
     return sizes[-1] if sizes else 0
 
 
-def _turn_message(out: list[JSONMapping]) -> int | None:
+def _turn_message(out: list[WorkingItem]) -> int | None:
     """The user's own message of this turn: the last user message that is
     neither a hook's nor the planning round's ``[continue]``."""
     for index in range(len(out) - 1, -1, -1):
-        message = out[index]
-        if message.get("role") == "user" and not is_hook(message) and message.get("content") != CONTINUE_MESSAGE:
+        item = out[index]
+        if role_of(item) == "user" and not is_hook_item(item) and text_of(item) != CONTINUE_MESSAGE:
             return index
     return None
 
 
-def _current_round(out: list[JSONMapping], turn: int | None) -> set[int]:
+def _current_round(out: list[WorkingItem], turn: int | None) -> set[int]:
     """The last tool-calling assistant message after the user's message and
     the answers right after it: the round the model is about to read."""
     start = 0 if turn is None else turn + 1
-    calls = [i for i in range(start, len(out)) if out[i].get("role") == "assistant" and out[i].get("tool_calls")]
+    calls = [i for i in range(start, len(out)) if role_of(out[i]) == "assistant" and _calls_something(out[i])]
     if not calls:
         return set()
     found = {calls[-1]}
     index = calls[-1] + 1
-    while index < len(out) and out[index].get("role") == "tool":
+    while index < len(out) and role_of(out[index]) == "tool":
         found.add(index)
         index += 1
     return found
 
 
-def _left_out_content(message: JSONMapping) -> JSONMapping:
-    content = message.get("content")
-    if not isinstance(content, str) or not content:
-        return message
-    kept = {k: v for k, v in message.items() if k != IMAGES_KEY}  # its images are left out with it
-    return {**kept, "content": CONTEXT_CUT_MARK.format(left=f"{len(content):,}")}
+def _calls_something(item: WorkingItem) -> bool:
+    """A message that carries tool calls."""
+    if isinstance(item, UnreadMessage):
+        return bool(item.message.get("tool_calls"))
+    return isinstance(item, AssistantMessage) and bool(item.tool_calls)
 
 
-def _small_calls(message: JSONMapping) -> JSONMapping:
+def _with_text(item: WorkingItem, text: str) -> WorkingItem:
+    """``item`` with ``text`` for its text content (one that has one)."""
+    if isinstance(item, UnreadMessage):
+        return UnreadMessage({**item.message, "content": text})
+    return replace(item, content=text)
+
+
+def _left_out_content(item: WorkingItem) -> WorkingItem:
+    text = text_of(item)
+    if not text:
+        return item
+    mark = CONTEXT_CUT_MARK.format(left=f"{len(text):,}")
+    if isinstance(item, UnreadMessage):  # its images are left out with it
+        return UnreadMessage({**{k: v for k, v in item.message.items() if k != IMAGES_KEY}, "content": mark})
+    if isinstance(item, UserMessage):
+        return replace(item, content=mark, images=())
+    return replace(item, content=mark)
+
+
+def _small_calls(item: WorkingItem) -> WorkingItem:
     """Earlier calls with their string arguments cut short (still JSON objects)."""
+    if isinstance(item, AssistantMessage):
+        return replace(item, tool_calls=tuple(
+            replace(call, arguments=cut_arguments(call.arguments, OLD_ARGUMENT_CHARS)) for call in item.tool_calls
+        ))
+    if not isinstance(item, UnreadMessage):
+        return item
     small: list[JSONReadable] = []
-    for call in as_list(message.get("tool_calls")):
+    for call in as_list(item.message.get("tool_calls")):
         function = call.get("function") if isinstance(call, Mapping) else None
         arguments = function.get("arguments") if isinstance(function, Mapping) else None
         if isinstance(call, Mapping) and isinstance(function, Mapping) and isinstance(arguments, str):
             small.append({**call, "function": {**function, "arguments": cut_arguments(arguments, OLD_ARGUMENT_CHARS)}})
         else:
             small.append(call)
-    return {**message, "tool_calls": small}
+    return UnreadMessage({**item.message, "tool_calls": [to_value(call) for call in small]})

@@ -27,7 +27,6 @@ from desktop_agent.core.agent import AgentClient
 from desktop_agent.core.approval import ApprovalManager
 from desktop_agent.core.bus import SessionMessageBus
 from desktop_agent.core.events import RoundEndChunk, SegmentChunk, TurnOutcome
-from desktop_agent.core.json_types import JSONMapping
 from desktop_agent.core.messages import (
     ErrorMessage,
     InterruptedMessage,
@@ -48,6 +47,7 @@ from desktop_agent.core.rejection import (
 from desktop_agent.core.session import SessionManager
 from desktop_agent.core.sub_agent import SubAgentRunner
 from desktop_agent.core.tool_driver import OtherChunk, ToolCallDriver, TurnPhase, TurnScope, TurnStopped
+from desktop_agent.core.working_items import WorkingItem
 
 log = logging.getLogger(__name__)
 
@@ -73,7 +73,7 @@ class ChatHandler:
         self,
         session_id: str,
         bus: SessionMessageBus,
-        messages: Sequence[JSONMapping],
+        messages: Sequence[WorkingItem],
         *,
         conversation_id: str = "",
         speech: SpeechPort | None = None,
@@ -129,7 +129,7 @@ class _MainTurn:
     def _waiting(self, waiting: bool) -> None:
         self.phase = TurnPhase.AWAITING_APPROVAL if waiting else TurnPhase.STREAMING
 
-    async def run(self, messages: Sequence[JSONMapping]) -> TurnOutcome:
+    async def run(self, messages: Sequence[WorkingItem]) -> TurnOutcome:
         scope = self._scope
         agen = self._agent.chat_stream(messages, self._driver.context)
         try:

@@ -31,8 +31,7 @@ from desktop_agent.core.history import (
     truncate_for_send,
 )
 from desktop_agent.core.history_items import HistoryItem, users_words
-from desktop_agent.core.hooks import HookNote, hook_message, hook_notes, persistent
-from desktop_agent.core.json_types import JSONMapping
+from desktop_agent.core.hooks import HookNote, hook_notes, persistent
 from desktop_agent.core.mentions import ExpandedMessage
 from desktop_agent.core.packed_log import LogPacker, PackedLog
 from desktop_agent.core.playback import AutoApprove, CallApprove, PlaybackQueue, PlaybackView
@@ -48,7 +47,6 @@ from desktop_agent.core.transcript import (
     UserText,
 )
 from desktop_agent.core.versions import Versions
-from desktop_agent.core.wire import history_messages
 
 log = logging.getLogger(__name__)
 
@@ -218,10 +216,10 @@ class Conversation:
             None,
         )
 
-    def messages_for(self, user_text: str | UserText) -> list[JSONMapping]:
-        """What the next turn sends: earlier turns truncated, then the user."""
+    def messages_for(self, user_text: str | UserText) -> list[HistoryItem]:
+        """What the next turn starts from: earlier turns truncated, then the user."""
         user = user_text if isinstance(user_text, UserText) else UserText(user_text)
-        return history_messages([*truncate_for_send(self.history), *self._carried, sent_user_message(user)])
+        return [*truncate_for_send(self.history), *self._carried, sent_user_message(user)]
 
     async def run_turn(
         self,
@@ -279,7 +277,7 @@ class Conversation:
             self._handler.handle_chat(
                 session_id,
                 bus,
-                [*self.messages_for(user), *map(hook_message, start)],
+                [*self.messages_for(user), *start],
                 conversation_id=self.conversation_id,
                 speech=speech,
                 approval_timeout_s=self.approval_timeout_s,

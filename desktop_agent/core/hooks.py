@@ -8,13 +8,14 @@ checkpoint adds and how long each one lives.
   message, their prompts joined by a blank line, in file order (the groups
   in the order their first hook appears).
 - Each merged group is a :class:`HookNote`. A persistent one stays in the
-  working messages and in the canonical history, and no chat view shows it;
-  one that is not lives for exactly one request — :func:`drop_once` removes
-  it as soon as the request that carried it was sent — and never enters
-  history.
-- In a message list (the agent's working messages, the saved history) a
-  note is a message marked ``"_hook": "<names>"`` (persistent) or
-  ``"_hook_once": "<names>"``, written by :func:`hook_message` alone.
+  agent's working list and in the canonical history, and no chat view shows
+  it; one that is not lives for exactly one request —
+  :func:`desktop_agent.core.working_items.drop_once` removes it as soon as
+  the request that carried it was sent — and never enters history.
+- As a message (sent, or saved) a note is marked ``"_hook": "<names>"``
+  (persistent) or ``"_hook_once": "<names>"``: on the way to the LLM by
+  :func:`desktop_agent.core.wire.hook_message`, on disk by
+  ``storage/history_json.py``.
 
 The wire normalizer (``core/wire.py``) sends only the wire keys, so neither
 marker reaches a server.
@@ -28,11 +29,9 @@ notes to history on the ``round_end`` after which they were inserted.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, MutableSequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal, get_args
-
-from desktop_agent.core.json_types import JSONMapping, JSONObject
 
 Checkpoint = Literal["turn_start", "before_tool_round", "after_tool_result", "after_rejection", "turn_end"]
 CHECKPOINTS: tuple[str, ...] = get_args(Checkpoint)
@@ -82,28 +81,9 @@ def hook_notes(hooks: Iterable[Hook], checkpoint: Checkpoint) -> list[HookNote]:
     ]
 
 
-def hook_message(note: HookNote) -> JSONObject:
-    """The note as a message of the agent's working list and of the saved
-    history: the one place its marker key (:data:`HOOK_KEY` or
-    :data:`ONCE_KEY`) is written."""
-    return {"role": note.role, "content": note.content, HOOK_KEY if note.persistent else ONCE_KEY: note.names}
-
-
-def hook_messages(hooks: Iterable[Hook], checkpoint: Checkpoint) -> list[JSONObject]:
-    """The messages ``checkpoint`` adds (:func:`hook_notes` as messages)."""
-    return [hook_message(note) for note in hook_notes(hooks, checkpoint)]
-
-
 def persistent(notes: Iterable[HookNote]) -> tuple[HookNote, ...]:
     """The notes that stay in history."""
     return tuple(note for note in notes if note.persistent)
-
-
-def drop_once(messages: MutableSequence[JSONMapping]) -> None:
-    """Remove every non-persistent hook message: its request was sent."""
-    for index in range(len(messages) - 1, -1, -1):
-        if ONCE_KEY in messages[index]:
-            del messages[index]
 
 
 def kept_hook(message: Mapping[str, object]) -> bool:

@@ -64,6 +64,7 @@ from desktop_agent.core.agent import AgentClient
 from desktop_agent.core.budget import Budget
 from desktop_agent.core.bus import SessionMessageBus
 from desktop_agent.core.events import RoundEndChunk, SegmentChunk
+from desktop_agent.core.history_items import UserMessage
 from desktop_agent.core.messages import InterruptReason, ToolProgressMessage
 from desktop_agent.core.ports import LLMProvider, SubAgentStopped, ToolContext, ToolResult
 from desktop_agent.core.tool_driver import OtherChunk, ToolCallDriver, TurnScope, TurnStopped
@@ -125,7 +126,7 @@ class _SubAgentRun:
 
     async def run(self, agent: AgentClient, task: str) -> ToolResult:
         self._parent.set_partial("text", "")
-        agen = agent.tool_loop_stream([{"role": "user", "content": task}], self._driver.context)
+        agen = agent.tool_loop_stream([UserMessage(task)], self._driver.context)
         try:
             async with aclosing(agen):
                 try:

@@ -44,11 +44,12 @@ messages where
 
 The canonical list is never changed.
 
-The OpenAI messages that the agent builds are built here too
-(:func:`assistant_tool_calls`, :func:`tool_message`), and so is the typed
-history's message list (:func:`history_messages`): their JSON form on the
-way to the LLM lives in this module alone (on disk, it is
-``storage/history_json.py``'s).
+The agent's working list is typed (``core/working_items.py``: the history
+items and its own instructions); its messages are made here
+(:func:`history_messages`, with :func:`assistant_tool_calls`,
+:func:`tool_message`, :func:`hook_message`) at the moment a request is
+sent: their JSON form on the way to the LLM lives in this module alone (on
+disk, it is ``storage/history_json.py``'s).
 """
 
 from __future__ import annotations
@@ -64,15 +65,15 @@ from typing import Literal, NoReturn, TypeAlias, assert_never, get_args
 
 from desktop_agent.core.history_items import (
     AssistantMessage,
-    HistoryItem,
     ToolAnswer,
     UnreadMessage,
     UserMessage,
 )
-from desktop_agent.core.hooks import HookNote, hook_message
+from desktop_agent.core.hooks import HOOK_KEY, ONCE_KEY, HookNote
 from desktop_agent.core.json_depth import MAX_ARGUMENT_DEPTH, nests_deeper_than
 from desktop_agent.core.json_types import JSONMapping, JSONObject, JSONReadable, JSONValue, as_list, as_object
 from desktop_agent.core.prompts import CONTINUE_MESSAGE
+from desktop_agent.core.working_items import Instruction, WorkingItem
 
 log = logging.getLogger(__name__)
 
@@ -204,10 +205,19 @@ def tool_message(call_id: str, text: str, *, is_error: bool | None = False) -> J
     return {"role": "tool", "tool_call_id": call_id, "content": tool_answer(text, is_error=is_error)}
 
 
-def history_message(item: HistoryItem) -> JSONMapping:
-    """One history item as a message of the agent's working list (what
-    :func:`normalize` then makes the wire form of)."""
+def hook_message(note: HookNote) -> JSONObject:
+    """A hook note as a message: the one place its marker key
+    (:data:`~desktop_agent.core.hooks.HOOK_KEY` or ``ONCE_KEY``) is written
+    on the way to the LLM (:func:`normalize` strips it)."""
+    return {"role": note.role, "content": note.content, HOOK_KEY if note.persistent else ONCE_KEY: note.names}
+
+
+def history_message(item: WorkingItem) -> JSONMapping:
+    """One history or working item as the message it is on the way to the
+    LLM (what :func:`normalize` then makes the wire form of)."""
     match item:
+        case Instruction():
+            return text_message("system", item.content)
         case UserMessage():
             return user_message(item.content, ((i.mime, i.data) for i in item.images), typed=item.typed)
         case AssistantMessage() if item.tool_calls:
@@ -224,8 +234,9 @@ def history_message(item: HistoryItem) -> JSONMapping:
             assert_never(item)
 
 
-def history_messages(items: Iterable[HistoryItem]) -> list[JSONMapping]:
-    """The history as the messages a turn starts from (:func:`history_message`)."""
+def history_messages(items: Iterable[WorkingItem]) -> list[JSONMapping]:
+    """The items as messages (:func:`history_message`): what a request
+    sends, made when it is sent."""
     return [history_message(item) for item in items]
 
 

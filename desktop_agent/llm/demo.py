@@ -4,6 +4,10 @@ It follows the same protocol a real model is asked to follow (planning
 round with an intent tag, ``<voice>`` spans, real tool calls), so a new user
 sees the whole flow — approval, cards, forms, speech — before connecting a
 real model. It answers in Chinese when the user writes Chinese.
+
+It stands where a server stands: it reads each request as the OpenAI JSON
+messages the agent sends (``core/wire.py`` made them from the typed working
+list), not the app's typed items, so it sees what a real model would.
 """
 
 from __future__ import annotations

@@ -32,6 +32,7 @@ from desktop_agent.core.ports import Tool, ToolContext, ToolResult, ToolSpec
 from desktop_agent.core.stream_parser import Segment
 from desktop_agent.core.tool_context import BusToolContext
 from desktop_agent.core.tool_router import ToolRouter
+from desktop_agent.storage.history_json import history_items
 from desktop_agent.testing.bus_reader import RecordingBus
 from desktop_agent.testing.fake_tools import EchoTool
 from desktop_agent.testing.scripted_llm import ScriptedLLM
@@ -76,7 +77,7 @@ class Run:
         bus = RecordingBus("s1")
         out: list[LLMChunk] = []
         async with asyncio.timeout(5):
-            stream = self.agent.chat_stream(messages, lambda call_id: BusToolContext(bus, call_id, "c1"))
+            stream = self.agent.chat_stream(history_items(messages), lambda call_id: BusToolContext(bus, call_id, "c1"))
             async with aclosing(stream) as chunks:
                 async for chunk in chunks:
                     out.append(chunk)

@@ -10,10 +10,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from desktop_agent.core.agent import TOO_DEEP
-from desktop_agent.core.budget import Budget, cut_result, message_size, result_cut
+from desktop_agent.core.budget import Budget, cut_result, item_size, result_cut
 from desktop_agent.core.events import ToolCallChunk
 from desktop_agent.core.json_depth import MAX_ARGUMENT_DEPTH
 from desktop_agent.core.ports import ToolContext, ToolResult, ToolSpec
+from desktop_agent.storage.history_json import history_items
 from desktop_agent.testing.fake_tools import EchoTool
 from desktop_agent.testing.scripted_replies import Reply, ToolCallScript, text_reply, tool_reply
 from tests.core.test_agent import call, make
@@ -88,7 +89,7 @@ async def test_skills_are_not_cut_as_results_but_every_request_still_fits() -> N
     assert call("result", {}, name="get_skill", result=ToolResult(skill.text())) in chunks
     for request in run.llm.requests:
         tools = len(json.dumps(request["tools"] or [])) if request.get("tools") else 0
-        assert sum(message_size(m) for m in request["messages"]) + tools <= budget.request_bytes
+        assert sum(map(item_size, history_items(request["messages"]))) + tools <= budget.request_bytes
     assert "characters left out to fit the model's context" in run.sent()[-1][-1]["content"]
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -15,13 +16,14 @@ from desktop_agent.core.budget import (
     cut_result,
     cut_text,
     fit_request,
-    message_size,
+    item_size,
     result_cut,
     utf8_size,
 )
 from desktop_agent.core.json_types import JSONMapping, JSONObject, as_list, as_object
 from desktop_agent.core.prompts import CONTINUE_MESSAGE
-from desktop_agent.core.wire import assistant_tool_calls, normalize, tool_message
+from desktop_agent.core.wire import assistant_tool_calls, history_messages, normalize, tool_message
+from desktop_agent.storage.history_json import history_item, history_items
 from desktop_agent.testing.wire_contract import wire_problems
 
 _TEXT = st.text(alphabet=st.one_of(st.characters(codec="utf-8"), st.sampled_from("汉字。🙂\n\ud800")), max_size=400)
@@ -104,21 +106,39 @@ def _conversation(turns: int, result: str) -> list[JSONObject]:
 
 
 def _size(messages: Sequence[JSONMapping]) -> int:
-    return sum(message_size(m) for m in messages)
+    return sum(map(message_size, messages))
+
+
+def message_size(message: JSONMapping) -> int:
+    """A message's estimated size, as the item it stands for."""
+    return item_size(history_item(message))
+
+
+@dataclass(frozen=True)
+class _Fitted:
+    messages: list[JSONMapping]
+    changed: int
+
+
+def _fit(messages: Sequence[JSONMapping], limit: int) -> _Fitted:
+    """``fit_request`` on the items these messages stand for, the result as messages again."""
+    fitted = fit_request(history_items(messages), limit)
+    return _Fitted(history_messages(fitted.items), fitted.changed)
 
 
 def test_a_request_that_fits_is_sent_as_it_is() -> None:
     messages = _conversation(2, "small")
-    fitted = fit_request(messages, 100_000)
-    assert fitted.changed == 0 and fitted.messages == messages
-    assert all(a is b for a, b in zip(fitted.messages, messages, strict=True))
+    items = history_items(messages)
+    fitted = fit_request(items, 100_000)
+    assert fitted.changed == 0 and history_messages(fitted.items) == messages
+    assert all(a is b for a, b in zip(fitted.items, items, strict=True))
 
 
 def test_earlier_tool_results_go_first_then_the_request_fits() -> None:
     messages: list[JSONObject] = [*_conversation(3, "r" * 2000), {"role": "user", "content": "now this"}]
     limit = _size(messages) - 3000
     before = [dict(m) for m in messages]
-    fitted = fit_request(messages, limit)
+    fitted = _fit(messages, limit)
     assert messages == before  # never changed in place
     assert _size(fitted.messages) <= limit
     answers = [m["content"] for m in fitted.messages if m["role"] == "tool"]
@@ -133,7 +153,7 @@ def test_the_system_prompt_the_users_message_and_the_current_round_are_kept_whil
                 {"role": "user", "content": CONTINUE_MESSAGE}, *current]
     protected = [messages[0], turn, *current]
     limit = sum(message_size(m) for m in protected) + 600
-    fitted = fit_request(messages, limit)
+    fitted = _fit(messages, limit)
     assert _size(fitted.messages) <= limit
     assert fitted.messages[0] == messages[0] and turn in fitted.messages
     assert fitted.messages[-2:] == current
@@ -143,7 +163,7 @@ def test_the_system_prompt_the_users_message_and_the_current_round_are_kept_whil
 def test_whole_exchanges_are_dropped_oldest_first_when_markers_are_still_too_much() -> None:
     messages: list[JSONObject] = [*_conversation(60, "r"), {"role": "user", "content": "last"}]
     limit = 3000
-    fitted = fit_request(messages, limit)
+    fitted = _fit(messages, limit)
     assert _size(fitted.messages) <= limit
     roles = [m["role"] for m in fitted.messages]
     assert roles[0] == "system" and roles[1] == "user" and fitted.messages[-1] == {"role": "user", "content": "last"}
@@ -162,7 +182,7 @@ def test_the_last_resort_cuts_the_largest_texts_to_one_length() -> None:
         *_call_round("c1", "result " * 5000),
     ]
     limit = 20_000
-    fitted = fit_request(messages, limit)
+    fitted = _fit(messages, limit)
     assert _size(fitted.messages) <= limit
     texts = [m["content"] for m in fitted.messages]
     assert texts[:2] == ["prompt", "/huge go"] and texts[3] is None
@@ -187,6 +207,6 @@ def test_any_fitted_request_keeps_the_wire_rules_and_fits(
             messages.extend(_call_round(f"c{n}_{k}", "r" * answered, "t" * (answered // 3)))
         messages.append({"role": "assistant", "content": "a" * answered})
     messages.append({"role": "user", "content": "u" * last})
-    fitted = fit_request(messages, limit).messages
+    fitted = _fit(messages, limit).messages
     assert _size(fitted) <= limit
     assert wire_problems(normalize(fitted)) == []

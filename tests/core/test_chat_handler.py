@@ -19,6 +19,7 @@ from desktop_agent.core.chat_handler import (
 )
 from desktop_agent.core.events import TurnOutcome
 from desktop_agent.core.forms import FormManager
+from desktop_agent.core.history_items import UserMessage
 from desktop_agent.core.ports import Tool, ToolContext, ToolResult, ToolSpec
 from desktop_agent.core.session import SessionManager
 from desktop_agent.core.timers import Timers
@@ -56,7 +57,7 @@ class Turn:
     ) -> TurnOutcome:
         self.sessions.start(SID)
         task = asyncio.create_task(
-            self.handler.handle_chat(SID, self.bus, [{"role": "user", "content": "hi"}],
+            self.handler.handle_chat(SID, self.bus, [UserMessage("hi")],
                                      approval_timeout_s=approval_timeout_s)
         )
         async with asyncio.timeout(10):

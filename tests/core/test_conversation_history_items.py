@@ -18,7 +18,7 @@ from desktop_agent.core.history_items import (
 )
 from desktop_agent.core.hooks import HookNote
 from desktop_agent.core.tool_router import ToolRouter
-from desktop_agent.core.wire import TYPED_KEY
+from desktop_agent.core.wire import TYPED_KEY, history_messages
 from desktop_agent.testing.scripted_llm import ScriptedLLM
 from desktop_agent.testing.scripted_replies import text_reply
 from desktop_agent.testing.views import NullView
@@ -36,7 +36,7 @@ HISTORY: list[HistoryItem] = [
 
 def test_a_restored_history_is_sent_with_its_unread_message_as_it_came_and_old_results_cut() -> None:
     conv = Conversation(AgentClient(ScriptedLLM([]), ToolRouter([])), history=list(HISTORY))
-    sent = conv.messages_for("and tomorrow?")
+    sent = history_messages(conv.messages_for("and tomorrow?"))
     assert sent[0] is IMPORTED.message
     assert sent[1] == {"role": "user", "content": "Weather in Paris?", TYPED_KEY: "/mcp__ev__weather city=Paris"}
     assert str(sent[3]["content"]).endswith("…[truncated]") and len(str(sent[3]["content"])) < 320

@@ -13,11 +13,12 @@ from desktop_agent.core.agent import AgentClient
 from desktop_agent.core.conversation import Conversation
 from desktop_agent.core.events import TurnOutcome
 from desktop_agent.core.history import check_history
-from desktop_agent.core.hooks import HOOK_KEY, ONCE_KEY, Hook, drop_once, hook_messages, is_hook
-from desktop_agent.core.json_types import JSONMapping
+from desktop_agent.core.history_items import UserMessage
+from desktop_agent.core.hooks import HOOK_KEY, ONCE_KEY, Hook, HookNote, hook_notes, is_hook
 from desktop_agent.core.messages import ToolCallMessage
 from desktop_agent.core.tool_router import ToolRouter
-from desktop_agent.core.wire import normalize
+from desktop_agent.core.wire import history_messages, normalize
+from desktop_agent.core.working_items import WorkingItem, drop_once
 from desktop_agent.storage.history_json import history_json
 from desktop_agent.testing.fake_tools import EchoTool
 from desktop_agent.testing.scripted_llm import ScriptedLLM
@@ -89,19 +90,23 @@ def test_hooks_of_one_checkpoint_merge_per_role_and_persistence_in_file_order() 
         hook("e", "turn_start", "user"),
     ]
 
-    assert hook_messages(hooks, "turn_start") == [
+    assert history_messages(hook_notes(hooks, "turn_start")) == [
         {"role": "system", "content": "a prompt\n\nc prompt", HOOK_KEY: "a, c"},
         {"role": "user", "content": "b prompt\n\ne prompt", ONCE_KEY: "b, e"},
         {"role": "user", "content": "d prompt", HOOK_KEY: "d"},
     ]
-    assert hook_messages(hooks, "before_tool_round") == []
+    assert hook_notes(hooks, "before_tool_round") == []
 
 
 def test_drop_once_removes_only_the_non_persistent_hook_messages() -> None:
-    messages: list[JSONMapping] = [{"role": "user", "content": "u"}, once("x"), kept("y"), once("z", "system")]
+    items: list[WorkingItem] = [
+        UserMessage("u"), HookNote("user", "x prompt", "x", False), HookNote("user", "y prompt", "y", True),
+        HookNote("system", "z prompt", "z", False),
+    ]
 
-    drop_once(messages)
+    drop_once(items)
 
+    messages = history_messages(items)
     assert messages == [{"role": "user", "content": "u"}, kept("y")]
     assert [is_hook(m) for m in messages] == [False, True]
 

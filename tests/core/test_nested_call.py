@@ -13,6 +13,7 @@ from desktop_agent.core.approval import ApprovalManager, approval_key
 from desktop_agent.core.audit import ApprovalRecord
 from desktop_agent.core.bus import SessionMessageBus
 from desktop_agent.core.chat_handler import ChatHandler
+from desktop_agent.core.history_items import UserMessage
 from desktop_agent.core.json_types import JSONObject
 from desktop_agent.core.nested_call import NestedCallHost
 from desktop_agent.core.ports import ToolContext, ToolResult, ToolSpec
@@ -72,7 +73,7 @@ async def run_turn(
     bus = SessionMessageBus(SID)
     reader = BusReader(bus)
     sessions.start(SID)
-    turn = asyncio.create_task(handler.handle_chat(SID, bus, [{"role": "user", "content": "go"}]))
+    turn = asyncio.create_task(handler.handle_chat(SID, bus, [UserMessage("go")]))
     async with asyncio.timeout(5):
         while True:
             message = (await reader.get()).message

@@ -13,6 +13,7 @@ from desktop_agent.core.agent import AgentClient
 from desktop_agent.core.approval import ApprovalManager, approval_key
 from desktop_agent.core.bus import SessionMessageBus
 from desktop_agent.core.chat_handler import ChatHandler
+from desktop_agent.core.history_items import UserMessage
 from desktop_agent.core.ports import ToolContext, ToolResult, ToolSpec
 from desktop_agent.core.session import SessionManager
 from desktop_agent.core.tool_router import ToolRouter
@@ -47,7 +48,7 @@ async def run_turn(llm: ScriptedLLM, router: ToolRouter) -> list[JSONDict]:
     bus = SessionMessageBus(SID)
     reader = BusReader(bus)
     sessions.start(SID)
-    turn = asyncio.create_task(handler.handle_chat(SID, bus, [{"role": "user", "content": "go"}]))
+    turn = asyncio.create_task(handler.handle_chat(SID, bus, [UserMessage("go")]))
     async with asyncio.timeout(5):
         while True:
             item = await reader.get()
@@ -138,7 +139,7 @@ async def test_a_sub_agents_tool_results_are_cut_to_the_main_agents_budget() -> 
     bus = SessionMessageBus(SID)
     reader = BusReader(bus)
     sessions.start(SID)
-    turn = asyncio.create_task(handler.handle_chat(SID, bus, [{"role": "user", "content": "go"}]))
+    turn = asyncio.create_task(handler.handle_chat(SID, bus, [UserMessage("go")]))
     async with asyncio.timeout(5):
         while (message := (await reader.get()).message).type != "turn_end":
             if message.type == "tool_call" and message.state == "approval_required":

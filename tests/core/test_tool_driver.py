@@ -17,6 +17,7 @@ from desktop_agent.core.budget import Budget, result_cut
 from desktop_agent.core.bus import SessionMessageBus
 from desktop_agent.core.chat_handler import ChatHandler
 from desktop_agent.core.events import LLMChunk, ToolCallChunk, ToolCallInfo, TurnOutcome
+from desktop_agent.core.history_items import UserMessage
 from desktop_agent.core.json_types import JSONReadable
 from desktop_agent.core.messages import ToolCallMessage
 from desktop_agent.core.ports import ToolContext, ToolResult, ToolSpec
@@ -99,7 +100,7 @@ async def run_turn(
     reader = BusReader(bus)
     sessions.start(SID)
     turn = asyncio.create_task(
-        handler.handle_chat(SID, bus, [{"role": "user", "content": "go"}], approval_timeout_s=timeout_s)
+        handler.handle_chat(SID, bus, [UserMessage("go")], approval_timeout_s=timeout_s)
     )
     async with asyncio.timeout(5):
         while (message := (await reader.get()).message).type != "turn_end":

@@ -9,7 +9,7 @@ from typing import get_args
 from desktop_agent.core.bus import SessionMessageBus
 from desktop_agent.core.history import history_of
 from desktop_agent.core.history_items import AssistantMessage, ToolAnswer, ToolCall, UserMessage
-from desktop_agent.core.hooks import HookNote, hook_message, kept_hook
+from desktop_agent.core.hooks import HookNote, kept_hook
 from desktop_agent.core.messages import (
     RoundEndMessage,
     TextMessage,
@@ -29,6 +29,7 @@ from desktop_agent.core.transcript import (
     UserText,
     WindowNotice,
 )
+from desktop_agent.core.wire import hook_message
 from desktop_agent.testing.views import NullView
 
 FACTS = ToolFacts("files", ToolAnnotations(destructive=True))

@@ -82,12 +82,13 @@ def test_the_history_sends_what_the_model_read_not_what_was_typed() -> None:
 
 def test_an_earlier_message_left_out_of_a_full_request_takes_its_images_with_it() -> None:
     from desktop_agent.core.budget import fit_request
+    from desktop_agent.storage.history_json import history_items
 
     messages: list[JSONMapping] = [
         user_message("old " * 2000, [("image/png", PNG)]),
         text_message("assistant", "seen"),
         user_message("now", [("image/png", PNG)]),
     ]
-    fitted = fit_request(messages, 2000).messages
+    fitted = history_messages(fit_request(history_items(messages), 2000).items)
     assert IMAGES_KEY not in fitted[0] and str(fitted[0]["content"]).startswith("[")
     assert fitted[2] == messages[2]

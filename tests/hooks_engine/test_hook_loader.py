@@ -10,7 +10,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from desktop_agent.core.hooks import Hook, hook_messages
+from desktop_agent.core.hooks import Hook, hook_notes
 from desktop_agent.core.notice import Notice
 from desktop_agent.hooks_engine import HookCatalog, HookInfo, bundled_hooks_dir, load_hooks, user_hooks_dir
 
@@ -42,7 +42,7 @@ def test_hooks_load_in_file_order_with_their_prompts_read_once(tmp_path: Path) -
     )
     assert catalog.enabled() == (Hook("a", "turn_start", "system", True, "Be brief."),)
     (tmp_path / "user" / "a.md").unlink()  # read at load: a turn never touches the disk
-    assert hook_messages(catalog.enabled(), "turn_start")[0]["content"] == "Be brief."
+    assert hook_notes(catalog.enabled(), "turn_start")[0].content == "Be brief."
 
 
 def test_the_users_choice_overrides_the_files_enabled(tmp_path: Path) -> None:

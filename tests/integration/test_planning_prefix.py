@@ -16,6 +16,7 @@ import pytest
 from desktop_agent.core import prompts
 from desktop_agent.core.agent import AgentClient
 from desktop_agent.core.events import LLMChunk, ToolCallChunk
+from desktop_agent.core.history_items import UserMessage
 from desktop_agent.core.tool_context import BusToolContext
 from desktop_agent.core.tool_router import ToolRouter
 from desktop_agent.core.wire import PLANNING_WITHOUT_TOOLS, WireProfile
@@ -39,7 +40,7 @@ async def turn(provider: OpenAIProvider, tools: Sequence[EchoTool], text: str = 
     agent = AgentClient(provider, ToolRouter(list(tools)))
     bus = RecordingBus("s1")
     async with asyncio.timeout(10):
-        stream = agent.chat_stream([{"role": "user", "content": text}], lambda i: BusToolContext(bus, i, "c1"))
+        stream = agent.chat_stream([UserMessage(text)], lambda i: BusToolContext(bus, i, "c1"))
         async with aclosing(stream) as chunks:
             return [chunk async for chunk in chunks]
 

@@ -18,6 +18,7 @@ from desktop_agent.core.agent import AgentClient
 from desktop_agent.core.approval import ApprovalManager, approval_key
 from desktop_agent.core.bus import SessionMessageBus
 from desktop_agent.core.chat_handler import ChatHandler
+from desktop_agent.core.history_items import UserMessage
 from desktop_agent.core.session import SessionManager
 from desktop_agent.core.tool_router import ToolRouter
 from desktop_agent.mcp_engine import McpConfig, McpEngine, ServerConfig
@@ -75,7 +76,7 @@ async def run_turn(server: ServerConfig, answer: Answer, model: Model) -> list[J
         bus = SessionMessageBus(SID)
         reader = BusReader(bus)
         sessions.start(SID)
-        turn = asyncio.create_task(handler.handle_chat(SID, bus, [{"role": "user", "content": "go"}]))
+        turn = asyncio.create_task(handler.handle_chat(SID, bus, [UserMessage("go")]))
         async with asyncio.timeout(30):
             while True:
                 message = (await reader.get()).message

@@ -15,7 +15,7 @@ from desktop_agent.core.mentions import Attachment, ExpandedMessage
 from desktop_agent.core.messages import ImageContent
 from desktop_agent.core.tool_router import ToolRouter
 from desktop_agent.core.transcript import UserText
-from desktop_agent.core.wire import IMAGES_KEY, TYPED_KEY, normalize
+from desktop_agent.core.wire import IMAGES_KEY, TYPED_KEY, history_messages, normalize
 from desktop_agent.storage.conversation_events import event_json, item_from_json, items_of
 from desktop_agent.storage.conversations import ConversationStore
 from desktop_agent.storage.history_json import history_items, history_json
@@ -81,7 +81,7 @@ async def test_a_turn_sends_the_expansion_keeps_the_typed_words_and_restores_the
     shown = [e for e in restored.events if isinstance(e, UserText)]
     assert [(e.text, e.attachments) for e in shown] == [(TYPED, CHIPS)]
     assert restored.history == conv.history
-    sent = normalize(restored.messages_for("and now?"))
+    sent = normalize(history_messages(restored.messages_for("and now?")))
     assert sent[0] == {"role": "user", "content": [{"type": "text", "text": EXPANDED.text}, PART]}
     assert restored.last_user_text() == TYPED
     assert restored.take_back_last_exchange() == TYPED

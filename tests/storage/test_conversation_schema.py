@@ -22,6 +22,7 @@ from desktop_agent.core.agent import AgentClient
 from desktop_agent.core.conversation import Conversation
 from desktop_agent.core.hooks import HOOK_KEY, ONCE_KEY
 from desktop_agent.core.tool_router import ToolRouter
+from desktop_agent.core.wire import history_messages
 from desktop_agent.storage import conversation_schema as schema
 from desktop_agent.storage import conversations
 from desktop_agent.storage.conversation_events import JSON_PACKER, items_of
@@ -105,7 +106,7 @@ def test_a_migrated_conversation_sends_the_same_history_and_restores_the_same_it
                                 history=stored.messages, events=JSON_PACKER.packed_log(stored.events))
     # What the live conversation sent next, less the once-only hook it carried (never stored).
     sent = [m for m in EXPECTED["trip"]["sent"] if ONCE_KEY not in m]
-    assert conversation.messages_for("Next question") == sent
+    assert history_messages(conversation.messages_for("Next question")) == sent
     assert list(conversation.events) == items_of(EXPECTED["trip"]["events"])
     store.close()
 

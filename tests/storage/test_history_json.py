@@ -18,12 +18,13 @@ from desktop_agent.core.history_items import (
     user_item,
     users_words,
 )
-from desktop_agent.core.hooks import HookNote, hook_message
+from desktop_agent.core.hooks import HookNote
 from desktop_agent.core.json_types import JSONObject
 from desktop_agent.core.messages import ImageContent
 from desktop_agent.core.wire import (
     assistant_tool_calls,
     history_messages,
+    hook_message,
     normalize,
     text_message,
     tool_message,

@@ -6,6 +6,7 @@ from desktop_agent.core.agent import AgentClient
 from desktop_agent.core.approval import ApprovalManager
 from desktop_agent.core.chat_handler import ChatHandler
 from desktop_agent.core.forms import FormManager
+from desktop_agent.core.history_items import UserMessage
 from desktop_agent.core.json_types import as_object
 from desktop_agent.core.messages import BusItem, FormRequestMessage
 from desktop_agent.core.ports import Tool
@@ -56,7 +57,7 @@ async def test_the_handler_pushes_the_form_request_right_after_tool_call_executi
 
     bus.add_listener(answer)
     async with asyncio.timeout(10):
-        await handler.handle_chat("s1", bus, [{"role": "user", "content": "ask me"}])
+        await handler.handle_chat("s1", bus, [UserMessage("ask me")])
     messages = bus.drain()
     executing = next(i for i, m in enumerate(messages) if m.get("state") == "executing")
     form_id = messages[executing + 1]["form_id"]

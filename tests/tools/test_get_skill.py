@@ -13,6 +13,7 @@ from desktop_agent.core.agent import AgentClient
 from desktop_agent.core.approval import ApprovalManager
 from desktop_agent.core.chat_handler import ChatHandler
 from desktop_agent.core.forms import FormManager
+from desktop_agent.core.history_items import UserMessage
 from desktop_agent.core.ports import ToolResult
 from desktop_agent.core.session import SessionManager
 from desktop_agent.core.tool_context import BusToolContext
@@ -97,7 +98,7 @@ async def test_allowed_tools_never_lets_a_tool_skip_approval(library: SkillLibra
     approvals = ApprovalManager(timers=clock)
     handler = ChatHandler(agent, approvals, SessionManager())
     bus = RecordingBus("s1")
-    chat = asyncio.create_task(handler.handle_chat("s1", bus, [{"role": "user", "content": "echo twice"}],
+    chat = asyncio.create_task(handler.handle_chat("s1", bus, [UserMessage("echo twice")],
                                                    approval_timeout_s=300))
     async with asyncio.timeout(5):
         await clock.wait_scheduled()
