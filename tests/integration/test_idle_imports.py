@@ -58,3 +58,37 @@ def test_an_idle_demo_window_has_loaded_no_audio_backend_keyring_or_sdk(tmp_path
     kept = json.loads(line.removeprefix("SOURCES "))
     assert [path for path in kept if "/desktop_agent/" in path] == []
     assert len(kept) < 20, kept  # anyio reads its own two package files; PySide6's hook kept ~640
+
+
+SHOWN_CHILD = """
+import argparse, json, sys
+from PySide6.QtWidgets import QApplication
+from desktop_agent.app import run_gui
+def shown():
+    print("AT_SHOW", json.dumps(sorted({m.split(".")[0] for m in sys.modules} | set(sys.modules))), flush=True)
+    for w in QApplication.topLevelWidgets():
+        if w.isWindow() and w.isVisible():
+            w.close()
+args = argparse.Namespace(model="demo", mcp_config=sys.argv[1])
+args.on_window_shown = shown
+sys.exit(run_gui(args))
+"""
+
+BEFORE_THE_WINDOW_NEVER = ("mcp", "desktop_agent.mcp_engine", "openai", "httpx")
+"""Loaded only after the window is up: the MCP SDK and the openai SDK cost
+about a second of start-up (a notice line that imported the MCP engine's
+errors for its wording once put the first window 1.2 s later)."""
+
+
+def test_the_first_window_is_shown_before_any_mcp_or_llm_sdk_is_loaded(tmp_path: Path) -> None:
+    mcp = tmp_path / "mcp.json"
+    mcp.write_text(json.dumps({"mcpServers": {"time": {"command": "true"}}}))
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "DESKTOP_AGENT_HOME": str(tmp_path / "home")}
+    done = subprocess.run(
+        [sys.executable, "-c", SHOWN_CHILD, str(mcp)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    (line,) = [line for line in done.stdout.splitlines() if line.startswith("AT_SHOW ")]
+    loaded = set(json.loads(line.removeprefix("AT_SHOW ")))
+    assert "desktop_agent.ui.shell.notice_line" in loaded  # the notice line is up
+    assert sorted(loaded & set(BEFORE_THE_WINDOW_NEVER)) == []
