@@ -96,7 +96,7 @@ from desktop_agent.core.transcript import (
 )
 from desktop_agent.core.wire import TYPED_KEY
 from desktop_agent.storage.conversation_messages import choice, message_from_json
-from desktop_agent.storage.stored_log import StoredEvents, is_raw, raw_pack, unpack_raw
+from desktop_agent.storage.stored_log import StoredEvents, is_raw, unpack_raw
 
 __all__ = [
     "APPROVAL_ANSWER", "AUTO_APPROVED", "FORM_ANSWER", "INTERRUPT_CLICKED", "JSON_PACKER", "NOTICE", "TOOL_KEY", "USER",
@@ -271,7 +271,7 @@ class JSONPacker:
         (``storage/stored_log.py``): opening neither parses nor compresses
         what it does not draw."""
         if isinstance(events, StoredEvents):
-            return PackedLog.of_packs(((raw_pack(rows), codes) for rows, codes in events.turns()), self)
+            return PackedLog.of_packs(events.packs(), self)
         starts = [i for i, e in enumerate(events) if e.get("type") == USER]
         bounds = [0, *(s for s in starts if s), len(events)]
         return PackedLog.of_packs(

@@ -4,12 +4,14 @@ parses a turn only when one of its events is asked for.
 
 Opening a 2,000-message conversation used to parse every one of its ~4,000
 display events (and a resumed one then wrote them all back to JSON to pack
-them, ``core/packed_log.py``) before the window drew the few turns in view.
-Here each row's kind (its ``type``, as a
+them, ``core/packed_log.py``) before the window drew the few turns in view;
+then it took them in a row at a time, which cost more than all the rest
+(4,250 rows: ~9 ms of ~12). Here the rows come as one value (SQLite joins
+them), and each row's kind (its ``type``, as a
 :data:`~desktop_agent.core.transcript.ScanKind` scan code: what a restore
 needs to find the turns) is read off the start of its text, where this app
-writes it (``{"type": "user", ...``), and a row is parsed only with its
-turn; a row written otherwise (another key first, or ``"type"`` twice) is
+writes it (``{"type": "user", ...``), by one scan of the whole, and a row
+is parsed only with its turn; a row written otherwise (another key first, or ``"type"`` twice) is
 parsed on its own to find its kind. A conversation packs its stored log
 without parsing it (:func:`raw_pack`: each turn's rows as they are,
 uncompressed: 0.54 MB for the 4,250 events of 2,000 benchmark messages, 0.21 MB
@@ -28,6 +30,7 @@ from __future__ import annotations
 import bisect
 import json
 import logging
+import re
 import sqlite3
 from collections.abc import Iterator, Sequence
 from itertools import pairwise
@@ -49,10 +52,11 @@ _RAW = b"\x00"
 """Starts a raw pack and separates its rows: no JSON text holds it unescaped."""
 
 
-def raw_pack(rows: Sequence[str]) -> bytes:
-    """A turn's stored rows as a pack (``JSONPacker.unpack`` reads it back
-    with :func:`unpack_raw`): their text as it is, no parsing, no compression."""
-    return _RAW + _RAW.join(row.encode("utf-8") for row in rows)
+def raw_pack(rows: Sequence[bytes]) -> bytes:
+    """A turn's stored rows (their UTF-8 text) as a pack (``JSONPacker.unpack``
+    reads it back with :func:`unpack_raw`): their text as it is, no parsing,
+    no compression."""
+    return _RAW + _RAW.join(rows)
 
 
 def is_raw(packed: bytes) -> bool:
@@ -90,12 +94,13 @@ def _parse_row(row: str | bytes) -> JSONObject:
 
 
 class StoredEvents(Sequence[JSONObject]):
-    """A display log as its stored JSON: each turn's rows as text, and each
-    event's scan code. An event read is parsed with the rest of its turn (a
-    restore reads a turn's events one after the other)."""
+    """A display log as its stored JSON: each turn's rows as one
+    :func:`raw_pack`, and each event's scan code. An event read is parsed
+    with the rest of its turn (a restore reads a turn's events one after
+    the other)."""
 
-    def __init__(self, turns: Sequence[tuple[list[str], bytes]] = ()) -> None:
-        self._rows = [rows for rows, _ in turns]
+    def __init__(self, turns: Sequence[tuple[bytes, bytes]] = ()) -> None:
+        self._packs = [packed for packed, _ in turns]
         self._codes = [codes for _, codes in turns]
         self._ends: list[int] = []
         """The index after each turn's last event."""
@@ -106,9 +111,9 @@ class StoredEvents(Sequence[JSONObject]):
         self._parsed: tuple[int, list[JSONObject]] | None = None
         """The turn last parsed, and its events."""
 
-    def turns(self) -> list[tuple[list[str], bytes]]:
-        """Each turn's rows as text, and its events' scan codes."""
-        return list(zip(self._rows, self._codes, strict=True))
+    def packs(self) -> list[tuple[bytes, bytes]]:
+        """Each turn's rows as a :func:`raw_pack`, and its events' scan codes."""
+        return list(zip(self._packs, self._codes, strict=True))
 
     def kinds(self) -> list[ScanKind]:
         """Each event's :data:`ScanKind`, without parsing any."""
@@ -131,7 +136,7 @@ class StoredEvents(Sequence[JSONObject]):
         return self._event(index % size)
 
     def __iter__(self) -> Iterator[JSONObject]:
-        for turn in range(len(self._rows)):
+        for turn in range(len(self._packs)):
             yield from self._turn(turn)
 
     def _event(self, index: int) -> JSONObject:
@@ -141,7 +146,7 @@ class StoredEvents(Sequence[JSONObject]):
 
     def _turn(self, turn: int) -> list[JSONObject]:
         if self._parsed is None or self._parsed[0] != turn:
-            self._parsed = turn, parse_rows(self._rows[turn])
+            self._parsed = turn, unpack_raw(self._packs[turn])
         return self._parsed[1]
 
     def __eq__(self, other: object) -> bool:
@@ -152,32 +157,70 @@ class StoredEvents(Sequence[JSONObject]):
     __hash__ = None  # type: ignore[assignment]  # compared by content, like a list
 
     def __repr__(self) -> str:
-        return f"StoredEvents({len(self)} events, {len(self._rows)} turns)"
+        return f"StoredEvents({len(self)} events, {len(self._packs)} turns)"
+
+
+_LOG = (
+    "SELECT count(*), CAST(group_concat(body, char(0)) AS BLOB) FROM "
+    "(SELECT body FROM events WHERE conversation_id = ? ORDER BY seq)"
+)
+"""The whole log as one value, its rows joined by NUL (no JSON text holds
+one raw): one row for Python to take in, where a row per event cost
+more than the rest of reading them."""
+_STARTS = re.compile(rb'\x00(\{"type": "[^"\x00]*")?')
+"""Each row's start, with this app's head and type when it has them."""
+_KNOWN = {f'{_HEAD}{kind}"'.encode(): code for kind, code in _CODES.items()}
 
 
 def read_events(db: sqlite3.Connection, conversation_id: str) -> StoredEvents:
-    """The conversation's display log, its rows grouped by turn, unparsed
-    (one ``SELECT``; a turn begins at each ``user`` event)."""
+    """The conversation's display log, its rows grouped by turn, unparsed:
+    one ``SELECT`` handing over one value (the rows joined), each row's kind
+    read off its start by one scan of the whole (a turn begins at each
+    ``user`` event). A row holding a NUL (damaged), or a database in UTF-16
+    (whose text is full of NUL bytes), is read a row at a time
+    (:func:`_read_rows`)."""
+    count, joined = db.execute(_LOG, (conversation_id,)).fetchone()
+    if not count:
+        return StoredEvents()
+    joined = b"\x00" + joined
+    if joined.count(b"\x00") != count:
+        return _read_rows(db, conversation_id)
+    bodies = joined.split(b"\x00")[1:]
+    heads = _STARTS.findall(joined)
+    codes = [_KNOWN.get(h, _OTHER) if h else "" for h in heads]
+    if joined.count(b'"type"') != count - codes.count(""):  # "type" again (a nested event): parsed alone
+        codes = [c if b.count(b'"type"') == 1 else "" for b, c in zip(bodies, codes, strict=True)]
+    if "" in codes:
+        codes = [c or _parsed_code(b, conversation_id) for b, c in zip(bodies, codes, strict=True)]
+    return _grouped(bodies, codes)
+
+
+def _read_rows(db: sqlite3.Connection, conversation_id: str) -> StoredEvents:
+    """:func:`read_events` a row at a time."""
     select = "SELECT body FROM events WHERE conversation_id = ? ORDER BY seq"
     bodies: list[str] = [body for (body,) in db.execute(select, (conversation_id,))]
     at, head, other, known = len(_HEAD), _HEAD, _OTHER, _CODES
-    # This app's rows (their one "type" first, never in a string: quotes
-    # there are escaped, and no JSON text holds a raw NUL) read off their
-    # start, inline: this runs once a row.
     codes = [
         known.get(b[at:b.find('"', at)], other) if b.startswith(head) and b.count('"type"') == 1 and "\x00" not in b
         else _parsed_code(b, conversation_id)
         for b in bodies
     ]
-    if "" in codes:  # rows left out
+    return _grouped([b.encode("utf-8") for b in bodies], codes)
+
+
+def _grouped(bodies: list[bytes], codes: list[str]) -> StoredEvents:
+    """Rows and their codes as a :class:`StoredEvents`, a pack a turn; a
+    row whose code is "" (not a JSON object) left out."""
+    if "" in codes:
         bodies = [b for b, c in zip(bodies, codes, strict=True) if c]
         codes = [c for c in codes if c]
     every = "".join(codes).encode("ascii")
     starts = [i for i, c in enumerate(codes) if c == _USER and i]
-    return StoredEvents([(bodies[a:b], every[a:b]) for a, b in pairwise([0, *starts, len(bodies)]) if b > a])
+    return StoredEvents([(raw_pack(bodies[a:b]), every[a:b])
+                         for a, b in pairwise([0, *starts, len(bodies)]) if b > a])
 
 
-def _parsed_code(body: str, conversation_id: str) -> str:
+def _parsed_code(body: str | bytes, conversation_id: str) -> str:
     """A row's scan code, parsed; "" for a row left out (not a JSON object)."""
     try:
         value = json.loads(body)

@@ -142,3 +142,85 @@ def test_a_row_that_is_not_json_is_skipped_and_one_damaged_at_its_end_reads_as_u
     assert sum("not valid JSON" in r.message for r in caplog.records) == 1
     packed = JSON_PACKER.packed_log(loaded.events)
     assert list(packed) == items_of(events)  # the pack reads it the same way
+
+
+class CountingDB:
+    """The store's connection, counting the rows its queries hand to Python."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self._db = db
+        self.rows = 0
+
+    def execute(self, sql: str, parameters: Any = ()) -> Iterator[Any]:
+        return CountedCursor(self._db.execute(sql, parameters), self)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._db, name)
+
+
+class CountedCursor:
+    def __init__(self, cursor: sqlite3.Cursor, counter: CountingDB) -> None:
+        self._cursor, self._counter = cursor, counter
+
+    def __iter__(self) -> Iterator[Any]:
+        for row in self._cursor:
+            self._counter.rows += 1
+            yield row
+
+    def __next__(self) -> Any:
+        self._counter.rows += 1
+        return next(self._cursor)
+
+    def fetchone(self) -> Any:
+        row = self._cursor.fetchone()
+        self._counter.rows += row is not None
+        return row
+
+    def fetchall(self) -> list[Any]:
+        rows = self._cursor.fetchall()
+        self._counter.rows += len(rows)
+        return rows
+
+
+def test_opening_a_long_conversation_takes_in_its_display_log_as_one_row(store: ConversationStore) -> None:
+    h = history(2000)
+    store.save("long", h, events_from_history(h))
+    counting = CountingDB(store._db)
+    store._db = counting  # type: ignore[assignment]  # the same calls, counted
+
+    loaded = store.load("long")
+
+    assert loaded is not None and len(loaded.events) > 4000
+    assert counting.rows <= 8  # before: a row per display event (4,250)
+    assert list(loaded.events) == events_from_history(h)
+
+
+def test_a_row_holding_a_nul_is_read_as_before(store: ConversationStore, tmp_path: Path,
+                                               caplog: pytest.LogCaptureFixture) -> None:
+    store.save("a", [], EVENTS)
+    _put_row(tmp_path / "c.sqlite3", 2, '{"type": "text", "text": "a\x00b"}')  # damaged: a raw NUL in it
+
+    with caplog.at_level(logging.WARNING):
+        loaded = ConversationStore(tmp_path / "c.sqlite3").load("a")
+
+    assert loaded is not None and isinstance(loaded.events, StoredEvents)
+    assert list(loaded.events) == [*EVENTS[:2], *EVENTS[3:]]
+    assert loaded.events.kinds() == [scan_kind(i) for i in items_of([*EVENTS[:2], *EVENTS[3:]])]
+    assert sum("not valid JSON" in r.message for r in caplog.records) == 1
+
+
+def test_a_database_in_utf16_reads_its_log_back_equal(tmp_path: Path) -> None:
+    path = tmp_path / "c.sqlite3"
+    db = sqlite3.connect(path)
+    db.execute("PRAGMA encoding = 'UTF-16le'")
+    db.execute("CREATE TABLE t (x)")  # the encoding is fixed by the first table
+    db.commit()
+    db.close()
+    store = ConversationStore(path)
+    store.save("a", [], EVENTS)
+
+    loaded = store.load("a")
+
+    assert loaded is not None and isinstance(loaded.events, StoredEvents) and list(loaded.events) == EVENTS
+    assert loaded.events.kinds() == [scan_kind(i) for i in items_of(EVENTS)]
+    store.close()
