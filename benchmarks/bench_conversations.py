@@ -3,9 +3,10 @@ conversation's length, every figure measured side by side in one run, so
 ratios compare like with like:
 
 1. Open: a conversation of ``--messages`` (2,000) messages against one of
-   20, from the database to the window's chat as the window opens one (its
-   history and packed display log made, ``resume_conversation``, then the
-   last turns drawn from that log): time to first paint (loaded,
+   20, from the database to the window's chat as the window opens one (the
+   conversation made with its saved history and packed display log,
+   ``resume_conversation``, then the last turns drawn from that log, and
+   its last user message read, as the window's Regenerate asks): time to first paint (loaded,
    drawn, painted once) and to fully interactive (every drawn message has
    measured its height and the event loop is idle). Reported as ms and as
    big/small ratios. The same opened at a search hit in its 4th turn (index
@@ -155,6 +156,10 @@ def _ratios(out: dict[str, Any], big: str, small: str) -> dict[str, float]:
 def bench_open(folder: Path, messages: int, repeat: int) -> dict[str, Any]:
     from PySide6.QtWidgets import QApplication
 
+    from desktop_agent.core.agent import AgentClient
+    from desktop_agent.core.conversation import Conversation
+    from desktop_agent.core.tool_router import ToolRouter
+    from desktop_agent.llm.demo import DemoModel
     from desktop_agent.storage.conversation_events import JSON_PACKER, events_from_history
     from desktop_agent.storage.conversations import ConversationStore
     from desktop_agent.ui.conversations.restore import restore
@@ -170,9 +175,10 @@ def bench_open(folder: Path, messages: int, repeat: int) -> dict[str, Any]:
             stored = store.load(name)
             assert stored is not None
             log = JSON_PACKER.packed_log(stored.events or events_from_history(stored.messages))
-            history = list(stored.messages)
-            assert history
-            restore(chat, log.copy())
+            conversation = Conversation(AgentClient(DemoModel(), ToolRouter([])), conversation_id=stored.id,
+                                        history=stored.messages, events=log, packer=JSON_PACKER)
+            restore(chat, conversation.events.copy())
+            assert conversation.last_user_text()  # what the window asks at once: is there one to regenerate?
         return run
 
     timings: dict[str, tuple[list[float], list[float], int]] = {n: ([], [], 0) for n in ("big", "small")}

@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from desktop_agent.core.agent import AgentClient
 from desktop_agent.core.approval import ApprovalManager, approval_key
@@ -65,7 +65,7 @@ class Conversation:
         conversation_id: str | None = None,
         speech_factory: SpeechFactory | None = None,
         approval_timeout_s: float = 300.0,
-        history: list[HistoryItem] | None = None,
+        history: Sequence[HistoryItem] | None = None,
         events: PackedLog | list[DisplayItem] | None = None,
         packer: LogPacker | None = None,
         versions: Versions | None = None,
@@ -76,10 +76,13 @@ class Conversation:
         self.conversation_id = conversation_id or uuid.uuid4().hex
         self.speech_factory = speech_factory
         self.approval_timeout_s = approval_timeout_s
-        self.history: list[HistoryItem] = list(history or [])
-        """What the model has read, as typed items (``core/history_items.py``):
-        its JSON forms are made only on the way to the LLM (``core/wire.py``)
-        and to disk (``storage/history_json.py``)."""
+        self._history: list[HistoryItem] | None = None
+        self._saved: Sequence[HistoryItem] = ()
+        """A saved history not made a list yet (:attr:`history`)."""
+        if history is None or isinstance(history, list):
+            self._history = list(history or [])
+        else:
+            self._saved = history
         self.events = events if isinstance(events, PackedLog) else PackedLog(events or (), packer)
         """The display log: what the window showed and the user did, as
         transcript items (its JSON form is ``storage/conversation_events.py``'s).
@@ -104,6 +107,30 @@ class Conversation:
         self._carried_before: list[HookNote] = []
         """What ``_carried`` was when the last turn started: it comes back
         when that turn is taken back (:meth:`take_back_last_exchange`)."""
+
+    @property
+    def history(self) -> list[HistoryItem]:
+        """What the model has read, as typed items (``core/history_items.py``):
+        its JSON forms are made only on the way to the LLM (``core/wire.py``)
+        and to disk (``storage/history_json.py``). A saved history given as
+        a lazy sequence (``storage/history_json.StoredHistory``, each item
+        made when first read) becomes this list the first time it is asked
+        for: opening a long conversation reads only its last messages
+        (:meth:`last_user_text`, :meth:`history_view`), and the first send,
+        an export or a version makes the rest."""
+        if self._history is None:
+            self._history, self._saved = list(self._saved), ()
+        return self._history
+
+    @history.setter
+    def history(self, items: list[HistoryItem]) -> None:
+        self._history, self._saved = items, ()
+
+    def history_view(self) -> Sequence[HistoryItem]:
+        """The history to read, not change: a saved one not asked for
+        whole yet stays unmade but for the items read (a save reads its
+        length and its new tail)."""
+        return self._saved if self._history is None else self._history
 
     @property
     def busy(self) -> bool:
@@ -131,7 +158,7 @@ class Conversation:
     def _typed(self, index: int) -> str:
         """The words the user typed for the history's user message at
         ``index`` (one with MCP mentions was sent expanded)."""
-        return users_words(self.history[index]) or ""
+        return users_words(self.history_view()[index]) or ""
 
     def take_back_last_exchange(self) -> str | None:
         """Remove the last exchange (the user's last message and everything
@@ -188,7 +215,7 @@ class Conversation:
         self._carried = []
 
     def _user_indices(self) -> list[int]:
-        return [i for i, m in enumerate(self.history) if users_words(m) is not None]
+        return [i for i, m in enumerate(self.history_view()) if users_words(m) is not None]
 
     def record(self, item: UserEvent, *, with_next_turn: bool = False) -> None:
         """Add one of the window's own events (an answer, a click, a
@@ -211,10 +238,8 @@ class Conversation:
         self.rewound = None
 
     def _last_user_index(self) -> int | None:
-        return next(
-            (i for i in range(len(self.history) - 1, -1, -1) if users_words(self.history[i]) is not None),
-            None,
-        )
+        history = self.history_view()  # from the end: a saved history makes only its last items
+        return next((i for i in range(len(history) - 1, -1, -1) if users_words(history[i]) is not None), None)
 
     def messages_for(self, user_text: str | UserText) -> list[HistoryItem]:
         """What the next turn starts from: earlier turns truncated, then the user."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sqlite3
 import weakref
+from collections.abc import Sequence
 
 from desktop_agent.core.agent import AgentClient
 from desktop_agent.core.approval import ApprovalManager
@@ -61,7 +62,7 @@ class ConversationServices(SpeechServices):
             return
         try:
             self.conversations.save(
-                conversation.conversation_id, conversation.history, SavedEvents(conversation.events),
+                conversation.conversation_id, conversation.history_view(), SavedEvents(conversation.events),
                 rewound=conversation.rewound,
                 versions=versions_json(conversation.versions) if conversation.versions.changed else False,
             )
@@ -75,7 +76,7 @@ class ConversationServices(SpeechServices):
         self,
         *,
         conversation_id: str | None = None,
-        history: list[HistoryItem] | None = None,
+        history: Sequence[HistoryItem] | None = None,
         events: PackedLog | list[DisplayItem] | None = None,
     ) -> Conversation:
         """A conversation run with the settings in use, remembered (weakly)

@@ -54,7 +54,7 @@ from desktop_agent.core.hooks import HOOK_KEY
 from desktop_agent.core.json_types import JSONMapping, JSONObject
 from desktop_agent.core.notice import Notice
 from desktop_agent.storage import conversation_schema as schema
-from desktop_agent.storage.history_json import history_items
+from desktop_agent.storage.history_json import StoredHistory
 from desktop_agent.storage.paths import PRIVATE_FILE, data_dir
 from desktop_agent.storage.set_aside import set_aside
 from desktop_agent.storage.stored_log import read_events
@@ -72,8 +72,10 @@ every start take over a minute and 1.5 GB."""
 class StoredConversation:
     id: str
     title: str
-    messages: list[HistoryItem]
-    """The history, typed (read from its rows by ``storage/history_json.py``)."""
+    messages: Sequence[HistoryItem]
+    """The history, typed (read from its rows by ``storage/history_json.py``).
+    Read from the store, a :class:`~desktop_agent.storage.history_json.StoredHistory`:
+    its rows parsed, each made an item when read."""
     updated_at: float
     events: Sequence[JSONObject]
     """The display log; empty for a conversation saved without one. Read
@@ -403,7 +405,7 @@ class ConversationStore:
             return None
         kept = self._db.execute("SELECT body FROM versions WHERE conversation_id = ?",
                                 (conversation_id,)).fetchone() if self._versions_table else None
-        return StoredConversation(row[0], row[1], history_items(self._rows("messages", conversation_id)), row[2],
+        return StoredConversation(row[0], row[1], StoredHistory(self._rows("messages", conversation_id)), row[2],
                                   read_events(self._db, conversation_id), kept[0] if kept else None)
 
     def _rows(self, table: str, conversation_id: str) -> list[JSONObject]:

@@ -22,8 +22,8 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-from collections.abc import Iterable, Mapping
-from typing import assert_never
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import assert_never, overload
 
 from desktop_agent.core.history_items import (
     AssistantMessage,
@@ -38,7 +38,7 @@ from desktop_agent.core.json_types import JSONMapping, JSONObject, JSONReadable,
 from desktop_agent.core.messages import ImageContent
 from desktop_agent.core.wire import IMAGES_KEY, TYPED_KEY
 
-__all__ = ["history_item", "history_items", "history_json", "item_json"]
+__all__ = ["StoredHistory", "history_item", "history_items", "history_json", "item_json"]
 
 _DATA_URL = re.compile(r"data:([^;,]+);base64,(.*)", re.DOTALL)
 
@@ -88,6 +88,58 @@ def history_items(messages: Iterable[JSONReadable]) -> list[HistoryItem]:
     """Stored messages as typed items; an entry that is not a JSON object
     (never written by this app) is left out."""
     return [history_item(m) for m in messages if isinstance(m, Mapping)]
+
+
+class StoredHistory(Sequence[HistoryItem]):
+    """A saved history as its stored messages, each made a typed item
+    (:func:`history_item`) the first time it is read, then kept: opening a
+    2,000-message conversation made every item (~8 ms) where the window
+    reads only the last few (is there a last message to regenerate?); the
+    conversation makes the rest when it first needs them all
+    (``Conversation.history``). Reads as the list :func:`history_items`
+    makes of the same messages."""
+
+    def __init__(self, messages: Iterable[JSONReadable]) -> None:
+        self._messages = [m for m in messages if isinstance(m, Mapping)]
+        self._items: list[HistoryItem | None] = [None] * len(self._messages)
+        self.made = 0
+        """How many items were made so far."""
+
+    def __len__(self) -> int:
+        return len(self._messages)
+
+    @overload
+    def __getitem__(self, index: int) -> HistoryItem: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[HistoryItem]: ...
+
+    def __getitem__(self, index: int | slice) -> HistoryItem | list[HistoryItem]:
+        size = len(self._messages)
+        if isinstance(index, slice):
+            return [self._item(i) for i in range(*index.indices(size))]
+        if not -size <= index < size:
+            raise IndexError("StoredHistory index out of range")
+        return self._item(index % size)
+
+    def __iter__(self) -> Iterator[HistoryItem]:
+        return map(self._item, range(len(self._messages)))
+
+    def _item(self, index: int) -> HistoryItem:
+        item = self._items[index]
+        if item is None:
+            item = self._items[index] = history_item(self._messages[index])
+            self.made += 1
+        return item
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Sequence):
+            return list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # compared by content, like a list
+
+    def __repr__(self) -> str:
+        return f"StoredHistory({len(self)} messages, {self.made} made)"
 
 
 def _plain(message: JSONMapping) -> HistoryItem | None:

@@ -19,7 +19,7 @@ from desktop_agent.core.history_items import (
     users_words,
 )
 from desktop_agent.core.hooks import HookNote
-from desktop_agent.core.json_types import JSONObject
+from desktop_agent.core.json_types import JSONObject, JSONReadable
 from desktop_agent.core.messages import ImageContent
 from desktop_agent.core.wire import (
     assistant_tool_calls,
@@ -30,7 +30,13 @@ from desktop_agent.core.wire import (
     tool_message,
     user_message,
 )
-from desktop_agent.storage.history_json import history_item, history_items, history_json, item_json
+from desktop_agent.storage.history_json import (
+    StoredHistory,
+    history_item,
+    history_items,
+    history_json,
+    item_json,
+)
 
 PNG = b"\x89PNG\r\n"
 TYPED: list[HistoryItem] = [
@@ -126,3 +132,17 @@ def test_a_message_read_at_a_glance_is_the_item_the_write_back_check_reads(messa
 
     assert glance == checked and type(glance) is type(checked)
     assert item_json(glance) == message
+
+
+def test_a_stored_history_reads_as_the_items_made_at_once_and_makes_only_those_read() -> None:
+    stored: list[JSONReadable] = [*history_json(TYPED), ["not a message"], {"role": "system", "content": "kept unread"}]
+    lazy = StoredHistory(stored)
+
+    assert lazy.made == 0 and len(lazy) == len(TYPED) + 1
+    assert lazy[-1] == UnreadMessage({"role": "system", "content": "kept unread"}) and lazy[1] == TYPED[1]
+    assert lazy.made == 2
+    assert lazy[1:3] == TYPED[1:3] and lazy[::-1][1:] == TYPED[::-1]
+    assert lazy == history_items(stored) and history_items(stored) == lazy and list(lazy) == history_items(stored)
+    assert lazy.made == len(lazy)  # each made once, then kept
+    with pytest.raises(IndexError):
+        lazy[len(lazy)]

@@ -202,7 +202,7 @@ class MainWindow(QMainWindow):
         self.status.set_model(deps.model_name, is_demo=deps.is_demo, demo_notice=deps.demo_notice)
         self.new_chat_button.setVisible(deps.keeper is not None)
         early = self._held.shown_early()
-        if deps.conversation.history or deps.conversation.events:
+        if deps.conversation.events or deps.conversation.history_view():  # the log first: the history is made when needed
             from desktop_agent.ui.conversations.glue import draw
 
             draw(self, deps.conversation)  # as it looked live
