@@ -54,6 +54,14 @@ as much as opening it."""
 FILL = 1.5
 """An open draws until what it drew is this many view heights: the view,
 and half a view above it to scroll into before more is drawn."""
+FIRST_FILL = 1.1
+"""What an open draws before the window paints, in view heights: the view
+and a margin (less than :data:`~desktop_agent.ui.chat.scroll_column.NEAR_TOP`
+above it). That leaves the reader near the top, so right after the paint
+the view asks for earlier turns (``ChatView.set_earlier``, a zero timer),
+and the rest up to :data:`FILL` is drawn above what is shown, the view
+staying at the bottom: drawing that half view first cost a quarter of the
+first paint, for what nobody sees before they scroll."""
 
 
 @dataclass
@@ -163,17 +171,18 @@ def restore(
     button; ``at_end`` is called once the last event is drawn (now, or then)."""
     starts = turn_starts(events)
     turns = len(starts)
+    drawn = 0
     if from_turn is None:
         out, end_turn = Restored(turns), turns
-        lowest, drawn = _lowest(events, starts), 0
-        while out.first_turn > lowest and drawn < chat.fill_height() * FILL:  # the last turn, then earlier ones above
+        lowest = _lowest(events, starts)
+        while out.first_turn > lowest and drawn < chat.fill_height() * FIRST_FILL:  # the last turn, then above
             drawn += _draw_above(chat, events, starts, out)
     else:
         first = max(0, min(from_turn, turns - 1))
         end_turn = turns if to_turn is None else max(first + 1, min(to_turn, turns))
         out = Restored(first)
         _draw(chat, events, _begin(starts, first), _start(events, starts, end_turn), first, out)
-    _Earlier(chat, events, starts, out)
+    _Earlier(chat, events, starts, out, chat.fill_height() * FILL - drawn if from_turn is None else None)
     if end_turn < turns:
         _Later(chat, events, end_turn, out, at_end or (lambda: None))
     elif at_end is not None:
@@ -184,16 +193,23 @@ def restore(
 class _Earlier:
     """Draws earlier turns above the first drawn, a view's height at a
     time, while the reader is near the top (:meth:`ChatView.set_earlier`);
-    down to the events before the first user message."""
+    down to the events before the first user message. After an open, the
+    first time (right after its first paint: what it drew leaves the reader
+    near the top) draws only ``first`` high, up to :data:`FILL`."""
 
-    def __init__(self, chat: ChatView, events: Sequence[DisplayItem], starts: list[int], out: Restored) -> None:
+    def __init__(
+        self, chat: ChatView, events: Sequence[DisplayItem], starts: list[int], out: Restored,
+        first: float | None = None,
+    ) -> None:
         self._chat, self._events, self._starts, self._out = chat, events, starts, out
+        self._first = first
         self._lowest = _lowest(events, starts)
         chat.set_earlier(self._step if out.first_turn > self._lowest else None)
 
     def _step(self) -> None:
         chat, out, drawn = self._chat, self._out, 0
-        while out.first_turn > self._lowest and drawn < chat.fill_height():
+        height, self._first = chat.fill_height() if self._first is None else self._first, None
+        while out.first_turn > self._lowest and drawn < height:
             drawn += _draw_above(chat, self._events, self._starts, out)
         if out.first_turn <= self._lowest:
             chat.set_earlier(None)

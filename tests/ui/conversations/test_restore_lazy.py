@@ -67,23 +67,52 @@ def _first_in_view(chat: ChatView) -> QWidget:
 
 def test_opening_a_long_conversation_draws_only_the_last_turns_that_fill_the_view(qtbot: QtBot) -> None:
     events = items_of(events_from_history(history_items(long_history())))
-    chat = _shown(qtbot)
+    chat, full = _shown(qtbot), ChatView(ENGLISH)
+    qtbot.add_widget(full)
+    restore(full, events, from_turn=0)  # every turn at once: the order they must come in
 
     drawn = restore(chat, events)
 
+    first_paint = chat.items()
+    height = sum(chat.measure(w) for w in first_paint)
+    assert chat.fill_height() <= height < chat.fill_height() * FILL  # the view and a margin, before it paints
+    _settle(chat)  # then the rest, above
     items = chat.items()
     bubbles = [w for w in items if isinstance(w, MessageBubble)]
     assert 8 <= len(bubbles) <= 30 < 2 * TURNS  # one screen and a half of short exchanges, not 120 turns
+    assert len(items) > len(first_paint) and items[-len(first_paint):] == first_paint
     assert drawn.first_turn > TURNS - 15 and sorted(drawn.turn_widgets) == list(range(drawn.first_turn, TURNS))
+    assert [describe(w) for w in items] == [describe(w) for w in full.items()[-len(items):]]  # in order
     assert isinstance(items[-1], MessageBubble) and items[-1].text() == f"Museum {TURNS - 1} opens at nine."
     assert items[0] is drawn.turn_widgets[drawn.first_turn]  # nothing above: no "earlier" line or button
-    _settle(chat)
     bar = chat.verticalScrollBar()
     content = chat.widget()
     assert content is not None
     assert bar.value() == bar.maximum() > 0  # at the end, and the drawn turns fill more than the view
     assert content.height() >= chat.viewport().height() * (FILL - 0.25)
-    assert len(chat.items()) == len(items)  # at the bottom: nothing earlier was drawn meanwhile
+    for _ in range(10):
+        QApplication.processEvents()
+    assert chat.items() == items and bar.value() == bar.maximum()  # at the bottom: nothing more drawn
+
+
+def test_the_turns_drawn_after_the_first_paint_keep_the_view_at_the_bottom(qtbot: QtBot) -> None:
+    events = items_of(events_from_history(history_items(long_history())))
+    chat = _shown(qtbot)
+    restore(chat, events)
+    first_paint = chat.items()
+    bar = chat.verticalScrollBar()
+    last = first_paint[-1]
+    _drain(lambda: settled(chat))
+    seen: list[int] = []
+
+    def bottom_shown() -> bool:  # each pass until more is drawn and laid out: the last message in view
+        seen.append(_view_y(chat, last) + last.height() - chat.viewport().height())
+        return len(chat.items()) > len(first_paint) and settled(chat) and bar.value() == bar.maximum()
+
+    _drain(bottom_shown)
+    _settle(chat)
+    assert all(-30 <= gap <= 0 for gap in seen[1:]), seen  # the end stayed at the view's bottom edge
+    assert bar.value() == bar.maximum() and _view_y(chat, last) + last.height() <= chat.viewport().height()
 
 
 def test_scrolling_to_the_top_draws_earlier_turns_in_order_without_moving_what_is_in_view(qtbot: QtBot) -> None:
