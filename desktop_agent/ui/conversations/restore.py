@@ -11,7 +11,8 @@ invalidated), and no timer keeps running (every card ends terminal).
 
 Only what is in view is drawn: opening a conversation draws its last turn,
 then earlier turns above it until what is drawn fills the view and a
-margin (measured at the view's width, :meth:`ChatView.measure`), so opening
+margin (measured at the view's width, :meth:`ChatView.measure`), and half a
+view more right after the first paint (:data:`FIRST_FILL`), so opening
 2,000 messages draws as many widgets as opening 20
 (``benchmarks/bench_conversations.py``). Earlier turns are drawn above as
 the reader scrolls up (:meth:`ChatView.set_earlier`), a view's height at a
@@ -208,7 +209,7 @@ class _Earlier:
 
     def _step(self) -> None:
         chat, out, drawn = self._chat, self._out, 0
-        height, self._first = chat.fill_height() if self._first is None else self._first, None
+        height, self._first = chat.fill_height() if self._first is None else max(self._first, 1), None
         while out.first_turn > self._lowest and drawn < height:
             drawn += _draw_above(chat, self._events, self._starts, out)
         if out.first_turn <= self._lowest:
