@@ -74,10 +74,12 @@ from desktop_agent.ui.cards.wording import (
     cut_note,
     elapsed_caption,
     outcome_text,
+    output_notice,
     output_tail,
     output_text,
     partial_text,
     progress_caption,
+    result_heading,
     risk_text,
     title_for,
 )
@@ -216,6 +218,7 @@ class ToolCardWidget(QFrame):
         self.output.setMaximumHeight(DETAILS_OUTPUT_MAX_HEIGHT)
         self.result_label = QLabel(self)
         self.result_label.setObjectName("cardMuted")
+        self.result_label.setWordWrap(True)
         self.result = _mono(self)
         self.reason = QLabel(self)
         self.reason.setObjectName("cardMuted")
@@ -351,8 +354,10 @@ class ToolCardWidget(QFrame):
         self.risk.setVisible(bool(risk_line))
         self.approval.show_pending(phase == CardPhase.APPROVAL, destructive=state.destructive)
         outcome = outcome_text(self._bindings.texts, state) or cut_note(self._bindings.texts, state)
-        self.reason.setText(outcome)
-        self.reason.setVisible(bool(outcome))
+        notice, raw = ("", "") if outcome else output_notice(self._bindings.texts, state)
+        self.reason.setText(outcome or notice)
+        self.reason.setToolTip(raw)
+        self.reason.setVisible(bool(outcome or notice))
 
         show_output = open_details and bool(state.output)
         if show_output and self._details_output_len != len(state.output) + state.output_cut:
@@ -361,7 +366,7 @@ class ToolCardWidget(QFrame):
         self.output_label.setVisible(show_output)
         self.output.setVisible(show_output)
         shown_result = result if phase == CardPhase.DONE else partial
-        self.result_label.setText(self._bindings.texts.tr("result") if phase == CardPhase.DONE else self._bindings.texts.tr("partial_result"))
+        self.result_label.setText(result_heading(self._bindings.texts, state))
         self.result.setText(_clip(shown_result))
         self.result_label.setVisible(open_details and bool(shown_result))
         self.result.setVisible(open_details and bool(shown_result))
