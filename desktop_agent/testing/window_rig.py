@@ -13,7 +13,7 @@ import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, fields
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from PySide6.QtCore import SignalInstance
 from PySide6.QtWidgets import QApplication
@@ -44,6 +44,9 @@ from desktop_agent.tools.sub_agent import SubAgentTool
 from desktop_agent.ui.shell.main_window import MainWindow
 from desktop_agent.ui.shell.window_deps import WindowDeps
 from desktop_agent.ui.voice.feature import VoiceFeature
+
+if TYPE_CHECKING:
+    from desktop_agent.mcp_engine import McpEngine
 
 T = TypeVar("T")
 
@@ -232,13 +235,17 @@ def build_window(
     router: ToolRouter | None = None,
     timers: Timers | None = None,
     texts: Texts = ENGLISH,
+    engine: McpEngine | None = None,
 ) -> tuple[MainWindow, SettingsStore]:
     """``voice``: speech input (the :class:`VoiceFeature` fields:
     ``audio_input``, ``recognizer``, ``vad``, ...) and the window's other
     deps that go with it (``sink``); ``router``: the tools' annotations come
     from it, as the app's do (``Services.tool_facts``); ``timers``: the
     window's own timers (the interrupt fallback) run on it (a ``FakeClock``);
-    ``texts``: the window's language from the start."""
+    ``texts``: the window's language from the start; ``engine``: the MCP
+    engine behind ``router``'s MCP tools, asked as the app asks its own
+    (``RoutedToolFacts``: which server a tool is from, whether a saved
+    always-allow name is certain)."""
     store = store or SettingsStore()
     settings = store.load().settings
     kwargs: dict[str, Any] = {"tray": False, "timers": timers, "texts": texts}
@@ -249,7 +256,13 @@ def build_window(
     feature = {name: extra.pop(name) for name in [f.name for f in fields(VoiceFeature)] if name in extra}
     if feature:
         extra["voice"] = VoiceFeature(**feature)
-    if router is not None:
+    if engine is not None:
+        if router is None:
+            raise ValueError("build_window(engine=...) needs the router its tools go through")
+        from desktop_agent.services.tool_facts import RoutedToolFacts  # loads the MCP SDK: only when asked
+
+        extra["tool_facts"] = RoutedToolFacts(router, lambda: engine)
+    elif router is not None:
         extra["tool_facts"] = ToolFactsTable(router=router)
     window.attach(WindowDeps(conversation, forms, store, settings, model_name=model_name, **extra))
     return window, store
