@@ -374,7 +374,8 @@ class ToolCardWidget(QFrame):
         self.images.setVisible(phase == CardPhase.DONE and bool(state.images))
         done = phase == CardPhase.DONE
         if done and state.structured is not None:
-            self.structured.show_value(state.structured, more_rows=self._bindings.texts.tr("card_more_rows"))
+            texts = self._bindings.texts
+            self.structured.show_value(state.structured, more_rows=lambda n: texts.tr("card_more_rows", n=n))
         self.structured.setVisible(done and state.structured is not None)
         self.resource_links.show_refs(state.resources if done else ())
         self.resource_links.setVisible(done and bool(state.resources))
