@@ -147,6 +147,18 @@ async def test_the_reply_limit_and_timeout_come_from_the_flags_then_from_edited_
         await services.aclose()
 
 
+async def test_the_demo_model_is_told_edited_limits_too_and_stays(no_servers: Path) -> None:
+    """Every provider takes ``set_limits`` (the port declares it): the demo ignores them."""
+    services = await build_services(mcp_config=no_servers, tts="none")
+    try:
+        model = services.llm
+        assert model.is_demo
+        applied = services.apply_settings(replace(services.settings, max_tokens=16, request_timeout_s=5.0))
+        assert applied.error is None and services.llm is model
+    finally:
+        await services.aclose()
+
+
 async def test_the_provider_starts_with_the_wire_profile_remembered_for_its_endpoint(no_servers: Path) -> None:
     from desktop_agent.core.wire import STANDARD, STRICT
 

@@ -94,6 +94,12 @@ class LLMProvider(Protocol):
         the model says it."""
         ...
 
+    def set_limits(self, max_tokens: int | None, timeout_s: float) -> None:
+        """The reply limit (``max_tokens``; None: the server's own) and the
+        request timeout from the next request on: Settings changed them.
+        A model without requests (the demo, test fakes) ignores them."""
+        ...
+
 
 # ------------------------------------------------------------------------- tools
 

@@ -200,7 +200,7 @@ def _read_folder(
         first_problems(
             problems,
             lambda more: Notice(
-                f"… and {more} more problems in hooks file {path}",
+                f"… and {more} more problem{'' if more == 1 else 's'} in hooks file {path}",
                 "notice_hooks_more",
                 {"file": str(path), "count": str(more)},
             ),

@@ -76,6 +76,9 @@ class DemoModel:
     def is_demo(self) -> bool:
         return True
 
+    def set_limits(self, max_tokens: int | None, timeout_s: float) -> None:
+        """Nothing to limit: the demo's replies are canned and make no requests."""
+
     async def stream(
         self,
         messages: Sequence[Mapping[str, Any]],

@@ -43,6 +43,13 @@ _DECLINE = types.ElicitResult(action="decline")
 _CANCEL = types.ElicitResult(action="cancel")
 
 
+def refused_form_line(server: str, exc: SchemaError) -> str:
+    """The one line a refused form leaves in its call's output (and the
+    log). The window words it in its language from these words
+    (``ui/common/error_wording.py``): keep the two in step."""
+    return f'MCP server "{server}" asked for a form the app cannot show ({exc}); declined'
+
+
 class Elicitation:
     """The :data:`ElicitHook` of an engine: ``engine.hooks.elicit = Elicitation(forms)``."""
 
@@ -64,7 +71,7 @@ class Elicitation:
             try:
                 questions = questions_from_schema(params.requested_schema)
             except SchemaError as exc:
-                line = f'MCP server "{server}" asked for a form the app cannot show ({exc}); declined'
+                line = refused_form_line(server, exc)
                 log.warning("%s", line)
                 if origin is not None:
                     origin.ctx.output("stderr", line + "\n")

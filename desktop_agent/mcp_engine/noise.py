@@ -72,7 +72,10 @@ class StdoutNoise:
 
     def _more(self, count: int) -> Notice:
         return Notice(
-            f'mcp server "{self.server}" wrote {count} more lines that are not MCP (JSON-RPC) '
+            f'mcp server "{self.server}" wrote {count} more line that is not MCP (JSON-RPC) '
+            "to its standard output; it was ignored"
+            if count == 1
+            else f'mcp server "{self.server}" wrote {count} more lines that are not MCP (JSON-RPC) '
             "to its standard output; they were ignored",
             "notice_mcp_stdout_noise_more",
             {"server": self.server, "count": count},

@@ -128,9 +128,7 @@ class Services(ConversationServices, McpServices):
                 if self.router.redactor is not None:
                     redact_stored_key(self.router.redactor, llm, read_key)
             self._llm_config = endpoint_config(settings)
-        set_limits = getattr(self.llm, "set_limits", None)  # the demo model has none
-        if callable(set_limits):
-            set_limits(settings.max_tokens, settings.request_timeout_s)
+        self.llm.set_limits(settings.max_tokens, settings.request_timeout_s)
         if speech_config(settings) != self._tts_config:
             self._make_tts(settings)
         if self.skills is not None and settings.enabled_skills != self.settings.enabled_skills:

@@ -118,7 +118,7 @@ def _summarised(problems: list[str], root: Path) -> list[str]:
     shown = first_problems(
         problems,
         lambda more: Notice(
-            f"… and {more} more skills in {root} are skipped",
+            f"… and {more} more skill in {root} is skipped" if more == 1 else f"… and {more} more skills in {root} are skipped",
             "notice_skills_more",
             {"folder": str(root), "count": str(more)},
         ),

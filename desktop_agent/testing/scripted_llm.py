@@ -27,6 +27,8 @@ class ScriptedLLM:
         self._index = 0
         self._ids = itertools.count(1)
         self.requests: list[dict[str, Any]] = []
+        self.limits: tuple[int | None, float] | None = None
+        """What :meth:`set_limits` was last told (None: never)."""
         self.streaming = asyncio.Event()
         """Set once a reply has started streaming (for interrupt tests)."""
 
@@ -37,6 +39,10 @@ class ScriptedLLM:
     @property
     def is_demo(self) -> bool:
         return False
+
+    def set_limits(self, max_tokens: int | None, timeout_s: float) -> None:
+        """No requests to limit; the last limits are kept for tests to read."""
+        self.limits = (max_tokens, timeout_s)
 
     def _next(self, request: dict[str, Any]) -> Reply:
         if callable(self._script):

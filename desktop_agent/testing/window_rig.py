@@ -13,7 +13,7 @@ import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, fields
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from PySide6.QtCore import SignalInstance
 from PySide6.QtWidgets import QApplication
@@ -38,11 +38,15 @@ from desktop_agent.llm.openai_provider import OpenAIProvider
 from desktop_agent.storage.settings import Settings, SettingsStore
 from desktop_agent.testing.scripted_server import Script, ScriptedLLMServer
 from desktop_agent.testing.tool_facts import ToolFactsTable
+from desktop_agent.texts import ENGLISH, Texts
 from desktop_agent.tools import builtin_tools
 from desktop_agent.tools.sub_agent import SubAgentTool
 from desktop_agent.ui.shell.main_window import MainWindow
 from desktop_agent.ui.shell.window_deps import WindowDeps
 from desktop_agent.ui.voice.feature import VoiceFeature
+
+if TYPE_CHECKING:
+    from desktop_agent.mcp_engine import McpEngine
 
 T = TypeVar("T")
 
@@ -142,6 +146,25 @@ def offline_deps(forms: FormManager | None = None, *, settings: Settings | None 
     )
 
 
+def _laid_out(window: MainWindow) -> bool:
+    """Every message in the chat is as tall as its text needs."""
+    for widget in window.chat.items():
+        for part in (widget, widget.parentWidget() or widget):  # the message and the slot that holds it
+            need = part.heightForWidth(part.width()) if part.hasHeightForWidth() else part.sizeHint().height()
+            if part.height() <= 0 or part.height() < need:
+                return False
+    return True
+
+
+async def laid_out(window: MainWindow, timeout: float = 10.0) -> None:
+    """Wait until the chat's layout has settled (it does over a few passes
+    after a change), polled on the running loop: a nested Qt wait would
+    spin a second loop. For screenshots."""
+    async with asyncio.timeout(timeout):
+        while not _laid_out(window):
+            await asyncio.sleep(0.02)
+
+
 class SignalLog:
     """Records every emission of a Qt signal; :meth:`wait_for` returns the
     first not-yet-taken emission that matches, waiting (bounded) if needed.
@@ -211,15 +234,21 @@ def build_window(
     voice: Mapping[str, Any] | None = None,
     router: ToolRouter | None = None,
     timers: Timers | None = None,
+    texts: Texts = ENGLISH,
+    engine: McpEngine | None = None,
 ) -> tuple[MainWindow, SettingsStore]:
     """``voice``: speech input (the :class:`VoiceFeature` fields:
     ``audio_input``, ``recognizer``, ``vad``, ...) and the window's other
     deps that go with it (``sink``); ``router``: the tools' annotations come
     from it, as the app's do (``Services.tool_facts``); ``timers``: the
-    window's own timers (the interrupt fallback) run on it (a ``FakeClock``)."""
+    window's own timers (the interrupt fallback) run on it (a ``FakeClock``);
+    ``texts``: the window's language from the start; ``engine``: the MCP
+    engine behind ``router``'s MCP tools, asked as the app asks its own
+    (``RoutedToolFacts``: which server a tool is from, whether a saved
+    always-allow name is certain)."""
     store = store or SettingsStore()
     settings = store.load().settings
-    kwargs: dict[str, Any] = {"tray": False, "timers": timers}
+    kwargs: dict[str, Any] = {"tray": False, "timers": timers, "texts": texts}
     if interrupt_fallback_ms is not None:
         kwargs["interrupt_fallback_ms"] = interrupt_fallback_ms
     window = MainWindow(**kwargs)
@@ -227,7 +256,13 @@ def build_window(
     feature = {name: extra.pop(name) for name in [f.name for f in fields(VoiceFeature)] if name in extra}
     if feature:
         extra["voice"] = VoiceFeature(**feature)
-    if router is not None:
+    if engine is not None:
+        if router is None:
+            raise ValueError("build_window(engine=...) needs the router its tools go through")
+        from desktop_agent.services.tool_facts import RoutedToolFacts  # loads the MCP SDK: only when asked
+
+        extra["tool_facts"] = RoutedToolFacts(router, lambda: engine)
+    elif router is not None:
         extra["tool_facts"] = ToolFactsTable(router=router)
     window.attach(WindowDeps(conversation, forms, store, settings, model_name=model_name, **extra))
     return window, store
@@ -243,10 +278,12 @@ async def scripted_window(
     show: bool = True,
     sub_agent: bool = False,
     voice: Mapping[str, Any] | None = None,
+    texts: Texts = ENGLISH,
 ) -> AsyncIterator[WindowRig]:
     """The window attached to a fresh conversation over a scripted server,
     with the settings in ``DESKTOP_AGENT_HOME``. Closed (turn cancelled
-    cleanly) on exit. ``sub_agent``: the router has the sub_agent tool too."""
+    cleanly) on exit. ``sub_agent``: the router has the sub_agent tool too;
+    ``texts``: the window's language."""
     async with ScriptedLLMServer(script) as server:
         forms = FormManager()
         store = SettingsStore()
@@ -264,7 +301,7 @@ async def scripted_window(
         )
         window, _ = build_window(
             conversation, forms, store=store, interrupt_fallback_ms=interrupt_fallback_ms, voice=voice, router=router,
-            timers=timers,
+            timers=timers, texts=texts,
         )
         if show:
             window.show()

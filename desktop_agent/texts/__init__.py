@@ -51,11 +51,34 @@ def merge(catalogues: Mapping[str, Mapping[str, tuple[str, str]]]) -> dict[str, 
 
 _TEXTS = merge(CATALOGUES)
 
+COUNTED_BY: Mapping[str, str] = MappingProxyType(
+    {
+        "audit_count": "total",
+        "notice_conversations_recovered": "listed",
+        "notice_conversations_damaged_not_moved": "recovered",
+    }
+)
+"""The field that counts in a text with a ``_one`` form, where it is
+neither ``count`` nor ``n`` (the usual two)."""
+
+
+def counted_key(key: str, fields: Mapping[str, object]) -> str:
+    """``KEY_one`` when the catalogue has it and the number the text counts
+    with is 1 ("1 tool", not "1 tools"), else ``key``. Every lookup goes
+    through this, so a caller never chooses the form itself; Chinese needs
+    no other form, so its ``_one`` text is its plural one."""
+    one = f"{key}_one"
+    if one not in _TEXTS:
+        return key
+    field = COUNTED_BY.get(key) or next((name for name in ("count", "n") if name in fields), None)
+    return one if field is not None and str(fields.get(field)) == "1" else key
+
 
 def text_in(language: Language, key: str, **fields: object) -> str:
-    """The text for ``key`` in ``language``, formatted with ``fields``."""
+    """The text for ``key`` in ``language``, formatted with ``fields`` (its
+    singular form where it counts one thing: :func:`counted_key`)."""
     try:
-        en, zh = _TEXTS[key]
+        en, zh = _TEXTS[counted_key(key, fields)]
     except KeyError:
         raise KeyError(f"no UI text named {key!r}") from None
     text = zh if language == "zh" else en

@@ -140,6 +140,56 @@ TEXTS: dict[str, tuple[str, str]] = {
     "err_mcp_other": ("The MCP server {server} had a problem", "MCP 服务器 {server} 出现问题"),
     "err_tool_arguments": ("The tool {tool} was called with invalid arguments", "调用工具 {tool} 时参数无效"),
     "err_tool_json": ("The model sent tool arguments that are not valid JSON", "模型发送的工具参数不是有效的 JSON"),
+    "err_mcp_shut_down": ("The MCP server {server} is shut down", "MCP 服务器 {server} 已关闭"),
+    "err_mcp_unknown": ("There is no MCP server {server}", "没有名为 {server} 的 MCP 服务器"),
+    "err_resource_timeout": (
+        "The MCP server {server} did not give the resource {uri} within {seconds} s",
+        "MCP 服务器 {server} 未在 {seconds} 秒内给出资源 {uri}",
+    ),
+    "err_resource_not_found": ("The MCP server {server} has no resource {uri}", "MCP 服务器 {server} 上没有资源 {uri}"),
+    "err_resource_failed": ("The MCP server {server} could not read the resource {uri}", "MCP 服务器 {server} 无法读取资源 {uri}"),
+    "err_prompt_timeout": (
+        "The MCP server {server} did not give the prompt {name} within {seconds} s",
+        "MCP 服务器 {server} 未在 {seconds} 秒内给出提示词 {name}",
+    ),
+    "err_prompt_failed": ("The MCP server {server} could not give the prompt {name}", "MCP 服务器 {server} 无法给出提示词 {name}"),
+    # an MCP server's form that no form can show (mcp_engine/elicitation.py): declined, said on its call's card
+    "err_form_refused": (
+        "The MCP server {server} asked for a form the app cannot show; it was declined",
+        "MCP 服务器 {server} 请求的表单无法显示，已拒绝",
+    ),
+    "err_form_nested": (
+        "The MCP server {server} asked for a form the app cannot show (the field “{field}” is a nested object); it was declined",
+        "MCP 服务器 {server} 请求的表单无法显示（字段“{field}”是嵌套对象），已拒绝",
+    ),
+    "err_form_type": (
+        "The MCP server {server} asked for a form the app cannot show (the field “{field}” has the type {type}); it was declined",
+        "MCP 服务器 {server} 请求的表单无法显示（字段“{field}”的类型 {type} 无法填写），已拒绝",
+    ),
+    "err_form_no_options": (
+        "The MCP server {server} asked for a form the app cannot show (the field “{field}” is a choice without options); it was declined",
+        "MCP 服务器 {server} 请求的表单无法显示（字段“{field}”是没有选项的选择），已拒绝",
+    ),
+    "err_form_option": (
+        "The MCP server {server} asked for a form the app cannot show (an option of the field “{field}” has no value); it was declined",
+        "MCP 服务器 {server} 请求的表单无法显示（字段“{field}”的某个选项没有取值），已拒绝",
+    ),
+    "err_form_field": (
+        "The MCP server {server} asked for a form the app cannot show (the field “{field}” is not described); it was declined",
+        "MCP 服务器 {server} 请求的表单无法显示（字段“{field}”没有有效的描述），已拒绝",
+    ),
+    # a tool's error result, above the tool's own words on its card
+    "err_tool_own": ("The tool's own error message:", "工具自己的错误信息："),
+    "err_mcp_tool_failed": (
+        "The tool {tool} of the MCP server {server} failed", "MCP 服务器 {server} 的工具 {tool} 运行失败"
+    ),
+    "err_tool_unknown": ("The model called a tool that does not exist: {tool}", "模型调用了不存在的工具：{tool}"),
+    "err_tool_crashed": ("The tool {tool} failed unexpectedly", "工具 {tool} 意外出错"),
+    "err_command_start": ("The command could not be started", "无法启动该命令"),
+    "err_command_cwd": ("The working folder does not exist: {cwd}", "工作文件夹不存在：{cwd}"),
+    "err_skill_unknown": ("No enabled skill is named {name}", "没有名为 {name} 的已启用技能"),
+    "err_form_not_shown": ("The form could not be shown", "无法显示该表单"),
+    "err_sub_agent_nested": ("A sub-agent cannot start another sub-agent", "子代理不能再启动子代理"),
     # one system line when a turn starts before every MCP server is ready
     "mcp_not_ready": (
         "Answering without the tools of MCP {names} — not ready yet",

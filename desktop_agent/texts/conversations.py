@@ -77,5 +77,7 @@ TEXTS: dict[str, tuple[str, str]] = {
     "conv_show_earlier": ("Show earlier messages", "显示更早的消息"),
     # a search hit's window: what follows it is drawn when asked
     "conv_show_later": ("Show {count} later messages", "显示之后的 {count} 条消息"),
+    "conv_show_later_one": ("Show {count} later message", "显示之后的 {count} 条消息"),
     "conv_drawing_later": ("Drawing {count} later messages…", "正在显示之后的 {count} 条消息…"),
+    "conv_drawing_later_one": ("Drawing {count} later message…", "正在显示之后的 {count} 条消息…"),
 }

@@ -116,9 +116,18 @@ TEXTS: dict[str, tuple[str, str]] = {
         "{listed} conversations",
         "{path} 中保存的对话已损坏；已将该文件另存为 {kept}，并恢复了 {listed} 个对话中的 {recovered} 个",
     ),
+    "notice_conversations_recovered_one": (
+        "saved conversations in {path} were damaged; kept the file as {kept} and recovered {recovered} of {listed} conversation",
+        "{path} 中保存的对话已损坏；已将该文件另存为 {kept}，并恢复了 {listed} 个对话中的 {recovered} 个",
+    ),
     "notice_conversations_damaged_not_moved": (
         "saved conversations in {path} are damaged and the file could not be moved aside; showing the "
         "{recovered} conversations that could be read, kept only until the app closes",
+        "{path} 中保存的对话已损坏，且无法移走该文件；现显示可读取的 {recovered} 个对话，只保留到应用关闭",
+    ),
+    "notice_conversations_damaged_not_moved_one": (
+        "saved conversations in {path} are damaged and the file could not be moved aside; "
+        "showing the {recovered} conversation that could be read, kept only until the app closes",
         "{path} 中保存的对话已损坏，且无法移走该文件；现显示可读取的 {recovered} 个对话，只保留到应用关闭",
     ),
     "notice_conversations_read_only": (
@@ -167,6 +176,7 @@ TEXTS: dict[str, tuple[str, str]] = {
     "notice_skill_skipped": ("skill {path}: {problem}; the skill is skipped", "技能 {path}：{problem}；已跳过该技能"),
     "notice_skills_unknown": ("--skills: no skill is named {name!r}", "--skills：没有名为 {name!r} 的技能"),
     "notice_skills_more": ("… and {count} more skills in {folder} are skipped", "……{folder} 中另有 {count} 个技能已跳过"),
+    "notice_skills_more_one": ("… and {count} more skill in {folder} is skipped", "……{folder} 中另有 {count} 个技能已跳过"),
     "notice_hooks_unreadable": (
         "hooks file {file} cannot be read ({error}); its hooks are not used",
         "无法读取钩子文件 {file}（{error}），其中的钩子不会使用",
@@ -199,6 +209,7 @@ TEXTS: dict[str, tuple[str, str]] = {
         "… and {count} more problems in hooks file {file}",
         "……钩子文件 {file} 中另有 {count} 个问题未列出",
     ),
+    "notice_hooks_more_one": ("… and {count} more problem in hooks file {file}", "……钩子文件 {file} 中另有 {count} 个问题未列出"),
     "notice_tool_shadowed": (
         "tool {tool!r} from MCP server {server!r} is hidden by a tool of the same name",
         "MCP 服务器 {server!r} 的工具 {tool!r} 与内置工具同名，已被隐藏",
@@ -219,6 +230,10 @@ TEXTS: dict[str, tuple[str, str]] = {
     "notice_mcp_stdout_noise_more": (
         'mcp server "{server}" wrote {count} more lines that are not MCP (JSON-RPC) to its standard output; '
         "they were ignored",
+        "MCP 服务器 “{server}” 又向标准输出写入了 {count} 行不是 MCP（JSON-RPC）消息的内容，已忽略",
+    ),
+    "notice_mcp_stdout_noise_more_one": (
+        'mcp server "{server}" wrote {count} more line that is not MCP (JSON-RPC) to its standard output; it was ignored',
         "MCP 服务器 “{server}” 又向标准输出写入了 {count} 行不是 MCP（JSON-RPC）消息的内容，已忽略",
     ),
     "notice_save_failed": ("could not save the conversation", "无法保存对话"),

@@ -208,6 +208,7 @@ TEXTS: dict[str, tuple[str, str]] = {
     "output_more": ("More lines", "更多行"),
     "output_less": ("Fewer lines", "更少行"),
     "output_cut": ("[… {n} earlier characters not kept …]", "[… 更早的 {n} 个字符未保留 …]"),
+    "output_cut_one": ("[… {n} earlier character not kept …]", "[… 更早的 {n} 个字符未保留 …]"),
     "approve": ("Approve", "批准"),
     "reject": ("Reject", "拒绝"),
     "always_allow": ("Always allow this tool", "自动批准此工具"),

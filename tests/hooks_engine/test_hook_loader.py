@@ -284,4 +284,4 @@ def test_each_hooks_file_is_summarised_on_its_own(tmp_path: Path) -> None:
     catalog = load_hooks(tmp_path / "bundled", tmp_path / "user")
 
     assert len(catalog.warnings) == 5 + 1 + 5
-    assert catalog.warnings[5] == f"… and 1 more problems in hooks file {tmp_path / 'bundled' / 'hooks.json'}"
+    assert catalog.warnings[5] == f"… and 1 more problem in hooks file {tmp_path / 'bundled' / 'hooks.json'}"

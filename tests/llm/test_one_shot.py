@@ -47,6 +47,9 @@ class Chatty:
         for _ in range(50):
             yield TextDelta("word ")
 
+    def set_limits(self, max_tokens: int | None, timeout_s: float) -> None:
+        """Settings' limits are not the one-shot's: ignored here as well."""
+
 
 async def test_a_provider_that_cannot_be_told_the_limit_is_cut_to_it() -> None:
     done = await complete(Chatty(), MESSAGES, max_tokens=5)

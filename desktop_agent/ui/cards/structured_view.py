@@ -13,7 +13,7 @@ widget only draws it.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -103,8 +103,8 @@ class StructuredView(QWidget):
             layout.addWidget(widget)
             widget.setVisible(False)
 
-    def show_value(self, value: Any, *, more_rows: str = "") -> None:
-        """Draw ``value``; ``more_rows`` is the caption for rows left out ({n} filled in)."""
+    def show_value(self, value: Any, *, more_rows: Callable[[int], str] = str) -> None:
+        """Draw ``value``; ``more_rows`` says how many rows were left out."""
         shape = layout_of(value)
         if shape == self.layout_shown:
             return
@@ -116,7 +116,7 @@ class StructuredView(QWidget):
         self.fields.setVisible(shape.kind == "fields")
         self.table.setVisible(shape.kind == "table")
         self.json.setVisible(shape.kind == "json")
-        self.more.setText(more_rows.format(n=shape.hidden_rows) if shape.hidden_rows else "")
+        self.more.setText(more_rows(shape.hidden_rows) if shape.hidden_rows else "")
         self.more.setVisible(bool(shape.hidden_rows))
 
     def field_rows(self) -> list[tuple[str, str]]:

@@ -41,23 +41,12 @@ import time
 from collections.abc import Callable
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QFontDatabase, QPixmap
-from PySide6.QtWidgets import (
-    QApplication,
-    QFrame,
-    QHBoxLayout,
-    QLabel,
-    QPlainTextEdit,
-    QProgressBar,
-    QStyle,
-    QToolButton,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QApplication, QFrame, QLabel, QProgressBar, QStyle, QVBoxLayout, QWidget
 
-from desktop_agent.core.messages import ImageContent
 from desktop_agent.texts import Texts
 from desktop_agent.ui.cards.approval import ApprovalControls
+from desktop_agent.ui.cards.card_header import CardHeader
+from desktop_agent.ui.cards.card_output import ImageStrip, LiveOutput, clip, mono_label, output_box
 from desktop_agent.ui.cards.phase import CardPhase
 from desktop_agent.ui.cards.redirect import RedirectField
 from desktop_agent.ui.cards.resource_links import ResourceLinks
@@ -74,19 +63,15 @@ from desktop_agent.ui.cards.wording import (
     cut_note,
     elapsed_caption,
     outcome_text,
-    output_tail,
+    output_notice,
     output_text,
     partial_text,
     progress_caption,
+    result_heading,
     risk_text,
     title_for,
 )
 from desktop_agent.ui.common.retranslate import TextBindings
-from desktop_agent.ui.common.spinner import Spinner
-
-RESULT_MAX_CHARS = 6000
-"""A card shows at most this much of a result (the model got all of it)."""
-IMAGE_MAX_WIDTH = 360
 
 # Style icons, not emoji: many desktops (and this project's CI) have no emoji font.
 _SP = QStyle.StandardPixmap
@@ -99,34 +84,8 @@ _ICONS = {  # preparing and executing show the spinner instead
 ICON_SIZE = 16
 ELAPSED_AFTER_S = 3.0
 """A running call with no progress total shows its elapsed time after this."""
-LIVE_LINES = 4
-"""Lines of live output a running card shows; ``LIVE_LINES_MORE`` expanded."""
-LIVE_LINES_MORE = 16
 DETAILS_OUTPUT_MAX_HEIGHT = 260
 NESTED_INDENT_PX = 14
-
-
-def _mono(parent: QWidget) -> QLabel:
-    label = QLabel(parent)
-    label.setObjectName("mono")
-    label.setWordWrap(True)
-    label.setTextFormat(Qt.TextFormat.PlainText)
-    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-    return label
-
-
-def _output_box(parent: QWidget) -> QPlainTextEdit:
-    box = QPlainTextEdit(parent)
-    box.setObjectName("outputBox")
-    box.setReadOnly(True)
-    box.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
-    box.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
-    box.setFrameShape(QFrame.Shape.NoFrame)
-    return box
-
-
-def _clip(text: str, limit: int = RESULT_MAX_CHARS) -> str:
-    return text if len(text) <= limit else text[:limit] + f"\n… ({len(text) - limit} more characters)"
 
 
 class ToolCardWidget(QFrame):
@@ -140,83 +99,44 @@ class ToolCardWidget(QFrame):
         self.setObjectName("toolCard")
         self.state = state
         self._expanded = False
-        self._shown_images: tuple[ImageContent, ...] = ()
         self._bindings = TextBindings(texts)
         """The card's language and fixed texts, set again by :meth:`retranslate`."""
 
         self.clock: Callable[[], float] = time.monotonic
         """When the call started running is measured with this (tests set it)."""
         self._started_at: float | None = None
-        self._live_more = False
         self._details_output_len = -1
         self._elapsed_timer = QTimer(self)
         self._elapsed_timer.setInterval(1000)
         self._elapsed_timer.timeout.connect(self.tick)
 
-        self.icon = QLabel(self)
-        self.spinner = Spinner(self)
-        self.title = QLabel(self)
-        self.title.setObjectName("cardTitle")
-        self.title.setTextFormat(Qt.TextFormat.PlainText)
-        self.server = QLabel(self)
-        self.server.setObjectName("cardMuted")
-        self.server.setTextFormat(Qt.TextFormat.PlainText)
-        self.badge = QLabel(self)
-        self.badge.setObjectName("cardMuted")
-        self.badge.setTextFormat(Qt.TextFormat.PlainText)
-        self.auto_note = QLabel(self)
-        """Why a finished call ran without a click ("always allowed"), kept
-        small so a call approved by hand can be told from one a setting approved."""
-        self.auto_note.setObjectName("cardNote")
-        self.auto_note.setTextFormat(Qt.TextFormat.PlainText)
-        self.toggle = QToolButton(self)
-        self.toggle.setCheckable(True)
-        self.toggle.setAutoRaise(True)
-        self.toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        self.toggle.setArrowType(Qt.ArrowType.RightArrow)
-        self._bindings.bind(self.toggle.setText, "details_show")
+        header = CardHeader(self, self._bindings)
+        self.icon, self.spinner, self.title, self.server = header.icon, header.spinner, header.title, header.server
+        self.badge, self.auto_note, self.toggle = header.badge, header.auto_note, header.toggle
         self.toggle.toggled.connect(self._on_toggle)
-        header = QHBoxLayout()
-        header.setSpacing(6)
-        header.addWidget(self.spinner)
-        header.addWidget(self.icon)
-        header.addWidget(self.title)
-        header.addWidget(self.server)
-        header.addWidget(self.badge)
-        header.addWidget(self.auto_note)
-        header.addStretch(1)
-        header.addWidget(self.toggle)
 
         self.risk = QLabel(self)
         """What the tool says of its risk: red for "may change or delete data"."""
         self.risk.setObjectName("cardRisk")
         self.risk.setWordWrap(True)
         self.risk.setTextFormat(Qt.TextFormat.PlainText)
-        self.arguments = _mono(self)
+        self.arguments = mono_label(self)
         self.progress_bar = QProgressBar(self)
         self.progress_bar.setTextVisible(False)
         self.progress_bar.setFixedHeight(8)
         self.progress_caption = QLabel(self)
         self.progress_caption.setObjectName("cardMuted")
-        self.live_output = _output_box(self)
-        self.live_output.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.live_more = QToolButton(self)
-        self.live_more.setAutoRaise(True)
-        self.live_more.setText(self._bindings.texts.tr("output_more"))
-        self.live_more.clicked.connect(self._on_live_more)
-        self.live_row = QWidget(self)
-        live = QVBoxLayout(self.live_row)
-        live.setContentsMargins(0, 0, 0, 0)
-        live.setSpacing(0)
-        live.addWidget(self.live_output)
-        live.addWidget(self.live_more, 0, Qt.AlignmentFlag.AlignLeft)
+        self.live_row = LiveOutput(self._bindings, self)
+        """A running call's last lines and the button for more of them."""
+        self.live_output, self.live_more = self.live_row.box, self.live_row.more
         self.output_label = self._bindings.label("output", self)
         self.output_label.setObjectName("cardMuted")
-        self.output = _output_box(self)
+        self.output = output_box(self)
         self.output.setMaximumHeight(DETAILS_OUTPUT_MAX_HEIGHT)
         self.result_label = QLabel(self)
         self.result_label.setObjectName("cardMuted")
-        self.result = _mono(self)
+        self.result_label.setWordWrap(True)
+        self.result = mono_label(self)
         self.reason = QLabel(self)
         self.reason.setObjectName("cardMuted")
         self.reason.setWordWrap(True)
@@ -227,10 +147,7 @@ class ToolCardWidget(QFrame):
         self._nested_layout.setContentsMargins(NESTED_INDENT_PX, 0, 0, 0)
         self._nested_layout.setSpacing(6)
         self.nested.setVisible(False)
-        self.images = QWidget(self)
-        self._images_layout = QHBoxLayout(self.images)
-        self._images_layout.setContentsMargins(0, 0, 0, 0)
-        self._images_layout.addStretch(1)
+        self.images = ImageStrip(self)
         self.structured = StructuredView(self)
         """The result's structured content as fields or a table."""
         self.resource_links = ResourceLinks(texts, self)
@@ -260,7 +177,7 @@ class ToolCardWidget(QFrame):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(10, 8, 10, 8)
         layout.setSpacing(6)
-        layout.addLayout(header)
+        layout.addLayout(header.layout)
         layout.addWidget(self.risk)
         layout.addWidget(self.arguments)
         layout.addWidget(self.progress_bar)
@@ -339,7 +256,7 @@ class ToolCardWidget(QFrame):
 
         self._track_running(phase == CardPhase.EXECUTING)
         self._show_progress(state)
-        self._show_live_output(state, phase == CardPhase.EXECUTING)
+        self.live_row.show_output(state, phase == CardPhase.EXECUTING)
 
         risk_line = risk_text(self._bindings.texts, state) if state.pending or self._expanded else ""
         self.risk.setText(risk_line)
@@ -351,8 +268,10 @@ class ToolCardWidget(QFrame):
         self.risk.setVisible(bool(risk_line))
         self.approval.show_pending(phase == CardPhase.APPROVAL, destructive=state.destructive)
         outcome = outcome_text(self._bindings.texts, state) or cut_note(self._bindings.texts, state)
-        self.reason.setText(outcome)
-        self.reason.setVisible(bool(outcome))
+        notice, raw = ("", "") if outcome else output_notice(self._bindings.texts, state)
+        self.reason.setText(outcome or notice)
+        self.reason.setToolTip(raw)
+        self.reason.setVisible(bool(outcome or notice))
 
         show_output = open_details and bool(state.output)
         if show_output and self._details_output_len != len(state.output) + state.output_cut:
@@ -361,15 +280,16 @@ class ToolCardWidget(QFrame):
         self.output_label.setVisible(show_output)
         self.output.setVisible(show_output)
         shown_result = result if phase == CardPhase.DONE else partial
-        self.result_label.setText(self._bindings.texts.tr("result") if phase == CardPhase.DONE else self._bindings.texts.tr("partial_result"))
-        self.result.setText(_clip(shown_result))
+        self.result_label.setText(result_heading(self._bindings.texts, state))
+        self.result.setText(clip(shown_result))
         self.result_label.setVisible(open_details and bool(shown_result))
         self.result.setVisible(open_details and bool(shown_result))
-        self._render_images(state.images)
+        self.images.show_images(state.images)
         self.images.setVisible(phase == CardPhase.DONE and bool(state.images))
         done = phase == CardPhase.DONE
         if done and state.structured is not None:
-            self.structured.show_value(state.structured, more_rows=self._bindings.texts.tr("card_more_rows"))
+            texts = self._bindings.texts
+            self.structured.show_value(state.structured, more_rows=lambda n: texts.tr("card_more_rows", n=n))
         self.structured.setVisible(done and state.structured is not None)
         self.resource_links.show_refs(state.resources if done else ())
         self.resource_links.setVisible(done and bool(state.resources))
@@ -416,42 +336,6 @@ class ToolCardWidget(QFrame):
         self.progress_caption.setText(caption)
         self.progress_caption.setVisible(bool(caption))
 
-    def _show_live_output(self, state: ToolCardState, running: bool) -> None:
-        show = running and bool(state.output)
-        self.live_row.setVisible(show)
-        if not show:
-            return
-        lines = LIVE_LINES_MORE if self._live_more else LIVE_LINES
-        self.live_output.setPlainText(output_tail(state, lines))
-        shown = min(lines, self.live_output.document().blockCount())
-        line_height = self.live_output.fontMetrics().lineSpacing()
-        self.live_output.setFixedHeight(shown * line_height + 2 * int(self.live_output.document().documentMargin()) + 4)
-        self.live_output.horizontalScrollBar().setValue(0)
-        self.live_more.setText(self._bindings.texts.tr("output_less") if self._live_more else self._bindings.texts.tr("output_more"))
-        more_exists = state.output.count("\n", max(0, len(state.output) - 64 * 1024)) > LIVE_LINES
-        self.live_more.setVisible(more_exists or self._live_more)
-
-    def _render_images(self, images: tuple[ImageContent, ...]) -> None:
-        if images == self._shown_images:
-            return
-        self._shown_images = images
-        while self._images_layout.count() > 1:
-            item = self._images_layout.takeAt(0)
-            old = item.widget() if item is not None else None
-            if old is not None:
-                old.deleteLater()
-        for image in images:
-            label = QLabel(self.images)
-            pixmap = QPixmap()
-            if pixmap.loadFromData(image.data):
-                if pixmap.width() > IMAGE_MAX_WIDTH:
-                    pixmap = pixmap.scaledToWidth(IMAGE_MAX_WIDTH, Qt.TransformationMode.SmoothTransformation)
-                label.setPixmap(pixmap)
-            else:
-                label.setText(f"[image: {image.mime}, {len(image.data)} bytes]")
-            label.setToolTip(image.mime)
-            self._images_layout.insertWidget(self._images_layout.count() - 1, label)
-
     def offer_redirect(self) -> None:
         """The user rejected this call: offer to tell the model what to do instead."""
         self.redirect.offer()
@@ -487,10 +371,6 @@ class ToolCardWidget(QFrame):
     def _keyboard_inside(self) -> bool:
         focused = QApplication.focusWidget()
         return focused is not None and (focused is self or self.isAncestorOf(focused))
-
-    def _on_live_more(self) -> None:
-        self._live_more = not self._live_more
-        self._show_live_output(self.state, self.state.phase == CardPhase.EXECUTING)
 
     def _on_toggle(self, checked: bool) -> None:
         self._expanded = checked

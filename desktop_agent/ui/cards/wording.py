@@ -16,6 +16,7 @@ from desktop_agent.core.command_rules import offered_prefix
 from desktop_agent.texts import Texts
 from desktop_agent.ui.cards.phase import CardPhase
 from desktop_agent.ui.cards.state import Progress, ToolCardState
+from desktop_agent.ui.common.error_wording import form_refusals, tool_error_words, worded_error
 
 
 def format_eta(texts: Texts, seconds: float) -> str:
@@ -205,6 +206,29 @@ def cut_note(texts: Texts, state: ToolCardState) -> str:
     when it was not. The card, history and the model all have the cut text."""
     left = result_cut(state.result) if state.phase == CardPhase.DONE else None
     return texts.tr("card_result_cut", n=left) if left else ""
+
+
+def output_notice(texts: Texts, state: ToolCardState) -> tuple[str, str]:
+    """What a finished call's output says that the user should read without
+    opening its details: a server's form that no form can show was declined
+    (said in ``texts``' language), and the output's own lines for the
+    tooltip (empty where the words are those lines)."""
+    if state.pending:
+        return "", ""
+    raws = form_refusals(state.output)
+    words = [worded_error(texts, raw)[0] for raw in raws]
+    return "\n".join(words), ("\n".join(raws) if words != raws else "")
+
+
+def result_heading(texts: Texts, state: ToolCardState) -> str:
+    """The line above a result in the details: "Result", "Partial result",
+    or, above a tool's error message, what kind of failure it is in the
+    UI language (the message below is the tool's own words)."""
+    if state.phase != CardPhase.DONE:
+        return texts.tr("partial_result")
+    if state.is_error and state.result:
+        return tool_error_words(texts, state.result)
+    return texts.tr("result")
 
 
 def auto_badge(texts: Texts, state: ToolCardState) -> str:

@@ -47,7 +47,7 @@ from desktop_agent.ui.chat.turn_answers import FormReply, form_error_text, readi
 from desktop_agent.ui.chat.turn_events import NoticeLevel, TurnEnd
 from desktop_agent.ui.chat.turn_settings import TurnSettings
 from desktop_agent.ui.chat.turn_state import ButtonPhase
-from desktop_agent.ui.common.error_wording import mention_reason
+from desktop_agent.ui.common.error_wording import mention_words, not_sent_markdown
 
 if TYPE_CHECKING:
     from desktop_agent.core.audit import Decider
@@ -284,27 +284,27 @@ class TurnLogic(TurnSettings, Generic[V]):
         expansion = self._expansion = asyncio.ensure_future(
             self._deps.expand_message(text, self._conversation.conversation_id)
         )
-        reason: str | None = None
+        notice: str | None = None
         try:
             expanded = await expansion
-        except MentionError as exc:
-            reason = mention_reason(self._texts(), exc)  # in the UI language where the engine named its text
+        except MentionError as exc:  # in the UI language where the engine named its text or the line is of a known kind
+            notice = not_sent_markdown(self._texts(), *mention_words(self._texts(), exc))
         except asyncio.CancelledError:
             if me is not None and me.cancelling():
                 raise
-            reason = ""  # the user's interrupt: no error line
+            notice = ""  # the user's interrupt: no error line
         except Exception as exc:  # a broken server must not lose the text
             log.exception("could not expand the message's MCP mentions")
-            reason = str(exc) or type(exc).__name__
+            notice = not_sent_markdown(self._texts(), str(exc) or type(exc).__name__)
         finally:
             self._expansion = None
-        if reason is None:
+        if notice is None:
             if expanded is not None:
                 view.show_attachments(expanded.attachments)
             return expanded
         view.unsend()
-        if reason:
-            self._events.said(NoticeLevel.ERROR, self._texts().tr("msg_not_sent", reason=_markdown_text(reason)))
+        if notice:
+            self._events.said(NoticeLevel.ERROR, notice)
         self._events.give_back(text)
         return _Unsent()
 
@@ -462,14 +462,6 @@ class TurnLogic(TurnSettings, Generic[V]):
 
 class _Unsent:
     """The turn's message was not sent (see :meth:`TurnLogic._expand`)."""
-
-
-_MARKDOWN = str.maketrans({c: f"\\{c}" for c in "\\`*_[]<>#|~"})
-
-
-def _markdown_text(text: str) -> str:
-    """``text`` shown as written in a Markdown notice (``/mcp__a__b`` is no bold)."""
-    return text.translate(_MARKDOWN)
 
 
 __all__ = ["CardInfo", "TurnLogic", "TurnSurface"]

@@ -188,7 +188,7 @@ class ConversationSidebar(QFrame):
         self.list.clear()
         if query:
             hits = self._library.search(query)
-            self.heading.setText(self._texts.tr("conv_results_one" if len(hits) == 1 else "conv_results", count=len(hits)) if hits else self._texts.tr("conv_no_results"))
+            self.heading.setText(self._texts.tr("conv_results", count=len(hits)) if hits else self._texts.tr("conv_no_results"))
             width = self.list.viewport().width() or SIDEBAR_WIDTH - 20
             app = QApplication.instance()
             background = (colors_for(app) if isinstance(app, QApplication) else LIGHT).hit

@@ -72,7 +72,7 @@ def import_outcome(texts: Texts, outcome: ImportOutcome) -> tuple[bool, str]:
     elif not added:
         parts = []
     else:
-        parts = [texts.tr("mcp_imported_one") if added == 1 else texts.tr("mcp_imported", count=added)]
+        parts = [texts.tr("mcp_imported", count=added)]
     if outcome.replaced:
         parts.append(texts.tr("mcp_import_replaced", names=listed(texts, list(outcome.replaced))))
     if outcome.declined:

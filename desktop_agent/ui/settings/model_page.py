@@ -288,7 +288,7 @@ class ModelPage(QWidget):
         if result.ok:
             self.model.set_models(result.models)
             count = len(result.models)
-            self.result.setText(self.texts.tr("model_fetched_one" if count == 1 else "model_fetched", count=count))
+            self.result.setText(self.texts.tr("model_fetched", count=count))
             model = self.model.text().strip()
             if result.models and (not model or (model in {p.model for p in PRESETS} and model not in result.models)):
                 self.model.setText(result.models[0])  # empty, or a preset's guess this server does not have

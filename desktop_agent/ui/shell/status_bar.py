@@ -52,8 +52,7 @@ class McpServerView:
         key = f"mcp_state_{self.state}"
         state = texts.tr(key) if key in keys() else self.state
         if self.state == "ready":
-            key = "status_mcp_one_tool" if self.tool_count == 1 else "status_mcp_tools"
-            state = texts.tr(key, state=state, count=self.tool_count)
+            state = texts.tr("status_mcp_tools", state=state, count=self.tool_count)
         return texts.tr("status_mcp", name=self.name, state=state)
 
     def rich_caption(self, texts: Texts) -> str:

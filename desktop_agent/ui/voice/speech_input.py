@@ -7,7 +7,9 @@ by ``core.utterance`` behind the echo gate (``core.voice_echo``), a
 recognition's text, the turn, the cards, the clock — and performs what the
 session returns: it opens and closes the microphone, runs the recognisers
 (a task each), says the approval question, and tells the window the rest
-through its signals. Nothing here decides what an utterance is for.
+through its signals. Nothing here decides what an utterance is for. The
+microphone's side (captures, utterances, the echo gate) is
+:class:`~desktop_agent.ui.voice.mic_capture.MicCapture`.
 
 Signals:
     state_changed(state: MicState, reason: str)
@@ -41,13 +43,12 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from desktop_agent.core import voice_session as vs
 from desktop_agent.core.ports import STTError
-from desktop_agent.core.utterance import UtteranceDetector
 from desktop_agent.core.voice_echo import EchoGate
 from desktop_agent.core.voice_machine import VoiceSession
 from desktop_agent.ui.chat.turn_events import NoticeLevel
 from desktop_agent.ui.voice.hearing import hear, notice_line
 from desktop_agent.ui.voice.mic_button import MicState, reason_text
-from desktop_agent.ui.voice.mic_error import MicError
+from desktop_agent.ui.voice.mic_capture import MicCapture
 
 if TYPE_CHECKING:
     from desktop_agent.core.ports import AudioInput, SpeechRecognizer
@@ -98,27 +99,19 @@ class VoiceInput(QObject):
         super().__init__(parent)
         self._texts = texts
         """The window's language now: its hints, notices, reasons and the spoken question."""
-        self._audio, self._vad = audio, vad
+        self._audio = audio
         self._recognizer, self._answer_recognizer = recognizer, answer_recognizer
         self.speak = speak
         """Says the approval question aloud (returns when it was heard); None: it is only shown."""
-        self.gate = EchoGate(vad(), clock) if vad is not None else None
-        """Our own voice is not the user's (fed by :meth:`attach_output`)."""
+        self.capture = MicCapture(audio, vad, clock, self._feed, lambda: self.mode == "talk")
+        """The microphone, its utterances and the echo gate."""
         self._gated = False
-        self._clock = clock
-        self.echo: EchoSubtractor | None = None
-        """What we play, taken out of an utterance before it is recognised
-        (fed by :meth:`attach_output`; None: no speaker attached)."""
-        self._echo_job: tuple[bytes, Callable[[], bytes]] | None = None
-        """The last utterance and the work that takes our voice out of it."""
         engine = unavailable or (self._texts().tr("mic_no_recognizer") if recognizer is None else None)
         self.session = VoiceSession(clock, replace(config, speaks=speak is not None), reason=engine,
                                     mic_reason=self._texts().tr("mic_none") if audio is None else None)
         self._shown: tuple[MicState, str] = (MicState(self.session.state.button), self.reason)
         self._queue: list[vs.Event] = []
         self._dispatching = False
-        self._buffer: list[bytes] = []
-        self._detector: UtteranceDetector | None = None
         self._task: asyncio.Task[None] | None = None
         self._prompt: asyncio.Task[None] | None = None
         self._ticker = QTimer(self)
@@ -146,6 +139,17 @@ class VoiceInput(QObject):
         if recognizer is not None and recognizer.name in _HEARS_ANSWERS:
             return recognizer
         return self._answer_recognizer or recognizer
+
+    @property
+    def gate(self) -> EchoGate | None:
+        """Our own voice is not the user's (fed by :meth:`attach_output`)."""
+        return self.capture.gate
+
+    @property
+    def echo(self) -> EchoSubtractor | None:
+        """What we play, taken out of an utterance before it is recognised
+        (fed by :meth:`attach_output`; None: no speaker attached)."""
+        return self.capture.echo
 
     @property
     def state(self) -> str:
@@ -185,11 +189,7 @@ class VoiceInput(QObject):
             tap.listen(self.gate)
             self._gated = True
             self.configure(self.config)
-        # Here, not at the top: the window imports this module before it shows.
-        from desktop_agent.voice.echo_subtraction import EchoSubtractor
-
-        self.echo = EchoSubtractor(self._clock)
-        tap.listen(self.echo)
+        self.capture.attach_echo(tap)
 
     def set_recognizers(
         self, recognizer: SpeechRecognizer | None, answers: SpeechRecognizer | None, reason: str | None
@@ -206,20 +206,14 @@ class VoiceInput(QObject):
         if self._audio is None:
             return
         if reason is not None:
-            self._feed(vs.DeviceLost(reason_text(self._texts(), reason), self._kept(), announce=False))
+            self._feed(vs.DeviceLost(reason_text(self._texts(), reason), self.capture.kept(), announce=False))
         else:
             self._feed(vs.DeviceBack())
 
     def device_lost(self, reason: str) -> None:
         """The microphone went away while open: what it recorded is kept
         and recognised (into the input, not sent), and a line says so."""
-        self._feed(vs.DeviceLost(reason, self._kept()))
-
-    def _kept(self) -> bytes:
-        """What the open capture has recorded of the user so far."""
-        if self.mode == "talk":
-            return b"".join(self._buffer)
-        return self._detector.partial() if self._detector is not None else b""
+        self._feed(vs.DeviceLost(reason, self.capture.kept()))
 
     def start_talk(self) -> bool:
         """Push-to-talk pressed; False when it cannot record now."""
@@ -228,7 +222,7 @@ class VoiceInput(QObject):
 
     def end_talk(self) -> None:
         if self.mode == "talk":
-            self._feed(vs.Release(b"".join(self._buffer)))
+            self._feed(vs.Release(self.capture.recorded()))
 
     def cancel(self) -> bool:
         """Esc: drop what is recorded or recognised, or stop the countdown;
@@ -291,9 +285,9 @@ class VoiceInput(QObject):
     def _perform(self, action: vs.Action) -> None:
         match action:
             case vs.StartCapture():
-                self._start_capture(action)
+                self.capture.start(action, self._texts)
             case vs.StopCapture():
-                self._stop_capture()
+                self.capture.stop()
             case vs.Recognise():
                 self._task = asyncio.ensure_future(self._recognise(action))
             case vs.DropRecognition():
@@ -326,51 +320,6 @@ class VoiceInput(QObject):
             case vs.Notice():
                 self.notice.emit(*notice_line(self._texts(), action))
 
-    def _start_capture(self, action: vs.StartCapture) -> None:
-        audio = self._audio
-        if audio is None:
-            return
-        self._stop_capture()
-        self._detector = None
-        if action.timings is not None:
-            if self._vad is None or self.gate is None:
-                self._feed(vs.MicFailed(self._texts().tr("mic_no_recognizer")))
-                return
-            self.gate.inner = self._vad()
-            self.gate.capture_started()
-            self._detector = UtteranceDetector(self.gate, action.timings)
-        try:
-            audio.start(self._on_frames)
-        except OSError as exc:
-            self._detector = None
-            texts = self._texts()
-            self._feed(vs.MicFailed(exc.worded(texts) if isinstance(exc, MicError) else str(exc) or texts.tr("mic_none")))
-
-    def _stop_capture(self) -> None:
-        if self._audio is not None:
-            self._audio.stop()
-        self._buffer = []
-        self._detector = None
-
-    def _on_frames(self, pcm: bytes) -> None:
-        if self.mode == "talk":
-            self._buffer.append(pcm)
-            return
-        detector = self._detector
-        if detector is None:
-            return
-        for event in detector.feed(pcm):
-            if event.type == "speech_start":
-                self._feed(vs.SpeechStart())
-            elif event.type == "utterance_end":
-                if self.echo is not None:  # what we played is copied now, taken out while it is recognised
-                    self._echo_job = (event.pcm, self.echo.prepare(event.pcm))
-                self._feed(vs.SpeechEnd(event.pcm))
-            else:
-                self._feed(vs.NoSpeech())
-            if self._detector is not detector:
-                return  # the capture was closed (or another opened) meanwhile
-
     def _ask(self, action: vs.AskApproval) -> None:
         if action.again:
             self.notice.emit(NoticeLevel.SYSTEM, self._texts().tr("voice_approval_again"))
@@ -396,12 +345,12 @@ class VoiceInput(QObject):
 
     async def _recognise(self, action: vs.Recognise) -> None:
         text, failed = "", False
-        job, self._echo_job = self._echo_job, None
+        job = self.capture.echo_job(action.pcm)
         try:
-            if job is not None and job[0] is action.pcm:
+            if job is not None:
                 from desktop_agent.voice.echo_subtraction import without_echo  # loaded with the speaker
 
-                action = replace(action, pcm=await without_echo(job[1], action.pcm))
+                action = replace(action, pcm=await without_echo(job, action.pcm))
             text = await hear(action, lambda: self._recognizer, self.answers, self.stand_ins,
                               self.before_recognise, self.heard_instead.emit)
         except STTError as exc:

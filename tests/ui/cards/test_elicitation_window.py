@@ -21,7 +21,7 @@ from desktop_agent.mcp_engine.elicitation import Elicitation
 from desktop_agent.storage.history_json import history_json
 from desktop_agent.testing import everything
 from desktop_agent.testing.scripted_server import Script, text_reply, tool_reply
-from desktop_agent.testing.window_rig import WindowRig, scripted_window
+from desktop_agent.testing.window_rig import WindowRig, laid_out, scripted_window
 from desktop_agent.texts import CHINESE, ENGLISH, Texts
 from desktop_agent.ui.cards.form_widget import FormWidget
 from desktop_agent.ui.cards.tool_card import ToolCardWidget
@@ -29,6 +29,7 @@ from desktop_agent.ui.chat.turn_view import TurnView
 
 pytestmark = [pytest.mark.integration, pytest.mark.npm, pytest.mark.usefixtures("keep_loop_on_close")]
 SHOTS = Path("/work/shots25/e")
+SHOTS27 = Path("/work/shots27/tidy")
 ASK = "trigger-elicitation-request"
 MESSAGE = "Please provide inputs for the following fields:"
 
@@ -53,8 +54,7 @@ def _config(transport: str, http_url: str) -> ServerConfig:
 async def _window(script: Script, config: ServerConfig, texts: Texts = ENGLISH) -> AsyncIterator[WindowRig]:
     """The window over the scripted model with server-everything's tools,
     its forms asked through the window's FormManager."""
-    async with scripted_window(script) as rig:
-        rig.window.retranslate(texts)
+    async with scripted_window(script, texts=texts) as rig:
         rig.window.resize(860, 900)
         engine = McpEngine(McpConfig(servers=(config,)))
         engine.hooks.elicit = Elicitation(rig.forms)
@@ -218,10 +218,22 @@ async def test_screenshots_of_the_form_and_the_url_consent(texts: Texts, http_ur
         assert "User declined to open the URL" in _tool_result(rig)
 
 
-async def test_a_schema_no_form_can_show_is_one_line_in_the_card_and_the_turn_goes_on() -> None:
+REFUSED = (
+    'MCP server "asker" asked for a form the app cannot show '
+    "(field 'address' is a nested object, which a form cannot ask); declined"
+)
+REFUSED_SAID = {"en": REFUSED, "zh": "MCP 服务器 asker 请求的表单无法显示（字段“address”是嵌套对象），已拒绝"}
+
+
+@pytest.mark.parametrize("texts", [ENGLISH, CHINESE], ids=["en", "zh"])
+async def test_a_schema_no_form_can_show_is_one_line_in_the_card_and_the_turn_goes_on(
+    texts: Texts, tmp_path: Path
+) -> None:
+    """The line is on the collapsed card, in the window's language (the
+    engine's English line in its tooltip and in the details' output)."""
     script_path = Path(__file__).resolve().parents[2] / "integration" / "servers" / "elicit_server.py"
     config = ServerConfig(name="asker", command=sys.executable, args=(str(script_path),))
-    async with _window(_script("ask_nested"), config) as rig:
+    async with _window(_script("ask_nested"), config, texts) as rig:
         assert rig.window.send_text("ask me")
         kind, call_id = await rig.waiting.wait_for(timeout=20)
         assert kind == "approval"
@@ -229,10 +241,16 @@ async def test_a_schema_no_form_can_show_is_one_line_in_the_card_and_the_turn_go
         assert await rig.turns.wait_for(timeout=20) == ("completed",)
 
         card = next(w for w in rig.window.chat.items() if isinstance(w, ToolCardWidget))
-        assert card.state.output == (
-            'MCP server "asker" asked for a form the app cannot show '
-            "(field 'address' is a nested object, which a form cannot ask); declined\n"
-        )
+        assert card.state.output == REFUSED + "\n"
         assert card.state.result == "decline None"
         assert not any(isinstance(w, FormWidget) for w in rig.window.chat.items())
         assert [w for w in rig.waiting.events if w[0] == "form"] == []
+        assert card.reason.isVisibleTo(card) and card.reason.text() == REFUSED_SAID[texts.language]
+        assert card.reason.toolTip() == ("" if texts is ENGLISH else REFUSED)
+        card.set_expanded(True)
+        assert card.output.toPlainText() == REFUSED + "\n"  # the engine's own line, kept
+        await laid_out(rig.window)
+        path = tmp_path / f"form_refused_{texts.language}.png"
+        assert rig.window.grab().save(str(path))
+        SHOTS27.mkdir(parents=True, exist_ok=True)
+        shutil.copy(path, SHOTS27 / path.name)

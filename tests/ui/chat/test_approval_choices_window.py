@@ -19,15 +19,12 @@ from desktop_agent.core.history import check_history
 from desktop_agent.core.tool_router import ToolRouter
 from desktop_agent.llm.openai_provider import OpenAIProvider
 from desktop_agent.mcp_engine import McpConfig, McpEngine
-from desktop_agent.services.tool_facts import RoutedToolFacts
 from desktop_agent.storage.settings import SettingsStore
 from desktop_agent.testing import everything
 from desktop_agent.testing.scripted_server import Script, ScriptedLLMServer, text_reply, tool_reply
-from desktop_agent.testing.window_rig import WindowRig, run_on_qasync, scripted_window
+from desktop_agent.testing.window_rig import WindowRig, build_window, run_on_qasync, scripted_window
 from desktop_agent.tools import builtin_tools
 from desktop_agent.ui.cards.tool_card import ToolCardWidget
-from desktop_agent.ui.shell.main_window import MainWindow
-from desktop_agent.ui.shell.window_deps import WindowDeps
 
 PLAN = text_reply("Let me check.\n<need_tool>")
 ANSWER = [text_reply("Fine. <no_tool>"), text_reply("Here is the list.")]
@@ -95,14 +92,10 @@ async def everything_window(script: Script) -> AsyncIterator[WindowRig]:
         provider = OpenAIProvider(base_url=server.base_url, api_key="test-key", model="scripted")
         engine = McpEngine(McpConfig(servers=(everything.everything_stdio("everything"),)))
         assert await engine.start() == []
-        forms, store = FormManager(), SettingsStore()
+        forms = FormManager()
         router = ToolRouter(builtin_tools(forms), [engine.shared_source()])
         conversation = Conversation(AgentClient(provider, router, max_steps=5))
-        window = MainWindow(tray=False)
-        window.attach(WindowDeps(
-            conversation, forms, store, store.load().settings, model_name="scripted",
-            tool_facts=RoutedToolFacts(router, lambda: engine),
-        ))
+        window, store = build_window(conversation, forms, router=router, engine=engine)
         window.show()
         rig = WindowRig(window, server, conversation, forms, store)
         try:

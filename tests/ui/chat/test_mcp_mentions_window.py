@@ -42,6 +42,7 @@ from desktop_agent.ui.shell.window_deps import WindowDeps
 pytestmark = pytest.mark.integration
 
 SHOTS = Path("/work/shots25/p")
+SHOTS27 = Path("/work/shots27/tidy")
 FEATURES = "demo://resource/static/document/features.md"
 TYPED = f"/mcp__ev__args-prompt city=Paris @ev:{FEATURES}"
 CHIPS = (Attachment("prompt", "ev", "args-prompt"), Attachment("resource", "ev", FEATURES))
@@ -184,6 +185,37 @@ def test_a_message_that_cannot_be_expanded_is_not_sent_and_comes_back_to_the_inp
                 assert shown.toPlainText() == NOT_SENT[lang]
                 assert live.conversation.history == [] and not list(live.conversation.events)
                 await _shot(live.window, tmp_path, f"mcp_not_sent_{lang}.png")
+        finally:
+            await engine.aclose()
+
+    run_on_qasync(main, timeout=90)
+
+
+MISSING = "demo://resource/static/document/nope.md"
+
+
+def test_a_resource_the_server_cannot_read_is_said_in_chinese_with_the_servers_line_as_detail(
+    qapp: QApplication, tmp_path: Path
+) -> None:
+    async def main() -> None:
+        engine = McpEngine(McpConfig(servers=(everything_stdio("ev"),)))
+        try:
+            await engine.start()
+            async with _window(CHINESE, engine) as live:
+                typed = f"看看 @ev:{MISSING}"
+                live.window.send_text(typed)
+                assert await live.turns.wait_for(timeout=30) == ("error",)
+
+                assert live.server.requests == [] and live.window.input.toPlainText() == typed
+                (notice,) = [w for w in live.window.chat.items() if isinstance(w, MessageBubble) and w.role == "error"]
+                shown = QTextDocument()
+                shown.setMarkdown(notice.text())
+                said, detail = shown.toPlainText().split("\n", 1)
+                assert said == f"未发送（消息已放回输入框）：MCP 服务器 ev 上没有资源 {MISSING}"
+                assert detail.startswith(f'详情: mcp server "ev": resource "{MISSING}" failed: ')
+                await _shot(live.window, tmp_path, "mcp_resource_not_read_zh.png")
+                SHOTS27.mkdir(parents=True, exist_ok=True)
+                shutil.copy(tmp_path / "mcp_resource_not_read_zh.png", SHOTS27 / "mcp_resource_not_read_zh.png")
         finally:
             await engine.aclose()
 

@@ -81,7 +81,7 @@ def test_every_record_shows_newest_first_and_the_torn_line_is_counted(page: Audi
     assert column(page, 1) == ["delete_file", "↳ run_command", "sub_agent", "get_current_time", "read_file",
                                "run_command"]
     assert page.model.index(1, 1).data(Qt.ItemDataRole.ToolTipRole) == "Asked by the sub-agent of call call_9"
-    assert page.count_label.text() == "6 of 6 decisions · unreadable lines skipped: 1"
+    assert page.count_label.text() == "6 of 6 decisions · unreadable line skipped: 1"
 
 
 def test_the_filters_narrow_by_tool_server_decision_and_date(page: AuditPage) -> None:
@@ -143,7 +143,7 @@ def test_refresh_shows_decisions_recorded_since_the_page_opened(page: AuditPage,
     assert len(page.rows()) == 6
     page.refresh_button.click()
     assert column(page, 1)[0] == "echo"
-    assert page.count_label.text() == "7 of 7 decisions · unreadable lines skipped: 1"
+    assert page.count_label.text() == "7 of 7 decisions · unreadable line skipped: 1"
 
 
 def test_an_empty_history_says_so(qtbot: QtBot, tmp_path: Path) -> None:
