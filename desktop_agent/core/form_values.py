@@ -33,7 +33,9 @@ PROBLEMS: dict[str, str] = {
     "not_an_option": "{value} is not one of its options",
     "expects_options": "expects a list of options",
     "min_choices": "needs at least {n} choices",
+    "min_choices_one": "needs at least {n} choice",
     "max_choices": "takes at most {n} choices",
+    "max_choices_one": "takes at most {n} choice",
     "expects_number": "expects a number",
     "expects_whole": "expects a whole number",
     "not_a_number": "expects a number, not {value}",
@@ -42,7 +44,9 @@ PROBLEMS: dict[str, str] = {
     "at_most": "must be at most {n}",
     "expects_yes_no": "expects yes or no",
     "min_chars": "needs at least {n} characters",
+    "min_chars_one": "needs at least {n} character",
     "max_chars": "takes at most {n} characters",
+    "max_chars_one": "takes at most {n} character",
     "format_email": "expects an email address (name@example.com)",
     "format_uri": "expects a web address (https://…)",
     "format_date": "expects a date (YYYY-MM-DD)",
@@ -57,7 +61,8 @@ class AnswerProblem(ValueError):
     def __init__(self, key: str, **params: str) -> None:
         self.key = key
         self.params = params
-        super().__init__(PROBLEMS[key].format(**params))
+        one = f"{key}_one"  # "needs at least 1 choice"
+        super().__init__(PROBLEMS[one if params.get("n") == "1" and one in PROBLEMS else key].format(**params))
 
 
 def is_empty(value: JSONReadable) -> bool:

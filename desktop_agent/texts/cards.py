@@ -145,6 +145,8 @@ TEXTS: dict[str, tuple[str, str]] = {
     "card_resources": ("Resources ({n})", "资源（{n}）"),
     "card_resource_bytes": ("{n} bytes", "{n} 字节"),
     "card_resource_bytes_one": ("{n} byte", "{n} 字节"),
+    "card_image_undecoded": ("[image: {mime}, {n} bytes]", "[图片：{mime}，{n} 字节]"),
+    "card_image_undecoded_one": ("[image: {mime}, {n} byte]", "[图片：{mime}，{n} 字节]"),
     "card_resource_show": ("Show", "展开"),
     "card_resource_hide": ("Hide", "收起"),
     "resource_viewer_title": ("{name} — {server}", "{name} —— {server}"),

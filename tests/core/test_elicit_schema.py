@@ -129,3 +129,11 @@ def test_a_plain_question_keeps_its_json_form_unchanged() -> None:
     assert FormQuestion("q1", "Name?").to_json() == {
         "id": "q1", "question": "Name?", "type": "text", "options": [], "required": True,
     }
+
+
+def test_a_limit_of_one_reads_right() -> None:
+    one: JSONObject = {"type": "object", "properties": {"pets": {"type": "array", "items": {"enum": ["cat", "dog"]}, "maxItems": 1},
+                                            "code": {"type": "string", "minLength": 1}}}
+    with pytest.raises(FormAnswerError) as caught:
+        validate_answers(questions_from_schema(one), {"pets": ["cat", "dog"], "code": "x"})
+    assert str(caught.value) == "“pets” takes at most 1 choice"

@@ -33,6 +33,7 @@ COUNTED: Mapping[str, tuple[str, str]] = {
     ),
     "card_more_rows": ("… 1 more row", "… 2 more rows"),
     "card_resource_bytes": ("1 byte", "2 bytes"),
+    "card_image_undecoded": ("[image: image/png, 1 byte]", "[image: image/png, 2 bytes]"),
     "resource_viewer_binary": ("image/png, 1 byte: not text", "image/png, 2 bytes: not text"),
     "output_cut": ("[… 1 earlier character not kept …]", "[… 2 earlier characters not kept …]"),
     "model_fetched": ("1 model found — type to filter", "2 models found — type to filter"),

@@ -43,6 +43,21 @@ def output_box(parent: QWidget) -> QPlainTextEdit:
     return box
 
 
+def fit_height(box: QPlainTextEdit, max_height: int) -> None:
+    """``box`` as tall as its lines (and its horizontal scroll bar when a
+    line is wider than it), at most ``max_height``: one line of output is
+    not shown in a box a dozen lines tall. A box whose lines all fit has no
+    vertical scroll bar."""
+    document = box.document()
+    height = document.blockCount() * box.fontMetrics().lineSpacing() + 2 * int(document.documentMargin())
+    height += 2 * box.frameWidth() + 4
+    if document.idealWidth() > box.viewport().width():
+        height += box.horizontalScrollBar().sizeHint().height()
+    fits = height <= max_height
+    box.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff if fits else Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+    box.setFixedHeight(height if fits else max_height)
+
+
 def clip(text: str, limit: int = RESULT_MAX_CHARS) -> str:
     return text if len(text) <= limit else text[:limit] + f"\n… ({len(text) - limit} more characters)"
 
@@ -96,8 +111,9 @@ class ImageStrip(QWidget):
     """A result's images in a row, each at most :data:`IMAGE_MAX_WIDTH` wide
     (one that does not decode is named by its type and size)."""
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, bindings: TextBindings, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self._bindings = bindings
         self._shown: tuple[ImageContent, ...] = ()
         self._layout = QHBoxLayout(self)
         self._layout.setContentsMargins(0, 0, 0, 0)
@@ -120,6 +136,6 @@ class ImageStrip(QWidget):
                     pixmap = pixmap.scaledToWidth(IMAGE_MAX_WIDTH, Qt.TransformationMode.SmoothTransformation)
                 label.setPixmap(pixmap)
             else:
-                label.setText(f"[image: {image.mime}, {len(image.data)} bytes]")
+                label.setText(self._bindings.texts.tr("card_image_undecoded", mime=image.mime, n=len(image.data)))
             label.setToolTip(image.mime)
             self._layout.insertWidget(self._layout.count() - 1, label)

@@ -46,7 +46,14 @@ from PySide6.QtWidgets import QApplication, QFrame, QLabel, QProgressBar, QStyle
 from desktop_agent.texts import Texts
 from desktop_agent.ui.cards.approval import ApprovalControls
 from desktop_agent.ui.cards.card_header import CardHeader
-from desktop_agent.ui.cards.card_output import ImageStrip, LiveOutput, clip, mono_label, output_box
+from desktop_agent.ui.cards.card_output import (
+    ImageStrip,
+    LiveOutput,
+    clip,
+    fit_height,
+    mono_label,
+    output_box,
+)
 from desktop_agent.ui.cards.phase import CardPhase
 from desktop_agent.ui.cards.redirect import RedirectField
 from desktop_agent.ui.cards.resource_links import ResourceLinks
@@ -132,7 +139,7 @@ class ToolCardWidget(QFrame):
         self.output_label = self._bindings.label("output", self)
         self.output_label.setObjectName("cardMuted")
         self.output = output_box(self)
-        self.output.setMaximumHeight(DETAILS_OUTPUT_MAX_HEIGHT)
+        self.output.setMaximumHeight(DETAILS_OUTPUT_MAX_HEIGHT)  # fit_height: as tall as its lines, up to this
         self.result_label = QLabel(self)
         self.result_label.setObjectName("cardMuted")
         self.result_label.setWordWrap(True)
@@ -147,7 +154,7 @@ class ToolCardWidget(QFrame):
         self._nested_layout.setContentsMargins(NESTED_INDENT_PX, 0, 0, 0)
         self._nested_layout.setSpacing(6)
         self.nested.setVisible(False)
-        self.images = ImageStrip(self)
+        self.images = ImageStrip(self._bindings, self)
         self.structured = StructuredView(self)
         """The result's structured content as fields or a table."""
         self.resource_links = ResourceLinks(texts, self)
@@ -277,6 +284,7 @@ class ToolCardWidget(QFrame):
         if show_output and self._details_output_len != len(state.output) + state.output_cut:
             self._details_output_len = len(state.output) + state.output_cut
             self.output.setPlainText(output_text(self._bindings.texts, state))
+            fit_height(self.output, DETAILS_OUTPUT_MAX_HEIGHT)
         self.output_label.setVisible(show_output)
         self.output.setVisible(show_output)
         shown_result = result if phase == CardPhase.DONE else partial

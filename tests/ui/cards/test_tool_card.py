@@ -14,7 +14,7 @@ from pytestqt.qtbot import QtBot
 from desktop_agent.core.budget import Budget, cut_result, result_cut
 from desktop_agent.core.messages import ImageContent
 from desktop_agent.core.risk import ToolAnnotations
-from desktop_agent.texts import ENGLISH
+from desktop_agent.texts import CHINESE, ENGLISH, Texts
 from desktop_agent.ui.cards.phase import CardPhase
 from desktop_agent.ui.cards.state import Progress, ToolCardState
 from desktop_agent.ui.cards.tool_card import ToolCardWidget
@@ -133,6 +133,19 @@ def test_done_shows_mcp_images_in_the_card(make: Make) -> None:
     assert labels[1].text() == "[image: image/png, 4 bytes]"
 
 
+def test_an_image_that_does_not_decode_is_named_in_the_cards_language(qtbot: QtBot) -> None:
+    def undecoded(texts: Texts, data: bytes) -> str:
+        state = ToolCardState("c1", "get-image", CardPhase.DONE, {}, result="ok", images=(ImageContent("image/png", data),))
+        card = ToolCardWidget(state, texts)
+        qtbot.add_widget(card)
+        (label,) = card.images.findChildren(QLabel)
+        return label.text()
+
+    assert undecoded(ENGLISH, b"j") == "[image: image/png, 1 byte]"
+    assert undecoded(ENGLISH, b"junk") == "[image: image/png, 4 bytes]"
+    assert undecoded(CHINESE, b"junk") == "[图片：image/png，4 字节]"
+
+
 def test_a_long_result_is_clipped_in_the_card(make: Make) -> None:
     card = make(ToolCardState("c1", "t", CardPhase.DONE, ARGS, result="x" * 7000))
     card.set_expanded(True)
@@ -234,6 +247,20 @@ def test_a_finished_card_keeps_the_whole_output_in_its_details(make: Make) -> No
     card.set_expanded(True)
     assert {"output", "result"} <= shown(card)
     assert card.output.toPlainText() == output
+
+
+def test_the_details_output_box_is_as_tall_as_its_lines_up_to_a_limit(make: Make) -> None:
+    def opened(output: str) -> ToolCardWidget:
+        card = make(ToolCardState("c1", "run_command", CardPhase.DONE, ARGS, result="exit code 0", output=output))
+        card.resize(600, card.sizeHint().height())
+        card.set_expanded(True)
+        return card
+
+    one, three, many = opened("one line\n"), opened("a\nb\nc\n"), opened("".join(f"line {n}\n" for n in range(200)))
+    line = one.output.fontMetrics().lineSpacing()
+    assert one.output.height() < 3 * line  # one line of output is not shown in a box a dozen lines tall
+    assert three.output.height() >= one.output.height() + 2 * line
+    assert many.output.height() == many.output.maximumHeight()
 
 
 def test_a_silent_running_call_shows_its_elapsed_time_after_a_few_seconds(make: Make) -> None:
