@@ -168,9 +168,10 @@ class Settings:
     barge_in: bool = False
     """Speaking interrupts the assistant's speech (hands-free). Its own
     voice is kept out by the echo gate (``core/voice_echo.py``)."""
-    barge_in_ms: int = 150
-    """How much speech (a dropped frame forgiven) interrupts (``barge_in``).
-    Files saved before it meant speech in a row have 300: read as 150."""
+    barge_in_ms: int = 120
+    """How much speech (a dropped frame forgiven) interrupts (``barge_in``;
+    why 120: ``core.voice_session.VoiceConfig``). Files saved before it
+    meant speech in a row have 300: read as the default."""
     barge_in_min_words: int = 2
     """What follows a barge-in becomes a turn only with this many words (a
     Chinese character is one; fillers and noise notes do not count)."""

@@ -45,7 +45,7 @@ from desktop_agent.testing.voice_rows import PCM, Row, check
 AT_ONCE = VoiceConfig(send="at_once")
 REVIEW = VoiceConfig(send="review")
 BARGE = VoiceConfig(barge_in=True)
-BARGE_TIMINGS = UtteranceTimings(min_speech_ms=150)
+BARGE_TIMINGS = UtteranceTimings(min_speech_ms=VoiceConfig().barge_in_ms)
 TALKED = (Press(), Release(PCM))
 """Push-to-talk once: recognition 1 runs."""
 BARGED = (HandsFree(True), TurnBusy(True), SpeechStart(), SpeechEnd(PCM))

@@ -22,7 +22,7 @@ def test_the_old_default_true_gets_the_countdown_and_the_new_onset(tmp_path: Pat
     load = old_file(tmp_path, voice_send_at_once=True).load()
     assert load.error is None
     settings = load.settings
-    assert (settings.voice_send, settings.barge_in, settings.barge_in_ms) == ("countdown", True, 150)
+    assert (settings.voice_send, settings.barge_in, settings.barge_in_ms) == ("countdown", True, 120)
     assert "voice_send_at_once" not in settings.extra and "voice_send_at_once" not in settings.to_json()
 
 

@@ -16,7 +16,7 @@ def test_sending_and_barge_in_are_edited_and_barge_in_says_how_its_own_voice_is_
     assert dialog.voice_send.currentData() == "countdown" and not dialog.barge_in.isChecked()
     assert [dialog.voice_send.itemText(i) for i in range(dialog.voice_send.count())] == [
         ENGLISH.tr("voice_send_mode_at_once"), ENGLISH.tr("voice_send_mode_countdown"), ENGLISH.tr("voice_send_mode_review")]
-    assert dialog.barge_in_ms.value() == 150 and dialog.voice_page.barge_in_words.value() == 2
+    assert dialog.barge_in_ms.value() == 120 and dialog.voice_page.barge_in_words.value() == 2
     assert dialog.barge_in_note.text() == ENGLISH.tr("barge_in_gated")
     dialog.voice_send.setCurrentIndex(dialog.voice_send.findData("review"))
     dialog.barge_in.setChecked(True)
