@@ -34,6 +34,7 @@ from desktop_agent.ui.chat.attachment_chips import AttachmentChips
 from desktop_agent.ui.chat.code_block import CodeBlock
 from desktop_agent.ui.chat.markdown_blocks import finished_blocks
 from desktop_agent.ui.chat.markdown_label import FinishedLabel, setup_label
+from desktop_agent.ui.chat.slot import Slot
 from desktop_agent.ui.chat.version_switch import VersionSwitch
 
 if TYPE_CHECKING:
@@ -287,11 +288,24 @@ class MessageBubble(QFrame):
             self.label.setText(self._source)
             return
         self._render(final=False)
+        self._fit_now()
 
     def finish(self) -> None:
         """The message is complete: its last block is final too."""
         if self.role != "user":
             self._render(final=True)
+            self._fit_now()
+
+    def _fit_now(self) -> None:
+        """Have the slot holding this bubble give it its new height now.
+
+        Left to the layout requests, the bubble's own layout would lay its
+        blocks out first at the old height, squeezing every paragraph (a
+        frame of clipped text, and one more paint of the whole bubble)
+        before the slot grew it; so a segment costs one paint, not three."""
+        slot = self.parentWidget()
+        if isinstance(slot, Slot) and slot.isVisible():
+            slot.measure(slot.width())
 
     def _render(self, *, final: bool) -> None:
         blocks, cut = finished_blocks(self._source[self._done :], final=final)
@@ -306,6 +320,9 @@ class MessageBubble(QFrame):
             else:  # a finished code block: highlighted, its language, a Copy button
                 widget = CodeBlock(block.code, block.language, self._texts, self)
                 placed = _indented(widget, indent) if indent else widget
+            policy = placed.sizePolicy()  # its room counts from now on, before the layout shows it
+            policy.setRetainSizeWhenHidden(True)
+            placed.setSizePolicy(policy)
             placed_all.append(placed)
             self.blocks.append(widget)
         for placed in placed_all:

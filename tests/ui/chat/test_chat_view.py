@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from PySide6.QtCore import QEvent, QObject
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QApplication, QLabel
 from pytestqt.qtbot import QtBot
 
@@ -210,3 +212,31 @@ def test_a_growing_reply_moves_none_of_the_messages_above_it(qtbot: QtBot) -> No
     layout.activate()  # the column's layout may come before the scroll area resizes the column
     assert content.height() >= layout.sizeHint().height()
     assert [w.geometry() for w in above if w is not None] == where
+
+
+def test_a_growing_reply_never_squeezes_its_finished_paragraphs(qtbot: QtBot) -> None:
+    chat = ChatView(ENGLISH)
+    qtbot.add_widget(chat)
+    chat.resize(600, 500)
+    chat.show()
+    shrunk: list[tuple[int, int]] = []
+
+    class Watch(QObject):
+        def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+            if isinstance(event, QResizeEvent) and event.oldSize().width() == event.size().width():
+                if 0 < event.size().height() < event.oldSize().height():
+                    shrunk.append((event.oldSize().height(), event.size().height()))
+            return False
+
+    watch = Watch()
+    reply = None
+    for i in range(10):
+        reply = chat.add_assistant_text(f"Paragraph {i}: the quick brown fox jumps over the lazy dog until it wraps.\n\n")
+        assert reply is not None
+        for block in reply.blocks:
+            block.installEventFilter(watch)  # installing it again on a block keeps one
+        for _ in range(4):
+            QApplication.processEvents()
+    assert reply is not None and len(reply.blocks) >= 9
+    assert shrunk == []
+    assert [b.height() for b in reply.blocks] == [b.heightForWidth(b.width()) for b in reply.blocks]
