@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Literal
 
 from PySide6.QtCore import QEvent, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QEnterEvent
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 from shiboken6 import isValid
 
 from desktop_agent.texts import Language, Texts, keys, text_in
@@ -33,6 +33,8 @@ from desktop_agent.ui.chat.action_row import ActionRow, MessageAction
 from desktop_agent.ui.chat.attachment_chips import AttachmentChips
 from desktop_agent.ui.chat.code_block import CodeBlock
 from desktop_agent.ui.chat.markdown_blocks import finished_blocks
+from desktop_agent.ui.chat.markdown_label import FinishedLabel, setup_label
+from desktop_agent.ui.chat.slot import Slot
 from desktop_agent.ui.chat.version_switch import VersionSwitch
 
 if TYPE_CHECKING:
@@ -42,7 +44,6 @@ BubbleRole = Literal["user", "assistant", "warning", "error"]
 
 HOVER_GRACE_MS = 120
 """How long a floating action row outlives the pointer leaving its bubble."""
-_INTERACTION = Qt.TextInteractionFlag.TextSelectableByMouse | Qt.TextInteractionFlag.LinksAccessibleByMouse
 _NEWLINES = re.compile(r"\r\n?")
 """markdown-it counts lines after turning these into newlines; so must we."""
 
@@ -69,16 +70,6 @@ def _indented(widget: QWidget, indent: int) -> QWidget:
     row.setContentsMargins(indent, 0, 0, 0)
     row.addWidget(widget)
     return holder
-
-
-def _label(parent: QWidget, fmt: Qt.TextFormat) -> QLabel:
-    label = QLabel(parent)
-    label.setWordWrap(True)
-    label.setTextInteractionFlags(_INTERACTION)
-    label.setOpenExternalLinks(True)
-    label.setTextFormat(fmt)
-    label.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
-    return label
 
 
 class MessageBubble(QFrame):
@@ -115,7 +106,7 @@ class MessageBubble(QFrame):
         """Where the unfinished block begins in the source."""
         self.blocks: list[QLabel | CodeBlock] = []
         """The finished blocks (Markdown bubbles only): labels, and code blocks."""
-        self.label = _label(self, self._format)
+        self.label = setup_label(QLabel(self), self._format)
         """The last (or only) label: the block still growing."""
         self._box = QVBoxLayout(self)
         self._box.setContentsMargins(12, 8, 12, 8)
@@ -128,6 +119,7 @@ class MessageBubble(QFrame):
         self.versions: VersionSwitch | None = None
         """‹ n/N › of its turn's versions (:meth:`set_versions`)."""
         self._pinned = False
+        self._offered = (False, False, False)
         # A child timer, not QTimer.singleShot(ms, self, ...): it goes with the
         # bubble, timer and all (a single shot's timer outlived a deleted
         # bubble under the message actions and crashed the event loop).
@@ -212,9 +204,20 @@ class MessageBubble(QFrame):
         self._natural = None
         self.updateGeometry()
 
+    @property
+    def offered(self) -> tuple[bool, bool, bool]:
+        """What its actions offer now: Regenerate, Edit, and whether Edit says Cancel edit."""
+        return self._offered
+
+    @property
+    def pinned(self) -> bool:
+        """Whether its actions are a row under the text (:meth:`pin_actions`)."""
+        return self._pinned
+
     def offer_actions(self, *, regenerate: bool, edit: bool, editing: bool = False) -> None:
         """Which of Regenerate and Edit its actions offer now."""
-        if self.action_row is not None:
+        if self.action_row is not None and (regenerate, edit, editing) != self._offered:
+            self._offered = (regenerate, edit, editing)
             self.action_row.offer(regenerate=regenerate, edit=edit, editing=editing)
             if self._pinned:  # a pinned row is part of a user bubble's width; a floating one takes no room
                 self._natural = None
@@ -285,28 +288,45 @@ class MessageBubble(QFrame):
             self.label.setText(self._source)
             return
         self._render(final=False)
+        self._fit_now()
 
     def finish(self) -> None:
         """The message is complete: its last block is final too."""
         if self.role != "user":
             self._render(final=True)
+            self._fit_now()
+
+    def _fit_now(self) -> None:
+        """Have the slot holding this bubble give it its new height now.
+
+        Left to the layout requests, the bubble's own layout would lay its
+        blocks out first at the old height, squeezing every paragraph (a
+        frame of clipped text, and one more paint of the whole bubble)
+        before the slot grew it; so a segment costs one paint, not three."""
+        slot = self.parentWidget()
+        if isinstance(slot, Slot) and slot.isVisible():
+            slot.measure(slot.width())
 
     def _render(self, *, final: bool) -> None:
         blocks, cut = finished_blocks(self._source[self._done :], final=final)
         self._done += cut
+        placed_all: list[QWidget] = []
         for block in blocks:
             widget: QLabel | CodeBlock
             placed: QWidget
             indent = block.depth * LIST_INDENT_PX
-            if block.code is None:
-                placed = widget = _label(self, self._format)
-                widget.setText(block.markdown)
-                widget.setContentsMargins(indent, 0, 0, 0)
+            if block.code is None:  # measured once: only the growing block is laid out again
+                placed = widget = FinishedLabel(block.markdown, self._format, indent, self)
             else:  # a finished code block: highlighted, its language, a Copy button
                 widget = CodeBlock(block.code, block.language, self._texts, self)
                 placed = _indented(widget, indent) if indent else widget
-            self._box.insertWidget(self._box.indexOf(self.label), placed)
+            policy = placed.sizePolicy()  # its room counts from now on, before the layout shows it
+            policy.setRetainSizeWhenHidden(True)
+            placed.setSizePolicy(policy)
+            placed_all.append(placed)
             self.blocks.append(widget)
+        for placed in placed_all:
+            self._box.insertWidget(self._box.indexOf(self.label), placed)
         tail = self._source[self._done :].strip()
         self.label.setText(tail)
         self.label.setVisible(bool(tail) or not self.blocks)

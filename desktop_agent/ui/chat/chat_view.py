@@ -212,18 +212,28 @@ class ChatView(ScrollColumn):
         """Offer Regenerate on the last reply and Edit on the user's last
         message (``can_redo``: no turn runs), nothing on the others. The
         last exchange keeps its actions in sight; a turn that ended without
-        a reply offers Regenerate on the user's message."""
+        a reply offers Regenerate on the user's message.
+
+        Only the bubbles whose actions change are touched (mostly the last
+        exchange before and after): this runs as each turn starts and ends,
+        and setting the actions of all 500 bubbles of a long conversation
+        held the window up for ~30 ms."""
         items = self.items()
-        bubbles = [w for w in items if isinstance(w, MessageBubble) and w.action_row is not None]
         user = self.last_user_bubble()
         after = items[items.index(user) + 1 :] if user is not None else []
         reply = next((w for w in reversed(after) if isinstance(w, MessageBubble) and w.role == "assistant"), None)
-        for bubble in bubbles:
+        for bubble in items:
+            if not isinstance(bubble, MessageBubble) or bubble.action_row is None:
+                continue
             if bubble is user:
-                bubble.offer_actions(regenerate=can_redo and reply is None, edit=can_redo, editing=editing)
+                offer = (can_redo and reply is None, can_redo, editing)
             else:
-                bubble.offer_actions(regenerate=can_redo and bubble is reply, edit=False)
-            bubble.pin_actions(can_redo and (bubble is reply or bubble is user))
+                offer = (can_redo and bubble is reply, False, False)
+            if bubble.offered != offer:
+                bubble.offer_actions(regenerate=offer[0], edit=offer[1], editing=offer[2])
+            pinned = can_redo and (bubble is reply or bubble is user)
+            if bubble.pinned != pinned:
+                bubble.pin_actions(pinned)
 
     # ------------------------------------------------------------- reading
 

@@ -54,6 +54,10 @@ class ScrollColumn(QScrollArea):
         self._layout.setContentsMargins(SIDE_MARGIN, 12, SIDE_MARGIN, 12)
         self._layout.setSpacing(10)
         self._layout.addStretch(1)
+        # The column is at least as tall as its messages, at once: a message
+        # that grew must not squeeze the others until the scroll area has
+        # resized the column (moving all 500 of them, twice, per segment).
+        self._layout.setSizeConstraint(QVBoxLayout.SizeConstraint.SetMinimumSize)
         self.setWidget(content)
         self._stick = True
         self._target: QWidget | None = None

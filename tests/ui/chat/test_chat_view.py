@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+import pytest
+from PySide6.QtCore import QEvent, QObject
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QApplication, QLabel
 from pytestqt.qtbot import QtBot
 
 from desktop_agent.texts import ENGLISH
+from desktop_agent.ui.chat.bubble import MessageBubble
 from desktop_agent.ui.chat.chat_view import CARD_MAX_WIDTH, ChatView
+from desktop_agent.ui.chat.slot import Slot
 
 
 def test_a_short_user_message_is_a_narrow_bubble_on_the_right(qtbot: QtBot) -> None:
@@ -120,3 +127,116 @@ def test_blank_text_opens_no_bubble_but_keeps_its_line_breaks_in_an_open_one(qtb
     assert chat.add_assistant_text("\n") is bubble
     chat.add_assistant_text("- item")
     assert bubble is not None and bubble.text() == "All done.\n- item"
+
+
+# ------------------------------------------------------- offering actions
+
+
+def _exchanges(chat: ChatView, count: int) -> list[tuple[MessageBubble, MessageBubble]]:
+    pairs = []
+    for i in range(count):
+        user = chat.add_user(f"Question {i}?")
+        reply = chat.add_assistant_text(f"Answer {i}.")
+        assert reply is not None
+        chat.end_bubble()
+        pairs.append((user, reply))
+    return pairs
+
+
+def test_offering_actions_touches_only_the_bubbles_whose_actions_change(
+    qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    chat = ChatView(ENGLISH)
+    qtbot.add_widget(chat)
+    pairs = _exchanges(chat, 20)
+    chat.offer_actions(True)  # the turn is over: the last exchange offers Regenerate and Edit
+    touched: list[MessageBubble] = []
+    for name in ("offer_actions", "pin_actions"):
+        original = getattr(MessageBubble, name)
+
+        def spy(self: MessageBubble, *args: object, _original: Any = original, **kwargs: object) -> None:
+            touched.append(self)
+            _original(self, *args, **kwargs)
+
+        monkeypatch.setattr(MessageBubble, name, spy)
+    chat.offer_actions(False)  # a turn starts
+    assert set(touched) == set(pairs[-1])
+    touched.clear()
+    user = chat.add_user("One more?")
+    chat.offer_actions(False)  # the new message while the turn runs: nothing to offer anywhere
+    assert touched == []
+    reply = chat.add_assistant_text("One more answer.")
+    assert reply is not None
+    chat.end_bubble()
+    chat.offer_actions(True)  # it ended: only the new exchange changes
+    assert set(touched) == {user, reply}
+    assert [(b.offered, b.pinned) for b in (user, reply)] == [((False, True, False), True), ((True, False, False), True)]
+    assert all((b.offered, b.pinned) == ((False, False, False), False) for pair in pairs for b in pair)
+
+
+def test_offering_actions_where_a_turn_ended_without_a_reply_moves_regenerate_to_the_user(qtbot: QtBot) -> None:
+    chat = ChatView(ENGLISH)
+    qtbot.add_widget(chat)
+    (old_user, old_reply), = _exchanges(chat, 1)
+    chat.offer_actions(True)
+    user = chat.add_user("And this?")
+    chat.offer_actions(True, editing=True)
+    assert [(b.offered, b.pinned) for b in (old_user, old_reply, user)] == [
+        ((False, False, False), False), ((False, False, False), False), ((True, True, True), True)]
+    assert user.action_row is not None and user.action_row.regenerate_button.isVisibleTo(user.action_row)
+
+
+# ------------------------------------------------------- streaming layout
+
+
+def test_a_growing_reply_moves_none_of_the_messages_above_it(qtbot: QtBot) -> None:
+    chat = ChatView(ENGLISH)
+    qtbot.add_widget(chat)
+    chat.resize(800, 600)
+    chat.show()
+    _exchanges(chat, 30)
+    reply = chat.add_assistant_text("The fox.")
+    assert reply is not None
+    for _ in range(4):
+        QApplication.processEvents()
+    content, slot = chat.widget(), reply.parentWidget()
+    assert content is not None and isinstance(slot, Slot)
+    above = [w.parentWidget() for w in chat.items()[:-1]]
+    where = [w.geometry() for w in above if w is not None]
+    reply.append("\n\n".join(f"Paragraph {i} of the reply, long enough to wrap." for i in range(12)))
+    for block in reply.blocks:
+        block.show()  # what adding them to the bubble's layout does at the next pass
+    slot.measure(slot.width())  # what its layout request does
+    layout = content.layout()
+    assert layout is not None
+    layout.activate()  # the column's layout may come before the scroll area resizes the column
+    assert content.height() >= layout.sizeHint().height()
+    assert [w.geometry() for w in above if w is not None] == where
+
+
+def test_a_growing_reply_never_squeezes_its_finished_paragraphs(qtbot: QtBot) -> None:
+    chat = ChatView(ENGLISH)
+    qtbot.add_widget(chat)
+    chat.resize(600, 500)
+    chat.show()
+    shrunk: list[tuple[int, int]] = []
+
+    class Watch(QObject):
+        def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+            if isinstance(event, QResizeEvent) and event.oldSize().width() == event.size().width():
+                if 0 < event.size().height() < event.oldSize().height():
+                    shrunk.append((event.oldSize().height(), event.size().height()))
+            return False
+
+    watch = Watch()
+    reply = None
+    for i in range(10):
+        reply = chat.add_assistant_text(f"Paragraph {i}: the quick brown fox jumps over the lazy dog until it wraps.\n\n")
+        assert reply is not None
+        for block in reply.blocks:
+            block.installEventFilter(watch)  # installing it again on a block keeps one
+        for _ in range(4):
+            QApplication.processEvents()
+    assert reply is not None and len(reply.blocks) >= 9
+    assert shrunk == []
+    assert [b.height() for b in reply.blocks] == [b.heightForWidth(b.width()) for b in reply.blocks]
