@@ -40,7 +40,7 @@ from desktop_agent.testing.voice_rows import PCM, Row, check
 BARGE = VoiceConfig(barge_in=True)
 SPEAKS = VoiceConfig(barge_in=True, speaks=True)
 GATED = VoiceConfig(barge_in=True, speaks=True, echo_gated=True)
-BARGE_TIMINGS = UtteranceTimings(min_speech_ms=150)
+BARGE_TIMINGS = UtteranceTimings(min_speech_ms=VoiceConfig().barge_in_ms)
 CARD = ApprovalPending("call_1", "run_command")
 WAITING = (HandsFree(True), TurnBusy(True), CARD)
 """Hands-free with barge-in, a turn running, a card waiting (no voice)."""
