@@ -380,6 +380,9 @@ class StuckConversation:
     def record(self, event: dict[str, object], *, with_next_turn: bool = False) -> None:
         self.events.append(event)
 
+    def history_view(self) -> list[dict[str, object]]:
+        return self.history
+
     def last_user_text(self) -> str | None:
         return None
 
