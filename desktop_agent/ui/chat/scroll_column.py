@@ -204,7 +204,7 @@ class ScrollColumn(QScrollArea):
         for a view of messages); this way a segment paints its own strip,
         and the scroll copies the rest and paints the strip it uncovers."""
         bar = self.verticalScrollBar()
-        if maximum > bar.value() and self.isVisible():
+        if 0 < maximum - bar.value() < self.viewport().height() and self.isVisible():  # (further: nothing to copy)
             QApplication.sendPostedEvents(self.window(), QEvent.Type.UpdateRequest)
         bar.setValue(maximum)
 
