@@ -235,6 +235,10 @@ class OpenAIProvider:
                         if done is not None and on_finish is not None:
                             on_finish(done)
                         finished = finished or done is not None
+                        # Chunks that queued up while the app was busy are read in
+                        # one go, with no await between them: the window's loop
+                        # would wait for all of them (~15 ms on a loaded machine).
+                        await asyncio.sleep(0)
                 finally:
                     await response.close()
                 if not finished:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import re
 import socket
@@ -427,3 +428,38 @@ async def test_a_provider_told_its_endpoint_is_strict_sends_strict_from_the_star
     server.set_script([text_reply("ok")])
     assert await collect_messages(make_provider(server.base_url, wire_profile=STRICT), CANONICAL) == "ok"
     assert server.requests == [{**server.requests[0], "messages": normalize(CANONICAL, STRICT)}]
+
+
+async def test_chunks_that_arrived_together_give_the_loop_a_turn_between_them(server: ScriptedLLMServer) -> None:
+    # A window streaming on a busy machine: the chunks queue up while the app
+    # is busy and are then read in one go; each must still let the event loop
+    # run (a paint, a timer) before the next, not hold it for all of them.
+    text = "".join(f"word{i} " for i in range(60))
+    server.set_script([text_reply(text, chunk_size=6)])
+    turns = 0
+
+    async def ticker() -> None:
+        nonlocal turns
+        while True:
+            await asyncio.sleep(0)
+            turns += 1
+
+    ticking = asyncio.create_task(ticker())
+    provider = make_provider(server.base_url)
+    seen: list[int] = []
+    got: list[LLMDelta] = []
+    try:
+        async with asyncio.timeout(10):
+            async for delta in provider.stream(HI):
+                if not got:  # the server writes the rest meanwhile: it waits, read together, in the buffer
+                    until = turns + 300
+                    while turns < until:
+                        await asyncio.sleep(0)
+                got.append(delta)
+                seen.append(turns)
+    finally:
+        ticking.cancel()
+        await provider.aclose()
+    assert "".join(d.text for d in got if isinstance(d, TextDelta)) == text
+    assert len(got) == len(range(0, len(text), 6))
+    assert all(b > a for a, b in itertools.pairwise(seen[1:]))  # a loop turn between every two chunks

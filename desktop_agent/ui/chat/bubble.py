@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Literal
 
 from PySide6.QtCore import QEvent, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QEnterEvent
+from PySide6.QtGui import QEnterEvent, QResizeEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 from shiboken6 import isValid
 
@@ -34,7 +34,7 @@ from desktop_agent.ui.chat.attachment_chips import AttachmentChips
 from desktop_agent.ui.chat.code_block import CodeBlock
 from desktop_agent.ui.chat.markdown_blocks import finished_blocks
 from desktop_agent.ui.chat.markdown_label import FinishedLabel, setup_label
-from desktop_agent.ui.chat.slot import Slot
+from desktop_agent.ui.chat.slot import Slot, repaint_grown
 from desktop_agent.ui.chat.version_switch import VersionSwitch
 
 if TYPE_CHECKING:
@@ -96,6 +96,7 @@ class MessageBubble(QFrame):
         if wording is not None:
             text = wording(texts)
         self.setObjectName("bubble")
+        self.setAttribute(Qt.WidgetAttribute.WA_StaticContents)  # a growing reply repaints its new part only
         self.setProperty("role", role)
         self.role: BubbleRole = role
         self._source = ""
@@ -242,6 +243,10 @@ class MessageBubble(QFrame):
             row.hide()
         self._natural = None
         self.updateGeometry()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        repaint_grown(self, event)
+        super().resizeEvent(event)
 
     def enterEvent(self, event: QEnterEvent) -> None:
         row = self.action_row

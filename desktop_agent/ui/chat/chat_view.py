@@ -79,7 +79,7 @@ class ChatView(ScrollColumn):
 
     def _show_welcome(self) -> None:
         if self._welcome is not None:
-            self._welcome.setVisible(not any(_is_message(w) for w in self.items()))
+            self._welcome.setVisible(not any(_is_message(w) for w in self._widgets()))
 
     def add_user(self, text: str) -> MessageBubble:
         bubble = MessageBubble("user", text, texts=self.texts)
@@ -181,8 +181,8 @@ class ChatView(ScrollColumn):
 
     def last_user_bubble(self) -> MessageBubble | None:
         """The user's last message (while drawing :meth:`above`: the last one above the point drawn at)."""
-        items = self.items() if self._insert_at is None else self.items(self._insert_at)
-        return next((w for w in reversed(items) if isinstance(w, MessageBubble) and w.role == "user"), None)
+        return next((w for w in self._widgets(self._insert_at, backwards=True)
+                     if isinstance(w, MessageBubble) and w.role == "user"), None)
 
     # ------------------------------------------------------ drawing above
 
@@ -239,17 +239,20 @@ class ChatView(ScrollColumn):
 
     def items(self, stop: int | None = None) -> list[QWidget]:
         """The widgets in order, for tests and screenshots (up to the layout's item ``stop``)."""
-        out: list[QWidget] = []
-        for i in range(self._layout.count() if stop is None else stop):
+        return list(self._widgets(stop))
+
+    def _widgets(self, stop: int | None = None, *, backwards: bool = False) -> Iterator[QWidget]:
+        """The widgets in order (``backwards``: from the last), read as
+        they are asked for: what needs only the first message or the
+        user's last one reads a few of a long conversation's 500, not all
+        (a turn's start asked for all of them several times, ~10 ms)."""
+        count = self._layout.count() if stop is None else stop
+        for i in range(count - 1, -1, -1) if backwards else range(count):
             item = self._layout.itemAt(i)
             widget = item.widget() if item is not None else None
-            if widget is self._welcome:
+            if widget is None or widget is self._welcome:
                 continue
-            if isinstance(widget, _Slot):
-                out.append(widget.widget)
-            elif widget is not None:
-                out.append(widget)
-        return out
+            yield widget.widget if isinstance(widget, _Slot) else widget
 
     def end_bubble(self) -> None:
         """The current assistant bubble is complete; the next assistant text

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from PySide6.QtCore import QEvent, QSize
+from PySide6.QtCore import QEvent, QSize, Qt
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QSizePolicy, QWidget
 from shiboken6 import isValid
@@ -15,6 +15,22 @@ USER_SHARE = 0.75
 """A user bubble is at most this share of the view's width."""
 
 Side = Literal["full", "left", "right", "center"]
+
+FRAME_EDGE = 16
+"""How far up from its bottom a message's frame is drawn differently (a
+bubble's 10 px rounded corners and its border)."""
+
+
+def repaint_grown(widget: QWidget, event: QResizeEvent) -> None:
+    """What a static widget (``WA_StaticContents``: Qt paints only its new
+    part when it grows) repaints of what it had: when it only grew taller,
+    its old bottom edge, now inside it (a frame's corners and border there
+    are drawn again as the middle); after any other change, all of it."""
+    old, new = event.oldSize(), event.size()
+    if old.width() == new.width() and 0 < old.height() <= new.height():
+        widget.update(0, max(0, old.height() - FRAME_EDGE), new.width(), FRAME_EDGE)
+    else:
+        widget.update()
 
 
 class Slot(QWidget):
@@ -39,6 +55,9 @@ class Slot(QWidget):
         self._height = 0
         self._width = -1
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
+        # It paints nothing itself: growing (a streaming reply) must not
+        # repaint all of it, only what is new (its widget repaints its own).
+        self.setAttribute(Qt.WidgetAttribute.WA_StaticContents)
 
     def sizeHint(self) -> QSize:
         return QSize(0, self._height)

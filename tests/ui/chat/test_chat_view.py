@@ -240,3 +240,30 @@ def test_a_growing_reply_never_squeezes_its_finished_paragraphs(qtbot: QtBot) ->
     assert reply is not None and len(reply.blocks) >= 9
     assert shrunk == []
     assert [b.height() for b in reply.blocks] == [b.heightForWidth(b.width()) for b in reply.blocks]
+
+
+def test_a_new_message_in_a_long_conversation_reads_only_the_start_and_the_end(
+    qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A turn starts by adding the user's message (is the welcome still
+    # wanted?) and finding the user's last message: neither reads all 200.
+    chat = ChatView(ENGLISH)
+    qtbot.add_widget(chat)
+    chat.set_welcome(QLabel("welcome"))
+    for i in range(100):
+        chat.add_user(f"question {i}")
+        chat.add_assistant_text(f"answer {i}")
+    reads = 0
+    read = chat._layout.itemAt
+
+    def counting(index: int) -> Any:
+        nonlocal reads
+        reads += 1
+        return read(index)
+
+    monkeypatch.setattr(chat._layout, "itemAt", counting)
+    bubble = chat.add_user("the next question")
+    assert chat.last_user_bubble() is bubble
+    assert chat.welcome is not None and not chat.welcome.isVisibleTo(chat)  # a message is there
+    assert reads < 10
+    assert len(chat.items()) == 201 and chat.items()[-1] is bubble
