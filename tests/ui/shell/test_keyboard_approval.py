@@ -22,7 +22,7 @@ from PySide6.QtWidgets import QApplication, QWidget
 from desktop_agent.testing.audit_sink import RecordingAuditSink
 from desktop_agent.testing.fake_clock import FakeClock
 from desktop_agent.testing.scripted_server import Reply, ToolCallScript, text_reply, tool_reply
-from desktop_agent.testing.window_rig import WindowRig, scripted_window
+from desktop_agent.testing.window_rig import WindowRig, laid_out, scripted_window
 from desktop_agent.texts import CHINESE, ENGLISH, Texts
 from desktop_agent.ui.cards.tool_card import ToolCardWidget
 from desktop_agent.ui.common.theme import LIGHT
@@ -90,6 +90,7 @@ async def check_focus_ring_screenshot(
         card = await waiting_card(rig)
         assert QApplication.focusWidget() is card
         await until(lambda: card.isVisible() and card.height() > 60)
+        await laid_out(window)  # the card's slot takes its new height a pass later
         image = window.grab().toImage()
         ARTIFACTS.mkdir(exist_ok=True)
         assert image.save(str(ARTIFACTS / f"{name}.png"))
