@@ -107,6 +107,20 @@ class LiveOutput(QWidget):
             self.show_output(*self._shown)
 
 
+def image_label(parent: QWidget, image: ImageContent, max_width: int, undecoded: str) -> QLabel:
+    """``image`` shown at most ``max_width`` wide, or ``undecoded`` (its type
+    and size, worded) where it does not decode."""
+    label = QLabel(parent)
+    pixmap = QPixmap()
+    if pixmap.loadFromData(image.data):
+        if pixmap.width() > max_width:
+            pixmap = pixmap.scaledToWidth(max_width, Qt.TransformationMode.SmoothTransformation)
+        label.setPixmap(pixmap)
+    else:
+        label.setText(undecoded)
+    return label
+
+
 class ImageStrip(QWidget):
     """A result's images in a row, each at most :data:`IMAGE_MAX_WIDTH` wide
     (one that does not decode is named by its type and size)."""
@@ -128,14 +142,9 @@ class ImageStrip(QWidget):
             old = item.widget() if item is not None else None
             if old is not None:
                 old.deleteLater()
+        texts = self._bindings.texts
         for image in images:
-            label = QLabel(self)
-            pixmap = QPixmap()
-            if pixmap.loadFromData(image.data):
-                if pixmap.width() > IMAGE_MAX_WIDTH:
-                    pixmap = pixmap.scaledToWidth(IMAGE_MAX_WIDTH, Qt.TransformationMode.SmoothTransformation)
-                label.setPixmap(pixmap)
-            else:
-                label.setText(self._bindings.texts.tr("card_image_undecoded", mime=image.mime, n=len(image.data)))
+            label = image_label(self, image, IMAGE_MAX_WIDTH,
+                                texts.tr("card_image_undecoded", mime=image.mime, n=len(image.data)))
             label.setToolTip(image.mime)
             self._layout.insertWidget(self._layout.count() - 1, label)

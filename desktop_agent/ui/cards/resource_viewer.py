@@ -5,7 +5,7 @@ resource (through the engine) and hands the content here as plain values."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QFontDatabase, QPixmap
+from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 
 from desktop_agent.core.messages import ImageContent
 from desktop_agent.texts import Texts
+from desktop_agent.ui.cards.card_output import image_label
 from desktop_agent.ui.common.theme import apply_theme
 
 IMAGE_MAX_WIDTH = 640
@@ -50,14 +51,8 @@ class ResourceViewer(QDialog):
         holder = QWidget(self)
         column = QVBoxLayout(holder)
         for image in images:
-            label = QLabel(holder)
-            pixmap = QPixmap()
-            if pixmap.loadFromData(image.data):
-                if pixmap.width() > IMAGE_MAX_WIDTH:
-                    pixmap = pixmap.scaledToWidth(IMAGE_MAX_WIDTH, Qt.TransformationMode.SmoothTransformation)
-                label.setPixmap(pixmap)
-            else:
-                label.setText(texts.tr("resource_viewer_binary", mime=image.mime, n=len(image.data)))
+            label = image_label(holder, image, IMAGE_MAX_WIDTH,
+                                texts.tr("resource_viewer_binary", mime=image.mime, n=len(image.data)))
             column.addWidget(label)
             self.images.append(label)
         scroll = QScrollArea(self)
