@@ -47,6 +47,7 @@ from desktop_agent.ui.voice.feature import VoiceFeature
 
 if TYPE_CHECKING:
     from desktop_agent.mcp_engine import McpEngine
+    from desktop_agent.ui.chat.chat_view import ChatView
 
 T = TypeVar("T")
 
@@ -146,9 +147,10 @@ def offline_deps(forms: FormManager | None = None, *, settings: Settings | None 
     )
 
 
-def _laid_out(window: MainWindow) -> bool:
-    """Every message in the chat is as tall as its text needs."""
-    for widget in window.chat.items():
+def chat_laid_out(chat: ChatView) -> bool:
+    """Every message in ``chat`` is as tall as its text needs (a message's
+    slot takes its height a layout pass after the message changed)."""
+    for widget in chat.items():
         for part in (widget, widget.parentWidget() or widget):  # the message and the slot that holds it
             need = part.heightForWidth(part.width()) if part.hasHeightForWidth() else part.sizeHint().height()
             if part.height() <= 0 or part.height() < need:
@@ -156,12 +158,22 @@ def _laid_out(window: MainWindow) -> bool:
     return True
 
 
+def settle(*chats: ChatView, passes: int = 20) -> bool:
+    """Process posted events until every chat is laid out (at most
+    ``passes`` times; for tests outside a running loop): True when it is."""
+    for _ in range(passes):
+        if all(chat_laid_out(chat) for chat in chats):
+            return True
+        QApplication.processEvents()
+    return all(chat_laid_out(chat) for chat in chats)
+
+
 async def laid_out(window: MainWindow, timeout: float = 10.0) -> None:
     """Wait until the chat's layout has settled (it does over a few passes
     after a change), polled on the running loop: a nested Qt wait would
     spin a second loop. For screenshots."""
     async with asyncio.timeout(timeout):
-        while not _laid_out(window):
+        while not chat_laid_out(window.chat):
             await asyncio.sleep(0.02)
 
 
@@ -279,11 +291,13 @@ async def scripted_window(
     sub_agent: bool = False,
     voice: Mapping[str, Any] | None = None,
     texts: Texts = ENGLISH,
+    engine: McpEngine | None = None,
 ) -> AsyncIterator[WindowRig]:
     """The window attached to a fresh conversation over a scripted server,
     with the settings in ``DESKTOP_AGENT_HOME``. Closed (turn cancelled
     cleanly) on exit. ``sub_agent``: the router has the sub_agent tool too;
-    ``texts``: the window's language."""
+    ``texts``: the window's language; ``engine``: a started MCP engine
+    whose tools the router has too (the caller starts and closes it)."""
     async with ScriptedLLMServer(script) as server:
         forms = FormManager()
         store = SettingsStore()
@@ -291,7 +305,8 @@ async def scripted_window(
         provider = OpenAIProvider(base_url=server.base_url, api_key="test-key", model="scripted")
         tools = builtin_tools(forms)
         delegate = SubAgentTool() if sub_agent else None
-        router = ToolRouter([*tools, delegate] if delegate is not None else tools)
+        router = ToolRouter([*tools, delegate] if delegate is not None else tools,
+                            [engine.shared_source()] if engine is not None else [])
         if delegate is not None:
             delegate.bind(router)
         agent = AgentClient(provider, router, max_steps=settings.max_steps)
@@ -301,7 +316,7 @@ async def scripted_window(
         )
         window, _ = build_window(
             conversation, forms, store=store, interrupt_fallback_ms=interrupt_fallback_ms, voice=voice, router=router,
-            timers=timers, texts=texts,
+            timers=timers, texts=texts, engine=engine,
         )
         if show:
             window.show()

@@ -12,18 +12,12 @@ from contextlib import asynccontextmanager
 import pytest
 from PySide6.QtWidgets import QApplication
 
-from desktop_agent.core.agent import AgentClient
-from desktop_agent.core.conversation import Conversation
-from desktop_agent.core.forms import FormManager
 from desktop_agent.core.history import check_history
-from desktop_agent.core.tool_router import ToolRouter
-from desktop_agent.llm.openai_provider import OpenAIProvider
 from desktop_agent.mcp_engine import McpConfig, McpEngine
 from desktop_agent.storage.settings import SettingsStore
 from desktop_agent.testing import everything
-from desktop_agent.testing.scripted_server import Script, ScriptedLLMServer, text_reply, tool_reply
-from desktop_agent.testing.window_rig import WindowRig, build_window, run_on_qasync, scripted_window
-from desktop_agent.tools import builtin_tools
+from desktop_agent.testing.scripted_server import Script, text_reply, tool_reply
+from desktop_agent.testing.window_rig import WindowRig, run_on_qasync, scripted_window
 from desktop_agent.ui.cards.tool_card import ToolCardWidget
 
 PLAN = text_reply("Let me check.\n<need_tool>")
@@ -88,25 +82,13 @@ def test_a_new_turn_withdraws_the_offer_to_redirect(qapp: QApplication) -> None:
 @asynccontextmanager
 async def everything_window(script: Script) -> AsyncIterator[WindowRig]:
     """The window over the scripted model with server-everything's tools (stdio)."""
-    async with ScriptedLLMServer(script) as server:
-        provider = OpenAIProvider(base_url=server.base_url, api_key="test-key", model="scripted")
-        engine = McpEngine(McpConfig(servers=(everything.everything_stdio("everything"),)))
-        assert await engine.start() == []
-        forms = FormManager()
-        router = ToolRouter(builtin_tools(forms), [engine.shared_source()])
-        conversation = Conversation(AgentClient(provider, router, max_steps=5))
-        window, store = build_window(conversation, forms, router=router, engine=engine)
-        window.show()
-        rig = WindowRig(window, server, conversation, forms, store)
-        try:
+    engine = McpEngine(McpConfig(servers=(everything.everything_stdio("everything"),)))
+    assert await engine.start() == []
+    try:
+        async with scripted_window(script, engine=engine) as rig:
             yield rig
-        finally:
-            window.close()
-            await window.shutdown()
-            forms.cancel_all()
-            await engine.aclose()
-            await provider.aclose()
-            window.deleteLater()
+    finally:
+        await engine.aclose()
 
 
 @pytest.mark.integration

@@ -16,6 +16,7 @@ from pytestqt.qtbot import QtBot
 
 from desktop_agent.core.messages import RoundEndMessage, TextMessage, TurnEndMessage
 from desktop_agent.core.stream_parser import StreamParser
+from desktop_agent.testing.window_rig import settle
 from desktop_agent.ui.chat.bubble import LIST_INDENT_PX, MessageBubble
 from desktop_agent.ui.chat.code_block import CodeBlock
 from desktop_agent.ui.chat.turn_view import TurnView
@@ -100,5 +101,8 @@ def test_markdown_after_a_spoken_span_renders_as_blocks(window: MainWindow, qtbo
     # The code stands as far in as the item's text (Qt indents a list by 40 px).
     assert code.mapTo(reply, QPoint(0, 0)).x() == reply.blocks[3].mapTo(reply, QPoint(0, 0)).x() + LIST_INDENT_PX
 
+    assert settle(window.chat)  # the reply's slot takes its height a layout pass later
+    slot = reply.parentWidget()
+    assert slot is not None and slot.height() == reply.height()  # the picture shows the whole reply
     ARTIFACTS.mkdir(exist_ok=True)
     assert window.grab().save(str(ARTIFACTS / "markdown_after_spoken_span.png"))

@@ -31,7 +31,7 @@ from desktop_agent.core.messages import (
 from desktop_agent.core.transcript import ToolFacts, TranscriptItem, TranscriptRecorder
 from desktop_agent.storage.conversation_events import event_json, items_of
 from desktop_agent.testing.json_dict import JSONDict
-from desktop_agent.testing.window_rig import form_item, rejected_item, text_item, tool_item
+from desktop_agent.testing.window_rig import form_item, rejected_item, settle, text_item, tool_item
 from desktop_agent.texts import ENGLISH
 from desktop_agent.ui.cards.form_widget import FormWidget
 from desktop_agent.ui.cards.tool_card import ToolCardWidget
@@ -216,6 +216,7 @@ def test_a_restored_conversation_shows_every_kind_of_event_as_it_was_live(qtbot:
     assert form["answers"] == {"size": "M", "note": "window seat"} and form["ended"] == "submitted"
 
     # On screen: each card's image in the restored view matches the live one.
+    assert settle(live_chat, restored_chat)  # the last messages' slots take their height a layout pass later
     frame.repaint()
     QApplication.processEvents()  # the layout passes the repaint asked for
     ARTIFACTS.mkdir(exist_ok=True)
