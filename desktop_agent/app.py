@@ -35,6 +35,7 @@ from desktop_agent.storage.paths import SETTINGS_FILE, data_dir
 from desktop_agent.ui.chat.turn_deps import ConversationKeeper, SettingsFeature
 from desktop_agent.ui.chat.turn_events import NoticeLevel
 from desktop_agent.ui.common.fonts import prefer_chinese_sans
+from desktop_agent.ui.common.painting import paint_on_one_thread
 from desktop_agent.ui.conversations.feature import ConversationsFeature
 from desktop_agent.ui.settings.mcp_feature import McpFeature
 from desktop_agent.ui.shell import single_instance
@@ -76,6 +77,7 @@ def run_gui(args: argparse.Namespace) -> int:
     # Qt lists every optional media library it could not load (pipewire,
     # VA-API) at start-up; that is noise for a user, not a fault.
     os.environ.setdefault("QT_LOGGING_RULES", "qt.multimedia.symbolsresolver=false")
+    paint_on_one_thread()  # a busy machine kept Qt's paint threads waiting, and the window with them
     app = QApplication.instance() or QApplication(sys.argv[:1])
     assert isinstance(app, QApplication)
     app.setApplicationName("desktop-agent")

@@ -57,6 +57,7 @@ from desktop_agent.ui.chat.input_box import InputBox
 from desktop_agent.ui.chat.send_button import INTERRUPT_FALLBACK_MS, SendButton
 from desktop_agent.ui.chat.turn_events import NoticeLevel, TurnEnd, WaitKind
 from desktop_agent.ui.common.key_hints import SIDEBAR_KEY, key_text
+from desktop_agent.ui.common.painting import paint_on_one_thread
 from desktop_agent.ui.common.theme import SystemThemeFollower, apply_theme
 from desktop_agent.ui.settings.glue import apply_settings_appearance
 from desktop_agent.ui.shell.held_message import HeldMessage
@@ -105,6 +106,7 @@ class MainWindow(QMainWindow):
         self, *, interrupt_fallback_ms: int = INTERRUPT_FALLBACK_MS, tray: bool | None = None,
         texts: Texts = ENGLISH, timers: Timers | None = None,
     ) -> None:
+        paint_on_one_thread()  # before anything paints (a window built without run_gui: tests, benchmarks)
         super().__init__()
         self.texts = texts
         """The language this window speaks: handed to every widget it builds, and a new one
