@@ -311,6 +311,11 @@ class MessageBubble(QFrame):
         slot = self.parentWidget()
         if isinstance(slot, Slot) and slot.isVisible():
             slot.measure(slot.width())
+            # Its blocks take their places now too: a layout waiting for its
+            # request would leave the growing paragraph at its old height
+            # for the paint that comes first (its new line clipped, and the
+            # paragraph painted twice).
+            self._box.activate()
 
     def _render(self, *, final: bool) -> None:
         blocks, cut = finished_blocks(self._source[self._done :], final=final)

@@ -170,3 +170,37 @@ def test_a_grown_bubble_repaints_its_old_bottom_edge(qtbot: QtBot) -> None:
     edge_and_new = QRect(0, 50, 300, 50)  # the old bottom's 10 px rounded corners, and the new part
     assert painted.intersected(edge_and_new) == QRegion(edge_and_new)
     assert painted.intersected(QRect(0, 0, 300, 8)).isEmpty()  # its top, above the text, stays as drawn
+
+
+class _Paints(QObject):
+    """The heights a widget was painted at."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.heights: list[int] = []
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Paint and isinstance(watched, QWidget):
+            self.heights.append(watched.height())
+        return False
+
+
+def test_the_growing_paragraph_is_painted_once_a_segment_at_its_new_height(qtbot: QtBot) -> None:
+    """A segment that wraps the last paragraph onto a new line gives it its
+    new height before anything paints, so it is painted once, as it ends
+    up; not first in its old place and then again a pass later."""
+    chat = _long_chat(qtbot)
+    first = chat.add_assistant_text("The reply starts. ")
+    assert first is not None
+    _settle()
+    spy = _Paints()
+    first.label.installEventFilter(spy)
+    paints: list[list[int]] = []
+    for segment in ["The quick brown fox jumps over the lazy dog. "] * 24:
+        assert chat.add_assistant_text(segment) is first
+        before = len(spy.heights)
+        _settle()
+        paints.append(spy.heights[before:])
+    assert len({h for segment in paints for h in segment}) >= 4  # it wrapped onto new lines meanwhile
+    assert all(len(segment) == 1 for segment in paints), paints
+    assert paints[-1] == [first.label.height()]
