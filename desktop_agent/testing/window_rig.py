@@ -148,13 +148,17 @@ def offline_deps(forms: FormManager | None = None, *, settings: Settings | None 
 
 
 def chat_laid_out(chat: ChatView) -> bool:
-    """Every message in ``chat`` is as tall as its text needs (a message's
-    slot takes its height a layout pass after the message changed)."""
+    """Every message in ``chat`` is as tall as its text needs, and so is
+    the slot that holds it (a message's slot takes its height a layout pass
+    after the message changed). A slot not fitted yet has Qt's default
+    640x480 and a size hint of 0: not laid out, however tall."""
     for widget in chat.items():
-        for part in (widget, widget.parentWidget() or widget):  # the message and the slot that holds it
-            need = part.heightForWidth(part.width()) if part.hasHeightForWidth() else part.sizeHint().height()
-            if part.height() <= 0 or part.height() < need:
-                return False
+        slot = widget.parentWidget() or widget
+        need = widget.heightForWidth(widget.width()) if widget.hasHeightForWidth() else widget.sizeHint().height()
+        if widget.height() <= 0 or widget.height() < need:
+            return False
+        if slot is not widget and (slot.height() <= 0 or slot.height() != slot.sizeHint().height()):
+            return False
     return True
 
 

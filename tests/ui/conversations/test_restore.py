@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from PySide6.QtCore import QPoint
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QApplication, QHBoxLayout, QLabel, QWidget
 from pytestqt.qtbot import QtBot
@@ -219,6 +220,11 @@ def test_a_restored_conversation_shows_every_kind_of_event_as_it_was_live(qtbot:
     assert settle(live_chat, restored_chat)  # the last messages' slots take their height a layout pass later
     frame.repaint()
     QApplication.processEvents()  # the layout passes the repaint asked for
+    for chat in (live_chat, restored_chat):  # the picture shows each side down to its last line
+        last = chat.items()[-1]
+        slot = last.parentWidget()
+        assert slot is not None and slot.height() == last.height() == last.heightForWidth(last.width()) > 0
+        assert last.mapTo(frame, QPoint(0, 0)).y() + last.height() <= chat.mapTo(frame, QPoint(0, chat.height())).y()
     ARTIFACTS.mkdir(exist_ok=True)
     frame.grab().save(str(ARTIFACTS / "restore_compare.png"))
     live_cards = [w for w in live_chat.items() if isinstance(w, ToolCardWidget | FormWidget | VisualCardWidget)]
