@@ -63,11 +63,15 @@ OPENAI_IMPORTS = (
     "openai.lib._chat_completion_resources",
     "openai.lib.streaming.chat",
     "openai.pagination",
+    "anyio._backends._asyncio",
+    "anyio._core._sockets",
+    "anyio.streams.stapled",
 )
 """The provider of a real endpoint and what the openai SDK imports on the
 first request (~250 ms of a frozen window at the user's first message,
-measured by benchmarks/bench_ui.py). Never for the demo model: the SDK is
-~50 MiB of an idle window."""
+measured by benchmarks/bench_ui.py), down to the asyncio backend its HTTP
+client loads when it first connects (~30 ms more). Never for the demo
+model: the SDK is ~50 MiB of an idle window."""
 
 FIRST_USE_IMPORTS = ("markdown_it",)
 """The Markdown parser the first reply needs (~60 ms to import): warmed at
