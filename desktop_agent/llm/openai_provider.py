@@ -47,6 +47,7 @@ from desktop_agent.llm.errors import (
     server_message,
     to_llm_error,
 )
+from desktop_agent.llm.light_chunks import LightChunksClient
 
 if TYPE_CHECKING:
     import httpx2
@@ -130,7 +131,7 @@ class OpenAIProvider:
         self._on_wire_profile = on_wire_profile
         self._max_tokens = max_tokens
         self._token_key = token_key_for(self._base_url)
-        self._client = openai.AsyncOpenAI(
+        self._client = LightChunksClient(
             base_url=self._base_url,
             api_key=api_key or NO_KEY_PLACEHOLDER,
             max_retries=self._max_retries,
