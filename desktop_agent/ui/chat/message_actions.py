@@ -88,18 +88,27 @@ class ChatActions(QObject):
         from desktop_agent.ui.chat.bubble import MessageBubble
 
         items, users = self._chat.items(), self._users()
-        if bubble not in items or not users:
+        if bubble not in items:
             return None
-        conversation = self._logic.conversation
-        total = conversation.turn_count()
-        if users[-1].text() != conversation.user_text_of(total - 1):
-            return None  # a turn not in the history yet, or the end hidden
+        first = self._first_turn(users)
+        if first is None:
+            return None
         user = next((w for w in reversed(items[: items.index(bubble) + 1])
                      if isinstance(w, MessageBubble) and w.role == "user"), None)
         if user is None:
             return None
-        turn = total - (len(users) - users.index(user))
+        turn = first + users.index(user)
         return turn if turn >= 0 else None
+
+    def _first_turn(self, users: list[MessageBubble]) -> int | None:
+        """The conversation's turn of the first user bubble on screen (below
+        0 when the screen shows more than the history holds); None when the
+        screen does not end with the conversation's last turn."""
+        conversation = self._logic.conversation
+        total = conversation.turn_count()
+        if not users or users[-1].text() != conversation.user_text_of(total - 1):
+            return None  # a turn not in the history yet, or the end hidden
+        return total - len(users)
 
     def refresh(self) -> None:
         """Offer Regenerate on the last exchange and Edit on every message of
@@ -121,22 +130,39 @@ class ChatActions(QObject):
         user's message when it has none); hidden while a turn runs."""
         from desktop_agent.ui.chat.bubble import MessageBubble
 
-        items = self._chat.items()
         kept = self._logic.conversation.versions
-        for widget in items:
-            if isinstance(widget, MessageBubble):
-                widget.set_versions(None)
-        if not can or not kept.sets:
-            return
-        for user in users:
-            turn = self.turn_of(user)
-            position = kept.at(turn) if turn is not None else None
-            if position is None:
+        first = self._first_turn(users) if can and kept.sets else None
+        # One pass over the chat (this runs as each turn starts and ends): each
+        # turn's user bubble and the last reply before the next user bubble.
+        shown: dict[MessageBubble, tuple[int, int]] = {}
+        showing: list[MessageBubble] = []
+        turn, owner, reply = -1, None, None
+        for widget in self._chat.items():
+            if not isinstance(widget, MessageBubble):
                 continue
-            start = items.index(user)
-            nxt = next((i for i in range(start + 1, len(items)) if items[i] in users), len(items))
-            replies = [w for w in items[start + 1 : nxt] if isinstance(w, MessageBubble) and w.role == "assistant"]
-            (replies[-1] if replies else user).set_versions(position)
+            if widget.versions is not None and not widget.versions.isHidden():
+                showing.append(widget)
+            if first is None:
+                continue
+            if widget.role == "user":
+                if owner is not None:
+                    self._mark(shown, kept.at(first + turn) if first + turn >= 0 else None, reply or owner)
+                turn, owner, reply = turn + 1, widget, None
+            elif widget.role == "assistant" and owner is not None:
+                reply = widget
+        if first is not None and owner is not None:
+            self._mark(shown, kept.at(first + turn) if first + turn >= 0 else None, reply or owner)
+        for bubble in showing:
+            if bubble not in shown:
+                bubble.set_versions(None)
+        for bubble, position in shown.items():
+            bubble.set_versions(position)
+
+    @staticmethod
+    def _mark(shown: dict[MessageBubble, tuple[int, int]], position: tuple[int, int] | None,
+              bubble: MessageBubble) -> None:
+        if position is not None:
+            shown[bubble] = position
 
     def regenerate(self) -> bool:
         """Ask the last message again; its reply on screen goes (kept as a version)."""

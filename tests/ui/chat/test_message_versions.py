@@ -138,3 +138,32 @@ def test_editing_an_earlier_message_replaces_it_and_what_followed_kept_as_a_vers
             assert switches(rig) == [("Sure.\n\nFive.", (1, 2))]
 
     run_on_qasync(main, timeout=90)
+
+
+def test_the_switches_are_placed_in_one_pass_over_the_chat(qtbot: QtBot, monkeypatch: pytest.MonkeyPatch) -> None:
+    """As each turn starts and ends, ‹ n/N › is placed by reading the chat
+    and the history once, not once per message of the user's (a long
+    conversation with versions held the window for the square of its length)."""
+    async def main() -> None:
+        async with scripted_window(_script("Five.", "Four.", *(f"Answer {n}." for n in range(6)))) as rig:
+            assert await rig.turn("what is 2+2?") == "completed"
+            row(last(rig, "assistant")).regenerate_button.click()
+            assert (await rig.turns.wait_for(timeout=10))[0] == "completed"
+            for n in range(6):
+                assert await rig.turn(f"question {n}") == "completed"
+            actions = rig.window.chat_actions
+            assert actions is not None
+            conversation = rig.conversation
+            asked: list[int] = []
+            count = conversation.turn_count
+
+            def counted() -> int:
+                asked.append(1)
+                return count()
+
+            monkeypatch.setattr(conversation, "turn_count", counted)
+            actions.refresh()
+            assert switches(rig) == [("Sure.\n\nFour.", (2, 2))]  # still under the first turn's reply
+            assert len(asked) <= 2, len(asked)  # 7 messages of the user's: not once each
+
+    run_on_qasync(main, timeout=90)
