@@ -67,7 +67,9 @@ class ActionRow(QWidget):
         row.addStretch(1)
         for button in (self.copy_button, self.regenerate_button, self.edit_button):
             row.addWidget(button)
-        self.offer(regenerate=False, edit=False)  # and the buttons' texts (_set_texts)
+        self.regenerate_button.hide()
+        self.edit_button.hide()
+        self._set_texts()
         self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)  # floating, it hides the text below
         self.set_floating(True)
 
@@ -79,11 +81,14 @@ class ActionRow(QWidget):
 
     def offer(self, *, regenerate: bool, edit: bool, editing: bool = False) -> None:
         """Which of Regenerate and Edit the row offers now (``editing``:
-        Edit says Cancel edit)."""
-        self.regenerate_button.setVisible(regenerate)
-        self.edit_button.setVisible(edit)
-        self._editing = editing
-        self._set_texts()
+        Edit says Cancel edit). Only what changes is touched: every message
+        of the user's is offered Edit again as each turn starts and ends."""
+        for button, shown in ((self.regenerate_button, regenerate), (self.edit_button, edit)):
+            if button.isHidden() == shown:
+                button.setVisible(shown)
+        if editing != self._editing:
+            self._editing = editing
+            self._set_texts()
 
     def retranslate(self, texts: Texts) -> None:
         """The buttons' texts again in ``texts``' language (a language switch)."""

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QToolButton
 from pytestqt.qtbot import QtBot
 
 from desktop_agent.storage.history_json import history_json
@@ -192,3 +193,31 @@ def test_a_rows_texts_follow_an_edit_a_copy_and_a_language_switch(qtbot: QtBot) 
     r._copied.stop()
     r._copied.timeout.emit()  # ...and the moment is over (the row's own timer, not waited for)
     assert texts(r) == expected("zh")  # "Copied" went back to Copy, in the row's language
+
+
+def test_offering_a_row_what_it_offers_already_touches_none_of_its_buttons(
+    qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every message of the user's is offered Edit again as each turn
+    starts and ends (250 rows in a long conversation): a row whose offer
+    does not change sets no text and shows or hides nothing."""
+    row = ActionRow(lambda: "hello", ENGLISH)
+    qtbot.add_widget(row)
+    row.offer(regenerate=False, edit=True)
+    touched: list[str] = []
+    for name in ("setText", "setVisible"):
+        original = getattr(QToolButton, name)
+
+        def spy(button: QToolButton, value: Any, _name: str = name, _original: Any = original) -> None:
+            touched.append(_name)
+            _original(button, value)
+
+        monkeypatch.setattr(QToolButton, name, spy)
+    for _ in range(3):
+        row.offer(regenerate=False, edit=True)
+    assert touched == []
+    row.offer(regenerate=False, edit=True, editing=True)  # a change still shows
+    assert row.edit_button.text() == ENGLISH.tr("msg_cancel_edit") and not row.edit_button.isHidden()
+    row.offer(regenerate=True, edit=False)
+    assert row.edit_button.isHidden() and not row.regenerate_button.isHidden()
+    assert row.edit_button.text() == ENGLISH.tr("msg_edit")
