@@ -22,7 +22,7 @@ from desktop_agent.testing.mcp_servers import SILENT_CODE, gated_entry, silent_e
 from desktop_agent.testing.procs import live_processes
 from desktop_agent.testing.services_listener import RecordingListener
 from desktop_agent.testing.window_rig import SignalLog, run_on_qasync
-from desktop_agent.ui.chat.bubble import SystemMessage
+from desktop_agent.ui.chat.system_message import SystemMessage
 from desktop_agent.ui.shell.main_window import MainWindow
 from desktop_agent.ui.shell.status_bar import server_views
 

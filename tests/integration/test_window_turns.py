@@ -24,7 +24,8 @@ from desktop_agent.testing.window_rig import WindowRig, run_on_qasync, scripted_
 from desktop_agent.texts import ENGLISH
 from desktop_agent.ui.cards.form_widget import FormWidget
 from desktop_agent.ui.cards.tool_card import ToolCardWidget
-from desktop_agent.ui.chat.bubble import MessageBubble, SystemMessage
+from desktop_agent.ui.chat.bubble import MessageBubble
+from desktop_agent.ui.chat.system_message import SystemMessage
 from desktop_agent.ui.chat.turn_view import TurnView
 
 pytestmark = pytest.mark.integration

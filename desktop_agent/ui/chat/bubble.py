@@ -18,9 +18,8 @@ cuts a list around the code blocks inside it.
 
 from __future__ import annotations
 
-import functools
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Literal
 
 from PySide6.QtCore import QEvent, QSize, Qt, QTimer, Signal
@@ -28,7 +27,7 @@ from PySide6.QtGui import QEnterEvent, QResizeEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 from shiboken6 import isValid
 
-from desktop_agent.texts import Language, Texts, keys, text_in
+from desktop_agent.texts import Texts
 from desktop_agent.ui.chat.action_row import ActionRow, MessageAction
 from desktop_agent.ui.chat.attachment_chips import AttachmentChips
 from desktop_agent.ui.chat.code_block import CodeBlock
@@ -366,42 +365,3 @@ class MessageBubble(QFrame):
     def text(self) -> str:
         """What the bubble shows (the Markdown source for assistant text)."""
         return self._source.strip() if self.role != "user" else self._source
-
-
-class SystemMessage(QLabel):
-    """A centred, muted line: the three interrupt messages and the like.
-
-    A line that is one of the app's texts follows a language switch
-    (:meth:`retranslate`): ``key`` (and ``fields``) name it, or, for text
-    that arrives already translated (the controller's notices, a restored
-    conversation's), it is recognised among the texts without fields."""
-
-    def __init__(
-        self, text: str, parent: QWidget | None = None, *, key: str | None = None,
-        fields: Mapping[str, object] | None = None,
-    ) -> None:
-        super().__init__(text, parent)
-        self.setObjectName("systemMessage")
-        self.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.setWordWrap(True)
-        self.key = key if key is not None else _plain_texts().get(text)
-        self._fields = dict(fields or {})
-
-    def retranslate(self, texts: Texts) -> None:
-        if self.key is not None:
-            self.setText(texts.tr(self.key, **self._fields))
-
-
-_LANGUAGES: tuple[Language, ...] = ("en", "zh")
-
-
-@functools.cache
-def _plain_texts() -> dict[str, str]:
-    """Every UI text without fields, in both languages, to its key."""
-    out: dict[str, str] = {}
-    for key in sorted(keys()):
-        for lang in _LANGUAGES:
-            text = text_in(lang, key)
-            if "{" not in text:
-                out.setdefault(text, key)
-    return out

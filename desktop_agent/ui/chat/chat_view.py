@@ -26,10 +26,11 @@ from PySide6.QtWidgets import QWidget
 
 from desktop_agent.texts import Texts
 from desktop_agent.ui.chat.action_row import MessageAction
-from desktop_agent.ui.chat.bubble import BubbleRole, MessageBubble, SystemMessage
+from desktop_agent.ui.chat.bubble import BubbleRole, MessageBubble
 from desktop_agent.ui.chat.scroll_column import COLUMN_MAX_WIDTH, HIT_MARGIN, ScrollColumn
 from desktop_agent.ui.chat.slot import USER_SHARE, Side
 from desktop_agent.ui.chat.slot import Slot as _Slot
+from desktop_agent.ui.chat.system_message import SystemMessage
 
 CARD_MAX_WIDTH = 760
 

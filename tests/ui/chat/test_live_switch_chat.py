@@ -26,8 +26,9 @@ from desktop_agent.ui.cards.phase import CardPhase
 from desktop_agent.ui.cards.state import ToolCardState
 from desktop_agent.ui.cards.tool_card import ToolCardWidget
 from desktop_agent.ui.cards.visual_card import VisualCardWidget
-from desktop_agent.ui.chat.bubble import MessageBubble, SystemMessage
+from desktop_agent.ui.chat.bubble import MessageBubble
 from desktop_agent.ui.chat.code_block import CodeBlock
+from desktop_agent.ui.chat.system_message import SystemMessage
 from desktop_agent.ui.common import theme
 from desktop_agent.ui.common.appearance import apply_appearance
 from desktop_agent.ui.common.retranslate import KeyedButton

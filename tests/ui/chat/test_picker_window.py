@@ -31,7 +31,7 @@ from desktop_agent.testing.fake_mentions import (
 )
 from desktop_agent.testing.window_rig import offline_deps
 from desktop_agent.texts import CHINESE, ENGLISH, Texts
-from desktop_agent.ui.chat.bubble import SystemMessage
+from desktop_agent.ui.chat.system_message import SystemMessage
 from desktop_agent.ui.chat.turn_deps import ConversationKeeper
 from desktop_agent.ui.common.theme import DARK, LIGHT, set_theme_choice
 from desktop_agent.ui.settings.mcp_feature import McpFeature

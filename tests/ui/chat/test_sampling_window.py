@@ -32,7 +32,7 @@ from desktop_agent.testing.window_rig import WindowRig, build_window, run_on_qas
 from desktop_agent.texts import Texts
 from desktop_agent.tools import builtin_tools
 from desktop_agent.ui.cards.tool_card import ToolCardWidget
-from desktop_agent.ui.chat.bubble import SystemMessage
+from desktop_agent.ui.chat.system_message import SystemMessage
 
 pytestmark = [pytest.mark.integration, pytest.mark.npm]
 

@@ -37,8 +37,9 @@ from desktop_agent.texts import ENGLISH
 from desktop_agent.ui.cards.form_widget import FormWidget
 from desktop_agent.ui.cards.tool_card import ToolCardWidget
 from desktop_agent.ui.cards.visual_card import VisualCardWidget
-from desktop_agent.ui.chat.bubble import MessageBubble, SystemMessage
+from desktop_agent.ui.chat.bubble import MessageBubble
 from desktop_agent.ui.chat.chat_view import ChatView
+from desktop_agent.ui.chat.system_message import SystemMessage
 from desktop_agent.ui.chat.turn_view import TurnView
 from desktop_agent.ui.conversations.restore import restore
 

@@ -25,8 +25,9 @@ from desktop_agent.storage.conversations import ConversationStore
 from desktop_agent.storage.history_json import history_items
 from desktop_agent.testing.json_dict import JSONDict
 from desktop_agent.texts import ENGLISH
-from desktop_agent.ui.chat.bubble import MessageBubble, SystemMessage
+from desktop_agent.ui.chat.bubble import MessageBubble
 from desktop_agent.ui.chat.chat_view import ChatView
+from desktop_agent.ui.chat.system_message import SystemMessage
 from desktop_agent.ui.conversations.restore import (
     RESTORE_EVENTS,
     hit_window,

@@ -34,7 +34,8 @@ from desktop_agent.testing.procs import live_processes
 from desktop_agent.testing.scripted_server import Reply, text_reply, tool_reply
 from desktop_agent.testing.window_rig import SignalLog, WindowRig, offline_deps, scripted_window
 from desktop_agent.texts import ENGLISH
-from desktop_agent.ui.chat.bubble import MessageBubble, SystemMessage
+from desktop_agent.ui.chat.bubble import MessageBubble
+from desktop_agent.ui.chat.system_message import SystemMessage
 from desktop_agent.ui.conversations.feature import ConversationsFeature
 from desktop_agent.ui.shell.main_window import MainWindow
 from desktop_agent.voice import SpeechPipeline

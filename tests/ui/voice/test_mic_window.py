@@ -20,7 +20,8 @@ from desktop_agent.testing.wav_input import WavAudioInput
 from desktop_agent.testing.window_rig import SignalLog, offline_deps, scripted_window
 from desktop_agent.texts import ENGLISH
 from desktop_agent.ui.cards.tool_card import ToolCardWidget
-from desktop_agent.ui.chat.bubble import MessageBubble, SystemMessage
+from desktop_agent.ui.chat.bubble import MessageBubble
+from desktop_agent.ui.chat.system_message import SystemMessage
 from desktop_agent.ui.shell.main_window import MainWindow
 from desktop_agent.ui.voice.feature import VoiceFeature
 from desktop_agent.voice.vad import WebRtcVad

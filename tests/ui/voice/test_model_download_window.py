@@ -30,7 +30,8 @@ from desktop_agent.testing.speech_fixtures import (
 from desktop_agent.testing.wav_input import WavAudioInput
 from desktop_agent.testing.window_rig import offline_deps
 from desktop_agent.texts import CHINESE, ENGLISH, Texts
-from desktop_agent.ui.chat.bubble import MessageBubble, SystemMessage
+from desktop_agent.ui.chat.bubble import MessageBubble
+from desktop_agent.ui.chat.system_message import SystemMessage
 from desktop_agent.ui.settings.dialog import SettingsEdit
 from desktop_agent.ui.shell.main_window import MainWindow
 from desktop_agent.ui.voice.feature import VoiceFeature

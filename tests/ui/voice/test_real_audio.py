@@ -31,7 +31,8 @@ from desktop_agent.testing.speech_fixtures import (
     whisper_base_dir,
 )
 from desktop_agent.texts import ENGLISH
-from desktop_agent.ui.chat.bubble import MessageBubble, SystemMessage
+from desktop_agent.ui.chat.bubble import MessageBubble
+from desktop_agent.ui.chat.system_message import SystemMessage
 from desktop_agent.ui.shell.main_window import MainWindow
 
 if TYPE_CHECKING:

@@ -29,7 +29,8 @@ from desktop_agent.testing.scripted_server import ScriptedLLMServer, text_reply
 from desktop_agent.testing.window_rig import SignalLog, build_window
 from desktop_agent.texts import ENGLISH
 from desktop_agent.tools import builtin_tools
-from desktop_agent.ui.chat.bubble import MessageBubble, SystemMessage
+from desktop_agent.ui.chat.bubble import MessageBubble
+from desktop_agent.ui.chat.system_message import SystemMessage
 from desktop_agent.ui.shell.main_window import MainWindow
 from desktop_agent.voice import SpeechPipeline
 from desktop_agent.voice.pcm import read_wav16

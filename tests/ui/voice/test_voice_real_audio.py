@@ -30,7 +30,8 @@ from desktop_agent.testing.scripted_server import Script, ScriptedLLMServer, tex
 from desktop_agent.testing.speech_fixtures import FIXTURES, english_words, whisper_base_dir
 from desktop_agent.testing.window_rig import SignalLog
 from desktop_agent.texts import ENGLISH
-from desktop_agent.ui.chat.bubble import MessageBubble, SystemMessage
+from desktop_agent.ui.chat.bubble import MessageBubble
+from desktop_agent.ui.chat.system_message import SystemMessage
 from desktop_agent.ui.shell.main_window import MainWindow
 
 pytestmark = [pytest.mark.usefixtures("keep_loop_on_close"), pytest.mark.integration, pytest.mark.real_audio]
