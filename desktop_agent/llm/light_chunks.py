@@ -2,9 +2,9 @@
 
 The openai SDK builds every chunk of a streamed reply into a
 ``ChatCompletionChunk`` (pydantic's ``construct``, which inspects each
-field's type on every call). ``benchmarks/bench_ui.py`` measured that at
-about 45% of the window thread's CPU while a reply streams at 200 tokens a
-second: more than drawing the reply. The provider reads five fields of a
+field's type on every call): in ``benchmarks/bench_ui.py``, with a reply
+streaming at 200 tokens a second, py-spy found ~30% of the window thread's
+busy time there, as much as laying out and painting the reply. The provider reads five fields of a
 chunk, so :class:`LightChunksClient` gives it the chunk's JSON behind
 attribute access (:class:`Fields`) and leaves every other response to the
 SDK. The SDK still sends the request, retries, and raises its errors (an
