@@ -10,7 +10,9 @@ for pool threads that the other processes kept off the CPU: measured in
 ``benchmarks/bench_ui.py``'s micro-steps, a 20 px scroll and back took
 6.0 ms with the pool and 1.5 ms without; a message growing a pixel, 3.7 ms
 and 1.2 ms. The window draws nothing large enough to gain from it (images
-in cards are scaled once, to a card's width).
+in cards are scaled once, to a card's width). Child processes inherit the
+switch, as they do ``QT_LOGGING_RULES``: a Qt program started by a tool
+paints on one thread too, which changes nothing it shows.
 """
 
 from __future__ import annotations
