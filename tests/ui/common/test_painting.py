@@ -4,6 +4,7 @@ waiting for pool threads."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -20,6 +21,7 @@ ROOT = Path(__file__).resolve().parents[3]
 # scrolled; then the names of the process's threads.
 WINDOW = """
 import asyncio
+import json
 import sys
 from pathlib import Path
 from PySide6.QtWidgets import QApplication
@@ -51,7 +53,7 @@ async def main():
         window.repaint()
         await asyncio.sleep(0.02)
     assert bar.maximum() > 800, bar.maximum()
-    print("THREADS", sorted(Path(t, "comm").read_text().strip() for t in Path("/proc/self/task").iterdir()))
+    print("THREADS", json.dumps(sorted(Path(t, "comm").read_text().strip() for t in Path("/proc/self/task").iterdir())))
     window.close()
     await window.shutdown()
 
@@ -65,7 +67,7 @@ def _threads_after_painting(env: dict[str, str], *flags: str) -> list[str]:
     )
     lines = [line for line in done.stdout.splitlines() if line.startswith("THREADS ")]
     assert done.returncode == 0 and lines, done.stderr[-2000:]
-    names: list[str] = eval(lines[0].removeprefix("THREADS "))  # a printed list of str
+    names: list[str] = json.loads(lines[0].removeprefix("THREADS "))
     return names
 
 
