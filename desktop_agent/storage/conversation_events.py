@@ -96,6 +96,7 @@ from desktop_agent.core.transcript import (
 )
 from desktop_agent.core.wire import TYPED_KEY
 from desktop_agent.storage.conversation_messages import choice, message_from_json
+from desktop_agent.storage.lazy_sequence import LazySequence
 from desktop_agent.storage.stored_log import StoredEvents, is_raw, unpack_raw
 
 __all__ = [
@@ -197,7 +198,7 @@ class SavedEvents(Sequence[JSONObject]):
         return event_json(self._items[index])
 
 
-class StoredItems(Sequence[DisplayItem]):
+class StoredItems(LazySequence[DisplayItem]):
     """A stored display log read as items lazily: each event is read back
     the first time it is asked for (a restore draws the last ~60 events of
     thousands), and its kind (the event's type) is known without reading
@@ -216,19 +217,6 @@ class StoredItems(Sequence[DisplayItem]):
 
     def __len__(self) -> int:
         return len(self._events)
-
-    @overload
-    def __getitem__(self, index: int) -> DisplayItem: ...
-    @overload
-    def __getitem__(self, index: slice) -> list[DisplayItem]: ...
-
-    def __getitem__(self, index: int | slice) -> DisplayItem | list[DisplayItem]:
-        size = len(self._events)
-        if isinstance(index, slice):
-            return [self._item(i) for i in range(*index.indices(size))]
-        if not -size <= index < size:
-            raise IndexError("StoredItems index out of range")
-        return self._item(index % size)
 
     def _item(self, index: int) -> DisplayItem:
         item = self._items.get(index)

@@ -22,8 +22,8 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import assert_never, overload
+from collections.abc import Iterable, Mapping
+from typing import assert_never
 
 from desktop_agent.core.history_items import (
     AssistantMessage,
@@ -37,6 +37,7 @@ from desktop_agent.core.hooks import HOOK_KEY, ONCE_KEY, HookNote
 from desktop_agent.core.json_types import JSONMapping, JSONObject, JSONReadable, JSONValue, as_list, to_object
 from desktop_agent.core.messages import ImageContent
 from desktop_agent.core.wire import IMAGES_KEY, TYPED_KEY
+from desktop_agent.storage.lazy_sequence import LazySequence
 
 __all__ = ["StoredHistory", "history_item", "history_items", "history_json", "item_json"]
 
@@ -90,7 +91,7 @@ def history_items(messages: Iterable[JSONReadable]) -> list[HistoryItem]:
     return [history_item(m) for m in messages if isinstance(m, Mapping)]
 
 
-class StoredHistory(Sequence[HistoryItem]):
+class StoredHistory(LazySequence[HistoryItem]):
     """A saved history as its stored messages, each made a typed item
     (:func:`history_item`) the first time it is read, then kept: opening a
     2,000-message conversation made every item (~8 ms) where the window
@@ -108,35 +109,12 @@ class StoredHistory(Sequence[HistoryItem]):
     def __len__(self) -> int:
         return len(self._messages)
 
-    @overload
-    def __getitem__(self, index: int) -> HistoryItem: ...
-    @overload
-    def __getitem__(self, index: slice) -> list[HistoryItem]: ...
-
-    def __getitem__(self, index: int | slice) -> HistoryItem | list[HistoryItem]:
-        size = len(self._messages)
-        if isinstance(index, slice):
-            return [self._item(i) for i in range(*index.indices(size))]
-        if not -size <= index < size:
-            raise IndexError("StoredHistory index out of range")
-        return self._item(index % size)
-
-    def __iter__(self) -> Iterator[HistoryItem]:
-        return map(self._item, range(len(self._messages)))
-
     def _item(self, index: int) -> HistoryItem:
         item = self._items[index]
         if item is None:
             item = self._items[index] = history_item(self._messages[index])
             self.made += 1
         return item
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, Sequence):
-            return list(self) == list(other)
-        return NotImplemented
-
-    __hash__ = None  # type: ignore[assignment]  # compared by content, like a list
 
     def __repr__(self) -> str:
         return f"StoredHistory({len(self)} messages, {self.made} made)"

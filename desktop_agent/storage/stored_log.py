@@ -34,11 +34,11 @@ import re
 import sqlite3
 from collections.abc import Iterator, Sequence
 from itertools import pairwise
-from typing import overload
 
 from desktop_agent.core.json_types import JSONObject
 from desktop_agent.core.packed_log import scan_codes, scan_kinds
 from desktop_agent.core.transcript import ScanKind
+from desktop_agent.storage.lazy_sequence import LazySequence
 
 log = logging.getLogger(__name__)
 
@@ -93,7 +93,7 @@ def _parse_row(row: str | bytes) -> JSONObject:
     return {"type": UNREADABLE, "text": text}
 
 
-class StoredEvents(Sequence[JSONObject]):
+class StoredEvents(LazySequence[JSONObject]):
     """A display log as its stored JSON: each turn's rows as one
     :func:`raw_pack`, and each event's scan code. An event read is parsed
     with the rest of its turn (a restore reads a turn's events one after
@@ -122,24 +122,11 @@ class StoredEvents(Sequence[JSONObject]):
     def __len__(self) -> int:
         return self._ends[-1] if self._ends else 0
 
-    @overload
-    def __getitem__(self, index: int) -> JSONObject: ...
-    @overload
-    def __getitem__(self, index: slice) -> list[JSONObject]: ...
-
-    def __getitem__(self, index: int | slice) -> JSONObject | list[JSONObject]:
-        size = len(self)
-        if isinstance(index, slice):
-            return [self._event(i) for i in range(*index.indices(size))]
-        if not -size <= index < size:
-            raise IndexError("StoredEvents index out of range")
-        return self._event(index % size)
-
     def __iter__(self) -> Iterator[JSONObject]:
         for turn in range(len(self._packs)):
             yield from self._turn(turn)
 
-    def _event(self, index: int) -> JSONObject:
+    def _item(self, index: int) -> JSONObject:
         turn = bisect.bisect_right(self._ends, index)
         start = self._ends[turn - 1] if turn else 0
         return self._turn(turn)[index - start]
@@ -148,13 +135,6 @@ class StoredEvents(Sequence[JSONObject]):
         if self._parsed is None or self._parsed[0] != turn:
             self._parsed = turn, unpack_raw(self._packs[turn])
         return self._parsed[1]
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, Sequence):
-            return list(self) == list(other)
-        return NotImplemented
-
-    __hash__ = None  # type: ignore[assignment]  # compared by content, like a list
 
     def __repr__(self) -> str:
         return f"StoredEvents({len(self)} events, {len(self._packs)} turns)"

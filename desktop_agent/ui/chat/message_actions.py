@@ -132,37 +132,30 @@ class ChatActions(QObject):
 
         kept = self._logic.conversation.versions
         first = self._first_turn(users) if can and kept.sets else None
-        # One pass over the chat (this runs as each turn starts and ends): each
-        # turn's user bubble and the last reply before the next user bubble.
-        shown: dict[MessageBubble, tuple[int, int]] = {}
+        # One pass over the chat (this runs as each turn starts and ends):
+        # each turn's user bubble, then the last reply before the next one.
+        turns: list[list[MessageBubble]] = []
         showing: list[MessageBubble] = []
-        turn, owner, reply = -1, None, None
         for widget in self._chat.items():
             if not isinstance(widget, MessageBubble):
                 continue
             if widget.versions is not None and not widget.versions.isHidden():
                 showing.append(widget)
-            if first is None:
-                continue
             if widget.role == "user":
-                if owner is not None:
-                    self._mark(shown, kept.at(first + turn) if first + turn >= 0 else None, reply or owner)
-                turn, owner, reply = turn + 1, widget, None
-            elif widget.role == "assistant" and owner is not None:
-                reply = widget
-        if first is not None and owner is not None:
-            self._mark(shown, kept.at(first + turn) if first + turn >= 0 else None, reply or owner)
+                turns.append([widget])
+            elif widget.role == "assistant" and turns:
+                turns[-1][1:] = [widget]
+        shown: dict[MessageBubble, tuple[int, int]] = {}
+        if first is not None:
+            for n, turn in enumerate(turns):
+                position = kept.at(first + n) if first + n >= 0 else None
+                if position is not None:
+                    shown[turn[-1]] = position
         for bubble in showing:
             if bubble not in shown:
                 bubble.set_versions(None)
         for bubble, position in shown.items():
             bubble.set_versions(position)
-
-    @staticmethod
-    def _mark(shown: dict[MessageBubble, tuple[int, int]], position: tuple[int, int] | None,
-              bubble: MessageBubble) -> None:
-        if position is not None:
-            shown[bubble] = position
 
     def regenerate(self) -> bool:
         """Ask the last message again; its reply on screen goes (kept as a version)."""

@@ -31,6 +31,20 @@ def _settle() -> None:
         QApplication.processEvents()
 
 
+def _streamed(qtbot: QtBot) -> tuple[ChatView, MessageBubble]:
+    """A shown chat with :data:`REPLY` streamed into it a sentence at a time (not finished)."""
+    chat = ChatView(ENGLISH)
+    qtbot.add_widget(chat)
+    chat.resize(700, 500)
+    chat.show()
+    bubble = None
+    for segment in _segments(REPLY):
+        bubble = chat.add_assistant_text(segment)
+        _settle()
+    assert bubble is not None
+    return chat, bubble
+
+
 def test_a_streaming_reply_lays_out_only_its_growing_block(qtbot: QtBot, monkeypatch: pytest.MonkeyPatch) -> None:
     measured: Counter[tuple[int, int]] = Counter()
     original = markdown_label.measure
@@ -40,14 +54,7 @@ def test_a_streaming_reply_lays_out_only_its_growing_block(qtbot: QtBot, monkeyp
         return original(label, width)
 
     monkeypatch.setattr(markdown_label, "measure", counting)
-    chat = ChatView(ENGLISH)
-    qtbot.add_widget(chat)
-    chat.resize(700, 500)
-    chat.show()
-    for segment in _segments(REPLY):
-        bubble = chat.add_assistant_text(segment)
-        _settle()
-    assert bubble is not None
+    bubble = _streamed(qtbot)[1]
     finished = [b for b in bubble.blocks if isinstance(b, FinishedLabel)]
     assert len(finished) >= 12
     assert measured  # the layout did ask them
@@ -56,13 +63,7 @@ def test_a_streaming_reply_lays_out_only_its_growing_block(qtbot: QtBot, monkeyp
 
 
 def test_a_streamed_reply_is_drawn_as_the_whole_reply_at_once(qtbot: QtBot) -> None:
-    chat = ChatView(ENGLISH)
-    qtbot.add_widget(chat)
-    chat.resize(700, 500)
-    chat.show()
-    for segment in _segments(REPLY):
-        streamed = chat.add_assistant_text(segment)
-        _settle()
+    chat, streamed = _streamed(qtbot)
     chat.end_bubble()
     whole = MessageBubble("assistant", REPLY, texts=ENGLISH)
     whole.finish()
